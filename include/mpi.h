@@ -1,0 +1,525 @@
+/*
+ * mpi.h -- corempi's public C API.
+ *
+ * Standard MPI 4.x names and signatures; the values are corempi's own.
+ * Handles are small integers (0 is always the NULL handle), so an MPI program
+ * compiled against this header must be linked against libcorempi.
+ *
+ * Every MPI_X below is a weak alias of PMPI_X (the profiling interface).
+ * Each function is declared once through CM_API_FN so that the profiler's
+ * wrapper generator (src/prof/gen_wrappers.py) can read this file as its list.
+ */
+#ifndef COREMPI_MPI_H
+#define COREMPI_MPI_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define COREMPI 1
+#define COREMPI_VERSION_STRING "0.1.0"
+#define MPI_VERSION 4
+#define MPI_SUBVERSION 0
+
+/* ---- basic types ---------------------------------------------------- */
+typedef int MPI_Comm;
+typedef int MPI_Group;
+typedef int MPI_Datatype;
+typedef int MPI_Op;
+typedef int MPI_Request;
+typedef int MPI_Errhandler;
+typedef int MPI_Info;
+typedef int MPI_Message;
+typedef int MPI_Fint;
+typedef intptr_t MPI_Aint;
+typedef long long MPI_Offset;
+typedef long long MPI_Count;
+
+typedef struct MPI_Status {
+    int MPI_SOURCE;
+    int MPI_TAG;
+    int MPI_ERROR;
+    int cm_cancelled;     /* private: set by MPI_Cancel */
+    long long cm_bytes;   /* private: bytes received */
+} MPI_Status;
+
+/* ---- null and predefined handles ------------------------------------ */
+#define MPI_COMM_NULL  ((MPI_Comm)0)
+#define MPI_COMM_WORLD ((MPI_Comm)1)
+#define MPI_COMM_SELF  ((MPI_Comm)2)
+
+#define MPI_GROUP_NULL  ((MPI_Group)0)
+#define MPI_GROUP_EMPTY ((MPI_Group)1)
+
+#define MPI_REQUEST_NULL ((MPI_Request)0)
+#define MPI_MESSAGE_NULL ((MPI_Message)0)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+
+#define MPI_ERRHANDLER_NULL   ((MPI_Errhandler)0)
+#define MPI_ERRORS_ARE_FATAL  ((MPI_Errhandler)1)
+#define MPI_ERRORS_RETURN     ((MPI_Errhandler)2)
+#define MPI_ERRORS_ABORT      ((MPI_Errhandler)3)
+
+#define MPI_INFO_NULL ((MPI_Info)0)
+#define MPI_INFO_ENV  ((MPI_Info)1)
+
+/* Predefined datatypes: 1..CM_DT_NUM_PREDEFINED-1; derived types come after. */
+#define MPI_DATATYPE_NULL        ((MPI_Datatype)0)
+#define MPI_CHAR                 ((MPI_Datatype)1)
+#define MPI_SIGNED_CHAR          ((MPI_Datatype)2)
+#define MPI_UNSIGNED_CHAR        ((MPI_Datatype)3)
+#define MPI_BYTE                 ((MPI_Datatype)4)
+#define MPI_SHORT                ((MPI_Datatype)5)
+#define MPI_UNSIGNED_SHORT       ((MPI_Datatype)6)
+#define MPI_INT                  ((MPI_Datatype)7)
+#define MPI_UNSIGNED             ((MPI_Datatype)8)
+#define MPI_LONG                 ((MPI_Datatype)9)
+#define MPI_UNSIGNED_LONG        ((MPI_Datatype)10)
+#define MPI_LONG_LONG_INT        ((MPI_Datatype)11)
+#define MPI_LONG_LONG            MPI_LONG_LONG_INT
+#define MPI_UNSIGNED_LONG_LONG   ((MPI_Datatype)12)
+#define MPI_FLOAT                ((MPI_Datatype)13)
+#define MPI_DOUBLE               ((MPI_Datatype)14)
+#define MPI_LONG_DOUBLE          ((MPI_Datatype)15)
+#define MPI_WCHAR                ((MPI_Datatype)16)
+#define MPI_C_BOOL               ((MPI_Datatype)17)
+#define MPI_INT8_T               ((MPI_Datatype)18)
+#define MPI_INT16_T              ((MPI_Datatype)19)
+#define MPI_INT32_T              ((MPI_Datatype)20)
+#define MPI_INT64_T              ((MPI_Datatype)21)
+#define MPI_UINT8_T              ((MPI_Datatype)22)
+#define MPI_UINT16_T             ((MPI_Datatype)23)
+#define MPI_UINT32_T             ((MPI_Datatype)24)
+#define MPI_UINT64_T             ((MPI_Datatype)25)
+#define MPI_AINT                 ((MPI_Datatype)26)
+#define MPI_OFFSET               ((MPI_Datatype)27)
+#define MPI_COUNT                ((MPI_Datatype)28)
+#define MPI_C_FLOAT_COMPLEX      ((MPI_Datatype)29)
+#define MPI_C_COMPLEX            MPI_C_FLOAT_COMPLEX
+#define MPI_C_DOUBLE_COMPLEX     ((MPI_Datatype)30)
+#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)31)
+#define MPI_PACKED               ((MPI_Datatype)32)
+#define MPI_FLOAT_INT            ((MPI_Datatype)33)
+#define MPI_DOUBLE_INT           ((MPI_Datatype)34)
+#define MPI_LONG_INT             ((MPI_Datatype)35)
+#define MPI_2INT                 ((MPI_Datatype)36)
+#define MPI_SHORT_INT            ((MPI_Datatype)37)
+#define MPI_LONG_DOUBLE_INT      ((MPI_Datatype)38)
+#define CM_DT_NUM_PREDEFINED     39
+
+/* Predefined reduction operations. */
+#define MPI_OP_NULL  ((MPI_Op)0)
+#define MPI_MAX      ((MPI_Op)1)
+#define MPI_MIN      ((MPI_Op)2)
+#define MPI_SUM      ((MPI_Op)3)
+#define MPI_PROD     ((MPI_Op)4)
+#define MPI_LAND     ((MPI_Op)5)
+#define MPI_BAND     ((MPI_Op)6)
+#define MPI_LOR      ((MPI_Op)7)
+#define MPI_BOR      ((MPI_Op)8)
+#define MPI_LXOR     ((MPI_Op)9)
+#define MPI_BXOR     ((MPI_Op)10)
+#define MPI_MINLOC   ((MPI_Op)11)
+#define MPI_MAXLOC   ((MPI_Op)12)
+#define MPI_REPLACE  ((MPI_Op)13)
+#define MPI_NO_OP    ((MPI_Op)14)
+#define CM_OP_NUM_PREDEFINED 15
+
+/* ---- constants -------------------------------------------------------- */
+#define MPI_ANY_SOURCE  (-1)
+#define MPI_PROC_NULL   (-2)
+#define MPI_ROOT        (-3)
+#define MPI_ANY_TAG     (-1)
+#define MPI_UNDEFINED   (-32766)
+#define MPI_KEYVAL_INVALID (-1)
+
+#define MPI_BOTTOM          ((void *)0)
+#define MPI_IN_PLACE        ((void *)-1)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)1)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_ERRCODES_IGNORE ((int *)0)
+#define MPI_ARGV_NULL       ((char **)0)
+#define MPI_ARGVS_NULL      ((char ***)0)
+#define MPI_UNWEIGHTED      ((int *)2)
+#define MPI_WEIGHTS_EMPTY   ((int *)3)
+
+#define MPI_MAX_PROCESSOR_NAME        256
+#define MPI_MAX_ERROR_STRING          512
+#define MPI_MAX_OBJECT_NAME           128
+#define MPI_MAX_LIBRARY_VERSION_STRING 256
+#define MPI_MAX_INFO_KEY              255
+#define MPI_MAX_INFO_VAL              1024
+#define MPI_BSEND_OVERHEAD            64
+
+#define MPI_THREAD_SINGLE     0
+#define MPI_THREAD_FUNNELED   1
+#define MPI_THREAD_SERIALIZED 2
+#define MPI_THREAD_MULTIPLE   3
+
+#define MPI_IDENT     0
+#define MPI_CONGRUENT 1
+#define MPI_SIMILAR   2
+#define MPI_UNEQUAL   3
+
+#define MPI_GRAPH      1
+#define MPI_CART       2
+#define MPI_DIST_GRAPH 3
+
+/* predefined attribute keys */
+#define MPI_TAG_UB          1
+#define MPI_HOST            2
+#define MPI_IO              3
+#define MPI_WTIME_IS_GLOBAL 4
+#define MPI_UNIVERSE_SIZE   5
+#define MPI_APPNUM          6
+#define MPI_LASTUSEDCODE    7
+
+#define MPI_COMM_TYPE_SHARED       1
+#define MPI_COMM_TYPE_HW_GUIDED    2
+#define MPI_COMM_TYPE_HW_UNGUIDED  3
+
+#define MPI_COMBINER_NAMED          1
+#define MPI_COMBINER_DUP            2
+#define MPI_COMBINER_CONTIGUOUS     3
+#define MPI_COMBINER_VECTOR         4
+#define MPI_COMBINER_HVECTOR        5
+#define MPI_COMBINER_INDEXED        6
+#define MPI_COMBINER_HINDEXED       7
+#define MPI_COMBINER_INDEXED_BLOCK  8
+#define MPI_COMBINER_HINDEXED_BLOCK 9
+#define MPI_COMBINER_STRUCT         10
+#define MPI_COMBINER_SUBARRAY       11
+#define MPI_COMBINER_DARRAY         12
+#define MPI_COMBINER_RESIZED        13
+
+#define MPI_ORDER_C       0
+#define MPI_ORDER_FORTRAN 1
+#define MPI_DISTRIBUTE_BLOCK     0
+#define MPI_DISTRIBUTE_CYCLIC    1
+#define MPI_DISTRIBUTE_NONE      2
+#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+
+/* ---- error classes ---------------------------------------------------- */
+#define MPI_SUCCESS          0
+#define MPI_ERR_BUFFER       1
+#define MPI_ERR_COUNT        2
+#define MPI_ERR_TYPE         3
+#define MPI_ERR_TAG          4
+#define MPI_ERR_COMM         5
+#define MPI_ERR_RANK         6
+#define MPI_ERR_REQUEST      7
+#define MPI_ERR_ROOT         8
+#define MPI_ERR_GROUP        9
+#define MPI_ERR_OP           10
+#define MPI_ERR_TOPOLOGY     11
+#define MPI_ERR_DIMS         12
+#define MPI_ERR_ARG          13
+#define MPI_ERR_UNKNOWN      14
+#define MPI_ERR_TRUNCATE     15
+#define MPI_ERR_OTHER        16
+#define MPI_ERR_INTERN       17
+#define MPI_ERR_IN_STATUS    18
+#define MPI_ERR_PENDING      19
+#define MPI_ERR_KEYVAL       20
+#define MPI_ERR_NO_MEM       21
+#define MPI_ERR_BASE         22
+#define MPI_ERR_INFO_KEY     23
+#define MPI_ERR_INFO_VALUE   24
+#define MPI_ERR_INFO_NOKEY   25
+#define MPI_ERR_SPAWN        26
+#define MPI_ERR_PORT         27
+#define MPI_ERR_SERVICE      28
+#define MPI_ERR_NAME         29
+#define MPI_ERR_WIN          30
+#define MPI_ERR_SIZE         31
+#define MPI_ERR_DISP         32
+#define MPI_ERR_INFO         33
+#define MPI_ERR_LOCKTYPE     34
+#define MPI_ERR_ASSERT       35
+#define MPI_ERR_RMA_CONFLICT 36
+#define MPI_ERR_RMA_SYNC     37
+#define MPI_ERR_FILE         38
+#define MPI_ERR_NOT_SAME     39
+#define MPI_ERR_AMODE        40
+#define MPI_ERR_UNSUPPORTED_DATAREP   41
+#define MPI_ERR_UNSUPPORTED_OPERATION 42
+#define MPI_ERR_NO_SUCH_FILE 43
+#define MPI_ERR_FILE_EXISTS  44
+#define MPI_ERR_BAD_FILE     45
+#define MPI_ERR_ACCESS       46
+#define MPI_ERR_NO_SPACE     47
+#define MPI_ERR_QUOTA        48
+#define MPI_ERR_READ_ONLY    49
+#define MPI_ERR_FILE_IN_USE  50
+#define MPI_ERR_DUP_DATAREP  51
+#define MPI_ERR_CONVERSION   52
+#define MPI_ERR_IO           53
+#define MPI_ERR_RMA_RANGE    54
+#define MPI_ERR_RMA_ATTACH   55
+#define MPI_ERR_RMA_SHARED   56
+#define MPI_ERR_RMA_FLAVOR   57
+#define MPI_ERR_SESSION      58
+#define MPI_ERR_PROC_ABORTED 59
+#define MPI_ERR_VALUE_TOO_LARGE 60
+#define MPI_ERR_ERRHANDLER   61
+#define MPI_ERR_LASTCODE     62
+
+/* ---- callback types --------------------------------------------------- */
+typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
+typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
+typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val,
+                                          void *extra_state);
+typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int keyval, void *extra_state,
+                                        void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Type_delete_attr_function(MPI_Datatype type, int keyval, void *attribute_val,
+                                          void *extra_state);
+
+#if defined(__GNUC__)
+#pragma GCC visibility push(default)
+#endif
+int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
+int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
+int MPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *, int *);
+int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
+int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
+#if defined(__GNUC__)
+#pragma GCC visibility pop
+#endif
+
+/* ---- functions -------------------------------------------------------- */
+/* CM_API_FN(return type, name without prefix, (parameters)) declares MPI_name and PMPI_name. */
+#if defined(__GNUC__)
+#define CM_API_VISIBLE __attribute__((visibility("default")))
+#else
+#define CM_API_VISIBLE
+#endif
+#define CM_API_FN(ret, name, params) CM_API_VISIBLE ret MPI_##name params; CM_API_VISIBLE ret PMPI_##name params;
+
+/* environment */
+CM_API_FN(int, Init, (int *argc, char ***argv))
+CM_API_FN(int, Init_thread, (int *argc, char ***argv, int required, int *provided))
+CM_API_FN(int, Finalize, (void))
+CM_API_FN(int, Initialized, (int *flag))
+CM_API_FN(int, Finalized, (int *flag))
+CM_API_FN(int, Query_thread, (int *provided))
+CM_API_FN(int, Is_thread_main, (int *flag))
+CM_API_FN(int, Abort, (MPI_Comm comm, int errorcode))
+CM_API_FN(double, Wtime, (void))
+CM_API_FN(double, Wtick, (void))
+CM_API_FN(int, Get_processor_name, (char *name, int *resultlen))
+CM_API_FN(int, Get_version, (int *version, int *subversion))
+CM_API_FN(int, Get_library_version, (char *version, int *resultlen))
+CM_API_FN(int, Pcontrol, (const int level, ...))
+
+/* errors */
+CM_API_FN(int, Error_string, (int errorcode, char *string, int *resultlen))
+CM_API_FN(int, Error_class, (int errorcode, int *errorclass))
+CM_API_FN(int, Comm_create_errhandler, (MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler))
+CM_API_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
+CM_API_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
+CM_API_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
+CM_API_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
+
+/* point-to-point */
+CM_API_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+CM_API_FN(int, Recv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status))
+CM_API_FN(int, Ssend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+CM_API_FN(int, Bsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+CM_API_FN(int, Rsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
+CM_API_FN(int, Isend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Issend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Ibsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Irsend, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Irecv, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Send_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Ssend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Bsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Rsend_init, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Recv_init, (void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Start, (MPI_Request *request))
+CM_API_FN(int, Startall, (int count, MPI_Request array_of_requests[]))
+CM_API_FN(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+CM_API_FN(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+CM_API_FN(int, Buffer_attach, (void *buffer, int size))
+CM_API_FN(int, Buffer_detach, (void *buffer_addr, int *size))
+CM_API_FN(int, Wait, (MPI_Request *request, MPI_Status *status))
+CM_API_FN(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
+CM_API_FN(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
+CM_API_FN(int, Testall, (int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+CM_API_FN(int, Waitany, (int count, MPI_Request array_of_requests[], int *index, MPI_Status *status))
+CM_API_FN(int, Testany, (int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+CM_API_FN(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+CM_API_FN(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
+CM_API_FN(int, Request_free, (MPI_Request *request))
+CM_API_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+CM_API_FN(int, Cancel, (MPI_Request *request))
+CM_API_FN(int, Test_cancelled, (const MPI_Status *status, int *flag))
+CM_API_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
+CM_API_FN(int, Iprobe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status))
+CM_API_FN(int, Mprobe, (int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status))
+CM_API_FN(int, Improbe, (int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status))
+CM_API_FN(int, Mrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status))
+CM_API_FN(int, Imrecv, (void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request))
+CM_API_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+CM_API_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
+CM_API_FN(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
+CM_API_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+CM_API_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
+
+/* communicators and groups */
+CM_API_FN(int, Comm_rank, (MPI_Comm comm, int *rank))
+CM_API_FN(int, Comm_size, (MPI_Comm comm, int *size))
+CM_API_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
+CM_API_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
+CM_API_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+CM_API_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
+CM_API_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
+CM_API_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))
+CM_API_FN(int, Comm_create_group, (MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm))
+CM_API_FN(int, Comm_free, (MPI_Comm *comm))
+CM_API_FN(int, Comm_compare, (MPI_Comm comm1, MPI_Comm comm2, int *result))
+CM_API_FN(int, Comm_group, (MPI_Comm comm, MPI_Group *group))
+CM_API_FN(int, Comm_test_inter, (MPI_Comm comm, int *flag))
+CM_API_FN(int, Comm_remote_size, (MPI_Comm comm, int *size))
+CM_API_FN(int, Comm_set_name, (MPI_Comm comm, const char *comm_name))
+CM_API_FN(int, Comm_get_name, (MPI_Comm comm, char *comm_name, int *resultlen))
+CM_API_FN(int, Comm_create_keyval, (MPI_Comm_copy_attr_function *comm_copy_attr_fn, MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state))
+CM_API_FN(int, Comm_free_keyval, (int *comm_keyval))
+CM_API_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
+CM_API_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
+CM_API_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+CM_API_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
+CM_API_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
+CM_API_FN(int, Group_size, (MPI_Group group, int *size))
+CM_API_FN(int, Group_rank, (MPI_Group group, int *rank))
+CM_API_FN(int, Group_incl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+CM_API_FN(int, Group_excl, (MPI_Group group, int n, const int ranks[], MPI_Group *newgroup))
+CM_API_FN(int, Group_range_incl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+CM_API_FN(int, Group_range_excl, (MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup))
+CM_API_FN(int, Group_union, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+CM_API_FN(int, Group_intersection, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+CM_API_FN(int, Group_difference, (MPI_Group group1, MPI_Group group2, MPI_Group *newgroup))
+CM_API_FN(int, Group_translate_ranks, (MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[]))
+CM_API_FN(int, Group_compare, (MPI_Group group1, MPI_Group group2, int *result))
+CM_API_FN(int, Group_free, (MPI_Group *group))
+
+/* info */
+CM_API_FN(int, Info_create, (MPI_Info *info))
+CM_API_FN(int, Info_set, (MPI_Info info, const char *key, const char *value))
+CM_API_FN(int, Info_get, (MPI_Info info, const char *key, int valuelen, char *value, int *flag))
+CM_API_FN(int, Info_get_string, (MPI_Info info, const char *key, int *buflen, char *value, int *flag))
+CM_API_FN(int, Info_get_valuelen, (MPI_Info info, const char *key, int *valuelen, int *flag))
+CM_API_FN(int, Info_delete, (MPI_Info info, const char *key))
+CM_API_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
+CM_API_FN(int, Info_free, (MPI_Info *info))
+CM_API_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
+CM_API_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+
+/* datatypes */
+CM_API_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_vector, (int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_indexed, (int count, const int array_of_blocklengths[], const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_hindexed, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_indexed_block, (int count, int blocklength, const int array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_hindexed_block, (int count, int blocklength, const MPI_Aint array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_struct, (int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[], MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_subarray, (int ndims, const int array_of_sizes[], const int array_of_subsizes[], const int array_of_starts[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_darray, (int size, int rank, int ndims, const int array_of_gsizes[], const int array_of_distribs[], const int array_of_dargs[], const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_resized, (MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype))
+CM_API_FN(int, Type_dup, (MPI_Datatype oldtype, MPI_Datatype *newtype))
+CM_API_FN(int, Type_commit, (MPI_Datatype *datatype))
+CM_API_FN(int, Type_free, (MPI_Datatype *datatype))
+CM_API_FN(int, Type_size, (MPI_Datatype datatype, int *size))
+CM_API_FN(int, Type_size_x, (MPI_Datatype datatype, MPI_Count *size))
+CM_API_FN(int, Type_get_extent, (MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent))
+CM_API_FN(int, Type_get_extent_x, (MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent))
+CM_API_FN(int, Type_get_true_extent, (MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent))
+CM_API_FN(int, Type_get_true_extent_x, (MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent))
+CM_API_FN(int, Type_get_envelope, (MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner))
+CM_API_FN(int, Type_get_contents, (MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes, int array_of_integers[], MPI_Aint array_of_addresses[], MPI_Datatype array_of_datatypes[]))
+CM_API_FN(int, Type_set_name, (MPI_Datatype datatype, const char *type_name))
+CM_API_FN(int, Type_get_name, (MPI_Datatype datatype, char *type_name, int *resultlen))
+CM_API_FN(int, Pack, (const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize, int *position, MPI_Comm comm))
+CM_API_FN(int, Unpack, (const void *inbuf, int insize, int *position, void *outbuf, int outcount, MPI_Datatype datatype, MPI_Comm comm))
+CM_API_FN(int, Pack_size, (int incount, MPI_Datatype datatype, MPI_Comm comm, int *size))
+CM_API_FN(int, Pack_external, (const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, MPI_Aint outsize, MPI_Aint *position))
+CM_API_FN(int, Unpack_external, (const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position, void *outbuf, int outcount, MPI_Datatype datatype))
+CM_API_FN(int, Pack_external_size, (const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size))
+CM_API_FN(int, Get_address, (const void *location, MPI_Aint *address))
+CM_API_FN(MPI_Aint, Aint_add, (MPI_Aint base, MPI_Aint disp))
+CM_API_FN(MPI_Aint, Aint_diff, (MPI_Aint addr1, MPI_Aint addr2))
+
+/* reduction operations */
+CM_API_FN(int, Op_create, (MPI_User_function *user_fn, int commute, MPI_Op *op))
+CM_API_FN(int, Op_free, (MPI_Op *op))
+CM_API_FN(int, Op_commutative, (MPI_Op op, int *commute))
+CM_API_FN(int, Reduce_local, (const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype, MPI_Op op))
+
+/* collectives */
+CM_API_FN(int, Barrier, (MPI_Comm comm))
+CM_API_FN(int, Bcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm))
+CM_API_FN(int, Reduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm))
+CM_API_FN(int, Allreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CM_API_FN(int, Gather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+CM_API_FN(int, Gatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm))
+CM_API_FN(int, Scatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+CM_API_FN(int, Scatterv, (const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm))
+CM_API_FN(int, Allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Alltoallw, (const void *sendbuf, const int sendcounts[], const int sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+CM_API_FN(int, Reduce_scatter, (const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CM_API_FN(int, Reduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CM_API_FN(int, Scan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CM_API_FN(int, Exscan, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm))
+CM_API_FN(int, Ibarrier, (MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Ibcast, (void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Ireduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Iallreduce, (const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Igather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Iscatter, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Iallgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Ialltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Ireduce_scatter_block, (const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, MPI_Request *request))
+
+/* process topologies */
+CM_API_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
+CM_API_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+CM_API_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
+CM_API_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
+CM_API_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
+CM_API_FN(int, Cart_sub, (MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm))
+CM_API_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[]))
+CM_API_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims))
+CM_API_FN(int, Topo_test, (MPI_Comm comm, int *status))
+CM_API_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+CM_API_FN(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
+CM_API_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
+CM_API_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))
+CM_API_FN(int, Graph_neighbors, (MPI_Comm comm, int rank, int maxneighbors, int neighbors[]))
+CM_API_FN(int, Dist_graph_create_adjacent, (MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree, const int destinations[], const int destweights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+CM_API_FN(int, Dist_graph_create, (MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[], const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph))
+CM_API_FN(int, Dist_graph_neighbors_count, (MPI_Comm comm, int *indegree, int *outdegree, int *weighted))
+CM_API_FN(int, Dist_graph_neighbors, (MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree, int destinations[], int destweights[]))
+CM_API_FN(int, Neighbor_allgather, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Neighbor_allgatherv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Neighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Neighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm))
+CM_API_FN(int, Neighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm))
+
+#undef CM_API_FN
+#undef CM_API_VISIBLE
+
+#ifdef __cplusplus
+}
+#endif
+#endif /* COREMPI_MPI_H */

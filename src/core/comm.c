@@ -1,0 +1,169 @@
+/*
+ * comm.c -- the communicator table, MPI_COMM_WORLD and MPI_COMM_SELF,
+ * rank/size queries.  (Creation of new communicators: core/comm_create.c.)
+ */
+#include "core/comm.h"
+#include "core/state.h"
+#include "core/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Comm_rank = PMPI_Comm_rank
+#pragma weak MPI_Comm_size = PMPI_Comm_size
+
+struct cm_comm **cm_comm_table;
+int cm_comm_table_len;
+
+static int table_cap;
+
+static MPI_Comm table_add(struct cm_comm *c)
+{
+    /* Handles 1 and 2 are WORLD and SELF; reuse freed slots after them. */
+    for (int i = 3; i < cm_comm_table_len; i++) {
+        if (!cm_comm_table[i]) {
+            cm_comm_table[i] = c;
+            return i;
+        }
+    }
+    if (cm_comm_table_len == table_cap) {
+        int cap = table_cap ? 2 * table_cap : 64;
+        struct cm_comm **t = realloc(cm_comm_table, (size_t)cap * sizeof *t);
+        if (!t)
+            return MPI_COMM_NULL;
+        memset(t + table_cap, 0, (size_t)(cap - table_cap) * sizeof *t);
+        cm_comm_table = t;
+        table_cap = cap;
+    }
+    if (cm_comm_table_len < 3)
+        cm_comm_table_len = 3;
+    cm_comm_table[cm_comm_table_len] = c;
+    return cm_comm_table_len++;
+}
+
+struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx)
+{
+    struct cm_comm *c = calloc(1, sizeof *c);
+    if (!c)
+        return NULL;
+    c->world_of = malloc((size_t)size * sizeof(int));
+    c->comm_of = malloc((size_t)cm_g.size * sizeof(int));
+    if (!c->world_of || !c->comm_of) {
+        free(c->world_of);
+        free(c->comm_of);
+        free(c);
+        return NULL;
+    }
+    memcpy(c->world_of, world_ranks, (size_t)size * sizeof(int));
+    for (int w = 0; w < cm_g.size; w++)
+        c->comm_of[w] = -1;
+    for (int r = 0; r < size; r++)
+        c->comm_of[world_ranks[r]] = r;
+    c->size = size;
+    c->rank = myrank;
+    c->ctx = ctx;
+    c->errh = MPI_ERRORS_ARE_FATAL;
+    c->refcount = 1;
+    c->handle = table_add(c);
+    if (c->handle == MPI_COMM_NULL) {
+        free(c->world_of);
+        free(c->comm_of);
+        free(c);
+        return NULL;
+    }
+    return c;
+}
+
+void cm_comm_release(struct cm_comm *c)
+{
+    if (--c->refcount > 0)
+        return;
+    if (c->coll_free)
+        c->coll_free(c->coll);
+    cm_comm_table[c->handle] = NULL;
+    if (c->handle > MPI_COMM_SELF)
+        cm_context_free(c->ctx);
+    free(c->world_of);
+    free(c->comm_of);
+    free(c);
+}
+
+int cm_comm_init(void)
+{
+    table_cap = 64;
+    cm_comm_table = calloc((size_t)table_cap, sizeof *cm_comm_table);
+    if (!cm_comm_table)
+        return MPI_ERR_NO_MEM;
+    cm_comm_table_len = 1;
+
+    int *all = malloc((size_t)cm_g.size * sizeof(int));
+    if (!all)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < cm_g.size; i++)
+        all[i] = i;
+    /* Contexts 0/1 belong to WORLD and 2/3 to SELF in every process. */
+    cm_comm_table_len = 1;
+    struct cm_comm *w = cm_comm_create_raw(all, cm_g.size, cm_g.rank, 0);
+    free(all);
+    if (!w)
+        return MPI_ERR_NO_MEM;
+    /* table_add put WORLD at 3: move it to its fixed handle. */
+    cm_comm_table[w->handle] = NULL;
+    cm_comm_table_len = 3;
+    w->handle = MPI_COMM_WORLD;
+    cm_comm_table[MPI_COMM_WORLD] = w;
+    strcpy(w->name, "MPI_COMM_WORLD");
+
+    int me = cm_g.rank;
+    struct cm_comm *s = cm_comm_create_raw(&me, 1, 0, 2);
+    if (!s)
+        return MPI_ERR_NO_MEM;
+    cm_comm_table[s->handle] = NULL;
+    cm_comm_table_len = 3;
+    s->handle = MPI_COMM_SELF;
+    cm_comm_table[MPI_COMM_SELF] = s;
+    strcpy(s->name, "MPI_COMM_SELF");
+    return MPI_SUCCESS;
+}
+
+void cm_comm_finalize(void)
+{
+    for (int i = cm_comm_table_len - 1; i >= 1; i--) {
+        struct cm_comm *c = cm_comm_table[i];
+        if (!c)
+            continue;
+        if (c->coll_free)
+            c->coll_free(c->coll);
+        free(c->world_of);
+        free(c->comm_of);
+        free(c);
+        cm_comm_table[i] = NULL;
+    }
+    free(cm_comm_table);
+    cm_comm_table = NULL;
+    cm_comm_table_len = 0;
+    table_cap = 0;
+}
+
+MPI_Comm cm_coll_comm(MPI_Comm comm)
+{
+    return comm | CM_COMM_COLL_BIT;
+}
+
+int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_rank", "invalid communicator %d", comm);
+    *rank = c->rank;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_size(MPI_Comm comm, int *size)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_size", "invalid communicator %d", comm);
+    *size = c->size;
+    return MPI_SUCCESS;
+}

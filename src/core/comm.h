@@ -1,0 +1,67 @@
+/*
+ * comm.h -- communicators: handle table, context ids, rank translation.
+ *
+ * Every communicator owns two context ids: ctx (user point-to-point) and
+ * ctx + 1 (collectives).  cm_coll_comm() returns the communicator's handle with
+ * CM_COMM_COLL_BIT set; point-to-point calls on such a handle use ctx + 1, so
+ * collective traffic can never match a user's message.  Users never see these
+ * handles.
+ */
+#ifndef CM_CORE_COMM_H
+#define CM_CORE_COMM_H
+
+#include <stdint.h>
+#include "mpi.h"
+
+#define CM_COMM_COLL_BIT 0x40000000
+#define CM_CTX_MAX 65536 /* context ids travel in 16 bits */
+
+struct cm_comm {
+    MPI_Comm handle;
+    uint16_t ctx;            /* even; ctx + 1 is the collective context */
+    int rank;                /* my rank in it */
+    int size;
+    int *world_of;           /* comm rank -> world rank */
+    int *comm_of;            /* world rank -> comm rank, -1 if absent (cm_g.size entries) */
+    MPI_Errhandler errh;
+    int refcount;
+    char name[MPI_MAX_OBJECT_NAME];
+    void *attrs;             /* attribute list (core/attr.c) */
+    void *topo;              /* process topology (core/topo), NULL if none */
+    void *coll;              /* collective layer's per-communicator data */
+    void (*coll_free)(void *coll);
+    MPI_Info info;
+};
+
+extern struct cm_comm **cm_comm_table;
+extern int cm_comm_table_len;
+
+/* Fast lookup; NULL for an invalid handle.  *ctx gets the context for p2p. */
+static inline struct cm_comm *cm_comm_lookup(MPI_Comm h, uint16_t *ctx)
+{
+    int coll = (h & CM_COMM_COLL_BIT) != 0;
+    int i = h & ~CM_COMM_COLL_BIT;
+    if (i <= 0 || i >= cm_comm_table_len)
+        return NULL;
+    struct cm_comm *c = cm_comm_table[i];
+    if (c && ctx)
+        *ctx = (uint16_t)(c->ctx + coll);
+    return c;
+}
+
+MPI_Comm cm_coll_comm(MPI_Comm comm);
+
+/* Set up WORLD and SELF (at MPI_Init). */
+int cm_comm_init(void);
+void cm_comm_finalize(void);
+
+/* Create a communicator from a list of world ranks (members in comm-rank order)
+ * with a given context; registers a handle.  myrank is my rank in it. */
+struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx);
+void cm_comm_release(struct cm_comm *c);
+
+/* Context id allocation (core/context.c): collective over parent. */
+int cm_context_alloc(struct cm_comm *parent, uint16_t *ctx);
+void cm_context_free(uint16_t ctx);
+
+#endif

@@ -1,0 +1,329 @@
+/*
+ * datatype.c -- the datatype table, predefined types, packing, size queries.
+ * (Constructors of derived types: core/datatype_create.c.)
+ */
+#include "core/datatype.h"
+#include "core/state.h"
+#include "core/error.h"
+
+#include <complex.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#pragma weak MPI_Type_size = PMPI_Type_size
+#pragma weak MPI_Type_size_x = PMPI_Type_size_x
+#pragma weak MPI_Type_get_extent = PMPI_Type_get_extent
+#pragma weak MPI_Type_get_extent_x = PMPI_Type_get_extent_x
+#pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
+#pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
+#pragma weak MPI_Get_count = PMPI_Get_count
+#pragma weak MPI_Get_elements = PMPI_Get_elements
+#pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
+#pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+#pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
+
+struct cm_datatype **cm_dt_table;
+int cm_dt_table_len;
+static int table_cap;
+
+/* The pair types of MINLOC/MAXLOC, as C lays them out. */
+struct pair_float { float v; int i; };
+struct pair_double { double v; int i; };
+struct pair_long { long v; int i; };
+struct pair_int { int v; int i; };
+struct pair_short { short v; int i; };
+struct pair_ldouble { long double v; int i; };
+
+struct predef {
+    const char *name;
+    size_t size;       /* C sizeof: the extent */
+    size_t val_size;   /* pair types: size of the value part; 0 otherwise */
+    size_t idx_off;    /* pair types: offset of the int */
+};
+
+#define P(n, t) [n] = { #n, sizeof(t), 0, 0 }
+#define PAIR(n, s, t) [n] = { #n, sizeof(struct s), sizeof(t), offsetof(struct s, i) }
+static const struct predef predefs[CM_DT_NUM_PREDEFINED] = {
+    P(MPI_CHAR, char), P(MPI_SIGNED_CHAR, signed char), P(MPI_UNSIGNED_CHAR, unsigned char),
+    P(MPI_BYTE, unsigned char), P(MPI_SHORT, short), P(MPI_UNSIGNED_SHORT, unsigned short),
+    P(MPI_INT, int), P(MPI_UNSIGNED, unsigned), P(MPI_LONG, long), P(MPI_UNSIGNED_LONG, unsigned long),
+    P(MPI_LONG_LONG_INT, long long), P(MPI_UNSIGNED_LONG_LONG, unsigned long long),
+    P(MPI_FLOAT, float), P(MPI_DOUBLE, double), P(MPI_LONG_DOUBLE, long double),
+    P(MPI_WCHAR, wchar_t), P(MPI_C_BOOL, _Bool),
+    P(MPI_INT8_T, int8_t), P(MPI_INT16_T, int16_t), P(MPI_INT32_T, int32_t), P(MPI_INT64_T, int64_t),
+    P(MPI_UINT8_T, uint8_t), P(MPI_UINT16_T, uint16_t), P(MPI_UINT32_T, uint32_t), P(MPI_UINT64_T, uint64_t),
+    P(MPI_AINT, MPI_Aint), P(MPI_OFFSET, MPI_Offset), P(MPI_COUNT, MPI_Count),
+    P(MPI_C_FLOAT_COMPLEX, float _Complex), P(MPI_C_DOUBLE_COMPLEX, double _Complex),
+    P(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex), P(MPI_PACKED, unsigned char),
+    PAIR(MPI_FLOAT_INT, pair_float, float), PAIR(MPI_DOUBLE_INT, pair_double, double),
+    PAIR(MPI_LONG_INT, pair_long, long), PAIR(MPI_2INT, pair_int, int),
+    PAIR(MPI_SHORT_INT, pair_short, short), PAIR(MPI_LONG_DOUBLE_INT, pair_ldouble, long double),
+};
+#undef P
+#undef PAIR
+
+/* long double carries 10 bytes of data in 16; its size is still sizeof (as other MPIs do). */
+
+MPI_Datatype cm_dt_register(struct cm_datatype *t)
+{
+    for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++) {
+        if (!cm_dt_table[i]) {
+            cm_dt_table[i] = t;
+            return i;
+        }
+    }
+    if (cm_dt_table_len == table_cap) {
+        int cap = 2 * table_cap;
+        struct cm_datatype **n = realloc(cm_dt_table, (size_t)cap * sizeof *n);
+        if (!n)
+            return MPI_DATATYPE_NULL;
+        memset(n + table_cap, 0, (size_t)(cap - table_cap) * sizeof *n);
+        cm_dt_table = n;
+        table_cap = cap;
+    }
+    cm_dt_table[cm_dt_table_len] = t;
+    return cm_dt_table_len++;
+}
+
+int cm_dt_init(void)
+{
+    table_cap = 256;
+    cm_dt_table = calloc((size_t)table_cap, sizeof *cm_dt_table);
+    if (!cm_dt_table)
+        return MPI_ERR_NO_MEM;
+    for (int h = 1; h < CM_DT_NUM_PREDEFINED; h++) {
+        const struct predef *p = &predefs[h];
+        struct cm_datatype *t = calloc(1, sizeof *t);
+        if (!t)
+            return MPI_ERR_NO_MEM;
+        t->predefined = 1;
+        t->committed = 1;
+        t->refcount = 1;
+        t->basic = h;
+        t->nbasic = 1;
+        t->extent = t->true_extent = (MPI_Aint)p->size;
+        strcpy(t->name, p->name);
+        if (p->val_size) {
+            /* value, hole, int (, hole): data size excludes the padding */
+            t->size = p->val_size + sizeof(int);
+            t->true_extent = (MPI_Aint)(p->idx_off + sizeof(int));
+            t->contig = 0;
+            t->nblocks = 2;
+            t->blocks = calloc(2, sizeof *t->blocks);
+            if (!t->blocks)
+                return MPI_ERR_NO_MEM;
+            t->blocks[0] = (struct cm_dt_block){ 0, p->val_size };
+            t->blocks[1] = (struct cm_dt_block){ (MPI_Aint)p->idx_off, sizeof(int) };
+        } else {
+            t->size = p->size;
+            t->contig = 1;
+        }
+        cm_dt_table[h] = t;
+    }
+    cm_dt_table_len = CM_DT_NUM_PREDEFINED;
+    return MPI_SUCCESS;
+}
+
+void cm_dt_finalize(void)
+{
+    for (int i = 1; i < cm_dt_table_len; i++) {
+        struct cm_datatype *t = cm_dt_table[i];
+        if (!t)
+            continue;
+        free(t->blocks);
+        free(t->contents);
+        free(t);
+    }
+    free(cm_dt_table);
+    cm_dt_table = NULL;
+    cm_dt_table_len = table_cap = 0;
+}
+
+void cm_dt_pack(const void *buf, int count, const struct cm_datatype *t, void *out)
+{
+    char *o = out;
+    if (t->contig) {
+        memcpy(o, (const char *)buf + t->true_lb, (size_t)count * t->size);
+        return;
+    }
+    for (int i = 0; i < count; i++) {
+        const char *base = (const char *)buf + (MPI_Aint)i * t->extent;
+        for (size_t b = 0; b < t->nblocks; b++) {
+            memcpy(o, base + t->blocks[b].disp, t->blocks[b].len);
+            o += t->blocks[b].len;
+        }
+    }
+}
+
+void cm_dt_unpack(const void *in, size_t bytes, void *buf, int count, const struct cm_datatype *t)
+{
+    const char *p = in;
+    if (t->contig) {
+        memcpy((char *)buf + t->true_lb, p, bytes);
+        return;
+    }
+    for (int i = 0; i < count && bytes; i++) {
+        char *base = (char *)buf + (MPI_Aint)i * t->extent;
+        for (size_t b = 0; b < t->nblocks && bytes; b++) {
+            size_t n = t->blocks[b].len < bytes ? t->blocks[b].len : bytes;
+            memcpy(base + t->blocks[b].disp, p, n);
+            p += n;
+            bytes -= n;
+        }
+    }
+}
+
+int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *argname)
+{
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (!t) {
+        if (dt == MPI_DATATYPE_NULL)
+            return cm_error(comm, MPI_ERR_TYPE, call, "%s is MPI_DATATYPE_NULL", argname);
+        return cm_error(comm, MPI_ERR_TYPE, call, "invalid datatype %d (argument %s)", dt, argname);
+    }
+    if (!t->committed)
+        return cm_error(comm, MPI_ERR_TYPE, call, "datatype %s (argument %s) is not committed",
+                        t->name[0] ? t->name : "(derived)", argname);
+    return MPI_SUCCESS;
+}
+
+static struct cm_datatype *dt_or_error(MPI_Datatype dt, const char *call)
+{
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (!t)
+        cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", dt);
+    return t;
+}
+
+int PMPI_Type_size(MPI_Datatype datatype, int *size)
+{
+    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_size");
+    if (!t)
+        return MPI_ERR_TYPE;
+    *size = t->size > 0x7fffffff ? MPI_UNDEFINED : (int)t->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
+{
+    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_size_x");
+    if (!t)
+        return MPI_ERR_TYPE;
+    *size = (MPI_Count)t->size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
+{
+    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_extent");
+    if (!t)
+        return MPI_ERR_TYPE;
+    *lb = t->lb;
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+{
+    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_extent_x");
+    if (!t)
+        return MPI_ERR_TYPE;
+    *lb = t->lb;
+    *extent = t->extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
+{
+    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_true_extent");
+    if (!t)
+        return MPI_ERR_TYPE;
+    *true_lb = t->true_lb;
+    *true_extent = t->true_extent;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+{
+    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_true_extent_x");
+    if (!t)
+        return MPI_ERR_TYPE;
+    *true_lb = t->true_lb;
+    *true_extent = t->true_extent;
+    return MPI_SUCCESS;
+}
+
+static int status_check(const MPI_Status *status, MPI_Datatype datatype, const char *call, struct cm_datatype **t)
+{
+    if (!status || status == MPI_STATUS_IGNORE)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "status is NULL or MPI_STATUS_IGNORE");
+    *t = cm_dt_lookup(datatype);
+    if (!*t)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", datatype);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    struct cm_datatype *t;
+    int rc = status_check(status, datatype, "MPI_Get_count", &t);
+    if (rc)
+        return rc;
+    long long b = status->cm_bytes;
+    if (t->size == 0)
+        *count = b == 0 ? 0 : MPI_UNDEFINED;
+    else if (b % (long long)t->size)
+        *count = MPI_UNDEFINED;
+    else
+        *count = b / (long long)t->size > 0x7fffffff ? MPI_UNDEFINED : (int)(b / (long long)t->size);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    struct cm_datatype *t;
+    int rc = status_check(status, datatype, "MPI_Get_elements", &t);
+    if (rc)
+        return rc;
+    long long b = status->cm_bytes;
+    if (t->size == 0) {
+        *count = 0;
+        return MPI_SUCCESS;
+    }
+    /* Whole elements times their basic elements, plus basic elements of a partial one. */
+    size_t basic_size = t->nbasic ? t->size / t->nbasic : t->size;
+    long long whole = b / (long long)t->size, rest = b % (long long)t->size;
+    if (basic_size == 0 || rest % (long long)basic_size) {
+        *count = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    *count = whole * (long long)(t->nbasic ? t->nbasic : 1) + rest / (long long)basic_size;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count c;
+    int rc = PMPI_Get_elements_x(status, datatype, &c);
+    if (rc)
+        return rc;
+    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
+{
+    struct cm_datatype *t = cm_dt_lookup(datatype);
+    if (!t)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Status_set_elements", "invalid datatype %d", datatype);
+    status->cm_bytes = (long long)count * (long long)(t->nbasic ? t->size / t->nbasic : t->size);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
+{
+    status->cm_cancelled = flag != 0;
+    return MPI_SUCCESS;
+}

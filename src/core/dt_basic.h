@@ -1,0 +1,39 @@
+/*
+ * dt_basic.h -- facts about the predefined datatypes (handles 1..CM_DT_NUM_PREDEFINED-1).
+ *
+ * The datatype engine builds its predefined objects from these, and the
+ * reduction code uses them without needing the engine (so it can be unit
+ * tested alone).  The pair types of MINLOC/MAXLOC are laid out as the C
+ * struct { T val; int idx; }: their size (data bytes) is smaller than their
+ * extent (struct size with padding), e.g. MPI_DOUBLE_INT: size 12, extent 16.
+ */
+#ifndef CM_CORE_DT_BASIC_H
+#define CM_CORE_DT_BASIC_H
+
+#include <stddef.h>
+#include "mpi.h"
+
+/* 1 when dt is a predefined datatype handle. */
+static inline int cm_dt_is_basic(MPI_Datatype dt)
+{
+    return dt > 0 && dt < CM_DT_NUM_PREDEFINED;
+}
+
+/* Bytes of data in one element (MPI_Type_size); 0 for a non-predefined handle. */
+size_t cm_dt_basic_size(MPI_Datatype dt);
+
+/* Distance between consecutive elements in an array (MPI_Type_get_extent); 0 if not predefined. */
+size_t cm_dt_basic_extent(MPI_Datatype dt);
+
+/* Alignment of the C type, for placing it inside derived types; 0 if not predefined. */
+size_t cm_dt_basic_align(MPI_Datatype dt);
+
+/* "MPI_INT"; "MPI_DATATYPE_NULL" for 0; NULL for other non-predefined handles. */
+const char *cm_dt_basic_name(MPI_Datatype dt);
+
+/* For the MINLOC/MAXLOC pair types: 1, with the value's byte count and the
+ * offset of the int index (the two blocks of one element are [0, *val_bytes)
+ * and [*idx_offset, *idx_offset + sizeof(int))).  0 for every other type. */
+int cm_dt_basic_pair_layout(MPI_Datatype dt, size_t *val_bytes, size_t *idx_offset);
+
+#endif

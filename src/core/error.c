@@ -1,0 +1,229 @@
+/*
+ * error.c -- error classes, strings, error handlers, and how errors end a job.
+ *
+ * Error codes are the error classes themselves, so user code comparing a
+ * return value with MPI_ERR_RANK works.  The detailed line of the most recent
+ * error of each class is kept, and MPI_Error_string appends it.
+ */
+#include "core/error.h"
+#include "core/state.h"
+#include "core/comm.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Error_string = PMPI_Error_string
+#pragma weak MPI_Error_class = PMPI_Error_class
+#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
+#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
+#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
+#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
+
+_Noreturn void cm_abort_job(int code, int already_printed);
+
+static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
+    [MPI_SUCCESS] = "no error",
+    [MPI_ERR_BUFFER] = "invalid buffer pointer",
+    [MPI_ERR_COUNT] = "invalid count argument",
+    [MPI_ERR_TYPE] = "invalid datatype",
+    [MPI_ERR_TAG] = "invalid tag",
+    [MPI_ERR_COMM] = "invalid communicator",
+    [MPI_ERR_RANK] = "invalid rank",
+    [MPI_ERR_REQUEST] = "invalid request",
+    [MPI_ERR_ROOT] = "invalid root",
+    [MPI_ERR_GROUP] = "invalid group",
+    [MPI_ERR_OP] = "invalid reduction operation",
+    [MPI_ERR_TOPOLOGY] = "invalid topology",
+    [MPI_ERR_DIMS] = "invalid dimension argument",
+    [MPI_ERR_ARG] = "invalid argument",
+    [MPI_ERR_UNKNOWN] = "unknown error",
+    [MPI_ERR_TRUNCATE] = "message truncated: receive buffer too small",
+    [MPI_ERR_OTHER] = "other error",
+    [MPI_ERR_INTERN] = "internal error",
+    [MPI_ERR_IN_STATUS] = "error code is in status",
+    [MPI_ERR_PENDING] = "pending request",
+    [MPI_ERR_KEYVAL] = "invalid keyval",
+    [MPI_ERR_NO_MEM] = "out of memory",
+    [MPI_ERR_BASE] = "invalid base",
+    [MPI_ERR_INFO_KEY] = "info key too long",
+    [MPI_ERR_INFO_VALUE] = "info value too long",
+    [MPI_ERR_INFO_NOKEY] = "no such info key",
+    [MPI_ERR_SPAWN] = "spawn error",
+    [MPI_ERR_PORT] = "invalid port",
+    [MPI_ERR_SERVICE] = "invalid service",
+    [MPI_ERR_NAME] = "invalid name",
+    [MPI_ERR_WIN] = "invalid window",
+    [MPI_ERR_SIZE] = "invalid size",
+    [MPI_ERR_DISP] = "invalid displacement",
+    [MPI_ERR_INFO] = "invalid info",
+    [MPI_ERR_LOCKTYPE] = "invalid lock type",
+    [MPI_ERR_ASSERT] = "invalid assert",
+    [MPI_ERR_RMA_CONFLICT] = "conflicting RMA accesses",
+    [MPI_ERR_RMA_SYNC] = "RMA synchronisation error",
+    [MPI_ERR_FILE] = "invalid file",
+    [MPI_ERR_NOT_SAME] = "arguments differ between processes",
+    [MPI_ERR_AMODE] = "invalid access mode",
+    [MPI_ERR_UNSUPPORTED_DATAREP] = "unsupported data representation",
+    [MPI_ERR_UNSUPPORTED_OPERATION] = "unsupported operation",
+    [MPI_ERR_NO_SUCH_FILE] = "no such file",
+    [MPI_ERR_FILE_EXISTS] = "file exists",
+    [MPI_ERR_BAD_FILE] = "bad file name",
+    [MPI_ERR_ACCESS] = "permission denied",
+    [MPI_ERR_NO_SPACE] = "no space left",
+    [MPI_ERR_QUOTA] = "quota exceeded",
+    [MPI_ERR_READ_ONLY] = "read-only file",
+    [MPI_ERR_FILE_IN_USE] = "file in use",
+    [MPI_ERR_DUP_DATAREP] = "data representation already defined",
+    [MPI_ERR_CONVERSION] = "data conversion error",
+    [MPI_ERR_IO] = "I/O error",
+    [MPI_ERR_RMA_RANGE] = "RMA target out of range",
+    [MPI_ERR_RMA_ATTACH] = "RMA attach failed",
+    [MPI_ERR_RMA_SHARED] = "RMA shared-memory error",
+    [MPI_ERR_RMA_FLAVOR] = "wrong RMA window flavour",
+    [MPI_ERR_SESSION] = "invalid session",
+    [MPI_ERR_PROC_ABORTED] = "a process aborted",
+    [MPI_ERR_VALUE_TOO_LARGE] = "value too large for the output argument",
+    [MPI_ERR_ERRHANDLER] = "invalid error handler",
+    [MPI_ERR_LASTCODE] = "last error code",
+};
+
+/* The detail line of the last error of each class. */
+static char last_detail[MPI_ERR_LASTCODE + 1][480];
+
+/* Error handlers: 1..3 predefined, user ones after. */
+#define ERRH_MAX 256
+static MPI_Comm_errhandler_function *user_errh[ERRH_MAX];
+static int errh_used = 4;
+
+int cm_world_rank_for_messages(void) { return cm_g.rank; }
+
+static int valid_errh(MPI_Errhandler e)
+{
+    return e >= 1 && e < errh_used && (e <= MPI_ERRORS_ABORT || user_errh[e]);
+}
+
+_Noreturn void cm_fatal(const char *call, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (cm_g.rank >= 0)
+        fprintf(stderr, "corempi: %s on rank %d: %s\n", call, cm_g.rank, msg);
+    else
+        fprintf(stderr, "corempi: %s: %s\n", call, msg);
+    cm_abort_job(MPI_ERR_INTERN, 1);
+}
+
+int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+{
+    char msg[400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (errclass > 0 && errclass <= MPI_ERR_LASTCODE)
+        snprintf(last_detail[errclass], sizeof last_detail[errclass], "%s on rank %d: %s", call, cm_g.rank, msg);
+
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        c = cm_comm_lookup(MPI_COMM_WORLD, NULL);
+    MPI_Errhandler e = c ? c->errh : MPI_ERRORS_ARE_FATAL;
+    if (e == MPI_ERRORS_RETURN)
+        return errclass;
+    if (e > MPI_ERRORS_ABORT && valid_errh(e)) {
+        MPI_Comm h = c->handle;
+        int code = errclass;
+        user_errh[e](&h, &code, call);
+        return errclass;
+    }
+    fprintf(stderr, "corempi: %s on rank %d: %s\n", call, cm_g.rank, msg);
+    cm_abort_job(errclass, 1);
+}
+
+int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+{
+    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE || !class_text[errorcode]) {
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
+        return MPI_ERR_ARG;
+    }
+    if (last_detail[errorcode][0])
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s (last: %s)", class_text[errorcode], last_detail[errorcode]);
+    else
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", class_text[errorcode]);
+    if (*resultlen >= MPI_MAX_ERROR_STRING)
+        *resultlen = MPI_MAX_ERROR_STRING - 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Error_class(int errorcode, int *errorclass)
+{
+    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
+    *errorclass = errorcode;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    CM_ENTER(Comm_create_errhandler);
+    if (!fn)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Comm_create_errhandler", "the handler function is NULL");
+    for (int i = MPI_ERRORS_ABORT + 1; i < ERRH_MAX; i++) {
+        if (!user_errh[i]) {
+            user_errh[i] = fn;
+            if (i >= errh_used)
+                errh_used = i + 1;
+            *errhandler = i;
+            return MPI_SUCCESS;
+        }
+    }
+    return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler", "too many error handlers (%d)", ERRH_MAX);
+}
+
+int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+{
+    CM_ENTER(Comm_set_errhandler);
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %d", comm);
+    if (!valid_errh(errhandler))
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
+    c->errh = errhandler;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+{
+    CM_ENTER(Comm_get_errhandler);
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %d", comm);
+    *errhandler = c->errh;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+{
+    CM_ENTER(Comm_call_errhandler);
+    if (!cm_comm_lookup(comm, NULL))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_call_errhandler", "invalid communicator %d", comm);
+    cm_error(comm, errorcode, "MPI_Comm_call_errhandler", "error code %d raised by the program", errorcode);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+{
+    CM_ENTER(Errhandler_free);
+    MPI_Errhandler e = *errhandler;
+    if (!valid_errh(e))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler %d", e);
+    if (e > MPI_ERRORS_ABORT)
+        user_errh[e] = NULL; /* communicators still using it keep working: see valid_errh */
+    *errhandler = MPI_ERRHANDLER_NULL;
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,26 @@
+/*
+ * error.h -- raising MPI errors through a communicator's error handler.
+ *
+ * Every user-visible error goes through cm_error(): it formats one line,
+ *   corempi: MPI_Send on rank 3: invalid destination 9 (communicator size 4)
+ * and hands the class to the communicator's handler: ERRORS_ARE_FATAL prints
+ * the line and ends the job; ERRORS_RETURN keeps the text for MPI_Error_string
+ * and returns the class to the caller.
+ */
+#ifndef CM_CORE_ERROR_H
+#define CM_CORE_ERROR_H
+
+#include "mpi.h"
+
+/* Raise errclass on comm (MPI_COMM_NULL or an invalid handle: use MPI_COMM_WORLD's handler).
+ * call is the MPI function name ("MPI_Send").  Returns errclass when the handler returns. */
+int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* Fatal internal failure (out of memory, broken segment): print and end the job. */
+_Noreturn void cm_fatal(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The world rank of this process, or -1 before MPI_Init (for messages). */
+int cm_world_rank_for_messages(void);
+
+#endif

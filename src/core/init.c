@@ -1,0 +1,272 @@
+/*
+ * init.c -- MPI_Init / MPI_Finalize and the environment queries.
+ *
+ * MPI_Init maps the segment mpirun created (or makes a private one for a
+ * singleton) and sets up the layers.  There is no start-up barrier: the
+ * launcher wrote every rank's pid before exec and rings start zeroed, so a
+ * rank may send as soon as its own MPI_Init returns.
+ */
+#include "core/state.h"
+#include "core/error.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/bsend.h"
+#include "p2p/p2p.h"
+#include "p2p/outq.h"
+#include "shm/wait.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#pragma weak MPI_Init = PMPI_Init
+#pragma weak MPI_Init_thread = PMPI_Init_thread
+#pragma weak MPI_Finalize = PMPI_Finalize
+#pragma weak MPI_Initialized = PMPI_Initialized
+#pragma weak MPI_Finalized = PMPI_Finalized
+#pragma weak MPI_Query_thread = PMPI_Query_thread
+#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
+#pragma weak MPI_Abort = PMPI_Abort
+#pragma weak MPI_Wtime = PMPI_Wtime
+#pragma weak MPI_Wtick = PMPI_Wtick
+#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
+#pragma weak MPI_Get_version = PMPI_Get_version
+#pragma weak MPI_Get_library_version = PMPI_Get_library_version
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
+
+static int env_int(const char *name, int def)
+{
+    const char *s = getenv(name);
+    return s && *s ? atoi(s) : def;
+}
+
+static unsigned parse_verbose(void)
+{
+    const char *s = getenv("COREMPI_VERBOSE");
+    if (!s || !*s || !strcmp(s, "0"))
+        return 0;
+    unsigned v = 0;
+    if (strstr(s, "p2p")) v |= CM_VERBOSE_P2P;
+    if (strstr(s, "coll")) v |= CM_VERBOSE_COLL;
+    if (strstr(s, "init")) v |= CM_VERBOSE_INIT;
+    return v ? v : ~0u; /* "1", "all", ...: everything */
+}
+
+/* A program started without mpirun makes its own one-rank segment. */
+static int make_singleton_segment(void)
+{
+    struct cm_seg_header h;
+    size_t bytes = cm_seg_layout(1, &h);
+    int fd = memfd_create("corempi-singleton", MFD_CLOEXEC);
+    if (fd < 0 || ftruncate(fd, (off_t)bytes) != 0)
+        cm_fatal("MPI_Init", "cannot create the shared segment for a singleton: %m");
+    void *base = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        cm_fatal("MPI_Init", "cannot map the shared segment: %m");
+    cm_seg_format(base, &h);
+    struct cm_rank_ctl *c = cm_seg_ctl(base, 0);
+    c->pid = getpid();
+    close(fd);
+    cm_g.seg = base;
+    cm_g.seg_bytes = bytes;
+    cm_g.rank = 0;
+    cm_g.size = 1;
+    cm_g.singleton = 1;
+    return 0;
+}
+
+static int map_job_segment(int fd, int rank, int size)
+{
+    struct stat st;
+    if (fstat(fd, &st) != 0)
+        cm_fatal("MPI_Init", "COREMPI_SHM_FD=%d is not an open file (started by another MPI's launcher?)", fd);
+    void *base = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (base == MAP_FAILED)
+        cm_fatal("MPI_Init", "cannot map the shared segment: %m");
+    close(fd);
+    const char *why;
+    if (cm_seg_check(base, (size_t)st.st_size, &why) != 0)
+        cm_fatal("MPI_Init", "shared segment: %s", why);
+    const struct cm_seg_header *h = base;
+    if (size != (int)h->nranks || rank < 0 || rank >= size)
+        cm_fatal("MPI_Init", "rank %d / size %d do not fit the segment (%u ranks)", rank, size, h->nranks);
+    cm_g.seg = base;
+    cm_g.seg_bytes = (size_t)st.st_size;
+    cm_g.rank = rank;
+    cm_g.size = size;
+    struct cm_rank_ctl *c = cm_seg_ctl(base, (uint32_t)rank);
+    if (c->pid == 0)
+        c->pid = getpid();
+    return 0;
+}
+
+static int init_common(int required, int *provided)
+{
+    if (cm_g.initialized) {
+        if (cm_g.finalized)
+            cm_fatal("MPI_Init", "MPI cannot be initialised again after MPI_Finalize");
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI is already initialised");
+    }
+    cm_g.verbose = parse_verbose();
+    int fd = env_int(CM_ENV_SHM_FD, -1);
+    if (fd < 0)
+        make_singleton_segment();
+    else
+        map_job_segment(fd, env_int(CM_ENV_RANK, -1), env_int(CM_ENV_SIZE, -1));
+    cm_g.hdr = cm_g.seg;
+    cm_g.self_ctl = cm_seg_ctl(cm_g.seg, (uint32_t)cm_g.rank);
+    cm_g.oversubscribed = (cm_g.hdr->flags & CM_SEG_OVERSUBSCRIBED) != 0;
+    cm_wait_configure(cm_g.oversubscribed);
+    cm_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
+                      : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+    cm_g.main_thread = pthread_self();
+    if (provided)
+        *provided = cm_g.thread_level;
+    int rc;
+    if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))
+        cm_fatal("MPI_Init", "initialisation failed (error class %d)", rc);
+    cm_g.initialized = 1;
+    atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_RUNNING, memory_order_release);
+    if (cm_g.verbose & CM_VERBOSE_INIT)
+        fprintf(stderr, "corempi: rank %d of %d: pid %d, %s, single copy %s, eager <= %zu B\n",
+                cm_g.rank, cm_g.size, (int)getpid(), cm_g.oversubscribed ? "oversubscribed" : "one core each",
+                cm_g.cma_ok ? "on" : "off", cm_g.eager_max);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Init(int *argc, char ***argv)
+{
+    (void)argc; (void)argv;
+    CM_ENTER(Init);
+    return init_common(MPI_THREAD_SINGLE, NULL);
+}
+
+int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+{
+    (void)argc; (void)argv;
+    CM_ENTER(Init_thread);
+    return init_common(required, provided);
+}
+
+int PMPI_Finalize(void)
+{
+    CM_ENTER(Finalize);
+    int rc = cm_check_initialized("MPI_Finalize");
+    if (rc)
+        return rc;
+    /* Control messages (FIN/ACK/CTS) and buffered sends still queued would
+     * leave peers waiting: deliver them before leaving. */
+    cm_bsend_flush();
+    struct cm_waiter w;
+    cm_waiter_reset(&w);
+    while (cm_outq_active()) {
+        if (cm_progress(-1))
+            cm_waiter_reset(&w);
+        else if (!cm_wait_backoff(&w))
+            cm_wait_sleep(cm_g.self_ctl, cm_progress_pending, NULL, 50);
+    }
+    cm_comm_finalize();
+    cm_p2p_finalize();
+    cm_dt_finalize();
+    cm_g.finalized = 1;
+    atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_FINALIZED, memory_order_release);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Initialized(int *flag)
+{
+    *flag = cm_g.initialized;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Finalized(int *flag)
+{
+    *flag = cm_g.finalized;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Query_thread(int *provided)
+{
+    *provided = cm_g.thread_level;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Is_thread_main(int *flag)
+{
+    *flag = pthread_equal(pthread_self(), cm_g.main_thread);
+    return MPI_SUCCESS;
+}
+
+_Noreturn void cm_abort_job(int code, int already_printed)
+{
+    if (cm_g.hdr) {
+        uint32_t zero = 0;
+        if (atomic_compare_exchange_strong(&cm_g.hdr->abort_flag, &zero, 1u + (already_printed ? 1u : 0u))) {
+            cm_g.hdr->abort_code = code;
+            cm_g.hdr->abort_rank = cm_g.rank;
+        }
+        cm_g.self_ctl->exit_code = code;
+        atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_ABORTED, memory_order_release);
+    }
+    fflush(stdout);
+    _exit(code & 0xff ? code & 0xff : 1);
+}
+
+int PMPI_Abort(MPI_Comm comm, int errorcode)
+{
+    CM_ENTER(Abort);
+    (void)comm;
+    if (!cm_g.hdr || cm_g.singleton)
+        fprintf(stderr, "corempi: MPI_Abort called on rank %d with code %d\n", cm_g.rank < 0 ? 0 : cm_g.rank, errorcode);
+    cm_abort_job(errorcode, 0);
+}
+
+double PMPI_Wtime(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double PMPI_Wtick(void)
+{
+    struct timespec ts;
+    clock_getres(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+int PMPI_Get_processor_name(char *name, int *resultlen)
+{
+    if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
+        strcpy(name, "localhost");
+    name[MPI_MAX_PROCESSOR_NAME - 1] = 0;
+    *resultlen = (int)strlen(name);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_version(int *version, int *subversion)
+{
+    *version = MPI_VERSION;
+    *subversion = MPI_SUBVERSION;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Get_library_version(char *version, int *resultlen)
+{
+    int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
+                     "corempi %s (MPI %d.%d, shared memory, one node)", COREMPI_VERSION_STRING,
+                     MPI_VERSION, MPI_SUBVERSION);
+    *resultlen = n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pcontrol(const int level, ...)
+{
+    (void)level;
+    return MPI_SUCCESS;
+}

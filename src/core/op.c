@@ -1,0 +1,230 @@
+/*
+ * op.c -- the reduction-operation handle table, MPI_Op_create/free/commutative,
+ * and cm_op_apply, the one entry point the collectives call.
+ *
+ * User ops live in a table indexed by handle - CM_OP_NUM_PREDEFINED that grows
+ * by doubling; a freed slot is reused by the next MPI_Op_create once nothing
+ * retains it.  A mutex guards the table because MPI_THREAD_MULTIPLE programs
+ * may create ops while another thread reduces; the user function itself is
+ * called outside the lock (it may be slow, and may call MPI).
+ */
+#include <limits.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include "core/op.h"
+#include "core/dt_basic.h"
+#include "core/datatype.h"
+#include "core/error.h"
+
+#pragma weak MPI_Op_create = PMPI_Op_create
+#pragma weak MPI_Op_free = PMPI_Op_free
+#pragma weak MPI_Op_commutative = PMPI_Op_commutative
+
+struct cm_user_op {
+    MPI_User_function *fn;
+    int commute;
+    int live;      /* created and not freed by the user */
+    int refs;      /* retains by pending operations; the slot is reused only at 0 */
+};
+
+static pthread_mutex_t cm_op_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cm_user_op *cm_user_ops;
+static int cm_user_ops_cap;
+
+static const char *const cm_op_names[CM_OP_NUM_PREDEFINED] = {
+    "MPI_OP_NULL", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
+    "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC",
+    "MPI_REPLACE", "MPI_NO_OP",
+};
+
+/* The slot of a user op handle, or NULL (caller holds the lock). */
+static struct cm_user_op *cm_user_slot(MPI_Op op)
+{
+    if (op < CM_OP_NUM_PREDEFINED || op - CM_OP_NUM_PREDEFINED >= cm_user_ops_cap)
+        return NULL;
+    struct cm_user_op *u = &cm_user_ops[op - CM_OP_NUM_PREDEFINED];
+    return (u->live || u->refs > 0) ? u : NULL;
+}
+
+/* Copy of a usable user op (live, or freed but still retained); 0 if none. */
+static int cm_user_get(MPI_Op op, struct cm_user_op *out)
+{
+    pthread_mutex_lock(&cm_op_lock);
+    struct cm_user_op *u = cm_user_slot(op);
+    if (u)
+        *out = *u;
+    pthread_mutex_unlock(&cm_op_lock);
+    return u != NULL;
+}
+
+int cm_op_is_valid(MPI_Op op)
+{
+    struct cm_user_op u;
+    return cm_op_is_predefined(op) || (cm_user_get(op, &u) && u.live);
+}
+
+int cm_op_is_commutative(MPI_Op op)
+{
+    struct cm_user_op u;
+    if (cm_op_is_predefined(op))
+        return 1;
+    return cm_user_get(op, &u) ? u.commute != 0 : 0;
+}
+
+int cm_op_allowed(MPI_Op op, MPI_Datatype basic)
+{
+    struct cm_user_op u;
+    if (cm_op_is_predefined(op))
+        return cm_op_predefined_kernel(op, basic) != NULL;
+    return cm_user_get(op, &u);
+}
+
+const char *cm_op_name(MPI_Op op)
+{
+    struct cm_user_op u;
+    if (op >= 0 && op < CM_OP_NUM_PREDEFINED)
+        return cm_op_names[op];
+    return cm_user_get(op, &u) ? "user-defined operation" : "invalid operation";
+}
+
+/* Extent of one element of type, for stepping through user-op chunks. */
+static size_t cm_op_type_extent(MPI_Datatype type)
+{
+    if (cm_dt_is_basic(type))
+        return cm_dt_basic_extent(type);
+    const struct cm_datatype *t = cm_dt_lookup(type);
+    return (t && t->extent > 0) ? (size_t)t->extent : 0;
+}
+
+int cm_op_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_t n)
+{
+    if (cm_op_is_predefined(op)) {
+        cm_op_kernel_fn k = cm_op_predefined_kernel(op, type);
+        if (!k)
+            return MPI_ERR_OP;
+        if (n)
+            k(in, inout, n);
+        return MPI_SUCCESS;
+    }
+
+    struct cm_user_op u;
+    if (!cm_user_get(op, &u))
+        return MPI_ERR_OP;
+    /* MPI_User_function takes an int count: call it in chunks of INT_MAX. */
+    size_t extent = 0;
+    if (n > INT_MAX && (extent = cm_op_type_extent(type)) == 0)
+        return MPI_ERR_TYPE;
+    const char *src = in;
+    char *dst = inout;
+    while (n > 0) {
+        int len = n > INT_MAX ? INT_MAX : (int)n;
+        MPI_Datatype dt = type;
+        u.fn((void *)src, dst, &len, &dt);
+        n -= (size_t)(n > INT_MAX ? INT_MAX : n);
+        src += (size_t)INT_MAX * extent;
+        dst += (size_t)INT_MAX * extent;
+    }
+    return MPI_SUCCESS;
+}
+
+void cm_op_retain(MPI_Op op)
+{
+    pthread_mutex_lock(&cm_op_lock);
+    struct cm_user_op *u = cm_user_slot(op);
+    if (u)
+        u->refs++;
+    pthread_mutex_unlock(&cm_op_lock);
+}
+
+void cm_op_release(MPI_Op op)
+{
+    pthread_mutex_lock(&cm_op_lock);
+    struct cm_user_op *u = cm_user_slot(op);
+    if (u && u->refs > 0)
+        u->refs--;
+    pthread_mutex_unlock(&cm_op_lock);
+}
+
+void cm_op_finalize(void)
+{
+    pthread_mutex_lock(&cm_op_lock);
+    free(cm_user_ops);
+    cm_user_ops = NULL;
+    cm_user_ops_cap = 0;
+    pthread_mutex_unlock(&cm_op_lock);
+}
+
+/* A free slot's handle (growing the table), or MPI_OP_NULL when out of memory. */
+static MPI_Op cm_user_alloc(MPI_User_function *fn, int commute)
+{
+    MPI_Op h = MPI_OP_NULL;
+    pthread_mutex_lock(&cm_op_lock);
+    int i;
+    for (i = 0; i < cm_user_ops_cap; i++)
+        if (!cm_user_ops[i].live && cm_user_ops[i].refs == 0)
+            break;
+    if (i == cm_user_ops_cap && cm_user_ops_cap < INT_MAX / 2 - CM_OP_NUM_PREDEFINED) {
+        int cap = cm_user_ops_cap ? cm_user_ops_cap * 2 : 16;
+        struct cm_user_op *t = realloc(cm_user_ops, (size_t)cap * sizeof *t);
+        if (t) {
+            for (int j = cm_user_ops_cap; j < cap; j++)
+                t[j] = (struct cm_user_op){ 0 };
+            cm_user_ops = t;
+            cm_user_ops_cap = cap;
+        }
+    }
+    if (i < cm_user_ops_cap) {
+        cm_user_ops[i] = (struct cm_user_op){ .fn = fn, .commute = commute != 0, .live = 1 };
+        h = CM_OP_NUM_PREDEFINED + i;
+    }
+    pthread_mutex_unlock(&cm_op_lock);
+    return h;
+}
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    if (!user_fn)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_create", "user function is NULL");
+    if (!op)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_create", "op argument is NULL");
+    MPI_Op h = cm_user_alloc(user_fn, commute);
+    if (h == MPI_OP_NULL)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Op_create",
+                        "out of memory for a new operation");
+    *op = h;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Op_free(MPI_Op *op)
+{
+    if (!op)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_free", "op argument is NULL");
+    if (*op >= 0 && *op < CM_OP_NUM_PREDEFINED)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free",
+                        "%s is predefined and cannot be freed", cm_op_names[*op]);
+    int ok = 0;
+    pthread_mutex_lock(&cm_op_lock);
+    struct cm_user_op *u = cm_user_slot(*op);
+    if (u && u->live) {
+        u->live = 0;
+        ok = 1;
+    }
+    pthread_mutex_unlock(&cm_op_lock);
+    if (!ok)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free",
+                        "invalid operation handle %d", *op);
+    *op = MPI_OP_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Op_commutative(MPI_Op op, int *commute)
+{
+    if (!commute)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_commutative",
+                        "commute argument is NULL");
+    if (!cm_op_is_valid(op))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_commutative",
+                        "invalid operation handle %d", op);
+    *commute = cm_op_is_commutative(op);
+    return MPI_SUCCESS;
+}

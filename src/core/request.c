@@ -1,0 +1,143 @@
+/*
+ * request.c -- request allocation, handles, completion and status.
+ *
+ * Handles index a table of pointers; request memory is recycled through a
+ * free list, so a steady stream of Isend/Wait allocates nothing.
+ */
+#include "core/request.h"
+#include "core/state.h"
+#include "core/error.h"
+#include "p2p/p2p.h"
+#include "p2p/outq.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct cm_request **table;   /* handle -> request */
+static int table_len = 1, table_cap;
+static int *free_handles;
+static int nfree_handles, free_handles_cap;
+static struct cm_request *free_list;
+
+struct cm_request *cm_request_new(enum cm_req_kind kind)
+{
+    struct cm_request *r = free_list;
+    if (r)
+        free_list = r->next;
+    else if (!(r = malloc(sizeof *r)))
+        cm_fatal("request", "out of memory");
+    memset(r, 0, sizeof *r);
+    r->kind = kind;
+    return r;
+}
+
+MPI_Request cm_request_handle(struct cm_request *r)
+{
+    int h;
+    if (nfree_handles) {
+        h = free_handles[--nfree_handles];
+    } else {
+        if (table_len == table_cap) {
+            int cap = table_cap ? 2 * table_cap : 256;
+            struct cm_request **t = realloc(table, (size_t)cap * sizeof *t);
+            if (!t)
+                cm_fatal("request", "out of memory");
+            table = t;
+            table_cap = cap;
+        }
+        h = table_len++;
+    }
+    table[h] = r;
+    r->handle = h;
+    return h;
+}
+
+struct cm_request *cm_request_get(MPI_Request h)
+{
+    if (h <= 0 || h >= table_len)
+        return NULL;
+    return table[h];
+}
+
+void cm_request_release_handle(struct cm_request *r)
+{
+    if (r->handle) {
+        table[r->handle] = NULL;
+        if (nfree_handles == free_handles_cap) {
+            free_handles_cap = free_handles_cap ? 2 * free_handles_cap : 256;
+            free_handles = realloc(free_handles, (size_t)free_handles_cap * sizeof *free_handles);
+            if (!free_handles)
+                cm_fatal("request", "out of memory");
+        }
+        free_handles[nfree_handles++] = r->handle;
+        r->handle = 0;
+    }
+}
+
+void cm_request_release(struct cm_request *r)
+{
+    cm_request_release_handle(r);
+    if (r->kind == CM_REQ_GENERIC && r->destroy)
+        r->destroy(r->state);
+    free(r->pack);
+    r->next = free_list;
+    free_list = r;
+}
+
+MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state)
+{
+    struct cm_request *r = cm_request_new(CM_REQ_GENERIC);
+    r->poll = poll;
+    r->destroy = destroy;
+    r->state = state;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    if (poll(state))
+        r->complete = 1;
+    else
+        cm_progress_add_generic(r);
+    return cm_request_handle(r);
+}
+
+int cm_request_test(struct cm_request *r)
+{
+    if (r->complete)
+        return 1;
+    cm_progress(r->kind == CM_REQ_RECV ? r->peer_world : -1);
+    return r->complete;
+}
+
+void cm_request_status(const struct cm_request *r, MPI_Status *status)
+{
+    if (status == MPI_STATUS_IGNORE || !status)
+        return;
+    if (r->kind == CM_REQ_RECV || r->cancelled) {
+        int err = status->MPI_ERROR;
+        *status = r->status;
+        /* MPI_ERROR is set only by the calls that report errors in statuses. */
+        status->MPI_ERROR = err;
+    } else {
+        status->MPI_SOURCE = MPI_ANY_SOURCE;
+        status->MPI_TAG = MPI_ANY_TAG;
+        status->cm_bytes = 0;
+        status->cm_cancelled = 0;
+    }
+}
+
+void cm_request_wait(struct cm_request *r, unsigned call_id)
+{
+    if (r->complete)
+        return;
+    cm_progress_wait(&r->complete, r->kind == CM_REQ_RECV ? r->peer_world : -1, call_id,
+                     r->peer_world, r->tag, r->ctx);
+}
+
+void cm_request_retire(struct cm_request *r, MPI_Request *handle)
+{
+    if (r->persistent) {
+        r->active = 0;
+        return;
+    }
+    *handle = MPI_REQUEST_NULL;
+    cm_request_release(r);
+}

@@ -1,0 +1,106 @@
+/*
+ * request.h -- request objects and their handles.
+ *
+ * A request lives in memory owned by the library until the operation it
+ * describes is complete AND the user has let go of the handle (Wait/Test
+ * completion or Request_free).  A rendezvous send is referred to by the peer
+ * through its address (the "token"), so its memory must not be reused before
+ * the peer's FIN/CTS traffic is over: `complete` is the only signal of that.
+ */
+#ifndef CM_CORE_REQUEST_H
+#define CM_CORE_REQUEST_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "mpi.h"
+
+enum cm_req_kind {
+    CM_REQ_SEND = 1,
+    CM_REQ_RECV,
+    CM_REQ_GENERIC,     /* driven by a poll callback (nonblocking collectives, ...) */
+    CM_REQ_DONE         /* born complete (PROC_NULL, Comm_idup, ...) */
+};
+
+enum cm_send_mode { CM_MODE_STANDARD = 0, CM_MODE_SYNC, CM_MODE_BUFFERED, CM_MODE_READY };
+
+struct cm_datatype;
+struct cm_comm;
+
+struct cm_request {
+    enum cm_req_kind kind;
+    volatile int complete;
+    int handle;                 /* MPI_Request value, 0 when not handed out */
+    unsigned persistent : 1;    /* Send_init/Recv_init: survives completion */
+    unsigned active : 1;        /* persistent: started and not yet completed */
+    unsigned freed : 1;         /* Request_free called: release on completion */
+    unsigned cancelled : 1;
+    unsigned on_posted : 1;     /* on the posted-receive queue */
+    unsigned internal : 1;      /* library-owned (Bsend copy, blocking call's stack) */
+
+    /* Arguments as given (persistent requests restart from them). */
+    void *buf;
+    int count;
+    MPI_Datatype dtype;
+    MPI_Comm comm;              /* handle (may carry the collective bit) */
+    int peer;                   /* comm rank, MPI_ANY_SOURCE or MPI_PROC_NULL */
+    int tag;
+    enum cm_send_mode mode;
+
+    /* Resolved at start. */
+    int peer_world;             /* world rank of the peer (-1 for ANY_SOURCE) */
+    uint16_t ctx;
+    size_t bytes;               /* packed size of the message (send) or buffer (recv) */
+    void *pack;                 /* contiguous staging copy when dtype is not contiguous */
+    const void *data;           /* where the packed bytes are (buf+lb or pack) */
+
+    /* Send progress. */
+    int send_stage;             /* see p2p/send.c */
+    size_t streamed;            /* fallback: bytes streamed so far */
+    uint64_t peer_token;        /* receiver's token (fallback stream) */
+
+    /* Receive progress. */
+    size_t received;            /* fallback: bytes received so far */
+    size_t expected;            /* bytes of the matched message that fit the buffer */
+    size_t stream_len;          /* fallback: bytes the sender streams (>= expected) */
+    void *target;               /* where received bytes go (user buffer or pack) */
+
+    MPI_Status status;          /* result (source as comm rank) */
+
+    /* Posted queue links; generic poll. */
+    struct cm_request *prev, *next;
+    int (*poll)(void *state);
+    void (*destroy)(void *state);
+    void *state;
+    struct cm_request *bsend_next; /* Bsend: list of buffered sends in flight */
+    size_t bsend_bytes;
+};
+
+/* Allocate a zeroed request (not yet with a handle). */
+struct cm_request *cm_request_new(enum cm_req_kind kind);
+/* Give it an MPI_Request handle. */
+MPI_Request cm_request_handle(struct cm_request *r);
+/* Look up a handle; NULL if invalid. */
+struct cm_request *cm_request_get(MPI_Request h);
+/* Drop only the handle (the request stays in flight, owned by the engine). */
+void cm_request_release_handle(struct cm_request *r);
+/* Drop handle and memory. */
+void cm_request_release(struct cm_request *r);
+
+/* A request completed by polling: poll(state) returns 1 once done.
+ * destroy(state) is called after completion when the request is released. */
+MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state);
+
+/* Make progress on r; returns 1 when complete. */
+int cm_request_test(struct cm_request *r);
+
+/* Fill a user status from a completed request (honours MPI_STATUS_IGNORE). */
+void cm_request_status(const struct cm_request *r, MPI_Status *status);
+
+/* Wait until r completes (progresses everything; may sleep). */
+void cm_request_wait(struct cm_request *r, unsigned call_id);
+
+/* After completion: release or reset a request whose handle the user passes to
+ * Wait/Test; sets *handle to MPI_REQUEST_NULL for non-persistent ones. */
+void cm_request_retire(struct cm_request *r, MPI_Request *handle);
+
+#endif

@@ -1,0 +1,45 @@
+/* state.c -- process-wide state, environment helpers, call names. */
+#include "core/state.h"
+#include "core/error.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct cm_state cm_g = { .rank = -1, .size = 0 };
+
+static const char *const call_names[] = {
+    "MPI call",
+#define CM_CALL_NAME_(n) "MPI_" #n,
+    CM_CALL_LIST(CM_CALL_NAME_)
+#undef CM_CALL_NAME_
+};
+
+const char *cm_call_name(unsigned id)
+{
+    return id < sizeof call_names / sizeof call_names[0] ? call_names[id] : "MPI call";
+}
+
+size_t cm_env_size(const char *name, size_t def)
+{
+    const char *s = getenv(name);
+    if (!s || !*s)
+        return def;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (end == s)
+        return def;
+    switch (tolower((unsigned char)*end)) {
+    case 'k': v <<= 10; break;
+    case 'm': v <<= 20; break;
+    case 'g': v <<= 30; break;
+    }
+    return (size_t)v;
+}
+
+int cm_check_initialized(const char *call)
+{
+    if (cm_g.initialized && !cm_g.finalized)
+        return MPI_SUCCESS;
+    cm_fatal(call, "%s", cm_g.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
+}

@@ -1,0 +1,55 @@
+/*
+ * state.h -- the process-wide state of the library (one MPI process = one rank).
+ */
+#ifndef CM_CORE_STATE_H
+#define CM_CORE_STATE_H
+
+#include <stddef.h>
+#include <pthread.h>
+#include "mpi.h"
+#include "shm/segment.h"
+#include "cm_call_ids.h"
+
+struct cm_state {
+    int rank;                      /* world rank */
+    int size;                      /* world size */
+    void *seg;                     /* the mapped shared segment */
+    size_t seg_bytes;
+    struct cm_seg_header *hdr;
+    struct cm_rank_ctl *self_ctl;  /* this rank's control block */
+    int initialized;
+    int finalized;
+    int singleton;                 /* started without mpirun */
+    int thread_level;
+    pthread_t main_thread;
+    int oversubscribed;
+    int cma_ok;                    /* process_vm_readv usable (COREMPI_SINGLE_COPY, probe) */
+    size_t eager_max;              /* largest message sent eagerly (COREMPI_EAGER_MAX) */
+    size_t frag_max;               /* fragment of the streamed fallback */
+    unsigned verbose;              /* COREMPI_VERBOSE bits */
+};
+
+#define CM_VERBOSE_P2P  0x1u
+#define CM_VERBOSE_COLL 0x2u
+#define CM_VERBOSE_INIT 0x4u
+
+extern struct cm_state cm_g;
+
+/* Record the MPI call this rank is in, for crash and deadlock reports. */
+static inline void cm_enter(enum cm_call_id id)
+{
+    if (cm_g.self_ctl)
+        cm_g.self_ctl->last_call = (uint32_t)id;
+}
+#define CM_ENTER(name) cm_enter(CM_CALL_##name)
+
+/* MPI calls other than the few allowed before Init/after Finalize use this. */
+int cm_check_initialized(const char *call);
+
+/* Name of a call id ("MPI_Send"), for messages. */
+const char *cm_call_name(unsigned id);
+
+/* Read an environment variable as a size (accepts k/K, m/M suffixes), or def. */
+size_t cm_env_size(const char *name, size_t def);
+
+#endif

@@ -1,0 +1,254 @@
+/*
+ * api_probe.c -- Probe/Iprobe and the matched-probe calls Mprobe/Improbe,
+ * Mrecv/Imrecv.  A matched probe takes the message off the unexpected queue,
+ * so no other receive can steal it; its MPI_Message handle owns it.
+ */
+#include "p2p/p2p.h"
+#include "p2p/check.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "core/request.h"
+#include "core/error.h"
+#include "shm/wait.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Probe = PMPI_Probe
+#pragma weak MPI_Iprobe = PMPI_Iprobe
+#pragma weak MPI_Mprobe = PMPI_Mprobe
+#pragma weak MPI_Improbe = PMPI_Improbe
+#pragma weak MPI_Mrecv = PMPI_Mrecv
+#pragma weak MPI_Imrecv = PMPI_Imrecv
+
+int cm_recv_report(const struct cm_request *r, const char *call);
+
+/* MPI_Message handles: 0 NULL, 1 NO_PROC, then matched messages. */
+struct msg_slot {
+    struct cm_unexp *u;
+    MPI_Comm comm;
+};
+static struct msg_slot *msgs;
+static int nmsgs = 2, msgs_cap;
+
+static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
+{
+    for (int i = 2; i < nmsgs; i++) {
+        if (!msgs[i].u) {
+            msgs[i] = (struct msg_slot){ u, comm };
+            return i;
+        }
+    }
+    if (nmsgs == msgs_cap || !msgs) {
+        msgs_cap = msgs_cap ? 2 * msgs_cap : 16;
+        msgs = realloc(msgs, (size_t)msgs_cap * sizeof *msgs);
+        if (!msgs)
+            cm_fatal("MPI_Mprobe", "out of memory");
+    }
+    msgs[nmsgs] = (struct msg_slot){ u, comm };
+    return nmsgs++;
+}
+
+static int probe_args(const char *call, int source, int tag, MPI_Comm comm, uint16_t *ctx, int *src_world)
+{
+    int rc = cm_p2p_check(call, (void *)1, 0, MPI_BYTE, source, CM_PEER_SOURCE, tag, comm);
+    if (rc)
+        return rc;
+    struct cm_comm *c = cm_comm_lookup(comm, ctx);
+    *src_world = source == MPI_ANY_SOURCE ? -1 : source == MPI_PROC_NULL ? -2 : c->world_of[source];
+    return MPI_SUCCESS;
+}
+
+static void proc_null_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    st->MPI_SOURCE = MPI_PROC_NULL;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->cm_bytes = 0;
+    st->cm_cancelled = 0;
+}
+
+static void found_status(MPI_Status *st, MPI_Comm comm, struct cm_unexp *u)
+{
+    if (st == MPI_STATUS_IGNORE)
+        return;
+    cm_status_set(st, cm_comm_lookup(comm, NULL), u->src_world, u->tag, u->len);
+}
+
+/* Progress until a matching message is in the unexpected queue. */
+static struct cm_unexp *probe_wait(uint16_t ctx, int src_world, int tag, int remove, unsigned call_id)
+{
+    struct cm_waiter w;
+    cm_waiter_reset(&w);
+    struct cm_unexp *u;
+    int announced = 0;
+    while (!(u = cm_unexp_find(ctx, src_world, tag, remove))) {
+        if (cm_progress(src_world)) {
+            cm_waiter_reset(&w);
+            continue;
+        }
+        if (cm_wait_backoff(&w))
+            continue;
+        if (!announced) {
+            cm_g.self_ctl->blocked_peer = src_world;
+            cm_g.self_ctl->blocked_tag = tag;
+            cm_g.self_ctl->blocked_ctx = ctx;
+            cm_g.self_ctl->blocked_call = call_id;
+            announced = 1;
+        }
+        cm_wait_sleep(cm_g.self_ctl, cm_progress_pending, NULL, 200);
+    }
+    if (announced)
+        cm_g.self_ctl->blocked_call = 0;
+    return u;
+}
+
+int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    CM_ENTER(Probe);
+    uint16_t ctx;
+    int src, rc = probe_args("MPI_Probe", source, tag, comm, &ctx, &src);
+    if (rc)
+        return rc;
+    if (src == -2) {
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    found_status(status, comm, probe_wait(ctx, src, tag, 0, CM_CALL_Probe));
+    return MPI_SUCCESS;
+}
+
+int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    CM_ENTER(Iprobe);
+    uint16_t ctx;
+    int src, rc = probe_args("MPI_Iprobe", source, tag, comm, &ctx, &src);
+    if (rc)
+        return rc;
+    if (src == -2) {
+        *flag = 1;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    cm_progress(src);
+    struct cm_unexp *u = cm_unexp_find(ctx, src, tag, 0);
+    *flag = u != NULL;
+    if (u)
+        found_status(status, comm, u);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    CM_ENTER(Mprobe);
+    uint16_t ctx;
+    int src, rc = probe_args("MPI_Mprobe", source, tag, comm, &ctx, &src);
+    if (rc)
+        return rc;
+    if (src == -2) {
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    struct cm_unexp *u = probe_wait(ctx, src, tag, 1, CM_CALL_Mprobe);
+    found_status(status, comm, u);
+    *message = msg_handle(u, comm);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    CM_ENTER(Improbe);
+    uint16_t ctx;
+    int src, rc = probe_args("MPI_Improbe", source, tag, comm, &ctx, &src);
+    if (rc)
+        return rc;
+    if (src == -2) {
+        *flag = 1;
+        *message = MPI_MESSAGE_NO_PROC;
+        proc_null_status(status);
+        return MPI_SUCCESS;
+    }
+    cm_progress(src);
+    struct cm_unexp *u = cm_unexp_find(ctx, src, tag, 1);
+    *flag = u != NULL;
+    if (u) {
+        found_status(status, comm, u);
+        *message = msg_handle(u, comm);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Start receiving a matched message into a request; NULL message handled by caller. */
+static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
+                       struct cm_request *r)
+{
+    MPI_Message m = *message;
+    if (m < 2 || m >= nmsgs || !msgs[m].u)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid message handle %d", m);
+    MPI_Comm comm = msgs[m].comm;
+    int rc = cm_p2p_check(call, buf, count, datatype, MPI_ANY_SOURCE, CM_PEER_SOURCE, MPI_ANY_TAG, comm);
+    if (rc)
+        return rc;
+    struct cm_unexp *u = msgs[m].u;
+    msgs[m].u = NULL;
+    *message = MPI_MESSAGE_NULL;
+    r->buf = buf;
+    r->count = count;
+    r->dtype = datatype;
+    r->comm = comm;
+    r->peer = MPI_ANY_SOURCE;
+    r->tag = MPI_ANY_TAG;
+    cm_comm_lookup(comm, &r->ctx);
+    cm_recv_start_matched(r, u);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+{
+    CM_ENTER(Mrecv);
+    if (!message)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Mrecv", "message pointer is NULL");
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        proc_null_status(status);
+        *message = MPI_MESSAGE_NULL;
+        return MPI_SUCCESS;
+    }
+    struct cm_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = CM_REQ_RECV;
+    r.internal = 1;
+    int rc = mrecv_start("MPI_Mrecv", buf, count, datatype, message, &r);
+    if (rc)
+        return rc;
+    cm_request_wait(&r, CM_CALL_Mrecv);
+    if (status != MPI_STATUS_IGNORE)
+        *status = r.status;
+    return r.status.MPI_ERROR ? cm_recv_report(&r, "MPI_Mrecv") : MPI_SUCCESS;
+}
+
+int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+{
+    CM_ENTER(Imrecv);
+    int rc = cm_check_request_ptr("MPI_Imrecv", request);
+    if (rc)
+        return rc;
+    if (!message)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Imrecv", "message pointer is NULL");
+    struct cm_request *r = cm_request_new(CM_REQ_RECV);
+    if (*message == MPI_MESSAGE_NO_PROC) {
+        r->peer = MPI_PROC_NULL;
+        cm_recv_start(r);
+        *message = MPI_MESSAGE_NULL;
+        *request = cm_request_handle(r);
+        return MPI_SUCCESS;
+    }
+    rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, r);
+    if (rc) {
+        cm_request_release(r);
+        return rc;
+    }
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}

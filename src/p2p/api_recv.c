@@ -1,0 +1,201 @@
+/*
+ * api_recv.c -- receives (blocking, nonblocking, persistent), Start/Startall,
+ * Sendrecv and Sendrecv_replace.
+ */
+#include "p2p/p2p.h"
+#include "p2p/check.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/request.h"
+#include "core/bsend.h"
+#include "core/error.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Recv = PMPI_Recv
+#pragma weak MPI_Irecv = PMPI_Irecv
+#pragma weak MPI_Recv_init = PMPI_Recv_init
+#pragma weak MPI_Start = PMPI_Start
+#pragma weak MPI_Startall = PMPI_Startall
+#pragma weak MPI_Sendrecv = PMPI_Sendrecv
+#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
+
+#define likely(x) __builtin_expect(!!(x), 1)
+
+static inline int args_ok(struct cm_comm *c, struct cm_datatype *t, const void *buf, int count, int src, int tag)
+{
+    return c && t && t->committed && count >= 0 &&
+           ((unsigned)src < (unsigned)c->size || src == MPI_ANY_SOURCE) &&
+           (tag >= 0 || tag == MPI_ANY_TAG) && (buf || count == 0 || t->size == 0);
+}
+
+static void fill(struct cm_request *r, void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm)
+{
+    r->buf = buf;
+    r->count = count;
+    r->dtype = dt;
+    r->peer = src;
+    r->tag = tag;
+    r->comm = comm;
+}
+
+/* Report a truncated receive through the communicator's error handler. */
+int cm_recv_report(const struct cm_request *r, const char *call)
+{
+    if (r->status.MPI_ERROR != MPI_ERR_TRUNCATE)
+        return r->status.MPI_ERROR;
+    return cm_error(r->comm & ~CM_COMM_COLL_BIT, MPI_ERR_TRUNCATE, call,
+                    "message truncated: %zu bytes from rank %d (tag %d) do not fit a receive buffer of %zu bytes",
+                    r->stream_len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    CM_ENTER(Recv);
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    struct cm_datatype *t = cm_dt_lookup(datatype);
+    if (!likely(args_ok(c, t, buf, count, source, tag))) {
+        int rc = cm_p2p_check("MPI_Recv", buf, count, datatype, source, CM_PEER_SOURCE, tag, comm);
+        if (rc)
+            return rc;
+    }
+    struct cm_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = CM_REQ_RECV;
+    r.internal = 1;
+    fill(&r, buf, count, datatype, source, tag, comm);
+    cm_recv_start(&r);
+    cm_request_wait(&r, CM_CALL_Recv);
+    if (status != MPI_STATUS_IGNORE)
+        *status = r.status;
+    return r.status.MPI_ERROR ? cm_recv_report(&r, "MPI_Recv") : MPI_SUCCESS;
+}
+
+int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Irecv);
+    int rc = cm_check_request_ptr("MPI_Irecv", request);
+    if (rc)
+        return rc;
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    struct cm_datatype *t = cm_dt_lookup(datatype);
+    if (!likely(args_ok(c, t, buf, count, source, tag))) {
+        rc = cm_p2p_check("MPI_Irecv", buf, count, datatype, source, CM_PEER_SOURCE, tag, comm);
+        if (rc)
+            return rc;
+    }
+    struct cm_request *r = cm_request_new(CM_REQ_RECV);
+    fill(r, buf, count, datatype, source, tag, comm);
+    cm_recv_start(r);
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Recv_init);
+    int rc = cm_check_request_ptr("MPI_Recv_init", request);
+    if (rc || (rc = cm_p2p_check("MPI_Recv_init", buf, count, datatype, source, CM_PEER_SOURCE, tag, comm)))
+        return rc;
+    struct cm_request *r = cm_request_new(CM_REQ_RECV);
+    fill(r, buf, count, datatype, source, tag, comm);
+    r->persistent = 1;
+    r->complete = 1;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+static int start_one(MPI_Request h, const char *call)
+{
+    struct cm_request *r = cm_request_get(h);
+    if (!r || !r->persistent)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request %d is not a persistent request", h);
+    if (r->active)
+        return cm_error(r->comm, MPI_ERR_REQUEST, call, "request %d is already active", h);
+    r->active = 1;
+    r->cancelled = 0;
+    if (r->kind == CM_REQ_RECV) {
+        cm_recv_start(r);
+    } else if (r->mode == CM_MODE_BUFFERED) {
+        r->complete = 1;
+        if (r->peer != MPI_PROC_NULL)
+            return cm_bsend_start(r, call);
+    } else {
+        cm_send_start(r);
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Start(MPI_Request *request)
+{
+    CM_ENTER(Start);
+    int rc = cm_check_request_ptr("MPI_Start", request);
+    return rc ? rc : start_one(*request, "MPI_Start");
+}
+
+int PMPI_Startall(int count, MPI_Request array_of_requests[])
+{
+    CM_ENTER(Startall);
+    if (count < 0)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Startall", "negative count %d", count);
+    for (int i = 0; i < count; i++) {
+        int rc = start_one(array_of_requests[i], "MPI_Startall");
+        if (rc)
+            return rc;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
+{
+    CM_ENTER(Sendrecv);
+    int rc = cm_p2p_check("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, CM_PEER_DEST, sendtag, comm);
+    if (rc || (rc = cm_p2p_check("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, CM_PEER_SOURCE, recvtag, comm)))
+        return rc;
+    struct cm_request rr, sr;
+    memset(&rr, 0, sizeof rr);
+    memset(&sr, 0, sizeof sr);
+    rr.kind = CM_REQ_RECV;
+    rr.internal = 1;
+    fill(&rr, recvbuf, recvcount, recvtype, source, recvtag, comm);
+    sr.kind = CM_REQ_SEND;
+    sr.internal = 1;
+    sr.buf = (void *)sendbuf;
+    sr.count = sendcount;
+    sr.dtype = sendtype;
+    sr.peer = dest;
+    sr.tag = sendtag;
+    sr.comm = comm;
+    cm_recv_start(&rr);
+    cm_send_start(&sr);
+    cm_request_wait(&sr, CM_CALL_Sendrecv);
+    cm_request_wait(&rr, CM_CALL_Sendrecv);
+    if (status != MPI_STATUS_IGNORE)
+        *status = rr.status;
+    return rr.status.MPI_ERROR ? cm_recv_report(&rr, "MPI_Sendrecv") : MPI_SUCCESS;
+}
+
+int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+{
+    CM_ENTER(Sendrecv_replace);
+    int rc = cm_p2p_check("MPI_Sendrecv_replace", buf, count, datatype, dest, CM_PEER_DEST, sendtag, comm);
+    if (rc || (rc = cm_p2p_check("MPI_Sendrecv_replace", buf, count, datatype, source, CM_PEER_SOURCE, recvtag, comm)))
+        return rc;
+    /* Send from a packed copy so the receive may overwrite buf. */
+    struct cm_datatype *t = cm_dt_lookup(datatype);
+    size_t bytes = (size_t)count * t->size;
+    void *copy = malloc(bytes ? bytes : 1);
+    if (!copy)
+        return cm_error(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace", "cannot allocate %zu bytes", bytes);
+    cm_dt_pack(buf, count, t, copy);
+    rc = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
+    free(copy);
+    return rc;
+}

@@ -1,0 +1,197 @@
+/*
+ * api_send.c -- MPI_Send and friends: blocking, nonblocking and persistent
+ * sends in the four modes.
+ *
+ * Blocking sends keep their request on the stack: nothing is allocated for a
+ * message that fits the ring, and a rendezvous send's request lives until the
+ * receiver's FIN because the call waits for it.
+ */
+#include "p2p/p2p.h"
+#include "p2p/check.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/request.h"
+#include "core/bsend.h"
+#include "core/error.h"
+
+#include <string.h>
+
+#pragma weak MPI_Send = PMPI_Send
+#pragma weak MPI_Ssend = PMPI_Ssend
+#pragma weak MPI_Bsend = PMPI_Bsend
+#pragma weak MPI_Rsend = PMPI_Rsend
+#pragma weak MPI_Isend = PMPI_Isend
+#pragma weak MPI_Issend = PMPI_Issend
+#pragma weak MPI_Ibsend = PMPI_Ibsend
+#pragma weak MPI_Irsend = PMPI_Irsend
+#pragma weak MPI_Send_init = PMPI_Send_init
+#pragma weak MPI_Ssend_init = PMPI_Ssend_init
+#pragma weak MPI_Bsend_init = PMPI_Bsend_init
+#pragma weak MPI_Rsend_init = PMPI_Rsend_init
+
+#define likely(x) __builtin_expect(!!(x), 1)
+
+static inline int args_ok(struct cm_comm *c, struct cm_datatype *t, const void *buf, int count, int dest, int tag)
+{
+    return c && t && t->committed && count >= 0 && (unsigned)dest < (unsigned)c->size &&
+           tag >= 0 && (buf || count == 0 || t->size == 0);
+}
+
+static void fill(struct cm_request *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
+                 MPI_Comm comm, enum cm_send_mode mode)
+{
+    r->buf = (void *)buf;
+    r->count = count;
+    r->dtype = dt;
+    r->peer = dest;
+    r->tag = tag;
+    r->comm = comm;
+    r->mode = mode;
+}
+
+/* Blocking send in standard, ready or synchronous mode. */
+static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         enum cm_send_mode mode, enum cm_call_id call, const char *name)
+{
+    uint16_t ctx = 0;
+    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (!likely(args_ok(c, t, buf, count, dest, tag))) {
+        int rc = cm_p2p_check(name, buf, count, dt, dest, CM_PEER_DEST, tag, comm);
+        if (rc || dest == MPI_PROC_NULL)
+            return rc;
+    }
+    if (mode != CM_MODE_SYNC && t->contig &&
+        cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[dest], ctx, tag))
+        return MPI_SUCCESS;
+    struct cm_request r;
+    memset(&r, 0, sizeof r);
+    r.kind = CM_REQ_SEND;
+    r.internal = 1;
+    fill(&r, buf, count, dt, dest, tag, comm, mode);
+    cm_send_start(&r);
+    cm_request_wait(&r, call);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CM_ENTER(Send);
+    return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_STANDARD, CM_CALL_Send, "MPI_Send");
+}
+
+int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CM_ENTER(Rsend);
+    return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_READY, CM_CALL_Rsend, "MPI_Rsend");
+}
+
+int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CM_ENTER(Ssend);
+    return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_SYNC, CM_CALL_Ssend, "MPI_Ssend");
+}
+
+int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+{
+    CM_ENTER(Bsend);
+    int rc = cm_p2p_check("MPI_Bsend", buf, count, datatype, dest, CM_PEER_DEST, tag, comm);
+    if (rc || dest == MPI_PROC_NULL)
+        return rc;
+    struct cm_request r;
+    memset(&r, 0, sizeof r);
+    fill(&r, buf, count, datatype, dest, tag, comm, CM_MODE_BUFFERED);
+    return cm_bsend_start(&r, "MPI_Bsend");
+}
+
+static int send_nonblocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                            MPI_Request *request, enum cm_send_mode mode, const char *name)
+{
+    int rc = cm_check_request_ptr(name, request);
+    if (rc)
+        return rc;
+    uint16_t ctx = 0;
+    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (!likely(args_ok(c, t, buf, count, dest, tag))) {
+        rc = cm_p2p_check(name, buf, count, dt, dest, CM_PEER_DEST, tag, comm);
+        if (rc)
+            return rc;
+    }
+    struct cm_request *r = cm_request_new(CM_REQ_SEND);
+    fill(r, buf, count, dt, dest, tag, comm, mode);
+    if (mode == CM_MODE_BUFFERED) {
+        r->complete = 1;
+        if (dest != MPI_PROC_NULL && (rc = cm_bsend_start(r, name)) != MPI_SUCCESS) {
+            cm_request_release(r);
+            return rc;
+        }
+    } else {
+        cm_send_start(r);
+    }
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Isend);
+    return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_STANDARD, "MPI_Isend");
+}
+
+int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Issend);
+    return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_SYNC, "MPI_Issend");
+}
+
+int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Ibsend);
+    return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_BUFFERED, "MPI_Ibsend");
+}
+
+int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Irsend);
+    return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY, "MPI_Irsend");
+}
+
+static int send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                     MPI_Request *request, enum cm_send_mode mode, const char *name)
+{
+    int rc = cm_check_request_ptr(name, request);
+    if (rc || (rc = cm_p2p_check(name, buf, count, dt, dest, CM_PEER_DEST, tag, comm)))
+        return rc;
+    struct cm_request *r = cm_request_new(CM_REQ_SEND);
+    fill(r, buf, count, dt, dest, tag, comm, mode);
+    r->persistent = 1;
+    r->complete = 1; /* inactive */
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Send_init);
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_STANDARD, "MPI_Send_init");
+}
+
+int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Ssend_init);
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_SYNC, "MPI_Ssend_init");
+}
+
+int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Bsend_init);
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_BUFFERED, "MPI_Bsend_init");
+}
+
+int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Rsend_init);
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY, "MPI_Rsend_init");
+}

@@ -1,0 +1,381 @@
+/*
+ * api_wait.c -- completion: Wait/Test and their any/all/some forms,
+ * Request_free, Request_get_status, Cancel, Test_cancelled.
+ */
+#include "p2p/p2p.h"
+#include "p2p/check.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "core/request.h"
+#include "core/error.h"
+#include "shm/wait.h"
+
+#pragma weak MPI_Wait = PMPI_Wait
+#pragma weak MPI_Test = PMPI_Test
+#pragma weak MPI_Waitall = PMPI_Waitall
+#pragma weak MPI_Testall = PMPI_Testall
+#pragma weak MPI_Waitany = PMPI_Waitany
+#pragma weak MPI_Testany = PMPI_Testany
+#pragma weak MPI_Waitsome = PMPI_Waitsome
+#pragma weak MPI_Testsome = PMPI_Testsome
+#pragma weak MPI_Request_free = PMPI_Request_free
+#pragma weak MPI_Request_get_status = PMPI_Request_get_status
+#pragma weak MPI_Cancel = PMPI_Cancel
+#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
+
+int cm_recv_report(const struct cm_request *r, const char *call);
+
+static void empty_status(MPI_Status *st)
+{
+    if (st == MPI_STATUS_IGNORE || !st)
+        return;
+    st->MPI_SOURCE = MPI_ANY_SOURCE;
+    st->MPI_TAG = MPI_ANY_TAG;
+    st->cm_bytes = 0;
+    st->cm_cancelled = 0;
+}
+
+/* NULL handle or inactive persistent request: nothing to wait for. */
+static int is_inactive(MPI_Request h, struct cm_request *r)
+{
+    return h == MPI_REQUEST_NULL || (r && r->persistent && !r->active);
+}
+
+static int lookup(MPI_Request h, struct cm_request **r, const char *call)
+{
+    *r = NULL;
+    if (h == MPI_REQUEST_NULL)
+        return MPI_SUCCESS;
+    *r = cm_request_get(h);
+    if (!*r)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %d", h);
+    return MPI_SUCCESS;
+}
+
+/* Finish a completed request: status out, handle retired, error (if any) returned. */
+static int finish(struct cm_request *r, MPI_Request *h, MPI_Status *st, const char *call)
+{
+    cm_request_status(r, st);
+    int err = r->kind == CM_REQ_RECV ? r->status.MPI_ERROR : MPI_SUCCESS;
+    if (err == MPI_ERR_TRUNCATE)
+        err = cm_recv_report(r, call);
+    cm_request_retire(r, h);
+    return err;
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    CM_ENTER(Wait);
+    struct cm_request *r;
+    int rc = cm_check_request_ptr("MPI_Wait", request);
+    if (rc || (rc = lookup(*request, &r, "MPI_Wait")))
+        return rc;
+    if (is_inactive(*request, r)) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    cm_request_wait(r, CM_CALL_Wait);
+    return finish(r, request, status, "MPI_Wait");
+}
+
+int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+{
+    CM_ENTER(Test);
+    struct cm_request *r;
+    int rc = cm_check_request_ptr("MPI_Test", request);
+    if (rc || (rc = lookup(*request, &r, "MPI_Test")))
+        return rc;
+    if (is_inactive(*request, r)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    if (!cm_request_test(r)) {
+        *flag = 0;
+        return MPI_SUCCESS;
+    }
+    *flag = 1;
+    return finish(r, request, status, "MPI_Test");
+}
+
+static int check_array(int count, const MPI_Request reqs[], const char *call)
+{
+    if (count < 0)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COUNT, call, "negative count %d", count);
+    if (count > 0 && !reqs)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request array is NULL");
+    for (int i = 0; i < count; i++) {
+        if (reqs[i] != MPI_REQUEST_NULL && !cm_request_get(reqs[i]))
+            return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %d at index %d", reqs[i], i);
+    }
+    return MPI_SUCCESS;
+}
+
+/* Progress until pred(arg) holds, sleeping when nothing moves. */
+static void wait_until(int (*pred)(void *), void *arg, unsigned call_id)
+{
+    struct cm_waiter w;
+    cm_waiter_reset(&w);
+    int announced = 0;
+    while (!pred(arg)) {
+        if (cm_progress(-1)) {
+            cm_waiter_reset(&w);
+            continue;
+        }
+        if (pred(arg) || cm_wait_backoff(&w))
+            continue;
+        if (!announced) {
+            cm_g.self_ctl->blocked_peer = MPI_ANY_SOURCE;
+            cm_g.self_ctl->blocked_tag = MPI_ANY_TAG;
+            cm_g.self_ctl->blocked_ctx = 0;
+            cm_g.self_ctl->blocked_call = call_id;
+            announced = 1;
+        }
+        cm_wait_sleep(cm_g.self_ctl, cm_progress_pending, NULL, 20);
+    }
+    if (announced)
+        cm_g.self_ctl->blocked_call = 0;
+}
+
+struct req_array {
+    int count;
+    MPI_Request *reqs;
+};
+
+static int active_done(MPI_Request h)
+{
+    struct cm_request *r = cm_request_get(h);
+    return is_inactive(h, r) || r->complete;
+}
+
+static int all_done(void *arg)
+{
+    struct req_array *a = arg;
+    for (int i = 0; i < a->count; i++)
+        if (!active_done(a->reqs[i]))
+            return 0;
+    return 1;
+}
+
+static int some_done(void *arg)
+{
+    struct req_array *a = arg;
+    int any_active = 0;
+    for (int i = 0; i < a->count; i++) {
+        struct cm_request *r = cm_request_get(a->reqs[i]);
+        if (is_inactive(a->reqs[i], r))
+            continue;
+        any_active = 1;
+        if (r->complete)
+            return 1;
+    }
+    return !any_active;
+}
+
+/* Retire every completed active request of the array (all of them for Waitall). */
+static int finish_all(int count, MPI_Request reqs[], MPI_Status statuses[], const char *call)
+{
+    int err = MPI_SUCCESS;
+    for (int i = 0; i < count; i++) {
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
+        struct cm_request *r = cm_request_get(reqs[i]);
+        if (is_inactive(reqs[i], r)) {
+            empty_status(st);
+            if (st != MPI_STATUS_IGNORE)
+                st->MPI_ERROR = MPI_SUCCESS;
+            continue;
+        }
+        int e = finish(r, &reqs[i], st, call);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = e;
+        if (e)
+            err = MPI_ERR_IN_STATUS;
+    }
+    return err;
+}
+
+int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+{
+    CM_ENTER(Waitall);
+    int rc = check_array(count, array_of_requests, "MPI_Waitall");
+    if (rc)
+        return rc;
+    struct req_array a = { count, array_of_requests };
+    wait_until(all_done, &a, CM_CALL_Waitall);
+    return finish_all(count, array_of_requests, array_of_statuses, "MPI_Waitall");
+}
+
+int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+{
+    CM_ENTER(Testall);
+    int rc = check_array(count, array_of_requests, "MPI_Testall");
+    if (rc)
+        return rc;
+    struct req_array a = { count, array_of_requests };
+    cm_progress(-1);
+    *flag = all_done(&a);
+    if (!*flag)
+        return MPI_SUCCESS;
+    return finish_all(count, array_of_requests, array_of_statuses, "MPI_Testall");
+}
+
+static int first_complete(int count, MPI_Request reqs[], int *index)
+{
+    int any_active = 0;
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = cm_request_get(reqs[i]);
+        if (is_inactive(reqs[i], r))
+            continue;
+        any_active = 1;
+        if (r->complete) {
+            *index = i;
+            return 1;
+        }
+    }
+    if (!any_active) {
+        *index = MPI_UNDEFINED;
+        return 1;
+    }
+    return 0;
+}
+
+int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+{
+    CM_ENTER(Waitany);
+    int rc = check_array(count, array_of_requests, "MPI_Waitany");
+    if (rc)
+        return rc;
+    struct req_array a = { count, array_of_requests };
+    wait_until(some_done, &a, CM_CALL_Waitany);
+    first_complete(count, array_of_requests, index);
+    if (*index == MPI_UNDEFINED) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    return finish(cm_request_get(array_of_requests[*index]), &array_of_requests[*index], status, "MPI_Waitany");
+}
+
+int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+{
+    CM_ENTER(Testany);
+    int rc = check_array(count, array_of_requests, "MPI_Testany");
+    if (rc)
+        return rc;
+    cm_progress(-1);
+    *flag = first_complete(count, array_of_requests, index);
+    if (!*flag) {
+        *index = MPI_UNDEFINED;
+        return MPI_SUCCESS;
+    }
+    if (*index == MPI_UNDEFINED) {
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    return finish(cm_request_get(array_of_requests[*index]), &array_of_requests[*index], status, "MPI_Testany");
+}
+
+static int collect_some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[], const char *call)
+{
+    int n = 0, any_active = 0, err = MPI_SUCCESS;
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = cm_request_get(reqs[i]);
+        if (is_inactive(reqs[i], r))
+            continue;
+        any_active = 1;
+        if (!r->complete)
+            continue;
+        MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
+        int e = finish(r, &reqs[i], st, call);
+        if (st != MPI_STATUS_IGNORE)
+            st->MPI_ERROR = e;
+        if (e)
+            err = MPI_ERR_IN_STATUS;
+        indices[n++] = i;
+    }
+    *outcount = any_active ? n : MPI_UNDEFINED;
+    return err;
+}
+
+int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    CM_ENTER(Waitsome);
+    int rc = check_array(incount, array_of_requests, "MPI_Waitsome");
+    if (rc)
+        return rc;
+    struct req_array a = { incount, array_of_requests };
+    wait_until(some_done, &a, CM_CALL_Waitsome);
+    return collect_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, "MPI_Waitsome");
+}
+
+int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+{
+    CM_ENTER(Testsome);
+    int rc = check_array(incount, array_of_requests, "MPI_Testsome");
+    if (rc)
+        return rc;
+    cm_progress(-1);
+    return collect_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, "MPI_Testsome");
+}
+
+int PMPI_Request_free(MPI_Request *request)
+{
+    CM_ENTER(Request_free);
+    struct cm_request *r;
+    int rc = cm_check_request_ptr("MPI_Request_free", request);
+    if (rc || (rc = lookup(*request, &r, "MPI_Request_free")))
+        return rc;
+    if (!r)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
+    if (r->complete || (r->persistent && !r->active)) {
+        cm_request_release(r);
+    } else {
+        /* Still in flight: the engine releases it when it completes. */
+        cm_request_release_handle(r);
+        r->freed = 1;
+    }
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+{
+    CM_ENTER(Request_get_status);
+    struct cm_request *r;
+    int rc = lookup(request, &r, "MPI_Request_get_status");
+    if (rc)
+        return rc;
+    if (is_inactive(request, r)) {
+        *flag = 1;
+        empty_status(status);
+        return MPI_SUCCESS;
+    }
+    *flag = cm_request_test(r);
+    if (*flag)
+        cm_request_status(r, status);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cancel(MPI_Request *request)
+{
+    CM_ENTER(Cancel);
+    struct cm_request *r;
+    int rc = cm_check_request_ptr("MPI_Cancel", request);
+    if (rc || (rc = lookup(*request, &r, "MPI_Cancel")))
+        return rc;
+    if (!r)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
+    /* Only receives that have not matched can be cancelled; a send always
+     * completes normally (cancelling sends is deprecated in MPI 4). */
+    if (r->kind == CM_REQ_RECV && !r->complete)
+        cm_recv_cancel(r);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+{
+    CM_ENTER(Test_cancelled);
+    if (!status || status == MPI_STATUS_IGNORE)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test_cancelled", "status is NULL or MPI_STATUS_IGNORE");
+    *flag = status->cm_cancelled;
+    return MPI_SUCCESS;
+}

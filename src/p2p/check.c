@@ -1,0 +1,44 @@
+/* check.c -- argument checks of point-to-point calls (see check.h). */
+#include "p2p/check.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/state.h"
+
+int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, int peer,
+                 enum cm_peer_role role, int tag, MPI_Comm comm)
+{
+    cm_check_initialized(call);
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c) {
+        if (comm == MPI_COMM_NULL)
+            return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %d", comm);
+    }
+    if (count < 0)
+        return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d", count);
+    int rc = cm_dt_check(comm, dt, call, "datatype");
+    if (rc)
+        return rc;
+    if (!buf && count > 0 && cm_dt_lookup(dt)->size > 0)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "buffer is NULL but count is %d", count);
+    const char *what = role == CM_PEER_DEST ? "destination" : "source";
+    if (peer != MPI_PROC_NULL && !(role == CM_PEER_SOURCE && peer == MPI_ANY_SOURCE) &&
+        (peer < 0 || peer >= c->size))
+        return cm_error(comm, MPI_ERR_RANK, call, "invalid %s %d (communicator size %d)", what, peer, c->size);
+    if (tag != MPI_ANY_TAG || role == CM_PEER_DEST) {
+        if (tag < 0 || tag > CM_TAG_UB) {
+            if (role == CM_PEER_DEST)
+                return cm_error(comm, MPI_ERR_TAG, call, "invalid tag %d (must be 0..%d)", tag, CM_TAG_UB);
+            return cm_error(comm, MPI_ERR_TAG, call, "invalid tag %d (must be 0..%d or MPI_ANY_TAG)", tag, CM_TAG_UB);
+        }
+    }
+    return MPI_SUCCESS;
+}
+
+int cm_check_request_ptr(const char *call, const MPI_Request *req)
+{
+    if (!req)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request pointer is NULL");
+    return MPI_SUCCESS;
+}

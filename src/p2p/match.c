@@ -1,0 +1,238 @@
+/* match.c -- posted and unexpected queues (see match.h). */
+#include "p2p/match.h"
+#include "p2p/p2p.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "shm/ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static struct cm_request *posted_head, *posted_tail;
+static struct cm_unexp *unexp_head, *unexp_tail;
+
+static inline int fits(int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == -1) && (want_tag == tag || want_tag == MPI_ANY_TAG);
+}
+
+static void posted_unlink(struct cm_request *r)
+{
+    if (r->prev) r->prev->next = r->next; else posted_head = r->next;
+    if (r->next) r->next->prev = r->prev; else posted_tail = r->prev;
+    r->prev = r->next = NULL;
+    r->on_posted = 0;
+}
+
+struct cm_request *cm_match_posted(uint16_t ctx, int src_world, int tag)
+{
+    for (struct cm_request *r = posted_head; r; r = r->next) {
+        if (r->ctx == ctx && fits(r->peer_world, r->tag, src_world, tag)) {
+            posted_unlink(r);
+            return r;
+        }
+    }
+    return NULL;
+}
+
+static struct cm_unexp *unexp_new(int src, uint16_t ctx, int tag, size_t len)
+{
+    struct cm_unexp *u = calloc(1, sizeof *u);
+    if (!u)
+        cm_fatal("progress", "out of memory for an unexpected message");
+    u->src_world = src;
+    u->ctx = ctx;
+    u->tag = tag;
+    u->len = len;
+    if (unexp_tail) unexp_tail->next = u; else unexp_head = u;
+    unexp_tail = u;
+    return u;
+}
+
+void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t token,
+                        const void *data, size_t len)
+{
+    struct cm_unexp *u = unexp_new(src, ctx, tag, len);
+    u->kind = CM_MSG_EAGER;
+    u->flags = flags;
+    u->token = token;
+    if (len) {
+        u->data = malloc(len);
+        if (!u->data)
+            cm_fatal("progress", "out of memory for an unexpected message of %zu bytes", len);
+        memcpy(u->data, data, len);
+    }
+}
+
+void cm_unexp_add_rts(int src, uint16_t ctx, int tag, uint64_t token, uint64_t addr, size_t len)
+{
+    struct cm_unexp *u = unexp_new(src, ctx, tag, len);
+    u->kind = CM_MSG_RTS;
+    u->token = token;
+    u->addr = addr;
+}
+
+struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove)
+{
+    struct cm_unexp *prev = NULL;
+    for (struct cm_unexp *u = unexp_head; u; prev = u, u = u->next) {
+        if (u->ctx != ctx || !fits(src_world, tag, u->src_world, u->tag))
+            continue;
+        if (remove) {
+            if (prev) prev->next = u->next; else unexp_head = u->next;
+            if (unexp_tail == u) unexp_tail = prev;
+            u->next = NULL;
+        }
+        return u;
+    }
+    return NULL;
+}
+
+void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes)
+{
+    st->MPI_SOURCE = c ? c->comm_of[src_world] : src_world;
+    st->MPI_TAG = tag;
+    st->cm_bytes = (long long)bytes;
+    st->cm_cancelled = 0;
+}
+
+void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len)
+{
+    struct cm_comm *c = cm_comm_lookup(r->comm, NULL);
+    size_t n = len;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    if (len > r->bytes) {
+        n = r->bytes;
+        r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
+    }
+    r->expected = n;
+    r->received = 0;
+    cm_status_set(&r->status, c, src_world, tag, n);
+    r->peer_world = src_world; /* for a streamed rendezvous, and Cancel */
+}
+
+void cm_recv_complete(struct cm_request *r)
+{
+    if (r->pack) {
+        struct cm_datatype *t = cm_dt_lookup(r->dtype);
+        cm_dt_unpack(r->pack, r->expected, r->buf, r->count, t);
+        free(r->pack);
+        r->pack = NULL;
+    }
+    r->complete = 1;
+    if (r->freed)
+        cm_request_release(r);
+}
+
+/* Where received bytes go: straight into the user's buffer when contiguous,
+ * else into a staging buffer unpacked at completion. */
+static void *recv_target(struct cm_request *r)
+{
+    struct cm_datatype *t = cm_dt_lookup(r->dtype);
+    if (t->contig || r->expected == 0)
+        return (char *)r->buf + t->true_lb;
+    r->pack = malloc(r->expected);
+    if (!r->pack)
+        cm_fatal("MPI_Recv", "out of memory staging %zu bytes", r->expected);
+    return r->pack;
+}
+
+void cm_recv_deliver(struct cm_request *r, int src_world, int tag, const void *data, size_t len)
+{
+    cm_recv_matched(r, src_world, tag, len);
+    if (r->expected)
+        memcpy(recv_target(r), data, r->expected);
+    cm_recv_complete(r);
+}
+
+/* Receive side of a rendezvous whose RTS matched r. */
+void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uint64_t token,
+                          uint64_t addr, size_t len);
+
+void cm_rndv_receive(struct cm_request *r, int src_world, int tag, uint64_t token, uint64_t addr, size_t len)
+{
+    cm_recv_matched(r, src_world, tag, len);
+    cm_rndv_receive_into(r, r->expected ? recv_target(r) : NULL, src_world, token, addr, len);
+}
+
+static void start_from_unexp(struct cm_request *r, struct cm_unexp *u)
+{
+    if (u->kind == CM_MSG_EAGER) {
+        cm_recv_deliver(r, u->src_world, u->tag, u->data, u->len);
+        if (u->flags & CM_MSGF_SYNC)
+            cm_send_ctrl(u->src_world, CM_MSG_ACK, &u->token, 8);
+    } else {
+        cm_recv_matched(r, u->src_world, u->tag, u->len);
+        cm_rndv_receive_into(r, r->expected ? recv_target(r) : NULL, u->src_world, u->token, u->addr, u->len);
+    }
+    free(u->data);
+    free(u);
+}
+
+void cm_recv_start_matched(struct cm_request *r, struct cm_unexp *u)
+{
+    struct cm_datatype *t = cm_dt_lookup(r->dtype);
+    r->complete = 0;
+    r->bytes = (size_t)r->count * t->size;
+    start_from_unexp(r, u);
+}
+
+void cm_recv_start(struct cm_request *r)
+{
+    r->complete = 0;
+    r->cancelled = 0;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    if (r->peer == MPI_PROC_NULL) {
+        r->status.MPI_SOURCE = MPI_PROC_NULL;
+        r->status.MPI_TAG = MPI_ANY_TAG;
+        r->status.cm_bytes = 0;
+        r->status.cm_cancelled = 0;
+        r->complete = 1;
+        return;
+    }
+    struct cm_comm *c = cm_comm_lookup(r->comm, &r->ctx);
+    struct cm_datatype *t = cm_dt_lookup(r->dtype);
+    r->bytes = (size_t)r->count * t->size;
+    r->peer_world = r->peer == MPI_ANY_SOURCE ? -1 : c->world_of[r->peer];
+    /* Drain what has arrived, so that the unexpected queue is up to date and
+     * an older message is never bypassed. */
+    cm_progress(r->peer_world);
+    struct cm_unexp *u = cm_unexp_find(r->ctx, r->peer_world, r->tag, 1);
+    if (u) {
+        start_from_unexp(r, u);
+        return;
+    }
+    r->prev = posted_tail;
+    r->next = NULL;
+    if (posted_tail) posted_tail->next = r; else posted_head = r;
+    posted_tail = r;
+    r->on_posted = 1;
+}
+
+int cm_recv_cancel(struct cm_request *r)
+{
+    if (!r->on_posted)
+        return 0;
+    posted_unlink(r);
+    r->cancelled = 1;
+    r->status.cm_cancelled = 1;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    r->status.cm_bytes = 0;
+    r->complete = 1;
+    return 1;
+}
+
+void cm_match_finalize(void)
+{
+    while (unexp_head) {
+        struct cm_unexp *u = unexp_head;
+        unexp_head = u->next;
+        free(u->data);
+        free(u);
+    }
+    unexp_tail = NULL;
+    posted_head = posted_tail = NULL;
+}

@@ -1,0 +1,27 @@
+/*
+ * match.h -- MPI matching: the posted-receive queue and the unexpected queue.
+ *
+ * Both are FIFOs in arrival/post order; a message matches the OLDEST posted
+ * receive with the same context whose source and tag fit, and a new receive
+ * matches the OLDEST unexpected message that fits.  Together with the FIFO
+ * rings this gives MPI's non-overtaking order.
+ */
+#ifndef CM_P2P_MATCH_H
+#define CM_P2P_MATCH_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "core/request.h"
+
+struct cm_request *cm_match_posted(uint16_t ctx, int src_world, int tag);
+void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t token,
+                        const void *data, size_t len);
+void cm_unexp_add_rts(int src, uint16_t ctx, int tag, uint64_t token, uint64_t addr, size_t len);
+/* Copy an eager payload into a matched receive and complete it. */
+void cm_recv_deliver(struct cm_request *r, int src_world, int tag, const void *data, size_t len);
+/* Record the match in r's status (source, tag, size, truncation). */
+void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len);
+void cm_recv_complete(struct cm_request *r);
+void cm_match_finalize(void);
+
+#endif

@@ -1,0 +1,137 @@
+/* outq.c -- per-destination FIFOs of sends waiting for room (see outq.h). */
+#include "p2p/outq.h"
+#include "p2p/p2p.h"
+#include "core/error.h"
+#include "core/state.h"
+#include "shm/ring.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum item_type { ITEM_SEND, ITEM_CTRL, ITEM_STREAM };
+
+struct item {
+    struct item *next;
+    enum item_type type;
+    struct cm_request *req;
+    uint8_t kind;
+    uint32_t len;
+    unsigned char payload[16];
+};
+
+struct queue {
+    struct item *head, *tail;
+};
+
+static struct queue *queues;  /* [world size] */
+static int *active;           /* destinations with a non-empty queue */
+static int nactive;
+extern struct cm_ring_tx *cm_tx;
+
+void cm_outq_init(int nranks)
+{
+    queues = calloc((size_t)nranks, sizeof *queues);
+    active = calloc((size_t)nranks, sizeof *active);
+    if (!queues || !active)
+        cm_fatal("MPI_Init", "out of memory");
+}
+
+void cm_outq_finalize(void)
+{
+    free(queues);
+    free(active);
+    queues = NULL;
+    active = NULL;
+    nactive = 0;
+}
+
+int cm_outq_active(void) { return nactive > 0; }
+int cm_outq_empty(int dst) { return queues[dst].head == NULL; }
+
+static void push(int dst, struct item *it)
+{
+    struct queue *q = &queues[dst];
+    it->next = NULL;
+    if (q->tail) {
+        q->tail->next = it;
+    } else {
+        q->head = it;
+        active[nactive++] = dst;
+    }
+    q->tail = it;
+}
+
+static struct item *item_new(enum item_type type)
+{
+    struct item *it = calloc(1, sizeof *it);
+    if (!it)
+        cm_fatal("send", "out of memory");
+    it->type = type;
+    return it;
+}
+
+void cm_outq_push_send(int dst, struct cm_request *r)
+{
+    struct item *it = item_new(ITEM_SEND);
+    it->req = r;
+    push(dst, it);
+}
+
+void cm_outq_push_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
+{
+    struct item *it = item_new(ITEM_CTRL);
+    it->kind = kind;
+    it->len = len;
+    memcpy(it->payload, payload, len);
+    push(dst, it);
+}
+
+void cm_outq_push_stream(int dst, struct cm_request *r)
+{
+    struct item *it = item_new(ITEM_STREAM);
+    it->req = r;
+    push(dst, it);
+}
+
+static int write_item(int dst, struct item *it)
+{
+    switch (it->type) {
+    case ITEM_SEND: return cm_write_first(it->req);
+    case ITEM_CTRL: return cm_write_ctrl(dst, it->kind, it->payload, it->len);
+    case ITEM_STREAM: return cm_write_stream(it->req);
+    }
+    return 0;
+}
+
+int cm_outq_drain(void)
+{
+    int done = 0;
+    for (int i = 0; i < nactive;) {
+        int dst = active[i];
+        struct queue *q = &queues[dst];
+        while (q->head && write_item(dst, q->head)) {
+            struct item *it = q->head;
+            q->head = it->next;
+            free(it);
+            done++;
+        }
+        if (!q->head) {
+            q->tail = NULL;
+            active[i] = active[--nactive];
+        } else {
+            i++;
+        }
+    }
+    return done;
+}
+
+int cm_outq_room(void)
+{
+    for (int i = 0; i < nactive; i++) {
+        struct cm_ring_tx *tx = &cm_tx[active[i]];
+        uint64_t rpos = atomic_load_explicit(&tx->v.ctl->rpos, memory_order_acquire);
+        if (rpos != tx->rpos_cache)
+            return 1;
+    }
+    return 0;
+}

@@ -1,0 +1,89 @@
+/*
+ * p2p.h -- point-to-point engine: matching, eager and rendezvous protocols.
+ *
+ * Everything here runs in the calling thread (MPI_THREAD_SERIALIZED at most):
+ * progress happens only inside MPI calls.  Ordering guarantee: messages from
+ * one sender to one receiver travel through one FIFO ring and are matched in
+ * ring order, and sends that could not enter the ring wait in a per-destination
+ * FIFO (`pending`) that is drained before any newer send to that destination.
+ */
+#ifndef CM_P2P_H
+#define CM_P2P_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include "mpi.h"
+#include "core/request.h"
+
+struct cm_comm;
+
+/* A message that arrived before its receive was posted. */
+struct cm_unexp {
+    struct cm_unexp *next;
+    int src_world;
+    uint16_t ctx;
+    uint8_t kind;          /* CM_MSG_EAGER or CM_MSG_RTS */
+    uint8_t flags;         /* CM_MSGF_SYNC */
+    int32_t tag;
+    size_t len;            /* message bytes */
+    uint64_t token;        /* sender's token (sync eager and rendezvous) */
+    uint64_t addr;         /* rendezvous: sender's buffer address */
+    void *data;            /* eager: copy of the payload */
+};
+
+int cm_p2p_init(void);
+void cm_p2p_finalize(void);
+
+/* Move whatever can move.  hint: a world rank to poll first, or -1.
+ * Returns the number of messages handled. */
+int cm_progress(int hint);
+
+/* Is there anything for this rank to do right now (used before sleeping)? */
+int cm_progress_pending(void *unused);
+
+/* Wait until *flag becomes non-zero, progressing and eventually sleeping. */
+void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, int tag, uint16_t ctx);
+
+/* Start a send/receive described by a filled-in request (buf, count, dtype,
+ * comm, peer, tag, mode).  Arguments must have been checked.  */
+void cm_send_start(struct cm_request *r);
+void cm_recv_start(struct cm_request *r);
+
+/* Blocking eager fast path: write the message straight into the ring when
+ * possible.  Returns 1 if sent, 0 if the caller must use a request. */
+int cm_send_try_immediate(const void *data, size_t bytes, int dst_world, uint16_t ctx, int tag);
+
+/* Probe the unexpected queue (after progress).  Returns the message or NULL;
+ * with `remove` it is unlinked (Mprobe). */
+struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove);
+/* Receive a message already taken off the unexpected queue (Mrecv). */
+void cm_recv_start_matched(struct cm_request *r, struct cm_unexp *u);
+
+/* Cancel a posted receive; returns 1 if cancelled (it had not matched). */
+int cm_recv_cancel(struct cm_request *r);
+
+/* Internal: send a small control message (FIN/CTS/ACK) to a world rank. */
+void cm_send_ctrl(int dst_world, uint8_t kind, const void *payload, uint32_t len);
+/* Internal: queue the streaming of a rendezvous send after a CTS. */
+void cm_send_stream(struct cm_request *r, uint64_t receiver_token);
+
+/* Fill status fields from a matched message. */
+void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes);
+
+/* Rendezvous payloads. */
+struct cm_rts {
+    uint64_t token;   /* sender's request address */
+    uint64_t addr;    /* sender's data address */
+    uint64_t len;     /* total bytes */
+};
+struct cm_cts {
+    uint64_t sender_token;
+    uint64_t receiver_token;
+};
+
+/* Receiver side: a matched RTS; reads the data or asks for a stream. */
+void cm_rndv_receive(struct cm_request *r, int src_world, int tag, uint64_t token, uint64_t addr, size_t len);
+/* Receiver side: one DATA fragment. */
+void cm_rndv_data(const void *payload, uint32_t len);
+
+#endif

@@ -1,0 +1,83 @@
+/*
+ * rndv.c -- the receiving side of the rendezvous protocol.
+ *
+ * Single copy: the receiver reads the sender's buffer with process_vm_readv
+ * straight into its own, then sends FIN.  Fallback (COREMPI_SINGLE_COPY=0 or
+ * the kernel refuses): the receiver sends CTS and the sender streams the data
+ * through the ring in fragments -- the ring is the pair of bounce buffers,
+ * and sender and receiver copy concurrently (pipelined).
+ */
+#include "p2p/p2p.h"
+#include "p2p/match.h"
+#include "core/state.h"
+#include "core/error.h"
+#include "shm/segment.h"
+#include "shm/ring.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/uio.h>
+
+static int read_peer(int src_world, void *dst, uint64_t addr, size_t len)
+{
+    if (src_world == cm_g.rank) {
+        memcpy(dst, (const void *)(uintptr_t)addr, len);
+        return 0;
+    }
+    pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)src_world)->pid;
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = { (char *)dst + done, len - done };
+        struct iovec r = { (void *)(uintptr_t)(addr + done), len - done };
+        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (done == 0) {
+                if (cm_g.verbose)
+                    fprintf(stderr, "corempi: rank %d: process_vm_readv from rank %d refused (%s); using the bounce-buffer path\n",
+                            cm_g.rank, src_world, strerror(errno));
+                cm_g.cma_ok = 0;
+                return -1;
+            }
+            cm_fatal("MPI_Recv", "single-copy read from rank %d failed after %zu of %zu bytes: %s",
+                     src_world, done, len, strerror(errno));
+        }
+        done += (size_t)n;
+    }
+    return 0;
+}
+
+void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uint64_t token,
+                          uint64_t addr, size_t len)
+{
+    r->target = target;
+    if ((cm_g.cma_ok || src_world == cm_g.rank) &&
+        (r->expected == 0 || read_peer(src_world, target, addr, r->expected) == 0)) {
+        cm_send_ctrl(src_world, CM_MSG_FIN, &token, 8);
+        cm_recv_complete(r);
+        return;
+    }
+    r->stream_len = len;
+    r->received = 0;
+    struct cm_cts cts = { token, (uintptr_t)r };
+    cm_send_ctrl(src_world, CM_MSG_CTS, &cts, sizeof cts);
+}
+
+void cm_rndv_data(const void *payload, uint32_t len)
+{
+    uint64_t token;
+    memcpy(&token, payload, 8);
+    struct cm_request *r = (struct cm_request *)(uintptr_t)token;
+    size_t n = len - 8;
+    if (r->received < r->expected) {
+        size_t keep = r->expected - r->received;
+        if (keep > n)
+            keep = n;
+        memcpy((char *)r->target + r->received, (const char *)payload + 8, keep);
+    }
+    r->received += n;
+    if (r->received >= r->stream_len)
+        cm_recv_complete(r);
+}

@@ -1,0 +1,185 @@
+/*
+ * send.c -- the sending side: eager messages, rendezvous requests (RTS),
+ * streamed fragments after a CTS, and small control messages.
+ *
+ * Stages of a send request (send_stage):
+ *   0  not yet in the ring (queued or about to be written)
+ *   1  eager synchronous: waiting for the receiver's ACK
+ *   2  rendezvous: waiting for FIN (single copy) or CTS (stream)
+ *   3  streaming after a CTS
+ */
+#include "p2p/p2p.h"
+#include "p2p/outq.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/bsend.h"
+#include "shm/ring.h"
+#include "shm/wait.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern struct cm_ring_tx *cm_tx;
+
+static inline void publish_and_wake(int dst, struct cm_msg_hdr *h)
+{
+    cm_ring_publish(&cm_tx[dst], h);
+    cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)dst));
+}
+
+int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx, int tag)
+{
+    if (bytes > cm_g.eager_max || !cm_outq_empty(dst))
+        return 0;
+    struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], (uint32_t)bytes);
+    if (!h)
+        return 0;
+    h->kind = CM_MSG_EAGER;
+    h->flags = 0;
+    h->ctx = ctx;
+    h->tag = tag;
+    h->len = (uint32_t)bytes;
+    if (bytes)
+        memcpy(cm_msg_payload(h), data, bytes);
+    publish_and_wake(dst, h);
+    return 1;
+}
+
+int cm_write_first(struct cm_request *r)
+{
+    int dst = r->peer_world;
+    int sync = r->mode == CM_MODE_SYNC;
+    if (r->bytes <= cm_g.eager_max) {
+        uint32_t len = (uint32_t)r->bytes + (sync ? 8u : 0u);
+        struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], len);
+        if (!h)
+            return 0;
+        char *p = cm_msg_payload(h);
+        h->kind = CM_MSG_EAGER;
+        h->flags = sync ? CM_MSGF_SYNC : 0;
+        h->ctx = r->ctx;
+        h->tag = r->tag;
+        h->len = len;
+        if (sync) {
+            uint64_t token = (uintptr_t)r;
+            memcpy(p, &token, 8);
+            p += 8;
+        }
+        if (r->bytes)
+            memcpy(p, r->data, r->bytes);
+        r->send_stage = 1;
+        publish_and_wake(dst, h);
+        if (!sync)
+            cm_send_complete(r);
+        return 1;
+    }
+    struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], sizeof(struct cm_rts));
+    if (!h)
+        return 0;
+    struct cm_rts rts = { (uintptr_t)r, (uintptr_t)r->data, r->bytes };
+    h->kind = CM_MSG_RTS;
+    h->flags = 0;
+    h->ctx = r->ctx;
+    h->tag = r->tag;
+    h->len = sizeof rts;
+    memcpy(cm_msg_payload(h), &rts, sizeof rts);
+    r->send_stage = 2;
+    publish_and_wake(dst, h);
+    return 1;
+}
+
+int cm_write_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
+{
+    struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], len);
+    if (!h)
+        return 0;
+    h->kind = kind;
+    h->flags = 0;
+    h->ctx = 0;
+    h->tag = 0;
+    h->len = len;
+    memcpy(cm_msg_payload(h), payload, len);
+    publish_and_wake(dst, h);
+    return 1;
+}
+
+int cm_write_stream(struct cm_request *r)
+{
+    int dst = r->peer_world;
+    while (r->streamed < r->bytes) {
+        size_t chunk = r->bytes - r->streamed;
+        if (chunk > cm_g.frag_max)
+            chunk = cm_g.frag_max;
+        struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], (uint32_t)(chunk + 8));
+        if (!h)
+            return 0;
+        char *p = cm_msg_payload(h);
+        h->kind = CM_MSG_DATA;
+        h->flags = 0;
+        h->ctx = 0;
+        h->tag = 0;
+        h->len = (uint32_t)(chunk + 8);
+        memcpy(p, &r->peer_token, 8);
+        memcpy(p + 8, (const char *)r->data + r->streamed, chunk);
+        r->streamed += chunk;
+        publish_and_wake(dst, h);
+    }
+    cm_send_complete(r);
+    return 1;
+}
+
+void cm_send_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
+{
+    if (!cm_outq_empty(dst) || !cm_write_ctrl(dst, kind, payload, len))
+        cm_outq_push_ctrl(dst, kind, payload, len);
+}
+
+void cm_send_stream(struct cm_request *r, uint64_t receiver_token)
+{
+    r->peer_token = receiver_token;
+    r->send_stage = 3;
+    if (!cm_outq_empty(r->peer_world) || !cm_write_stream(r))
+        cm_outq_push_stream(r->peer_world, r);
+}
+
+void cm_send_complete(struct cm_request *r)
+{
+    if (r->pack) {
+        free(r->pack);
+        r->pack = NULL;
+    }
+    r->complete = 1;
+    if (r->mode == CM_MODE_BUFFERED && r->internal)
+        cm_bsend_done(r);
+    else if (r->freed)
+        cm_request_release(r);
+}
+
+void cm_send_start(struct cm_request *r)
+{
+    r->complete = 0;
+    r->send_stage = 0;
+    r->streamed = 0;
+    r->status.MPI_ERROR = MPI_SUCCESS;
+    if (r->peer == MPI_PROC_NULL) {
+        r->complete = 1;
+        return;
+    }
+    struct cm_comm *c = cm_comm_lookup(r->comm, &r->ctx);
+    struct cm_datatype *t = cm_dt_lookup(r->dtype);
+    r->peer_world = c->world_of[r->peer];
+    r->bytes = (size_t)r->count * t->size;
+    if (t->contig || r->bytes == 0) {
+        r->data = (const char *)r->buf + t->true_lb;
+    } else {
+        r->pack = malloc(r->bytes);
+        if (!r->pack)
+            cm_fatal("MPI_Send", "out of memory packing %zu bytes", r->bytes);
+        cm_dt_pack(r->buf, r->count, t, r->pack);
+        r->data = r->pack;
+    }
+    if (!cm_outq_empty(r->peer_world) || !cm_write_first(r))
+        cm_outq_push_send(r->peer_world, r);
+}

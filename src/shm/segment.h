@@ -1,0 +1,128 @@
+/*
+ * segment.h -- layout of the one shared-memory segment of a corempi job.
+ *
+ * The launcher (mpirun) creates the segment with memfd_create, sizes it with
+ * cm_seg_layout(), writes the header with cm_seg_format(), and every rank maps
+ * the inherited fd (COREMPI_SHM_FD).  A singleton (no mpirun) makes its own.
+ *
+ * Layout: [header][rank control blocks][ring control lines][per-pair rings]
+ *         [collective areas]
+ *
+ * Invariants:
+ *  - Every field written by one process and read by others sits on a 64-byte
+ *    line of its own, and lines written by different processes are two lines
+ *    (128 bytes) apart so the adjacent-line prefetcher does not pair them.
+ *  - Counters grow forever and are compared with wraparound-safe unsigned
+ *    arithmetic; nothing is reset while the job runs.
+ *  - ftruncate() zero-fills, so "all zero" is the valid initial state of every
+ *    ring and control block.
+ */
+#ifndef CM_SHM_SEGMENT_H
+#define CM_SHM_SEGMENT_H
+
+#include <stdint.h>
+#include <stddef.h>
+#include <stdatomic.h>
+
+#define CM_CACHELINE 64
+#define CM_SEG_MAGIC   0x31697061726f6d63ULL /* "cmoraapi1" (any fixed value) */
+#define CM_SEG_VERSION 1u
+
+/* Environment contract between mpirun and the ranks. */
+#define CM_ENV_RANK   "COREMPI_RANK"
+#define CM_ENV_SIZE   "COREMPI_SIZE"
+#define CM_ENV_SHM_FD "COREMPI_SHM_FD"
+
+/* Header flags. */
+#define CM_SEG_OVERSUBSCRIBED 0x1u /* more ranks than usable cores: do not spin */
+
+/* Rank states (cm_rank_ctl.state). */
+enum cm_rank_state {
+    CM_RANK_STARTING = 0, /* forked, MPI_Init not yet done */
+    CM_RANK_RUNNING = 1,  /* between MPI_Init and MPI_Finalize */
+    CM_RANK_FINALIZED = 2,
+    CM_RANK_ABORTED = 3   /* called MPI_Abort or died on a fatal MPI error */
+};
+
+struct cm_seg_header {
+    uint64_t magic;
+    uint32_t version;
+    uint32_t nranks;
+    uint64_t total_bytes;
+    uint64_t ctl_off;      /* nranks * sizeof(struct cm_rank_ctl) */
+    uint64_t ringctl_off;  /* nranks * nranks consumer lines (struct cm_ring_ctl) */
+    uint64_t ring_off;     /* nranks * nranks rings of ring_bytes each */
+    uint64_t ring_bytes;   /* one ring, control lines included; power of two */
+    uint64_t coll_off;     /* collective areas (src/coll), coll_bytes in all */
+    uint64_t coll_bytes;
+    int32_t launcher_pid;  /* 0 for a singleton */
+    uint32_t flags;        /* CM_SEG_* */
+    uint32_t ncores;       /* cores the job may use */
+    uint32_t pad0;
+    /* Written once by the first rank that aborts (compare-and-swap from 0). */
+    _Alignas(CM_CACHELINE) _Atomic uint32_t abort_flag;
+    int32_t abort_code;
+    int32_t abort_rank;
+};
+
+/*
+ * One per rank.  Line A is written by the owner only (launcher reads it for
+ * diagnostics); line C is the doorbell other ranks ring.
+ */
+struct cm_rank_ctl {
+    /* line A: owner-written status */
+    _Alignas(CM_CACHELINE) int32_t pid;   /* set by the child before exec */
+    int32_t bound_core;                   /* -1 when not bound */
+    _Atomic uint32_t state;               /* enum cm_rank_state */
+    uint32_t last_call;                   /* cm_call_id of the last MPI call entered */
+    uint32_t blocked_call;                /* call it is blocked in, 0 when not blocked */
+    int32_t blocked_peer;                 /* world rank or MPI_ANY_SOURCE */
+    int32_t blocked_tag;
+    uint32_t blocked_ctx;                 /* communicator context id */
+    _Atomic uint64_t progress;            /* grows whenever this rank moves a message */
+    int32_t exit_code;                    /* MPI_Abort code when state == ABORTED */
+    uint32_t pad_a;
+    char pad_a2[CM_CACHELINE - 48];
+    char gap_b[CM_CACHELINE];             /* keeps A and C on separate line pairs */
+    /* line C: doorbell (futex word) rung by ranks that may unblock this one */
+    _Alignas(CM_CACHELINE) _Atomic uint32_t doorbell;
+    _Atomic uint32_t sleeping;            /* 1 while waiting on the futex */
+    char pad_c[CM_CACHELINE - 8];
+    char gap_d[CM_CACHELINE];
+};
+
+_Static_assert(sizeof(struct cm_rank_ctl) == 4 * CM_CACHELINE, "control block is 4 lines");
+
+/* Compute offsets and the total size for nranks; fills *h (header fields only). */
+size_t cm_seg_layout(uint32_t nranks, struct cm_seg_header *h);
+/* Write the header at base (the memory must be zero-filled). */
+void cm_seg_format(void *base, const struct cm_seg_header *h);
+/* Check a mapped segment's header; returns 0 or -1 with a reason in *why. */
+int cm_seg_check(const void *base, size_t mapped_bytes, const char **why);
+
+static inline struct cm_rank_ctl *cm_seg_ctl(void *base, uint32_t rank)
+{
+    const struct cm_seg_header *h = (const struct cm_seg_header *)base;
+    return (struct cm_rank_ctl *)((char *)base + h->ctl_off) + rank;
+}
+
+/* The consumer's published read position of one ring: written by dst, read by src. */
+struct cm_ring_ctl {
+    _Alignas(CM_CACHELINE) _Atomic uint64_t rpos; /* slots consumed so far */
+    char pad[2 * CM_CACHELINE - 8];
+};
+
+static inline struct cm_ring_ctl *cm_seg_ringctl(void *base, uint32_t src, uint32_t dst)
+{
+    const struct cm_seg_header *h = (const struct cm_seg_header *)base;
+    return (struct cm_ring_ctl *)((char *)base + h->ringctl_off) + ((uint64_t)dst * h->nranks + src);
+}
+
+/* The ring carrying messages from src to dst: it lives in dst's part of the segment. */
+static inline void *cm_seg_ring(void *base, uint32_t src, uint32_t dst)
+{
+    const struct cm_seg_header *h = (const struct cm_seg_header *)base;
+    return (char *)base + h->ring_off + ((uint64_t)dst * h->nranks + src) * h->ring_bytes;
+}
+
+#endif

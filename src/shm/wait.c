@@ -1,0 +1,62 @@
+/* wait.c -- spin, yield, futex sleep (see wait.h). */
+#include "wait.h"
+
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdint.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Spinning pays only when the peer runs on another core at the same time.
+ * ~2000 pauses is a few microseconds: long enough to catch a ping-pong reply,
+ * short enough not to burn a core that a sleeping peer could use. */
+static unsigned spin_limit = 2000;
+static unsigned yield_limit = 16;
+
+void cm_wait_configure(int oversubscribed)
+{
+    if (oversubscribed) {
+        spin_limit = 0;
+        yield_limit = 2;
+    }
+}
+
+int cm_wait_backoff(struct cm_waiter *w)
+{
+    if (w->spins < spin_limit) {
+        w->spins++;
+        cm_cpu_relax();
+        return 1;
+    }
+    if (w->yields < yield_limit) {
+        w->yields++;
+        sched_yield();
+        return 1;
+    }
+    return 0;
+}
+
+static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, int timeout_ms)
+{
+    uint32_t bell = atomic_load_explicit(&self->doorbell, memory_order_acquire);
+    atomic_store_explicit(&self->sleeping, 1, memory_order_relaxed);
+    atomic_thread_fence(memory_order_seq_cst);
+    if (!recheck(arg)) {
+        struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+        futex(&self->doorbell, FUTEX_WAIT, bell, &ts);
+    }
+    atomic_store_explicit(&self->sleeping, 0, memory_order_relaxed);
+}
+
+void cm_wake(struct cm_rank_ctl *peer)
+{
+    atomic_fetch_add_explicit(&peer->doorbell, 1, memory_order_release);
+    futex(&peer->doorbell, FUTEX_WAKE, 1, NULL);
+}
