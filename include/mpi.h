@@ -138,8 +138,8 @@ typedef struct MPI_Status {
 
 #define MPI_BOTTOM          ((void *)0)
 #define MPI_IN_PLACE        ((void *)-1)
-#define MPI_STATUS_IGNORE   ((MPI_Status *)1)
-#define MPI_STATUSES_IGNORE ((MPI_Status *)1)
+#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
 #define MPI_ARGV_NULL       ((char **)0)
 #define MPI_ARGVS_NULL      ((char ***)0)

@@ -327,3 +327,22 @@ int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
     status->cm_cancelled = flag != 0;
     return MPI_SUCCESS;
 }
+
+#pragma weak MPI_Type_get_envelope = PMPI_Type_get_envelope
+
+/* Derived types record their constructor (core/datatype_create.c); a type
+ * without a record is predefined. */
+int cm_dt_envelope_derived(const struct cm_datatype *t, int *ni, int *na, int *nd, int *combiner) __attribute__((weak));
+
+int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_addresses, int *num_datatypes, int *combiner)
+{
+    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_envelope");
+    if (!t)
+        return MPI_ERR_TYPE;
+    if (t->predefined || !cm_dt_envelope_derived) {
+        *num_integers = *num_addresses = *num_datatypes = 0;
+        *combiner = MPI_COMBINER_NAMED;
+        return MPI_SUCCESS;
+    }
+    return cm_dt_envelope_derived(t, num_integers, num_addresses, num_datatypes, combiner);
+}

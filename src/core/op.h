@@ -61,7 +61,8 @@ void cm_op_finalize(void);
  * (MPI_Reduce_local raises it); MPI_ERR_OP means "op not defined on the
  * basic type the derived type is made of". */
 int cm_dt_reduce_local_derived(const void *inbuf, void *inoutbuf, int count,
-                               MPI_Datatype datatype, MPI_Op op) __attribute__((weak));
+                               MPI_Datatype datatype, MPI_Op op)
+    __attribute__((weak, visibility("hidden")));
 
 /* --- below: between op.c and op_predefined.c ------------------------------ */
 

@@ -30,9 +30,19 @@
 
 /* ---- loop generators ---------------------------------------------------- */
 
+/* x86-64: each loop is also built for AVX2 and the best copy is picked once at
+ * load time (an ifunc), because the default target (SSE2) lacks 64-bit
+ * compares and multiplies, and has half the vector width. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CM_NO_TARGET_CLONES)
+#define CM_KERNEL __attribute__((target_clones("avx2", "default")))
+#else
+#define CM_KERNEL
+#endif
+
 /* inout[i] = EXPR(a = in[i], b = inout[i]) */
 #define CM_LOOP(fname, T, EXPR)                                             \
-    static void fname(const void *restrict in_, void *restrict inout_, size_t n)              \
+    CM_KERNEL static void fname(const void *restrict in_,                   \
+                                void *restrict inout_, size_t n)            \
     {                                                                       \
         const T *restrict in = (const T *)in_;                              \
         T *restrict io = (T *)inout_;                                       \
@@ -82,7 +92,8 @@ static void cm_op_noop(const void *in, void *inout, size_t n)
 
 /* MAXLOC/MINLOC on struct { V val; int idx; }.  BETTER(x, y): x's value beats y's. */
 #define CM_PAIR_LOOP(fname, S, BETTER)                                      \
-    static void fname(const void *restrict in_, void *restrict inout_, size_t n)              \
+    CM_KERNEL static void fname(const void *restrict in_,                   \
+                                void *restrict inout_, size_t n)            \
     {                                                                       \
         const S *restrict in = (const S *)in_;                              \
         S *restrict io = (S *)inout_;                                       \

@@ -37,7 +37,7 @@ MPI_Request cm_request_handle(struct cm_request *r)
     if (nfree_handles) {
         h = free_handles[--nfree_handles];
     } else {
-        if (table_len == table_cap) {
+        if (table_len >= table_cap) {
             int cap = table_cap ? 2 * table_cap : 256;
             struct cm_request **t = realloc(table, (size_t)cap * sizeof *t);
             if (!t)

@@ -15,6 +15,7 @@
 #include "shm/ring.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/uio.h>
@@ -71,6 +72,9 @@ void cm_rndv_data(const void *payload, uint32_t len)
     memcpy(&token, payload, 8);
     struct cm_request *r = (struct cm_request *)(uintptr_t)token;
     size_t n = len - 8;
+    if (getenv("CM_DEBUG_STREAM") && (r->complete || r->kind != CM_REQ_RECV || r->received + n > r->stream_len))
+        fprintf(stderr, "rank %d: stray DATA for %p: complete=%d kind=%d received=%zu n=%zu stream_len=%zu\n",
+                cm_g.rank, (void *)r, r->complete, r->kind, r->received, n, r->stream_len);
     if (r->received < r->expected) {
         size_t keep = r->expected - r->received;
         if (keep > n)

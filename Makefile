@@ -1,0 +1,43 @@
+# corempi -- top-level entry points.  Each target does its own set-up on a
+# fresh Debian 12 machine (packages through scripts/deps.sh), so that
+#   make demo    builds everything and runs the demo under the profiler
+#   make check   builds and runs every test
+#   make bench   compares corempi with Open MPI and MPICH
+BUILD ?= build
+PREFIX ?= /usr/local
+JOBS ?= $(shell nproc)
+CMAKE_TYPE ?= RelWithDebInfo
+
+.PHONY: all build deps demo check bench install tune clean
+
+all: build
+
+deps:
+	@sh scripts/deps.sh build prof peers
+
+$(BUILD)/CMakeCache.txt:
+	@sh scripts/deps.sh build prof peers
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+
+build: $(BUILD)/CMakeCache.txt
+	@sh scripts/deps.sh build prof peers
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: build
+	@sh scripts/demo.sh $(BUILD)
+
+check: build
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 2
+
+bench: build
+	@sh scripts/deps.sh peers
+	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/run.sh
+
+tune: build
+	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/tune.sh
+
+install: build
+	cmake --install $(BUILD) --prefix $(PREFIX)
+
+clean:
+	rm -rf $(BUILD)

@@ -1,0 +1,27 @@
+#!/bin/sh
+# deps.sh GROUP... -- install the Debian packages a make target needs, only
+# those missing, so that a second run costs nothing.
+#   build : compiler, cmake, hwloc, cmocka (libcorempi, mpirun, unit tests)
+#   prof  : libraries of the coreprof report (cairo, libdw, OTF2 + otf2-print)
+#   peers : Open MPI and MPICH, for benchmarks and the profiler's peer tests
+set -e
+pkgs=""
+for group in "$@"; do
+    case "$group" in
+        build) pkgs="$pkgs gcc make cmake pkg-config libhwloc-dev hwloc libcmocka-dev python3" ;;
+        prof)  pkgs="$pkgs libdw-dev libelf-dev libcairo2-dev libpng-dev libopen-trace-format2-dev otf2-tools binutils" ;;
+        peers) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
+        *) echo "deps.sh: unknown group '$group' (build, prof, peers)" >&2; exit 2 ;;
+    esac
+done
+missing=""
+for p in $pkgs; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing="$missing $p"
+done
+[ -z "$missing" ] && exit 0
+echo "deps.sh: installing$missing"
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+export DEBIAN_FRONTEND=noninteractive
+$SUDO apt-get update -qq
+$SUDO apt-get install -y -qq --no-install-recommends $missing >/dev/null

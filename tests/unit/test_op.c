@@ -1,0 +1,873 @@
+/*
+ * test_op.c -- unit tests of the reduction operations (src/core/op*.c, dt_basic.c).
+ *
+ * Built from the sources directly (not against libcorempi), with stubs for the
+ * few library functions they call: cm_error, cm_dt_check and the datatype table.
+ *
+ * The reference results are computed here independently of the library:
+ * integers through 64-bit arithmetic truncated to the type's width, the
+ * allowed (op, type) pairs from the type groups of MPI 4.0 section 6.9.2.
+ */
+#include <stdarg.h>
+#include <stddef.h>
+#include <setjmp.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include <complex.h>
+#include <limits.h>
+#include <math.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "mpi.h"
+#include "core/op.h"
+#include "core/dt_basic.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/dt_pairs.h"
+
+/* ---- stubs ------------------------------------------------------------- */
+
+static int last_err_class;
+static char last_err_msg[512];
+static int err_calls;
+
+int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    int n = snprintf(last_err_msg, sizeof last_err_msg, "%s: ", call);
+    va_start(ap, fmt);
+    vsnprintf(last_err_msg + n, sizeof last_err_msg - n, fmt, ap);
+    va_end(ap);
+    last_err_class = errclass;
+    err_calls++;
+    return errclass;
+}
+
+/* Two fake derived types: 40 has extent 24, 41 is registered but uncommitted. */
+#define DT_DERIVED 40
+#define DT_UNCOMMITTED 41
+static struct cm_datatype fake_derived = { .size = 20, .extent = 24, .committed = 1 };
+static struct cm_datatype fake_uncommitted = { .size = 8, .extent = 8, .committed = 0 };
+static struct cm_datatype *fake_table[42] = {
+    [DT_DERIVED] = &fake_derived, [DT_UNCOMMITTED] = &fake_uncommitted };
+struct cm_datatype **cm_dt_table = fake_table;
+int cm_dt_table_len = 42;
+
+int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *argname)
+{
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (!t || !t->committed)
+        return cm_error(comm, MPI_ERR_TYPE, call, "invalid %s", argname);
+    return MPI_SUCCESS;
+}
+
+#ifdef TEST_WITH_DERIVED_HOOK
+/* Stands in for the datatype engine: SUM works on the derived type, BAND does not. */
+static int hook_calls;
+int cm_dt_reduce_local_derived(const void *inbuf, void *inoutbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op)
+{
+    hook_calls++;
+    return op == MPI_SUM && datatype == DT_DERIVED ? MPI_SUCCESS : MPI_ERR_OP;
+}
+#endif
+
+static void reset_err(void)
+{
+    last_err_class = MPI_SUCCESS;
+    last_err_msg[0] = 0;
+    err_calls = 0;
+}
+
+/* ---- the standard's type groups (independent of the library's table) ---- */
+
+enum group { G_NONE, G_CINT, G_MULTI, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR };
+
+static enum group group_of(MPI_Datatype dt)
+{
+    switch (dt) {
+    case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT:
+    case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
+    case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
+    case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
+    case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T:
+        return G_CINT;
+    case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+        return G_MULTI;
+    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE:
+        return G_FLOAT;
+    case MPI_C_BOOL:
+        return G_LOGICAL;
+    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX:
+        return G_COMPLEX;
+    case MPI_BYTE:
+        return G_BYTE;
+    case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT:
+    case MPI_SHORT_INT: case MPI_LONG_DOUBLE_INT:
+        return G_PAIR;
+    default: /* MPI_CHAR, MPI_WCHAR, MPI_PACKED */
+        return G_NONE;
+    }
+}
+
+static int ref_allowed(MPI_Op op, MPI_Datatype dt)
+{
+    enum group g = group_of(dt);
+    switch (op) {
+    case MPI_MAX: case MPI_MIN:
+        return g == G_CINT || g == G_MULTI || g == G_FLOAT;
+    case MPI_SUM: case MPI_PROD:
+        return g == G_CINT || g == G_MULTI || g == G_FLOAT || g == G_COMPLEX;
+    case MPI_LAND: case MPI_LOR: case MPI_LXOR:
+        return g == G_CINT || g == G_LOGICAL;
+    case MPI_BAND: case MPI_BOR: case MPI_BXOR:
+        return g == G_CINT || g == G_MULTI || g == G_BYTE;
+    case MPI_MAXLOC: case MPI_MINLOC:
+        return g == G_PAIR;
+    case MPI_REPLACE: case MPI_NO_OP:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int is_signed_int(MPI_Datatype dt)
+{
+    switch (dt) {
+    case MPI_SIGNED_CHAR: case MPI_SHORT: case MPI_INT: case MPI_LONG: case MPI_LONG_LONG_INT:
+    case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
+    case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* ---- reference per element ---------------------------------------------- */
+
+/* Integer element -> 64 bits (sign- or zero-extended), and back (truncated). */
+static uint64_t int_load(const unsigned char *p, size_t sz, int sgn)
+{
+    uint64_t v = 0;
+    memcpy(&v, p, sz); /* little-endian */
+    if (sgn && sz < 8 && (v >> (8 * sz - 1)) & 1)
+        v |= ~(uint64_t)0 << (8 * sz);
+    return v;
+}
+
+static void int_store(unsigned char *p, size_t sz, uint64_t v)
+{
+    memcpy(p, &v, sz);
+}
+
+static uint64_t ref_int(MPI_Op op, uint64_t a, uint64_t b, int sgn)
+{
+    int a_gt = sgn ? (int64_t)a > (int64_t)b : a > b;
+    int a_lt = sgn ? (int64_t)a < (int64_t)b : a < b;
+    switch (op) {
+    case MPI_MAX: return a_gt ? a : b;
+    case MPI_MIN: return a_lt ? a : b;
+    case MPI_SUM: return a + b;
+    case MPI_PROD: return a * b;
+    case MPI_LAND: return (a != 0) && (b != 0);
+    case MPI_LOR: return (a != 0) || (b != 0);
+    case MPI_LXOR: return (a != 0) != (b != 0);
+    case MPI_BAND: return a & b;
+    case MPI_BOR: return a | b;
+    case MPI_BXOR: return a ^ b;
+    }
+    fail_msg("ref_int: op %d", op);
+    return 0;
+}
+
+/* Floating MAX/MIN: a NaN anywhere gives NaN.  SUM/PROD are computed in the
+ * element's own type (computing wider and rounding could round twice). */
+#define REF_FLOAT(T)                                                        \
+    static T ref_float_##T(MPI_Op op, T a, T b)                             \
+    {                                                                       \
+        switch (op) {                                                       \
+        case MPI_MAX: return (isnan(a) || isnan(b)) ? NAN : (a > b ? a : b); \
+        case MPI_MIN: return (isnan(a) || isnan(b)) ? NAN : (a < b ? a : b); \
+        case MPI_SUM: return a + b;                                         \
+        case MPI_PROD: return a * b;                                        \
+        }                                                                   \
+        fail_msg("ref_float: op %d", op);                                   \
+        return 0;                                                           \
+    }
+typedef long double ldouble;
+REF_FLOAT(float)
+REF_FLOAT(double)
+REF_FLOAT(ldouble)
+
+static long double ref_float(MPI_Datatype dt, MPI_Op op, long double a, long double b)
+{
+    if (dt == MPI_FLOAT)
+        return ref_float_float(op, (float)a, (float)b);
+    if (dt == MPI_DOUBLE)
+        return ref_float_double(op, (double)a, (double)b);
+    return ref_float_ldouble(op, a, b);
+}
+
+static int same_float(long double x, long double y)
+{
+    return (isnan(x) && isnan(y)) || x == y;
+}
+
+/* Complex product written out, compared with a relative tolerance. */
+static void check_complex(MPI_Op op, long double ar, long double ai, long double br,
+                          long double bi, long double rr, long double ri, long double eps,
+                          size_t i)
+{
+    long double er = op == MPI_SUM ? ar + br : ar * br - ai * bi;
+    long double ei = op == MPI_SUM ? ai + bi : ar * bi + ai * br;
+    long double scale = fabsl(er) + fabsl(ei) + 1;
+    if (fabsl(rr - er) > eps * scale || fabsl(ri - ei) > eps * scale)
+        fail_msg("complex op %d at %zu: got (%Lg,%Lg) want (%Lg,%Lg)", op, i, rr, ri, er, ei);
+}
+
+/* MAXLOC/MINLOC: NaN value wins, ties go to the lower index. */
+static void ref_pair(MPI_Op op, long double av, int ai, long double bv, int bi,
+                     long double *rv, int *ri)
+{
+    int an = isnan(av), bn = isnan(bv);
+    int tie = (an && bn) || (!an && !bn && av == bv);
+    int a_wins = tie ? ai < bi
+                     : (an || (!bn && (op == MPI_MAXLOC ? av > bv : av < bv)));
+    if (tie) {
+        *rv = bv;
+        *ri = ai < bi ? ai : bi;
+    } else {
+        *rv = a_wins ? av : bv;
+        *ri = a_wins ? ai : bi;
+    }
+}
+
+/* ---- random data --------------------------------------------------------- */
+
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+static uint64_t rnd(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* A float-ish value: small integers (ties), fractions, signed zeros, NaN. */
+static long double rnd_real(void)
+{
+    switch (rnd() % 10) {
+    case 0: return NAN;
+    case 1: return -0.0L;
+    case 2: return 0.0L;
+    case 3: case 4: return (long double)((int)(rnd() % 7) - 3);
+    default: return ((long double)(rnd() % 2000000) - 1000000.0L) / 997.0L;
+    }
+}
+
+/* An integer-ish bit pattern: zero often (logical ops), extremes, random bits. */
+static uint64_t rnd_int_bits(void)
+{
+    switch (rnd() % 8) {
+    case 0: return 0;
+    case 1: return 1;
+    case 2: return ~(uint64_t)0;         /* -1 / max unsigned */
+    case 3: return (uint64_t)1 << 63;    /* truncated: min signed of each width, or 0 */
+    case 4: return rnd() % 5;            /* 0..4: non-0/1 "true" values */
+    default: return rnd();
+    }
+}
+
+static void fill(MPI_Datatype dt, unsigned char *buf, size_t n)
+{
+    size_t ext = cm_dt_basic_extent(dt);
+    memset(buf, 0, ext * n);
+    for (size_t i = 0; i < n; i++) {
+        unsigned char *p = buf + i * ext;
+        switch (dt) {
+        case MPI_FLOAT: *(float *)p = (float)rnd_real(); break;
+        case MPI_DOUBLE: *(double *)p = (double)rnd_real(); break;
+        case MPI_LONG_DOUBLE: *(long double *)p = rnd_real(); break;
+        case MPI_C_FLOAT_COMPLEX: {
+            float re = (float)(rnd() % 200) / 8 - 12, im = (float)(rnd() % 200) / 8 - 12;
+            *(float _Complex *)p = CMPLXF(re, im);
+            break;
+        }
+        case MPI_C_DOUBLE_COMPLEX:
+            *(double _Complex *)p = CMPLX((double)rnd_real(), (double)(rnd() % 1000) / 7);
+            break;
+        case MPI_C_LONG_DOUBLE_COMPLEX:
+            *(long double _Complex *)p = CMPLXL((long double)(rnd() % 1000) / 3, rnd_real());
+            break;
+        case MPI_C_BOOL: *p = (unsigned char)(rnd() % 4); break; /* 2 and 3 count as true */
+        case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_DOUBLE_INT:
+        case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT: {
+            long double v = (long double)(rnd() % 4); /* few values: many ties */
+            int idx = (int)(rnd() % 6);
+            if (dt == MPI_FLOAT_INT || dt == MPI_DOUBLE_INT || dt == MPI_LONG_DOUBLE_INT)
+                if (rnd() % 8 == 0)
+                    v = NAN;
+            if (dt == MPI_FLOAT_INT) *(struct cm_pair_float_int *)p = (struct cm_pair_float_int){ (float)v, idx };
+            if (dt == MPI_DOUBLE_INT) *(struct cm_pair_double_int *)p = (struct cm_pair_double_int){ (double)v, idx };
+            if (dt == MPI_LONG_DOUBLE_INT) *(struct cm_pair_long_double_int *)p = (struct cm_pair_long_double_int){ v, idx };
+            if (dt == MPI_LONG_INT) *(struct cm_pair_long_int *)p = (struct cm_pair_long_int){ (long)v - 1, idx };
+            if (dt == MPI_2INT) *(struct cm_pair_2int *)p = (struct cm_pair_2int){ (int)v - 1, idx };
+            if (dt == MPI_SHORT_INT) *(struct cm_pair_short_int *)p = (struct cm_pair_short_int){ (short)v, idx };
+            break;
+        }
+        default: { /* integers, bytes, chars */
+            uint64_t v = rnd_int_bits();
+            memcpy(p, &v, cm_dt_basic_size(dt));
+        }
+        }
+    }
+}
+
+/* Value and index of pair element i, whatever the pair type. */
+static void pair_get(MPI_Datatype dt, const unsigned char *buf, size_t i, long double *v, int *idx)
+{
+#define PAIR_GET(S)                                  \
+    do {                                             \
+        const S *e = (const S *)buf + i;             \
+        *v = (long double)e->val;                    \
+        *idx = e->idx;                               \
+    } while (0)
+    switch (dt) {
+    case MPI_FLOAT_INT: PAIR_GET(struct cm_pair_float_int); break;
+    case MPI_DOUBLE_INT: PAIR_GET(struct cm_pair_double_int); break;
+    case MPI_LONG_DOUBLE_INT: PAIR_GET(struct cm_pair_long_double_int); break;
+    case MPI_LONG_INT: PAIR_GET(struct cm_pair_long_int); break;
+    case MPI_2INT: PAIR_GET(struct cm_pair_2int); break;
+    case MPI_SHORT_INT: PAIR_GET(struct cm_pair_short_int); break;
+    }
+#undef PAIR_GET
+}
+
+static long double real_get(MPI_Datatype dt, const unsigned char *buf, size_t i)
+{
+    switch (dt) {
+    case MPI_FLOAT: return ((const float *)buf)[i];
+    case MPI_DOUBLE: return ((const double *)buf)[i];
+    default: return ((const long double *)buf)[i];
+    }
+}
+
+static void complex_get(MPI_Datatype dt, const unsigned char *buf, size_t i, long double *re,
+                        long double *im)
+{
+    if (dt == MPI_C_FLOAT_COMPLEX) {
+        float _Complex z = ((const float _Complex *)buf)[i];
+        *re = crealf(z), *im = cimagf(z);
+    } else if (dt == MPI_C_DOUBLE_COMPLEX) {
+        double _Complex z = ((const double _Complex *)buf)[i];
+        *re = creal(z), *im = cimag(z);
+    } else {
+        long double _Complex z = ((const long double _Complex *)buf)[i];
+        *re = creall(z), *im = cimagl(z);
+    }
+}
+
+/* Check out = in (op) io0 element by element. */
+static void check_result(MPI_Op op, MPI_Datatype dt, const unsigned char *in,
+                         const unsigned char *io0, const unsigned char *out, size_t n)
+{
+    size_t ext = cm_dt_basic_extent(dt), sz = cm_dt_basic_size(dt);
+    enum group g = group_of(dt);
+    for (size_t i = 0; i < n; i++) {
+        const unsigned char *a = in + i * ext, *b = io0 + i * ext, *r = out + i * ext;
+        if (op == MPI_NO_OP) {
+            if (memcmp(r, b, ext) != 0)
+                fail_msg("NO_OP changed element %zu of %s", i, cm_dt_basic_name(dt));
+            continue;
+        }
+        if (op == MPI_REPLACE) {
+            if (memcmp(r, a, ext) != 0) /* a copy, padding included */
+                fail_msg("REPLACE wrong at %zu of %s", i, cm_dt_basic_name(dt));
+            continue;
+        }
+        switch (g) {
+        case G_CINT: case G_MULTI: case G_BYTE: {
+            int sgn = is_signed_int(dt);
+            uint64_t want = ref_int(op, int_load(a, sz, sgn), int_load(b, sz, sgn), sgn);
+            unsigned char wbuf[8];
+            int_store(wbuf, sz, want);
+            if (memcmp(wbuf, r, sz) != 0)
+                fail_msg("%s %d on %s at %zu: got 0x%llx want 0x%llx", cm_op_name(op), op,
+                         cm_dt_basic_name(dt), i, (unsigned long long)int_load(r, sz, 0),
+                         (unsigned long long)int_load(wbuf, sz, 0));
+            break;
+        }
+        case G_LOGICAL: {
+            uint64_t want = ref_int(op, *a, *b, 0);
+            if (*r != want)
+                fail_msg("%s on MPI_C_BOOL at %zu: %d,%d -> %d", cm_op_name(op), i, *a, *b, *r);
+            break;
+        }
+        case G_FLOAT: {
+            long double want = ref_float(dt, op, real_get(dt, a, 0), real_get(dt, b, 0));
+            long double got = real_get(dt, r, 0);
+            if (!same_float(got, want))
+                fail_msg("%s on %s at %zu: %Lg,%Lg -> %Lg want %Lg", cm_op_name(op),
+                         cm_dt_basic_name(dt), i, real_get(dt, a, 0), real_get(dt, b, 0), got, want);
+            break;
+        }
+        case G_COMPLEX: {
+            long double ar, ai, br, bi, rr, ri;
+            complex_get(dt, a, 0, &ar, &ai);
+            complex_get(dt, b, 0, &br, &bi);
+            complex_get(dt, r, 0, &rr, &ri);
+            long double eps = dt == MPI_C_FLOAT_COMPLEX ? 1e-6L : dt == MPI_C_DOUBLE_COMPLEX ? 1e-14L : 1e-17L;
+            if (isnan(ar) || isnan(br)) {
+                if (!isnan(rr))
+                    fail_msg("complex NaN lost at %zu", i);
+            } else {
+                check_complex(op, ar, ai, br, bi, rr, ri, eps, i);
+            }
+            break;
+        }
+        case G_PAIR: {
+            long double av, bv, rv, wv;
+            int ai, bi, ri, wi;
+            pair_get(dt, a, 0, &av, &ai);
+            pair_get(dt, b, 0, &bv, &bi);
+            pair_get(dt, r, 0, &rv, &ri);
+            ref_pair(op, av, ai, bv, bi, &wv, &wi);
+            if (!same_float(rv, wv) || ri != wi)
+                fail_msg("%s on %s at %zu: (%Lg,%d),(%Lg,%d) -> (%Lg,%d) want (%Lg,%d)",
+                         cm_op_name(op), cm_dt_basic_name(dt), i, av, ai, bv, bi, rv, ri, wv, wi);
+            break;
+        }
+        default:
+            fail_msg("allowed op %d on group-less type %s", op, cm_dt_basic_name(dt));
+        }
+    }
+}
+
+/* ---- tests ------------------------------------------------------------------ */
+
+/* Every predefined op on every predefined type: allowed exactly where the
+ * standard says, and computing the reference result where allowed.  n is odd
+ * and not a multiple of any vector width, so the vector loops' tails run too. */
+static void test_every_op_on_every_type(void **state)
+{
+    (void)state;
+    const size_t n = 1003;
+    int checked = 0, rejected = 0;
+    for (MPI_Op op = 1; op < CM_OP_NUM_PREDEFINED; op++) {
+        for (MPI_Datatype dt = 1; dt < CM_DT_NUM_PREDEFINED; dt++) {
+            size_t ext = cm_dt_basic_extent(dt);
+            unsigned char *in = malloc(ext * n), *io = malloc(ext * n), *io0 = malloc(ext * n);
+            assert_non_null(in);
+            fill(dt, in, n);
+            fill(dt, io, n);
+            memcpy(io0, io, ext * n);
+            int want = ref_allowed(op, dt);
+            if (cm_op_allowed(op, dt) != want)
+                fail_msg("cm_op_allowed(%s, %s) = %d, standard says %d", cm_op_name(op),
+                         cm_dt_basic_name(dt), !want, want);
+            int rc = cm_op_apply(op, dt, in, io, n);
+            if (want) {
+                assert_int_equal(rc, MPI_SUCCESS);
+                check_result(op, dt, in, io0, io, n);
+                checked++;
+            } else {
+                assert_int_equal(rc, MPI_ERR_OP);
+                assert_memory_equal(io, io0, ext * n); /* a rejected op touches nothing */
+                rejected++;
+            }
+            free(in), free(io), free(io0);
+        }
+    }
+    /* 14 ops x 38 types: the counts pin the table's shape */
+    assert_int_equal(checked + rejected, 14 * 38);
+    print_message("ops checked on %d (op, type) pairs, %d rejected\n", checked, rejected);
+}
+
+static void test_rejected_examples(void **state)
+{
+    (void)state;
+    double d[2] = { 1, 2 }, e[2] = { 3, 4 };
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_BYTE, d, e, 2), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_BAND, MPI_DOUBLE, d, e, 2), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_CHAR, d, e, 2), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_MAX, MPI_WCHAR, d, e, 2), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_BOR, MPI_PACKED, d, e, 2), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_MAX, MPI_C_DOUBLE_COMPLEX, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_LAND, MPI_AINT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_MAXLOC, MPI_DOUBLE, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_DOUBLE_INT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_MAX, MPI_C_BOOL, d, e, 1), MPI_ERR_OP);
+    /* bad handles */
+    assert_int_equal(cm_op_apply(MPI_OP_NULL, MPI_INT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(CM_OP_NUM_PREDEFINED + 1000, MPI_INT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(-3, MPI_INT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_DATATYPE_NULL, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_SUM, CM_DT_NUM_PREDEFINED, d, e, 1), MPI_ERR_OP);
+    assert_true(e[0] == 3 && e[1] == 4);
+    assert_false(cm_op_is_valid(MPI_OP_NULL));
+    assert_false(cm_op_is_valid(CM_OP_NUM_PREDEFINED));
+    assert_true(cm_op_is_valid(MPI_NO_OP));
+    assert_true(cm_op_is_commutative(MPI_MINLOC));
+}
+
+static void test_minloc_maxloc_ties(void **state)
+{
+    (void)state;
+    struct cm_pair_double_int in[4] = { { 5, 7 }, { 5, 2 }, { 1, 9 }, { NAN, 8 } };
+    struct cm_pair_double_int io[4] = { { 5, 3 }, { 5, 4 }, { 2, 0 }, { 100, 1 } };
+    assert_int_equal(cm_op_apply(MPI_MAXLOC, MPI_DOUBLE_INT, in, io, 4), MPI_SUCCESS);
+    assert_true(io[0].val == 5 && io[0].idx == 3); /* tie: lower index kept */
+    assert_true(io[1].val == 5 && io[1].idx == 2); /* tie: lower index taken from in */
+    assert_true(io[2].val == 2 && io[2].idx == 0);
+    assert_true(isnan(io[3].val) && io[3].idx == 8); /* NaN wins */
+
+    struct cm_pair_2int a[3] = { { -1, 4 }, { 7, 1 }, { 7, 5 } };
+    struct cm_pair_2int b[3] = { { -1, 6 }, { 8, 0 }, { 7, 5 } };
+    assert_int_equal(cm_op_apply(MPI_MINLOC, MPI_2INT, a, b, 3), MPI_SUCCESS);
+    assert_true(b[0].val == -1 && b[0].idx == 4);
+    assert_true(b[1].val == 7 && b[1].idx == 1);
+    assert_true(b[2].val == 7 && b[2].idx == 5);
+
+    struct cm_pair_long_double_int la = { 3.0L, 2 }, lb = { 3.0L, 1 };
+    assert_int_equal(cm_op_apply(MPI_MINLOC, MPI_LONG_DOUBLE_INT, &la, &lb, 1), MPI_SUCCESS);
+    assert_true(lb.val == 3.0L && lb.idx == 1);
+    struct cm_pair_short_int sa = { -2, 9 }, sb = { -3, 0 };
+    assert_int_equal(cm_op_apply(MPI_MAXLOC, MPI_SHORT_INT, &sa, &sb, 1), MPI_SUCCESS);
+    assert_true(sb.val == -2 && sb.idx == 9);
+}
+
+static void test_logical_on_non_boolean_values(void **state)
+{
+    (void)state;
+    int in[4] = { 2, 0, -5, 0 }, io[4] = { 7, 3, 0, 0 };
+    int io2[4], io3[4];
+    memcpy(io2, io, sizeof io);
+    memcpy(io3, io, sizeof io);
+    assert_int_equal(cm_op_apply(MPI_LXOR, MPI_INT, in, io, 4), MPI_SUCCESS);
+    assert_int_equal(io[0], 0); /* true xor true */
+    assert_int_equal(io[1], 1);
+    assert_int_equal(io[2], 1);
+    assert_int_equal(io[3], 0);
+    assert_int_equal(cm_op_apply(MPI_LAND, MPI_INT, in, io2, 4), MPI_SUCCESS);
+    assert_true(io2[0] == 1 && io2[1] == 0 && io2[2] == 0 && io2[3] == 0);
+    assert_int_equal(cm_op_apply(MPI_LOR, MPI_INT, in, io3, 4), MPI_SUCCESS);
+    assert_true(io3[0] == 1 && io3[1] == 1 && io3[2] == 1 && io3[3] == 0);
+
+    bool bin[4] = { true, true, false, false }, bio[4] = { true, false, true, false };
+    assert_int_equal(cm_op_apply(MPI_LXOR, MPI_C_BOOL, bin, bio, 4), MPI_SUCCESS);
+    assert_true(!bio[0] && bio[1] && bio[2] && !bio[3]);
+    unsigned char raw_in[2] = { 2, 0 }, raw_io[2] = { 1, 0 }; /* bytes that are not 0/1 */
+    assert_int_equal(cm_op_apply(MPI_LAND, MPI_C_BOOL, raw_in, raw_io, 2), MPI_SUCCESS);
+    assert_true(raw_io[0] == 1 && raw_io[1] == 0);
+}
+
+static void test_complex_prod_and_wrap(void **state)
+{
+    (void)state;
+    double _Complex a[2] = { CMPLX(1, 2), CMPLX(0, 1) }, b[2] = { CMPLX(3, -1), CMPLX(0, 1) };
+    assert_int_equal(cm_op_apply(MPI_PROD, MPI_C_DOUBLE_COMPLEX, a, b, 2), MPI_SUCCESS);
+    assert_true(creal(b[0]) == 5 && cimag(b[0]) == 5); /* (1+2i)(3-i) = 5+5i */
+    assert_true(creal(b[1]) == -1 && cimag(b[1]) == 0); /* i*i = -1 */
+    float _Complex fa = CMPLXF(2, 0), fb = CMPLXF(0.5f, 4);
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_C_FLOAT_COMPLEX, &fa, &fb, 1), MPI_SUCCESS);
+    assert_true(crealf(fb) == 2.5f && cimagf(fb) == 4);
+
+    int big[1] = { INT_MAX }, one[1] = { 1 };
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_INT, big, one, 1), MPI_SUCCESS);
+    assert_int_equal(one[0], INT_MIN); /* wraps, not undefined */
+    double x[2] = { NAN, 1 }, y[2] = { 1, NAN };
+    assert_int_equal(cm_op_apply(MPI_MAX, MPI_DOUBLE, x, y, 2), MPI_SUCCESS);
+    assert_true(isnan(y[0]) && isnan(y[1])); /* NaN from either side */
+}
+
+/* ---- user ops -------------------------------------------------------------- */
+
+static MPI_Datatype seen_type;
+static int seen_calls;
+
+/* Non-commutative: inout = 2*inout + in (on ints). */
+static void affine_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+{
+    seen_type = *dt;
+    seen_calls++;
+    int *in = invec, *io = inoutvec;
+    for (int i = 0; i < *len; i++)
+        io[i] = 2 * io[i] + in[i];
+}
+
+static void sum_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+{
+    seen_type = *dt;
+    seen_calls++;
+    for (int i = 0; i < *len; i++)
+        ((int *)inoutvec)[i] += ((int *)invec)[i];
+}
+
+static void test_user_ops(void **state)
+{
+    (void)state;
+    MPI_Op nc = MPI_OP_NULL, c = MPI_OP_NULL;
+    assert_int_equal(PMPI_Op_create(affine_fn, 0, &nc), MPI_SUCCESS);
+    assert_int_equal(PMPI_Op_create(sum_fn, 1, &c), MPI_SUCCESS);
+    assert_true(nc >= CM_OP_NUM_PREDEFINED && c >= CM_OP_NUM_PREDEFINED && nc != c);
+    int flag = -1;
+    assert_int_equal(PMPI_Op_commutative(nc, &flag), MPI_SUCCESS);
+    assert_int_equal(flag, 0);
+    assert_int_equal(PMPI_Op_commutative(c, &flag), MPI_SUCCESS);
+    assert_int_equal(flag, 1);
+    assert_int_equal(PMPI_Op_commutative(MPI_SUM, &flag), MPI_SUCCESS);
+    assert_int_equal(flag, 1);
+    assert_true(cm_op_is_valid(nc) && cm_op_allowed(nc, MPI_BYTE) && cm_op_allowed(nc, DT_DERIVED));
+    assert_string_equal(cm_op_name(nc), "user-defined operation");
+
+    /* the order matters: in is the left operand */
+    int in[3] = { 1, 2, 3 }, io[3] = { 10, 20, 30 };
+    seen_calls = 0;
+    assert_int_equal(cm_op_apply(nc, MPI_INT, in, io, 3), MPI_SUCCESS);
+    assert_int_equal(seen_calls, 1);
+    assert_int_equal(seen_type, MPI_INT);
+    assert_true(io[0] == 21 && io[1] == 42 && io[2] == 63);
+    /* the caller's datatype handle reaches the user function unchanged */
+    assert_int_equal(cm_op_apply(c, DT_DERIVED, in, io, 1), MPI_SUCCESS);
+    assert_int_equal(seen_type, DT_DERIVED);
+    assert_int_equal(io[0], 22);
+    /* zero elements: no call */
+    seen_calls = 0;
+    assert_int_equal(cm_op_apply(c, MPI_INT, in, io, 0), MPI_SUCCESS);
+    assert_int_equal(seen_calls, 0);
+
+    /* MPI_Reduce_local with a user op, predefined and derived types */
+    assert_int_equal(PMPI_Reduce_local(in, io, 3, MPI_INT, nc), MPI_SUCCESS);
+    assert_true(io[0] == 45 && io[1] == 86 && io[2] == 129);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, DT_DERIVED, c), MPI_SUCCESS);
+    assert_int_equal(seen_type, DT_DERIVED);
+    assert_int_equal(io[0], 46);
+
+    assert_int_equal(PMPI_Op_free(&nc), MPI_SUCCESS);
+    assert_int_equal(nc, MPI_OP_NULL);
+    assert_int_equal(PMPI_Op_free(&c), MPI_SUCCESS);
+}
+
+static void test_op_free_and_reuse(void **state)
+{
+    (void)state;
+    reset_err();
+    MPI_Op sum = MPI_SUM;
+    assert_int_equal(PMPI_Op_free(&sum), MPI_ERR_OP);
+    assert_int_equal(sum, MPI_SUM);
+    assert_non_null(strstr(last_err_msg, "MPI_SUM"));
+    MPI_Op null = MPI_OP_NULL;
+    assert_int_equal(PMPI_Op_free(&null), MPI_ERR_OP);
+    assert_int_equal(PMPI_Op_free(NULL), MPI_ERR_ARG);
+    MPI_Op h;
+    assert_int_equal(PMPI_Op_create(NULL, 1, &h), MPI_ERR_ARG);
+    assert_int_equal(PMPI_Op_create(sum_fn, 1, NULL), MPI_ERR_ARG);
+    int flag;
+    assert_int_equal(PMPI_Op_commutative(MPI_OP_NULL, &flag), MPI_ERR_OP);
+    assert_int_equal(PMPI_Op_commutative(MPI_SUM, NULL), MPI_ERR_ARG);
+
+    /* grow the table well past its first size, all handles distinct and valid */
+    enum { N = 100 };
+    MPI_Op ops[N];
+    for (int i = 0; i < N; i++) {
+        assert_int_equal(PMPI_Op_create(i % 2 ? sum_fn : affine_fn, i % 2, &ops[i]), MPI_SUCCESS);
+        for (int j = 0; j < i; j++)
+            assert_int_not_equal(ops[i], ops[j]);
+    }
+    for (int i = 0; i < N; i++)
+        assert_int_equal(cm_op_is_commutative(ops[i]), i % 2);
+    MPI_Op freed = ops[37];
+    assert_int_equal(PMPI_Op_free(&ops[37]), MPI_SUCCESS);
+    assert_false(cm_op_is_valid(freed));
+    MPI_Op again = freed;
+    assert_int_equal(PMPI_Op_free(&again), MPI_ERR_OP); /* double free */
+    int x = 1, y = 2;
+    assert_int_equal(cm_op_apply(freed, MPI_INT, &x, &y, 1), MPI_ERR_OP);
+    /* the freed handle is reused */
+    MPI_Op reused;
+    assert_int_equal(PMPI_Op_create(sum_fn, 1, &reused), MPI_SUCCESS);
+    assert_int_equal(reused, freed);
+
+    /* a retained op survives MPI_Op_free until released, and its slot is not reused */
+    MPI_Op kept = ops[11], kept_handle = ops[11]; /* sum_fn */
+    cm_op_retain(kept);
+    assert_int_equal(PMPI_Op_free(&kept), MPI_SUCCESS);
+    assert_int_equal(kept, MPI_OP_NULL);
+    assert_false(cm_op_is_valid(kept_handle)); /* not usable for new calls */
+    x = 1, y = 2;
+    assert_int_equal(cm_op_apply(kept_handle, MPI_INT, &x, &y, 1), MPI_SUCCESS);
+    assert_int_equal(y, 3);
+    MPI_Op other;
+    assert_int_equal(PMPI_Op_create(sum_fn, 1, &other), MPI_SUCCESS);
+    assert_int_not_equal(other, kept_handle);
+    cm_op_release(kept_handle);
+    assert_int_equal(cm_op_apply(kept_handle, MPI_INT, &x, &y, 1), MPI_ERR_OP);
+    MPI_Op takes_slot;
+    assert_int_equal(PMPI_Op_create(sum_fn, 1, &takes_slot), MPI_SUCCESS);
+    assert_int_equal(takes_slot, kept_handle);
+
+    for (int i = 0; i < N; i++)
+        if (i != 37 && i != 11)
+            assert_int_equal(PMPI_Op_free(&ops[i]), MPI_SUCCESS);
+    assert_int_equal(PMPI_Op_free(&reused), MPI_SUCCESS);
+    assert_int_equal(PMPI_Op_free(&other), MPI_SUCCESS);
+    assert_int_equal(PMPI_Op_free(&takes_slot), MPI_SUCCESS);
+}
+
+/* ---- chunking: user functions take an int count ---------------------------- */
+
+static int chunk_calls;
+static int chunk_len[4];
+static const char *chunk_in[4];
+static char *chunk_io[4];
+
+/* Records its arguments only: the test passes addresses that are never read. */
+static void record_fn(void *invec, void *inoutvec, int *len, MPI_Datatype *dt)
+{
+    if (chunk_calls < 4) {
+        chunk_len[chunk_calls] = *len;
+        chunk_in[chunk_calls] = invec;
+        chunk_io[chunk_calls] = inoutvec;
+    }
+    chunk_calls++;
+}
+
+static void test_user_op_chunking(void **state)
+{
+    (void)state;
+    MPI_Op op;
+    assert_int_equal(PMPI_Op_create(record_fn, 0, &op), MPI_SUCCESS);
+    const char *in = (const char *)(uintptr_t)0x100000;
+    char *io = (char *)(uintptr_t)0x900000000;
+    size_t n = (size_t)INT_MAX * 2 + 5;
+
+    chunk_calls = 0;
+    assert_int_equal(cm_op_apply(op, MPI_DOUBLE, in, io, n), MPI_SUCCESS);
+    assert_int_equal(chunk_calls, 3);
+    assert_int_equal(chunk_len[0], INT_MAX);
+    assert_int_equal(chunk_len[1], INT_MAX);
+    assert_int_equal(chunk_len[2], 5);
+    assert_ptr_equal(chunk_in[0], in);
+    assert_ptr_equal(chunk_in[1], in + (size_t)INT_MAX * 8);
+    assert_ptr_equal(chunk_io[2], io + (size_t)INT_MAX * 16);
+
+    /* a derived type steps by its extent (24 here) */
+    chunk_calls = 0;
+    assert_int_equal(cm_op_apply(op, DT_DERIVED, in, io, (size_t)INT_MAX + 1), MPI_SUCCESS);
+    assert_int_equal(chunk_calls, 2);
+    assert_int_equal(chunk_len[1], 1);
+    assert_ptr_equal(chunk_io[1], io + (size_t)INT_MAX * 24);
+
+    /* exactly INT_MAX: one call */
+    chunk_calls = 0;
+    assert_int_equal(cm_op_apply(op, MPI_INT, in, io, INT_MAX), MPI_SUCCESS);
+    assert_int_equal(chunk_calls, 1);
+
+    /* unknown extent and too many elements: refused, not called */
+    chunk_calls = 0;
+    assert_int_equal(cm_op_apply(op, 39, in, io, (size_t)INT_MAX + 1), MPI_ERR_TYPE);
+    assert_int_equal(chunk_calls, 0);
+    assert_int_equal(PMPI_Op_free(&op), MPI_SUCCESS);
+}
+
+/* ---- MPI_Reduce_local -------------------------------------------------------- */
+
+static void test_reduce_local(void **state)
+{
+    (void)state;
+    double in[5] = { 1, 2, 3, 4, 5 }, io[5] = { 10, 20, 30, 40, 50 };
+    assert_int_equal(PMPI_Reduce_local(in, io, 5, MPI_DOUBLE, MPI_SUM), MPI_SUCCESS);
+    assert_true(io[0] == 11 && io[4] == 55);
+    assert_int_equal(PMPI_Reduce_local(in, io, 0, MPI_DOUBLE, MPI_SUM), MPI_SUCCESS);
+    assert_int_equal(PMPI_Reduce_local(NULL, NULL, 0, MPI_DOUBLE, MPI_SUM), MPI_SUCCESS);
+
+    reset_err();
+    unsigned char b1[2] = { 1, 2 }, b2[2] = { 3, 4 };
+    assert_int_equal(PMPI_Reduce_local(b1, b2, 2, MPI_BYTE, MPI_SUM), MPI_ERR_OP);
+    assert_int_equal(err_calls, 1);
+    assert_string_equal(last_err_msg,
+                        "MPI_Reduce_local: operation MPI_SUM is not defined on MPI_BYTE");
+    assert_true(b2[0] == 3 && b2[1] == 4);
+    assert_int_equal(PMPI_Reduce_local(b1, b2, 2, MPI_BYTE, MPI_BXOR), MPI_SUCCESS);
+    assert_true(b2[0] == 2 && b2[1] == 6);
+
+    reset_err();
+    assert_int_equal(PMPI_Reduce_local(in, io, -1, MPI_DOUBLE, MPI_SUM), MPI_ERR_COUNT);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, MPI_DOUBLE, MPI_OP_NULL), MPI_ERR_OP);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, MPI_DOUBLE, 9999), MPI_ERR_OP);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, MPI_DATATYPE_NULL, MPI_SUM), MPI_ERR_TYPE);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, 9999, MPI_SUM), MPI_ERR_TYPE);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, DT_UNCOMMITTED, MPI_SUM), MPI_ERR_TYPE);
+    assert_int_equal(PMPI_Reduce_local(MPI_IN_PLACE, io, 1, MPI_DOUBLE, MPI_SUM), MPI_ERR_BUFFER);
+    assert_int_equal(PMPI_Reduce_local(in, NULL, 1, MPI_DOUBLE, MPI_SUM), MPI_ERR_BUFFER);
+    assert_int_equal(err_calls, 8);
+    assert_true(io[0] == 11);
+
+#ifdef TEST_WITH_DERIVED_HOOK
+    assert_int_equal(PMPI_Reduce_local(in, io, 2, DT_DERIVED, MPI_SUM), MPI_SUCCESS);
+    assert_int_equal(hook_calls, 1);
+    reset_err();
+    assert_int_equal(PMPI_Reduce_local(in, io, 2, DT_DERIVED, MPI_BAND), MPI_ERR_OP);
+    assert_int_equal(err_calls, 1);
+#else
+    /* no datatype engine linked in: a predefined op on a derived type is refused */
+    reset_err();
+    assert_int_equal(PMPI_Reduce_local(in, io, 2, DT_DERIVED, MPI_SUM), MPI_ERR_TYPE);
+    assert_int_equal(err_calls, 1);
+#endif
+}
+
+/* ---- predefined type table --------------------------------------------------- */
+
+static void test_basic_types(void **state)
+{
+    (void)state;
+    assert_int_equal(cm_dt_basic_size(MPI_INT), sizeof(int));
+    assert_int_equal(cm_dt_basic_size(MPI_C_BOOL), 1);
+    assert_int_equal(cm_dt_basic_size(MPI_WCHAR), sizeof(wchar_t));
+    assert_int_equal(cm_dt_basic_size(MPI_C_LONG_DOUBLE_COMPLEX), sizeof(long double _Complex));
+    assert_int_equal(cm_dt_basic_size(MPI_DOUBLE_INT), sizeof(double) + sizeof(int));
+    assert_int_equal(cm_dt_basic_extent(MPI_DOUBLE_INT), sizeof(struct { double v; int i; }));
+    assert_int_equal(cm_dt_basic_extent(MPI_LONG_DOUBLE_INT), sizeof(struct { long double v; int i; }));
+    assert_int_equal(cm_dt_basic_size(MPI_SHORT_INT), sizeof(short) + sizeof(int));
+    assert_int_equal(cm_dt_basic_extent(MPI_SHORT_INT), 8);
+    assert_int_equal(cm_dt_basic_size(0), 0);
+    assert_int_equal(cm_dt_basic_size(CM_DT_NUM_PREDEFINED), 0);
+    assert_string_equal(cm_dt_basic_name(MPI_INT), "MPI_INT");
+    assert_string_equal(cm_dt_basic_name(MPI_LONG_LONG), "MPI_LONG_LONG_INT");
+    assert_string_equal(cm_dt_basic_name(MPI_C_FLOAT_COMPLEX), "MPI_C_FLOAT_COMPLEX");
+    assert_string_equal(cm_dt_basic_name(MPI_DATATYPE_NULL), "MPI_DATATYPE_NULL");
+    assert_null(cm_dt_basic_name(CM_DT_NUM_PREDEFINED));
+    for (MPI_Datatype dt = 1; dt < CM_DT_NUM_PREDEFINED; dt++) {
+        assert_non_null(cm_dt_basic_name(dt));
+        assert_true(cm_dt_basic_size(dt) > 0 && cm_dt_basic_size(dt) <= cm_dt_basic_extent(dt));
+        assert_true(cm_dt_basic_extent(dt) % cm_dt_basic_align(dt) == 0);
+    }
+    size_t vb, off;
+    assert_true(cm_dt_basic_pair_layout(MPI_LONG_DOUBLE_INT, &vb, &off));
+    assert_int_equal(vb, sizeof(long double));
+    assert_int_equal(off, offsetof(struct cm_pair_long_double_int, idx));
+    assert_false(cm_dt_basic_pair_layout(MPI_DOUBLE, &vb, &off));
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_basic_types),
+        cmocka_unit_test(test_every_op_on_every_type),
+        cmocka_unit_test(test_rejected_examples),
+        cmocka_unit_test(test_minloc_maxloc_ties),
+        cmocka_unit_test(test_logical_on_non_boolean_values),
+        cmocka_unit_test(test_complex_prod_and_wrap),
+        cmocka_unit_test(test_user_ops),
+        cmocka_unit_test(test_op_free_and_reuse),
+        cmocka_unit_test(test_user_op_chunking),
+        cmocka_unit_test(test_reduce_local),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
