@@ -80,6 +80,8 @@ void cm_comm_release(struct cm_comm *c)
         return;
     if (c->coll_free)
         c->coll_free(c->coll);
+    if (c->topo && cm_topo_free)
+        cm_topo_free(c->topo);
     cm_comm_table[c->handle] = NULL;
     if (c->handle > MPI_COMM_SELF)
         cm_context_free(c->ctx);
@@ -128,12 +130,19 @@ int cm_comm_init(void)
 
 void cm_comm_finalize(void)
 {
+    /* MPI_Finalize deletes SELF's attributes first, as if SELF were freed. */
+    if (cm_attr_delete_all) {
+        cm_attr_delete_all(cm_comm_table[MPI_COMM_SELF]);
+        cm_attr_delete_all(cm_comm_table[MPI_COMM_WORLD]);
+    }
     for (int i = cm_comm_table_len - 1; i >= 1; i--) {
         struct cm_comm *c = cm_comm_table[i];
         if (!c)
             continue;
         if (c->coll_free)
             c->coll_free(c->coll);
+        if (c->topo && cm_topo_free)
+            cm_topo_free(c->topo);
         free(c->world_of);
         free(c->comm_of);
         free(c);

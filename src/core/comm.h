@@ -60,8 +60,12 @@ void cm_comm_finalize(void);
 struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx);
 void cm_comm_release(struct cm_comm *c);
 
-/* Context id allocation (core/context.c): collective over parent. */
-int cm_context_alloc(struct cm_comm *parent, uint16_t *ctx);
 void cm_context_free(uint16_t ctx);
+
+/* Hooks of the attribute and topology modules (core/attr.c, core/topo.c). */
+int cm_attr_copy_all(struct cm_comm *oldc, struct cm_comm *newc) __attribute__((weak));
+int cm_attr_delete_all(struct cm_comm *c) __attribute__((weak));
+void cm_topo_free(void *topo) __attribute__((weak));
+void *cm_topo_dup(const void *topo) __attribute__((weak));
 
 #endif

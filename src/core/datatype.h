@@ -5,6 +5,21 @@
  * "contiguous" when count elements occupy size*count bytes starting at
  * buf + true_lb with no holes; point-to-point then copies straight from/to the
  * user's buffer.  Other types are packed into a staging buffer.
+ *
+ * Layout of one element (every type, predefined or derived, has one):
+ *   for rep in [0, rep_count):           (a "vector" repetition)
+ *     for b in [0, nblocks):
+ *       bytes [disp_b + rep*rep_stride, + len_b) of the element
+ * in the order the data travels (typemap order).  Adjacent blocks are merged
+ * when the typemap allows it; a vector of count x blocklen x stride is ONE
+ * block repeated count times, so packing it costs one copy per block and no
+ * per-block bookkeeping.  notes/datatypes.md has the details.
+ *
+ * Files: datatype.c (table, predefined types, queries), datatype_create.c
+ * (constructors, commit/free/dup/names), datatype_flatten.c (building the
+ * layout), datatype_pack.c (the pack engine, MPI_Pack*, external32),
+ * datatype_contents.c (envelope/contents), datatype_reduce.c (Reduce_local on
+ * derived types).
  */
 #ifndef CM_CORE_DATATYPE_H
 #define CM_CORE_DATATYPE_H
@@ -16,6 +31,14 @@
 struct cm_dt_block {        /* one contiguous run of a flattened type */
     MPI_Aint disp;          /* from the element's start (buf) */
     size_t len;             /* bytes */
+    size_t packed;          /* offset of this run in the packed bytes of one repetition */
+};
+
+/* Type signature of a mixed type (basic == 0): runs of n basic elements, the
+ * whole list repeated sig_rep times.  Used by Get_elements and external32. */
+struct cm_dt_run {
+    MPI_Datatype basic;
+    size_t n;
 };
 
 struct cm_datatype {
@@ -25,13 +48,19 @@ struct cm_datatype {
     int contig;             /* see above */
     int predefined;
     int committed;
-    int refcount;
+    int refcount;           /* user handle + types built on it + pending requests */
+    int sticky_bounds;      /* lb/ub were set by Type_create_resized (no struct padding) */
     MPI_Datatype basic;     /* the one predefined type all data is made of, or 0 if mixed */
     size_t nbasic;          /* number of basic elements in one element */
-    struct cm_dt_block *blocks; /* flattened layout of one element (non-contiguous types) */
+    size_t align;           /* largest alignment of the basic types inside */
+    struct cm_dt_block *blocks; /* layout of one repetition of one element (see above) */
     size_t nblocks;
+    size_t rep_count;       /* >= 1 */
+    MPI_Aint rep_stride;    /* bytes between repetitions */
+    struct cm_dt_run *sig;  /* mixed types only */
+    size_t nsig, sig_rep;
     char name[MPI_MAX_OBJECT_NAME];
-    void *contents;         /* constructor arguments (core/datatype_create.c) */
+    void *contents;         /* constructor arguments (core/datatype_contents.c) */
     void *attrs;
 };
 
@@ -48,7 +77,7 @@ static inline struct cm_datatype *cm_dt_lookup(MPI_Datatype h)
 int cm_dt_init(void);
 void cm_dt_finalize(void);
 
-/* Register a new datatype object; returns its handle. */
+/* Register a new datatype object; returns its handle (MPI_DATATYPE_NULL when out of memory). */
 MPI_Datatype cm_dt_register(struct cm_datatype *t);
 
 /* Pack count elements at buf into out (size*count bytes). */
@@ -56,7 +85,67 @@ void cm_dt_pack(const void *buf, int count, const struct cm_datatype *t, void *o
 /* Unpack bytes (a multiple of t->size, or a partial last element) into buf. */
 void cm_dt_unpack(const void *in, size_t bytes, void *buf, int count, const struct cm_datatype *t);
 
+/*
+ * Piecewise packing, for pipelines (bounce buffers) that move a message in
+ * pieces: the packed form of (buf, count, t) is a byte stream of count*size
+ * bytes; these copy its bytes [offset, offset+len) out of / into the user's
+ * buffer, without touching the rest.  Any offset and length are fine (a piece
+ * may start or end inside a basic element).  Each returns the number of bytes
+ * copied: len, or less when the stream ends before offset+len.  The cost is
+ * O(len) plus a binary search over the blocks of one repetition to find the
+ * start, so packing a message in k pieces costs the same as packing it whole.
+ */
+size_t cm_dt_pack_range(const void *buf, int count, const struct cm_datatype *t,
+                        size_t offset, void *out, size_t len);
+size_t cm_dt_unpack_range(const void *in, size_t len, void *buf, int count,
+                          const struct cm_datatype *t, size_t offset);
+
 /* Check a datatype argument: valid handle, committed.  Returns 0 or raises. */
 int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *argname);
+
+/* Keep a derived type alive while something (a pending request, another
+ * type) still uses it: MPI_Type_free drops the user's reference, and the
+ * object and its handle go away with the last release.  No-ops for
+ * predefined types and invalid handles. */
+void cm_dt_retain(MPI_Datatype dt);
+void cm_dt_release(MPI_Datatype dt);
+
+/* Number of basic elements in the first `bytes` packed bytes of count
+ * elements; -1 when bytes ends inside a basic element. */
+long long cm_dt_count_basic(const struct cm_datatype *t, size_t bytes);
+
+/* --- inside the datatype engine ----------------------------------------- */
+
+/* Frees a type object (blocks, signature, contents; releases the types its
+ * contents name).  The handle must already be cleared from the table. */
+void cm_dt_destroy(struct cm_datatype *t);
+
+/* datatype_flatten.c: fill the layout of t (blocks, rep_count, rep_stride,
+ * true bounds, contig) from pieces: piece i is n[i] copies of old[i], spaced
+ * by old[i]'s extent, starting at disp[i] bytes.  With vec_count > 1 the
+ * concatenation of the pieces is repeated vec_count times, vec_stride bytes
+ * apart (the vector fast path).  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int cm_dt_build_layout(struct cm_datatype *t, size_t npieces, const struct cm_datatype *const *old,
+                       const size_t *n, const MPI_Aint *disp, size_t vec_count, MPI_Aint vec_stride);
+/* Copy the layout of old into t (Type_dup, resized); recomputes contig for t's extent. */
+int cm_dt_copy_layout(struct cm_datatype *t, const struct cm_datatype *old);
+/* Sets t->contig from its layout, size and extent. */
+void cm_dt_set_contig(struct cm_datatype *t);
+
+/* datatype_contents.c: record the constructor call (copies the arrays,
+ * retains the derived types named).  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int cm_dt_set_contents(struct cm_datatype *t, int combiner, int ni, const int *ints, int na,
+                       const MPI_Aint *addrs, int nd, const MPI_Datatype *types);
+/* Releases the types named by t's contents and frees them. */
+void cm_dt_free_contents(struct cm_datatype *t);
+
+/* datatype_pack.c: external32 conversion of a packed native stream, in place
+ * (the same byte count: external32 sizes equal the native sizes here). */
+void cm_dt_external32_swap(const struct cm_datatype *t, void *packed, size_t bytes, int to_external);
+
+/* Call fn for each run of the signature of the first `elements` elements
+ * (basic type, count); stops when fn returns non-zero. */
+int cm_dt_for_each_run(const struct cm_datatype *t, size_t elements,
+                       int (*fn)(MPI_Datatype basic, size_t n, void *arg), void *arg);
 
 #endif

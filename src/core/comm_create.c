@@ -1,0 +1,402 @@
+/*
+ * comm_create.c -- making and freeing communicators: Comm_dup (and _with_info,
+ * idup), Comm_split, Comm_create, Comm_create_group, Comm_free, Comm_compare,
+ * names, and the intercommunicator queries (not supported: clear errors).
+ *
+ * New communicators need two agreements among their members: the membership
+ * itself (Comm_split exchanges (color, key) pairs) and a context id free in
+ * every member.  Both are exchanged by dissemination over the parent's
+ * collective context with internal (negative) tags, which no user message and
+ * no collective algorithm can carry.
+ */
+#include "core/comm.h"
+#include "core/context.h"
+#include "core/group.h"
+#include "core/state.h"
+#include "core/error.h"
+#include "core/request.h"
+#include "p2p/p2p.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Comm_dup = PMPI_Comm_dup
+#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
+#pragma weak MPI_Comm_idup = PMPI_Comm_idup
+#pragma weak MPI_Comm_split = PMPI_Comm_split
+#pragma weak MPI_Comm_create = PMPI_Comm_create
+#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
+#pragma weak MPI_Comm_free = PMPI_Comm_free
+#pragma weak MPI_Comm_compare = PMPI_Comm_compare
+#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
+#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
+#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
+#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
+
+/* core/info.c may not be linked into every build of the unit tests. */
+#pragma weak PMPI_Comm_set_info
+
+#define TAG_CONTEXT (-11)
+#define TAG_SPLIT (-12)
+
+int cm_group_compare_lists(const int *a, int na, const int *b, int nb);
+
+/* Exchange bytes with two parent ranks over parent's collective context. */
+static void exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, int to, void *rbuf, size_t rbytes,
+                     int from, int tag)
+{
+    struct cm_request rr, sr;
+    memset(&rr, 0, sizeof rr);
+    memset(&sr, 0, sizeof sr);
+    rr.kind = CM_REQ_RECV;
+    rr.internal = 1;
+    rr.buf = rbuf;
+    rr.count = (int)rbytes;
+    rr.dtype = MPI_BYTE;
+    rr.comm = cm_coll_comm(parent->handle);
+    rr.peer = from;
+    rr.tag = tag;
+    sr = rr;
+    sr.kind = CM_REQ_SEND;
+    sr.buf = (void *)sbuf;
+    sr.count = (int)sbytes;
+    sr.peer = to;
+    cm_recv_start(&rr);
+    cm_send_start(&sr);
+    cm_request_wait(&sr, CM_CALL_Comm_dup);
+    cm_request_wait(&rr, CM_CALL_Comm_dup);
+}
+
+/* OR-allreduce of the context bitmaps among members (parent ranks), then take a pair. */
+static int agree_context(struct cm_comm *parent, const int *members, int n, int me, uint16_t *ctx)
+{
+    static uint64_t bits[CM_CTX_WORDS], incoming[CM_CTX_WORDS];
+    cm_context_bits(bits);
+    for (int k = 1; k < n; k <<= 1) {
+        exchange(parent, bits, sizeof bits, members[(me + k) % n], incoming, sizeof incoming,
+                 members[(me - k % n + n) % n], TAG_CONTEXT);
+        for (int w = 0; w < CM_CTX_WORDS; w++)
+            bits[w] |= incoming[w];
+    }
+    return cm_context_take(bits, ctx);
+}
+
+static int all_members(struct cm_comm *parent, int **members)
+{
+    *members = malloc((size_t)parent->size * sizeof(int));
+    if (!*members)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < parent->size; i++)
+        (*members)[i] = i;
+    return MPI_SUCCESS;
+}
+
+static struct cm_comm *parent_or_error(MPI_Comm comm, const char *call, int *rc)
+{
+    cm_check_initialized(call);
+    struct cm_comm *c = (comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(comm, NULL);
+    *rc = c ? MPI_SUCCESS
+            : cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL%s"
+                                                                                 : "invalid communicator%s", "");
+    return c;
+}
+
+/* A new communicator of the given world ranks (in order) with a fresh context. */
+static int finish_new(struct cm_comm *parent, const int *world, int n, int myrank, uint16_t ctx, MPI_Comm *out,
+                      const char *call)
+{
+    struct cm_comm *c = cm_comm_create_raw(world, n, myrank, ctx);
+    if (!c) {
+        cm_context_free(ctx);
+        return cm_error(parent->handle, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    c->errh = parent->errh;
+    *out = c->handle;
+    return MPI_SUCCESS;
+}
+
+static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const char *call)
+{
+    int rc;
+    struct cm_comm *p = parent_or_error(comm, call, &rc);
+    if (!p)
+        return rc;
+    if (!newcomm)
+        return cm_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    int *members;
+    uint16_t ctx;
+    if ((rc = all_members(p, &members)) || (rc = agree_context(p, members, p->size, p->rank, &ctx))) {
+        free(members);
+        return cm_error(comm, rc, call, "no free context id (too many communicators)");
+    }
+    free(members);
+    rc = finish_new(p, p->world_of, p->size, p->rank, ctx, newcomm, call);
+    if (rc)
+        return rc;
+    struct cm_comm *c = cm_comm_lookup(*newcomm, NULL);
+    if (p->topo && cm_topo_dup)
+        c->topo = cm_topo_dup(p->topo);
+    if (cm_attr_copy_all && (rc = cm_attr_copy_all(p, c)) != MPI_SUCCESS) {
+        cm_comm_release(c);
+        *newcomm = MPI_COMM_NULL;
+        return cm_error(comm, rc, call, "an attribute copy callback failed with code %d", rc);
+    }
+    if (info != MPI_INFO_NULL && PMPI_Comm_set_info)
+        PMPI_Comm_set_info(*newcomm, info);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+{
+    CM_ENTER(Comm_dup);
+    return dup_common(comm, MPI_INFO_NULL, newcomm, "MPI_Comm_dup");
+}
+
+int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+{
+    CM_ENTER(Comm_dup_with_info);
+    return dup_common(comm, info, newcomm, "MPI_Comm_dup_with_info");
+}
+
+/* The duplicate is made at once (blocking); the request is born complete.
+ * Correct by the standard, only less overlapped. */
+int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+{
+    CM_ENTER(Comm_idup);
+    if (!request)
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
+    int rc = dup_common(comm, MPI_INFO_NULL, newcomm, "MPI_Comm_idup");
+    if (rc)
+        return rc;
+    struct cm_request *r = cm_request_new(CM_REQ_DONE);
+    r->complete = 1;
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+struct split_entry {
+    int color, key, valid;
+};
+
+static int cmp_by_key(const void *a, const void *b)
+{
+    const int *x = a, *y = b; /* {key, parent rank} */
+    if (x[0] != y[0])
+        return x[0] < y[0] ? -1 : 1;
+    return x[1] < y[1] ? -1 : x[1] > y[1];
+}
+
+int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+{
+    CM_ENTER(Comm_split);
+    int rc;
+    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_split", &rc);
+    if (!p)
+        return rc;
+    if (!newcomm)
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    if (color < 0 && color != MPI_UNDEFINED)
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
+    int n = p->size, me = p->rank;
+    struct split_entry *all = calloc((size_t)n, sizeof *all), *in = calloc((size_t)n, sizeof *in);
+    int *members = malloc((size_t)n * sizeof(int)), *keyed = malloc((size_t)n * 2 * sizeof(int));
+    int *world = malloc((size_t)n * sizeof(int));
+    if (!all || !in || !members || !keyed || !world) {
+        rc = cm_error(comm, MPI_ERR_NO_MEM, "MPI_Comm_split", "out of memory");
+        goto out;
+    }
+    all[me] = (struct split_entry){ color, key, 1 };
+    /* Dissemination allgather: after ceil(log2 n) rounds every entry is known. */
+    for (int k = 1; k < n; k <<= 1) {
+        exchange(p, all, (size_t)n * sizeof *all, (me + k) % n, in, (size_t)n * sizeof *in, (me - k % n + n) % n, TAG_SPLIT);
+        for (int i = 0; i < n; i++)
+            if (in[i].valid)
+                all[i] = in[i];
+    }
+    /* Every member needs one context; all groups of one split can share it,
+     * since each process belongs to at most one of them. */
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (all[i].color == color && color != MPI_UNDEFINED) {
+            keyed[2 * m] = all[i].key;
+            keyed[2 * m + 1] = i;
+            m++;
+        }
+    for (int i = 0; i < n; i++)
+        members[i] = i;
+    uint16_t ctx;
+    uint64_t dummy;
+    (void)dummy;
+    if ((rc = agree_context(p, members, n, me, &ctx)) != MPI_SUCCESS) {
+        rc = cm_error(comm, rc, "MPI_Comm_split", "no free context id (too many communicators)");
+        goto out;
+    }
+    if (color == MPI_UNDEFINED) {
+        cm_context_free(ctx);
+        *newcomm = MPI_COMM_NULL;
+        goto out;
+    }
+    qsort(keyed, (size_t)m, 2 * sizeof(int), cmp_by_key);
+    int myrank = 0;
+    for (int i = 0; i < m; i++) {
+        world[i] = p->world_of[keyed[2 * i + 1]];
+        if (keyed[2 * i + 1] == me)
+            myrank = i;
+    }
+    rc = finish_new(p, world, m, myrank, ctx, newcomm, "MPI_Comm_split");
+out:
+    free(all);
+    free(in);
+    free(members);
+    free(keyed);
+    free(world);
+    return rc;
+}
+
+/* Parent ranks of a group's members, in group order; -1 if one is not in parent. */
+static int group_to_parent(struct cm_comm *p, struct cm_group *g, int *ranks)
+{
+    for (int i = 0; i < g->size; i++) {
+        int w = g->world[i];
+        ranks[i] = w >= 0 && w < cm_g.size ? p->comm_of[w] : -1;
+        if (ranks[i] < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+{
+    CM_ENTER(Comm_create);
+    int rc;
+    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create", &rc);
+    if (!p)
+        return rc;
+    struct cm_group *g = cm_group_lookup(group);
+    if (!g)
+        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group %d", group);
+    int *ranks = malloc(((size_t)g->size + 1) * sizeof(int)), *members = NULL;
+    if (group_to_parent(p, g, ranks)) {
+        free(ranks);
+        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create", "the group has a process that is not in the communicator");
+    }
+    uint16_t ctx;
+    if ((rc = all_members(p, &members)) || (rc = agree_context(p, members, p->size, p->rank, &ctx))) {
+        free(ranks);
+        free(members);
+        return cm_error(comm, rc, "MPI_Comm_create", "no free context id (too many communicators)");
+    }
+    free(members);
+    int myrank = cm_group_rank_of(g, cm_g.rank);
+    free(ranks);
+    if (myrank == MPI_UNDEFINED) {
+        cm_context_free(ctx);
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    return finish_new(p, g->world, g->size, myrank, ctx, newcomm, "MPI_Comm_create");
+}
+
+int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+{
+    CM_ENTER(Comm_create_group);
+    int rc;
+    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create_group", &rc);
+    if (!p)
+        return rc;
+    struct cm_group *g = cm_group_lookup(group);
+    if (!g)
+        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group %d", group);
+    if (tag < 0)
+        return cm_error(comm, MPI_ERR_TAG, "MPI_Comm_create_group", "invalid tag %d", tag);
+    int myrank = cm_group_rank_of(g, cm_g.rank);
+    if (myrank == MPI_UNDEFINED) {
+        *newcomm = MPI_COMM_NULL;
+        return MPI_SUCCESS;
+    }
+    int *ranks = malloc(((size_t)g->size + 1) * sizeof(int));
+    if (group_to_parent(p, g, ranks)) {
+        free(ranks);
+        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create_group", "the group has a process that is not in the communicator");
+    }
+    uint16_t ctx;
+    rc = agree_context(p, ranks, g->size, myrank, &ctx);
+    free(ranks);
+    if (rc)
+        return cm_error(comm, rc, "MPI_Comm_create_group", "no free context id (too many communicators)");
+    return finish_new(p, g->world, g->size, myrank, ctx, newcomm, "MPI_Comm_create_group");
+}
+
+int PMPI_Comm_free(MPI_Comm *comm)
+{
+    CM_ENTER(Comm_free);
+    if (!comm)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Comm_free", "comm pointer is NULL");
+    if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
+        return cm_error(*comm, MPI_ERR_COMM, "MPI_Comm_free", "%s cannot be freed",
+                        *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
+    struct cm_comm *c = (*comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(*comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator %d", *comm);
+    if (cm_attr_delete_all) {
+        int rc = cm_attr_delete_all(c);
+        if (rc)
+            return cm_error(*comm, rc, "MPI_Comm_free", "an attribute delete callback failed with code %d", rc);
+    }
+    cm_comm_release(c);
+    *comm = MPI_COMM_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+{
+    CM_ENTER(Comm_compare);
+    struct cm_comm *a = cm_comm_lookup(comm1, NULL), *b = cm_comm_lookup(comm2, NULL);
+    if (!a || !b)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_compare", "invalid communicator %d",
+                        a ? comm2 : comm1);
+    if (a == b) {
+        *result = MPI_IDENT;
+        return MPI_SUCCESS;
+    }
+    int r = cm_group_compare_lists(a->world_of, a->size, b->world_of, b->size);
+    *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+{
+    if (!cm_comm_lookup(comm, NULL))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_test_inter", "invalid communicator %d", comm);
+    *flag = 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+{
+    (void)size;
+    return cm_error(comm, MPI_ERR_COMM, "MPI_Comm_remote_size",
+                    "communicator %d is not an intercommunicator (corempi does not support intercommunicators)", comm);
+}
+
+int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_name", "invalid communicator %d", comm);
+    if (!comm_name)
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
+    strncpy(c->name, comm_name, MPI_MAX_OBJECT_NAME - 1);
+    c->name[MPI_MAX_OBJECT_NAME - 1] = 0;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_name", "invalid communicator %d", comm);
+    strcpy(comm_name, c->name);
+    *resultlen = (int)strlen(c->name);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,128 @@
+/*
+ * comm_split_type.c -- MPI_Comm_split_type: by shared memory (everyone, on one
+ * node) and by hardware resource (hwloc levels: "NUMANode", "L3Cache",
+ * "Package", "Core", ...).
+ *
+ * A rank's place is the core mpirun put it on (its control block's
+ * bound_core, an hwloc logical core index); a rank that was not placed counts
+ * as being on core (rank mod cores).  The machine is the one mpirun saw: the
+ * real one, or the synthetic/XML topology in COREMPI_TOPOLOGY, so that
+ * big-node splits can be tested on a small machine.
+ */
+#include "core/comm.h"
+#include "core/state.h"
+#include "core/error.h"
+#include "topo/machine.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
+#pragma weak PMPI_Info_get
+
+static struct cm_machine machine;
+static int machine_state; /* 0 not loaded, 1 loaded, -1 failed */
+
+static struct cm_machine *get_machine(void)
+{
+    if (machine_state == 0) {
+        char err[256];
+        machine_state = cm_machine_load(&machine, getenv("COREMPI_TOPOLOGY"), err, sizeof err) == 0 ? 1 : -1;
+        if (machine_state < 0 && cm_g.verbose)
+            fprintf(stderr, "corempi: rank %d: cannot load the topology: %s\n", cm_g.rank, err);
+    }
+    return machine_state > 0 ? &machine : NULL;
+}
+
+/* This rank's core object. */
+static hwloc_obj_t my_core(struct cm_machine *m)
+{
+    int idx = cm_g.self_ctl->bound_core;
+    hwloc_obj_t core = idx >= 0 ? hwloc_get_obj_by_type(m->topo, HWLOC_OBJ_CORE, (unsigned)idx) : NULL;
+    if (!core && m->ncores > 0)
+        core = m->cores[cm_g.rank % m->ncores];
+    return core;
+}
+
+/* Index of the object of `type` (and cache depth) above this rank, or -1. */
+static int color_at(struct cm_machine *m, hwloc_obj_type_t type, int cache_depth)
+{
+    hwloc_obj_t o = my_core(m);
+    for (; o; o = o->parent) {
+        if (o->type == type && (!hwloc_obj_type_is_cache(type) || (int)o->attr->cache.depth == cache_depth))
+            return (int)o->logical_index;
+        /* NUMA nodes hang off the tree as memory children of their parent. */
+        if (type == HWLOC_OBJ_NUMANODE && o->memory_arity) {
+            hwloc_obj_t numa = o->memory_first_child;
+            if (numa && numa->type == HWLOC_OBJ_NUMANODE)
+                return (int)numa->logical_index;
+        }
+    }
+    return -1;
+}
+
+static int parse_resource(const char *s, hwloc_obj_type_t *type, int *depth)
+{
+    union hwloc_obj_attr_u attr;
+    *depth = 0;
+    if (!strcasecmp(s, "mpi_shared_memory")) {
+        *type = HWLOC_OBJ_MACHINE;
+        return 0;
+    }
+    if (hwloc_type_sscanf(s, type, &attr, sizeof attr) != 0)
+        return -1;
+    if (hwloc_obj_type_is_cache(*type))
+        *depth = (int)attr.cache.depth;
+    return 0;
+}
+
+/* Levels tried by HW_UNGUIDED, from the largest down. */
+static const char *const unguided_levels[] = { "Package", "NUMANode", "L3Cache", "L2Cache", "Core" };
+
+int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+{
+    CM_ENTER(Comm_split_type);
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator %d", comm);
+    int color = MPI_UNDEFINED;
+    if (split_type == MPI_UNDEFINED) {
+        color = MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_SHARED) {
+        color = 0; /* one node: every rank shares memory with every other */
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+        char value[MPI_MAX_INFO_VAL + 1] = "";
+        int flag = 0;
+        if (info != MPI_INFO_NULL && PMPI_Info_get)
+            PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag);
+        hwloc_obj_type_t type;
+        int depth;
+        struct cm_machine *m = get_machine();
+        /* Unknown resource names give MPI_COMM_NULL (MPI 4.0 §7.4.2). */
+        if (flag && m && parse_resource(value, &type, &depth) == 0)
+            color = type == HWLOC_OBJ_MACHINE ? 0 : color_at(m, type, depth);
+        if (color < 0)
+            color = MPI_UNDEFINED;
+    } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
+        /* The largest level that splits this communicator into smaller parts:
+         * every rank must choose the same level, so try levels in order and
+         * agree on each with an allreduce of (min, max) colors. */
+        struct cm_machine *m = get_machine();
+        for (size_t l = 0; m && l < sizeof unguided_levels / sizeof *unguided_levels; l++) {
+            hwloc_obj_type_t type;
+            int depth;
+            if (parse_resource(unguided_levels[l], &type, &depth))
+                continue;
+            int col = color_at(m, type, depth), mm[2] = { col, -col }, agg[2];
+            PMPI_Allreduce(mm, agg, 2, MPI_INT, MPI_MIN, comm);
+            if (agg[0] >= 0 && agg[0] != -agg[1]) {
+                color = col;
+                break;
+            }
+        }
+    } else {
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split_type", "invalid split_type %d", split_type);
+    }
+    return PMPI_Comm_split(comm, color, key, newcomm);
+}

@@ -1,0 +1,357 @@
+/*
+ * datatype_flatten.c -- building the layout (and signature) of a new type.
+ *
+ * Every constructor reduces to "pieces": piece i is n[i] consecutive copies of
+ * an old type placed at disp[i]; the concatenation may be repeated as a
+ * vector.  The layout keeps one level of repetition symbolic (rep_count x
+ * rep_stride) so that a vector -- or a contiguous run of vectors -- is never
+ * expanded block by block; everything else is materialized into a block list
+ * in typemap order, merging runs that touch.
+ */
+#include "core/datatype.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* A layout under construction. */
+struct lay {
+    struct cm_dt_block *b;
+    size_t nb, cap;
+    size_t rc;          /* repetitions */
+    MPI_Aint rs;        /* repetition stride */
+};
+
+/* Refuse layouts beyond this many blocks (16 bytes each... 24 with packed):
+ * such a type is better described with vectors, and the memory is the user's. */
+#define CM_DT_MAX_BLOCKS ((size_t)1 << 26)
+
+static int lay_reserve(struct lay *L, size_t more)
+{
+    if (L->nb + more <= L->cap)
+        return 0;
+    if (L->nb + more > CM_DT_MAX_BLOCKS)
+        return -1;
+    size_t cap = L->cap ? L->cap : 4;
+    while (cap < L->nb + more)
+        cap *= 2;
+    struct cm_dt_block *n = realloc(L->b, cap * sizeof *n);
+    if (!n)
+        return -1;
+    L->b = n;
+    L->cap = cap;
+    return 0;
+}
+
+static int lay_append(struct lay *L, MPI_Aint disp, size_t len)
+{
+    if (len == 0)
+        return 0;
+    if (L->nb && L->b[L->nb - 1].disp + (MPI_Aint)L->b[L->nb - 1].len == disp) {
+        L->b[L->nb - 1].len += len;
+        return 0;
+    }
+    if (lay_reserve(L, 1))
+        return -1;
+    L->b[L->nb++] = (struct cm_dt_block){ disp, len, 0 };
+    return 0;
+}
+
+/* Append n copies (stride apart, shifted) of t's element layout, fully expanded. */
+static int lay_append_expanded(struct lay *L, const struct cm_datatype *t, size_t n,
+                               MPI_Aint stride, MPI_Aint shift)
+{
+    for (size_t k = 0; k < n; k++)
+        for (size_t r = 0; r < t->rep_count; r++) {
+            MPI_Aint base = shift + (MPI_Aint)k * stride + (MPI_Aint)r * t->rep_stride;
+            for (size_t i = 0; i < t->nblocks; i++)
+                if (lay_append(L, base + t->blocks[i].disp, t->blocks[i].len))
+                    return -1;
+        }
+    return 0;
+}
+
+/* L (empty) = n copies of t, stride apart, shifted; keeps repetition symbolic when it can. */
+static int lay_repeat(struct lay *L, const struct cm_datatype *t, size_t n, MPI_Aint stride, MPI_Aint shift)
+{
+    L->rc = 1;
+    L->rs = 0;
+    if (n == 0 || t->size == 0)
+        return 0;
+    if (t->rep_count == 1 || n == 1 || (MPI_Aint)t->rep_count * t->rep_stride == stride) {
+        if (lay_reserve(L, t->nblocks))
+            return -1;
+        for (size_t i = 0; i < t->nblocks; i++)
+            L->b[i] = (struct cm_dt_block){ t->blocks[i].disp + shift, t->blocks[i].len, 0 };
+        L->nb = t->nblocks;
+        if (n == 1) {
+            L->rc = t->rep_count;
+            L->rs = t->rep_stride;
+        } else if (t->rep_count == 1) {
+            L->rc = n;
+            L->rs = stride;
+        } else {
+            L->rc = n * t->rep_count;
+            L->rs = t->rep_stride;
+        }
+        return 0;
+    }
+    /* Two levels of repetition: expand the inner one. */
+    if (lay_append_expanded(L, t, 1, 0, shift))
+        return -1;
+    L->rc = n;
+    L->rs = stride;
+    return 0;
+}
+
+/* Fold what can be folded: a repeated run that touches the next repetition
+ * becomes one run; an evenly spaced list of equal runs becomes a repetition. */
+static void lay_normalize(struct lay *L)
+{
+    if (L->nb == 0) {
+        L->rc = 1;
+        L->rs = 0;
+        return;
+    }
+    if (L->nb >= 2) {
+        size_t len = L->b[0].len;
+        MPI_Aint d = L->b[1].disp - L->b[0].disp;
+        size_t i;
+        for (i = 1; i < L->nb; i++)
+            if (L->b[i].len != len || L->b[i].disp - L->b[i - 1].disp != d)
+                break;
+        if (i == L->nb && (L->rc == 1 || (MPI_Aint)L->nb * d == L->rs)) {
+            L->rc *= L->nb;
+            L->rs = d;
+            L->nb = 1;
+        }
+    }
+    if (L->rc == 1)
+        L->rs = 0;
+    if (L->nb == 1 && L->rc > 1 && L->rs == (MPI_Aint)L->b[0].len) {
+        L->b[0].len *= L->rc;
+        L->rc = 1;
+        L->rs = 0;
+    }
+}
+
+void cm_dt_set_contig(struct cm_datatype *t)
+{
+    t->contig = t->size == 0 ||
+                (t->rep_count == 1 && t->nblocks == 1 && t->blocks[0].len == t->size &&
+                 t->extent == (MPI_Aint)t->size);
+}
+
+/* Install L into t: packed offsets, true bounds, contig. */
+static void install(struct cm_datatype *t, struct lay *L)
+{
+    lay_normalize(L);
+    free(t->blocks);
+    t->blocks = L->b;
+    t->nblocks = L->nb;
+    t->rep_count = L->rc;
+    t->rep_stride = L->rs;
+    L->b = NULL;
+    size_t off = 0;
+    MPI_Aint lo = 0, hi = 0;
+    for (size_t i = 0; i < t->nblocks; i++) {
+        struct cm_dt_block *b = &t->blocks[i];
+        b->packed = off;
+        off += b->len;
+        if (i == 0 || b->disp < lo)
+            lo = b->disp;
+        if (i == 0 || b->disp + (MPI_Aint)b->len > hi)
+            hi = b->disp + (MPI_Aint)b->len;
+    }
+    if (t->nblocks == 0) {
+        t->true_lb = t->true_extent = 0;
+    } else {
+        MPI_Aint span = (MPI_Aint)(t->rep_count - 1) * t->rep_stride;
+        if (span < 0)
+            lo += span;
+        else
+            hi += span;
+        t->true_lb = lo;
+        t->true_extent = hi - lo;
+    }
+    cm_dt_set_contig(t);
+}
+
+int cm_dt_copy_layout(struct cm_datatype *t, const struct cm_datatype *old)
+{
+    struct lay L = { 0 };
+    if (lay_repeat(&L, old, 1, 0, 0)) {
+        free(L.b);
+        return MPI_ERR_NO_MEM;
+    }
+    install(t, &L);
+    return MPI_SUCCESS;
+}
+
+/* --- signature ------------------------------------------------------------- */
+
+struct sigb {
+    struct cm_dt_run *r;
+    size_t n, cap;
+};
+
+static int sig_append(struct sigb *S, MPI_Datatype basic, size_t n)
+{
+    if (n == 0)
+        return 0;
+    if (S->n && S->r[S->n - 1].basic == basic) {
+        S->r[S->n - 1].n += n;
+        return 0;
+    }
+    if (S->n == S->cap) {
+        size_t cap = S->cap ? 2 * S->cap : 8;
+        if (cap > CM_DT_MAX_BLOCKS)
+            return -1;
+        struct cm_dt_run *r = realloc(S->r, cap * sizeof *r);
+        if (!r)
+            return -1;
+        S->r = r;
+        S->cap = cap;
+    }
+    S->r[S->n++] = (struct cm_dt_run){ basic, n };
+    return 0;
+}
+
+/* Signature of a mixed result: the pieces' signatures in order. */
+static int build_signature(struct cm_datatype *t, size_t np, const struct cm_datatype *const *old,
+                           const size_t *n, size_t vec_count)
+{
+    size_t used = 0, last = 0;
+    for (size_t i = 0; i < np; i++)
+        if (n[i] && old[i]->size) {
+            used++;
+            last = i;
+        }
+    if (used == 1 && old[last]->basic == 0) {
+        /* one mixed piece: share its runs, multiply the repetition */
+        const struct cm_datatype *o = old[last];
+        t->sig = malloc(o->nsig * sizeof *t->sig);
+        if (!t->sig)
+            return -1;
+        memcpy(t->sig, o->sig, o->nsig * sizeof *t->sig);
+        t->nsig = o->nsig;
+        t->sig_rep = o->sig_rep * n[last] * vec_count;
+        return 0;
+    }
+    struct sigb S = { 0 };
+    for (size_t i = 0; i < np; i++) {
+        const struct cm_datatype *o = old[i];
+        if (!n[i] || !o->size)
+            continue;
+        if (o->basic) {
+            if (sig_append(&S, o->basic, o->nbasic * n[i]))
+                goto fail;
+            continue;
+        }
+        for (size_t k = 0; k < o->sig_rep * n[i]; k++)
+            for (size_t j = 0; j < o->nsig; j++)
+                if (sig_append(&S, o->sig[j].basic, o->sig[j].n))
+                    goto fail;
+    }
+    t->sig = S.r;
+    t->nsig = S.n;
+    t->sig_rep = vec_count;
+    return 0;
+fail:
+    free(S.r);
+    return -1;
+}
+
+/* --- the entry point --------------------------------------------------------- */
+
+int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatype *const *old,
+                       const size_t *n, const MPI_Aint *disp, size_t vec_count, MPI_Aint vec_stride)
+{
+    /* size, basic elements, bounds of one repetition of the pieces */
+    size_t size = 0, nbasic = 0, align = 1;
+    MPI_Datatype basic = 0;
+    int mixed = 0, any = 0, sticky = 0;
+    MPI_Aint lb = 0, ub = 0;
+    for (size_t i = 0; i < np; i++) {
+        const struct cm_datatype *o = old[i];
+        if (n[i] == 0)
+            continue;
+        size += n[i] * o->size;
+        nbasic += n[i] * o->nbasic;
+        if (o->size) {
+            if (o->basic == 0 || (basic && basic != o->basic))
+                mixed = 1;
+            if (!basic)
+                basic = o->basic;
+        }
+        if (o->align > align)
+            align = o->align;
+        sticky |= o->sticky_bounds;
+        MPI_Aint last = (MPI_Aint)(n[i] - 1) * o->extent;
+        MPI_Aint l = disp[i] + o->lb + (last < 0 ? last : 0);
+        MPI_Aint u = disp[i] + o->lb + o->extent + (last > 0 ? last : 0);
+        if (!any || l < lb)
+            lb = l;
+        if (!any || u > ub)
+            ub = u;
+        any = 1;
+    }
+    if (vec_count == 0) {
+        size = nbasic = 0;
+        lb = ub = 0;
+    } else if (vec_count > 1) {
+        MPI_Aint span = (MPI_Aint)(vec_count - 1) * vec_stride;
+        if (span < 0)
+            lb += span;
+        else
+            ub += span;
+    }
+    if (!basic && np)
+        basic = old[0]->basic;
+    t->size = size * (vec_count ? vec_count : 0);
+    t->nbasic = nbasic * vec_count;
+    t->basic = mixed ? 0 : basic;
+    t->align = align;
+    t->sticky_bounds = sticky;
+    t->lb = lb;
+    t->extent = ub - lb;
+    t->rep_count = 1;
+
+    if (mixed && build_signature(t, np, old, n, vec_count))
+        return MPI_ERR_NO_MEM;
+
+    /* layout: one repetition, then the vector */
+    struct lay one = { 0 }, all = { 0 };
+    int rc = 0;
+    if (vec_count == 0) {
+        one.rc = 1;
+    } else if (np == 1) {
+        rc = lay_repeat(&one, old[0], n[0], old[0]->extent, disp[0]);
+    } else {
+        one.rc = 1;
+        for (size_t i = 0; i < np && !rc; i++)
+            if (n[i] && old[i]->size)
+                rc = lay_append_expanded(&one, old[i], n[i], old[i]->extent, disp[i]);
+    }
+    if (rc)
+        goto nomem;
+    lay_normalize(&one);
+    if (vec_count > 1) {
+        struct cm_datatype tmp = { 0 };
+        tmp.blocks = one.b;
+        tmp.nblocks = one.nb;
+        tmp.rep_count = one.rc;
+        tmp.rep_stride = one.rs;
+        tmp.size = size;
+        if (lay_repeat(&all, &tmp, vec_count, vec_stride, 0))
+            goto nomem;
+        free(one.b);
+        install(t, &all);
+    } else {
+        install(t, &one);
+    }
+    return MPI_SUCCESS;
+nomem:
+    free(one.b);
+    free(all.b);
+    return MPI_ERR_NO_MEM;
+}
