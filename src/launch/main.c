@@ -1,0 +1,60 @@
+/* main.c -- mpirun / mpiexec: start N ranks of a program on this machine. */
+#include "launch/launch.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+static double own_cpu_ms(void)
+{
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 + (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+int main(int argc, char **argv)
+{
+    double t0 = now_ms();
+    struct cm_launch_opts opts;
+    int rc = cm_launch_parse(argc, argv, &opts);
+    if (rc >= 0)
+        return rc;
+
+    char path[PATH_MAX];
+    if ((rc = cm_launch_find_program(opts.argv[0], path, sizeof path)) != 0)
+        return rc;
+
+    struct cm_job job;
+    memset(&job, 0, sizeof job);
+    job.seg_fd = -1;
+    if ((rc = cm_launch_place(&job, &opts)) != 0)
+        return rc;
+    double t_placed = now_ms();
+    if ((rc = cm_launch_segment_create(&job)) != 0)
+        return rc;
+    double t_segment = now_ms();
+    if ((rc = cm_launch_spawn(&job, &opts, path)) != 0) {
+        cm_launch_segment_destroy(&job);
+        return rc;
+    }
+    double t_spawned = now_ms();
+    rc = cm_launch_watch(&job);
+    cm_launch_segment_destroy(&job);
+    if (getenv("COREMPI_LAUNCH_VERBOSE"))
+        fprintf(stderr, "mpirun: %d ranks: placement %.2f ms (hwloc %s), segment %.2f ms, fork+exec %.2f ms, "
+                        "job %.2f ms, exit status %d; mpirun's own cpu time %.2f ms\n",
+                job.nranks, t_placed - t0, job.have_machine ? "loaded" : "not loaded", t_segment - t_placed,
+                t_spawned - t_segment, now_ms() - t_spawned, rc, own_cpu_ms());
+    return rc;
+}

@@ -1,0 +1,75 @@
+/* program.c -- find the program before forking, so that a typo gives one line,
+ * not N failing ranks. */
+#include "launch/launch.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static int runnable(const char *path, int *err)
+{
+    struct stat st;
+    if (stat(path, &st) != 0) {
+        *err = errno;
+        return 0;
+    }
+    if (S_ISDIR(st.st_mode)) {
+        *err = EISDIR;
+        return 0;
+    }
+    if (!S_ISREG(st.st_mode) || access(path, X_OK) != 0) {
+        *err = EACCES;
+        return 0;
+    }
+    return 1;
+}
+
+static int fail(const char *name, int err)
+{
+    if (err == ENOENT || err == ENOTDIR)
+        fprintf(stderr, "mpirun: %s: program not found\n", name);
+    else if (err == EACCES)
+        fprintf(stderr, "mpirun: %s: not an executable file\n", name);
+    else
+        fprintf(stderr, "mpirun: %s: %s\n", name, strerror(err));
+    return err == ENOENT || err == ENOTDIR ? 127 : 126;
+}
+
+int cm_launch_find_program(const char *name, char *buf, size_t len)
+{
+    int err = ENOENT;
+    if (!*name)
+        return fail(name, ENOENT);
+    if (strchr(name, '/')) {
+        if (!runnable(name, &err))
+            return fail(name, err);
+        snprintf(buf, len, "%s", name);
+        return 0;
+    }
+    const char *path = getenv("PATH");
+    if (!path || !*path)
+        path = "/usr/local/bin:/usr/bin:/bin";
+    int seen_unrunnable = 0;
+    for (const char *dir = path;; ) {
+        const char *colon = strchr(dir, ':');
+        size_t dlen = colon ? (size_t)(colon - dir) : strlen(dir);
+        int e;
+        if (dlen == 0)
+            snprintf(buf, len, "%s", name); /* empty entry: current directory */
+        else
+            snprintf(buf, len, "%.*s/%s", (int)dlen, dir, name);
+        if (runnable(buf, &e))
+            return 0;
+        if (e != ENOENT && e != ENOTDIR && !seen_unrunnable) {
+            seen_unrunnable = 1;
+            err = e;
+        }
+        if (!colon)
+            break;
+        dir = colon + 1;
+    }
+    return fail(name, err);
+}

@@ -1,0 +1,210 @@
+/* watch.c -- wait for the ranks; end the job when one fails.
+ *
+ * mpirun blocks SIGCHLD and the signals it forwards, and reads them with
+ * sigtimedwait: no handlers, no races between a signal and the state below.
+ * The first failure decides the message and the exit status; the rest of the
+ * ranks get SIGTERM, and SIGKILL CM_KILL_GRACE_MS later if still there. */
+#include "launch/launch.h"
+#include "launch/deadlock.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include "shm/segment.h"
+
+#define CM_KILL_GRACE_MS 200
+#define CM_DEADLOCK_SAMPLE_MS 100
+
+struct watch {
+    struct cm_job *job;
+    int live;
+    int status;          /* mpirun's exit status so far */
+    int aborting;        /* the job is being ended */
+    double kill_at;      /* when to send SIGKILL (ms), 0: not scheduled */
+    struct cm_deadlock_watch deadlock;
+};
+
+void cm_launch_watched_signals(sigset_t *set)
+{
+    sigemptyset(set);
+    sigaddset(set, SIGCHLD);
+    sigaddset(set, SIGINT);
+    sigaddset(set, SIGTERM);
+    sigaddset(set, SIGHUP);
+}
+
+static double now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
+}
+
+static void signal_live_ranks(struct watch *w, int sig)
+{
+    for (int r = 0; r < w->job->nranks; r++)
+        if (w->job->pids[r] > 0)
+            kill(w->job->pids[r], sig);
+}
+
+static void end_job(struct watch *w, int status, int sig)
+{
+    if (w->aborting)
+        return;
+    w->aborting = 1;
+    w->status = status;
+    signal_live_ranks(w, sig);
+    w->kill_at = now_ms() + CM_KILL_GRACE_MS;
+}
+
+static const struct cm_rank_ctl *ctl_of(const struct watch *w, int rank)
+{
+    return cm_seg_ctl(w->job->seg, (uint32_t)rank);
+}
+
+/* " in MPI_Send" while inside a call, " (last MPI call: MPI_Send)" after one. */
+static void where_in_mpi(const struct cm_rank_ctl *c, char *buf, size_t len)
+{
+    char tmp[32];
+    buf[0] = '\0';
+    if (c->blocked_call)
+        snprintf(buf, len, " in %s", cm_launch_call_name(c->blocked_call, tmp, sizeof tmp));
+    else if (c->last_call)
+        snprintf(buf, len, " (last MPI call: %s)", cm_launch_call_name(c->last_call, tmp, sizeof tmp));
+}
+
+static void on_mpi_abort(struct watch *w, int rank)
+{
+    const struct cm_seg_header *h = w->job->seg;
+    uint32_t flag = atomic_load_explicit(&h->abort_flag, memory_order_acquire);
+    int code = flag ? h->abort_code : ctl_of(w, rank)->exit_code;
+    int who = flag ? h->abort_rank : rank;
+    if (flag != 2) /* 2: the rank has already printed why */
+        fprintf(stderr, "mpirun: rank %d called MPI_Abort with code %d; job aborted\n", who, code);
+    end_job(w, code & 0xff ? code & 0xff : 1, SIGTERM);
+}
+
+/* A rank is gone: decide whether that is the end of the job. */
+static void on_rank_exit(struct watch *w, int rank, int wstatus)
+{
+    const struct cm_rank_ctl *c = ctl_of(w, rank);
+    uint32_t state = atomic_load_explicit(&c->state, memory_order_acquire);
+    pid_t pid = w->job->pids[rank];
+    char where[96];
+
+    if (w->aborting)
+        return; /* collateral of the first failure: already reported */
+    /* Once a rank has called MPI_Abort, that is the cause, whoever leaves first. */
+    const struct cm_seg_header *h = w->job->seg;
+    if (state == CM_RANK_ABORTED || atomic_load_explicit(&h->abort_flag, memory_order_acquire)) {
+        on_mpi_abort(w, rank);
+        return;
+    }
+    if (WIFSIGNALED(wstatus)) {
+        int sig = WTERMSIG(wstatus);
+        where_in_mpi(c, where, sizeof where);
+        fprintf(stderr, "mpirun: rank %d (pid %d) killed by signal %d (%s)%s; job aborted\n", rank, (int)pid, sig,
+                strsignal(sig), state == CM_RANK_RUNNING ? where : "");
+        end_job(w, 128 + sig, SIGTERM);
+        return;
+    }
+    int code = WEXITSTATUS(wstatus);
+    if (state == CM_RANK_FINALIZED || (state == CM_RANK_STARTING && code == 0)) {
+        /* a normal end (a program that never used MPI counts as one) */
+        if (code != 0 && w->status == 0)
+            w->status = code;
+        return;
+    }
+    if (state == CM_RANK_STARTING) {
+        fprintf(stderr, "mpirun: rank %d (pid %d) exited with status %d before MPI_Init; job aborted\n", rank,
+                (int)pid, code);
+    } else {
+        char tmp[32];
+        fprintf(stderr, "mpirun: rank %d (pid %d) exited with status %d without calling MPI_Finalize "
+                        "(last MPI call: %s); job aborted\n",
+                rank, (int)pid, code, cm_launch_call_name(c->last_call, tmp, sizeof tmp));
+    }
+    end_job(w, code ? code : 1, SIGTERM);
+}
+
+static void reap(struct watch *w)
+{
+    for (;;) {
+        int wstatus;
+        pid_t pid = waitpid(-1, &wstatus, WNOHANG);
+        if (pid < 0 && errno == ECHILD) {
+            w->live = 0; /* cannot happen while a rank lives; never wait forever */
+            return;
+        }
+        if (pid <= 0)
+            return;
+        for (int r = 0; r < w->job->nranks; r++)
+            if (w->job->pids[r] == pid) {
+                w->job->status[r] = wstatus;
+                on_rank_exit(w, r, wstatus);
+                w->job->pids[r] = 0;
+                w->live--;
+                break;
+            }
+    }
+}
+
+static void on_signal_to_mpirun(struct watch *w, int sig)
+{
+    if (w->aborting) { /* a second ^C: no more patience */
+        signal_live_ranks(w, SIGKILL);
+        return;
+    }
+    fprintf(stderr, "mpirun: received signal %d (%s); forwarded to the ranks; job aborted\n", sig, strsignal(sig));
+    end_job(w, 128 + sig, sig);
+}
+
+static int next_timeout_ms(const struct watch *w, double now)
+{
+    double t = -1;
+    if (w->aborting && w->kill_at > 0)
+        t = w->kill_at - now;
+    else if (w->deadlock.timeout_s > 0)
+        t = CM_DEADLOCK_SAMPLE_MS;
+    if (t < 0 && (w->aborting && w->kill_at > 0))
+        t = 0;
+    return (int)(t < 0 ? -1 : t);
+}
+
+int cm_launch_watch(struct cm_job *job)
+{
+    struct watch w = {.job = job, .live = job->nranks};
+    if (cm_deadlock_init(&w.deadlock, job->nranks, cm_deadlock_timeout_from_env()) != 0)
+        w.deadlock.timeout_s = 0;
+    sigset_t set;
+    cm_launch_watched_signals(&set);
+
+    reap(&w); /* ranks may have ended before we got here */
+    while (w.live > 0) {
+        double now = now_ms();
+        if (w.aborting && w.kill_at > 0 && now >= w.kill_at) {
+            signal_live_ranks(&w, SIGKILL);
+            w.kill_at = 0;
+        }
+        if (!w.aborting && cm_deadlock_sample(&w.deadlock, job, now / 1e3)) {
+            cm_deadlock_report(&w.deadlock, job);
+            end_job(&w, 124, SIGTERM);
+        }
+        int timeout = next_timeout_ms(&w, now_ms());
+        siginfo_t info;
+        int sig;
+        if (timeout < 0) {
+            sig = sigwaitinfo(&set, &info);
+        } else {
+            struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L + 100000L};
+            sig = sigtimedwait(&set, &info, &ts);
+        }
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+            on_signal_to_mpirun(&w, sig);
+        reap(&w);
+    }
+    cm_deadlock_free(&w.deadlock);
+    return w.status;
+}
