@@ -82,6 +82,7 @@ void cm_comm_release(struct cm_comm *c)
         c->coll_free(c->coll);
     if (c->topo && cm_topo_free)
         cm_topo_free(c->topo);
+    cm_errh_release(c->errh);
     cm_comm_table[c->handle] = NULL;
     if (c->handle > MPI_COMM_SELF)
         cm_context_free(c->ctx);

@@ -111,6 +111,7 @@ static int finish_new(struct cm_comm *parent, const int *world, int n, int myran
         return cm_error(parent->handle, MPI_ERR_NO_MEM, call, "out of memory");
     }
     c->errh = parent->errh;
+    cm_errh_retain(c->errh);
     *out = c->handle;
     return MPI_SUCCESS;
 }

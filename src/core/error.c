@@ -96,7 +96,22 @@ static char last_detail[MPI_ERR_LASTCODE + 1][480];
 /* Error handlers: 1..3 predefined, user ones after. */
 #define ERRH_MAX 256
 static MPI_Comm_errhandler_function *user_errh[ERRH_MAX];
+/* A user handler lives while its handle or a communicator holds it
+ * (MPI_Errhandler_free on an attached handler only drops the handle). */
+static int errh_refs[ERRH_MAX];
 static int errh_used = 4;
+
+void cm_errh_retain(MPI_Errhandler e)
+{
+    if (e > MPI_ERRORS_ABORT && e < ERRH_MAX)
+        errh_refs[e]++;
+}
+
+void cm_errh_release(MPI_Errhandler e)
+{
+    if (e > MPI_ERRORS_ABORT && e < ERRH_MAX && --errh_refs[e] == 0)
+        user_errh[e] = NULL;
+}
 
 int cm_world_rank_for_messages(void) { return cm_g.rank; }
 
@@ -176,6 +191,7 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     for (int i = MPI_ERRORS_ABORT + 1; i < ERRH_MAX; i++) {
         if (!user_errh[i]) {
             user_errh[i] = fn;
+            errh_refs[i] = 1;
             if (i >= errh_used)
                 errh_used = i + 1;
             *errhandler = i;
@@ -193,6 +209,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %d", comm);
     if (!valid_errh(errhandler))
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
+    cm_errh_retain(errhandler);
+    cm_errh_release(c->errh);
     c->errh = errhandler;
     return MPI_SUCCESS;
 }
@@ -204,6 +222,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %d", comm);
     *errhandler = c->errh;
+    cm_errh_retain(c->errh); /* the returned handle must be freed by the caller */
     return MPI_SUCCESS;
 }
 
@@ -222,8 +241,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     MPI_Errhandler e = *errhandler;
     if (!valid_errh(e))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler %d", e);
-    if (e > MPI_ERRORS_ABORT)
-        user_errh[e] = NULL; /* communicators still using it keep working: see valid_errh */
+    cm_errh_release(e);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
 }

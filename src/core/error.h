@@ -20,6 +20,10 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
 /* Fatal internal failure (out of memory, broken segment): print and end the job. */
 _Noreturn void cm_fatal(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Reference counting of user error handlers held by communicators. */
+void cm_errh_retain(MPI_Errhandler e);
+void cm_errh_release(MPI_Errhandler e);
+
 /* The world rank of this process, or -1 before MPI_Init (for messages). */
 int cm_world_rank_for_messages(void);
 

@@ -11,6 +11,8 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/bsend.h"
+#include "core/group.h"
+#include "core/op.h"
 #include "p2p/p2p.h"
 #include "p2p/outq.h"
 #include "shm/wait.h"
@@ -172,6 +174,8 @@ int PMPI_Finalize(void)
     }
     cm_comm_finalize();
     cm_p2p_finalize();
+    cm_group_finalize();
+    cm_op_finalize();
     cm_dt_finalize();
     cm_g.finalized = 1;
     atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_FINALIZED, memory_order_release);
