@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static void usage(FILE *out)
 {
@@ -20,6 +21,7 @@ static void usage(FILE *out)
         "  --report-bindings     print each rank's core to stderr\n"
         "  -x VAR[=value]        export VAR (with value, or mpirun's own) to the ranks\n"
         "  -genv VAR value       set VAR=value in the ranks' environment\n"
+        "  --profile[=DIR]       record a coreprof trace of every rank (into DIR)\n"
         "  --topology SPEC       place on an hwloc synthetic topology or XML file\n"
         "                        (also COREMPI_TOPOLOGY); binding is then skipped\n"
         "  --oversubscribe, --allow-run-as-root   accepted and ignored\n"
@@ -64,6 +66,35 @@ static int parse_count(const char *s, int *out)
     if (!s || errno || end == s || *end || v <= 0 || v > 65536)
         return -1;
     *out = (int)v;
+    return 0;
+}
+
+static int add_env(struct cm_launch_opts *o, const char *name, const char *value);
+
+/* Preload libcoreprof.so from the library folder next to mpirun's own. */
+static int cm_launch_profile(struct cm_launch_opts *o, const char *dir)
+{
+    char self[4096], lib[4200];
+    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (n <= 0) {
+        fprintf(stderr, "mpirun: --profile: cannot find mpirun's own path\n");
+        return -1;
+    }
+    self[n] = '\0';
+    char *slash = strrchr(self, '/');
+    if (slash)
+        *slash = '\0';
+    snprintf(lib, sizeof lib, "%s/../lib/libcoreprof.so", self);
+    if (access(lib, R_OK) != 0) {
+        fprintf(stderr, "mpirun: --profile: %s not found (was coreprof built?)\n", lib);
+        return -1;
+    }
+    const char *old = getenv("LD_PRELOAD");
+    char preload[8400];
+    snprintf(preload, sizeof preload, "%s%s%s", lib, old && *old ? ":" : "", old && *old ? old : "");
+    add_env(o, "LD_PRELOAD", preload);
+    if (dir && *dir)
+        add_env(o, "COREPROF_DIR", dir);
     return 0;
 }
 
@@ -143,6 +174,13 @@ int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o)
             o->topology = option_value(argc, argv, &i, inline_value);
             if (!o->topology)
                 return bad_usage("%s needs a synthetic topology or an XML file", arg);
+            /* The ranks see the same machine (Comm_split_type, collectives). */
+            add_env(o, "COREMPI_TOPOLOGY", o->topology);
+        } else if (!strcmp(key, "profile")) {
+            /* --profile[=DIR]: only the inline form takes a value, so that
+             * "--profile ./app" still runs ./app. */
+            if (cm_launch_profile(o, inline_value) != 0)
+                return 2;
         } else if (!strcmp(key, "x")) {
             const char *v = option_value(argc, argv, &i, inline_value);
             if (!v || !*v || *v == '=')
