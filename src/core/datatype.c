@@ -5,6 +5,7 @@
 #include "core/datatype.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "core/dt_basic.h"
 
 #include <complex.h>
 #include <stddef.h>
@@ -103,6 +104,9 @@ int cm_dt_init(void)
         t->refcount = 1;
         t->basic = h;
         t->nbasic = 1;
+        t->align = cm_dt_basic_align(h);
+        t->rep_count = 1;
+        t->sig_rep = 1;
         t->extent = t->true_extent = (MPI_Aint)p->size;
         strcpy(t->name, p->name);
         if (p->val_size) {
@@ -114,11 +118,16 @@ int cm_dt_init(void)
             t->blocks = calloc(2, sizeof *t->blocks);
             if (!t->blocks)
                 return MPI_ERR_NO_MEM;
-            t->blocks[0] = (struct cm_dt_block){ 0, p->val_size };
-            t->blocks[1] = (struct cm_dt_block){ (MPI_Aint)p->idx_off, sizeof(int) };
+            t->blocks[0] = (struct cm_dt_block){ 0, p->val_size, 0 };
+            t->blocks[1] = (struct cm_dt_block){ (MPI_Aint)p->idx_off, sizeof(int), p->val_size };
         } else {
             t->size = p->size;
             t->contig = 1;
+            t->nblocks = 1;
+            t->blocks = calloc(1, sizeof *t->blocks);
+            if (!t->blocks)
+                return MPI_ERR_NO_MEM;
+            t->blocks[0] = (struct cm_dt_block){ 0, p->size, 0 };
         }
         cm_dt_table[h] = t;
     }
@@ -132,7 +141,9 @@ void cm_dt_finalize(void)
         struct cm_datatype *t = cm_dt_table[i];
         if (!t)
             continue;
+        /* everything goes: no reference counting needed */
         free(t->blocks);
+        free(t->sig);
         free(t->contents);
         free(t);
     }
@@ -141,37 +152,31 @@ void cm_dt_finalize(void)
     cm_dt_table_len = table_cap = 0;
 }
 
-void cm_dt_pack(const void *buf, int count, const struct cm_datatype *t, void *out)
+/* cm_dt_pack, cm_dt_unpack and the range versions: core/datatype_pack.c. */
+
+void cm_dt_destroy(struct cm_datatype *t)
 {
-    char *o = out;
-    if (t->contig) {
-        memcpy(o, (const char *)buf + t->true_lb, (size_t)count * t->size);
-        return;
-    }
-    for (int i = 0; i < count; i++) {
-        const char *base = (const char *)buf + (MPI_Aint)i * t->extent;
-        for (size_t b = 0; b < t->nblocks; b++) {
-            memcpy(o, base + t->blocks[b].disp, t->blocks[b].len);
-            o += t->blocks[b].len;
-        }
-    }
+    cm_dt_free_contents(t);
+    free(t->blocks);
+    free(t->sig);
+    free(t);
 }
 
-void cm_dt_unpack(const void *in, size_t bytes, void *buf, int count, const struct cm_datatype *t)
+void cm_dt_retain(MPI_Datatype dt)
 {
-    const char *p = in;
-    if (t->contig) {
-        memcpy((char *)buf + t->true_lb, p, bytes);
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (t && !t->predefined)
+        __atomic_fetch_add(&t->refcount, 1, __ATOMIC_RELAXED);
+}
+
+void cm_dt_release(MPI_Datatype dt)
+{
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (!t || t->predefined)
         return;
-    }
-    for (int i = 0; i < count && bytes; i++) {
-        char *base = (char *)buf + (MPI_Aint)i * t->extent;
-        for (size_t b = 0; b < t->nblocks && bytes; b++) {
-            size_t n = t->blocks[b].len < bytes ? t->blocks[b].len : bytes;
-            memcpy(base + t->blocks[b].disp, p, n);
-            p += n;
-            bytes -= n;
-        }
+    if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
+        cm_dt_table[dt] = NULL;
+        cm_dt_destroy(t); /* releases the types it was built from */
     }
 }
 
@@ -287,19 +292,10 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
     int rc = status_check(status, datatype, "MPI_Get_elements", &t);
     if (rc)
         return rc;
-    long long b = status->cm_bytes;
-    if (t->size == 0) {
-        *count = 0;
-        return MPI_SUCCESS;
-    }
-    /* Whole elements times their basic elements, plus basic elements of a partial one. */
-    size_t basic_size = t->nbasic ? t->size / t->nbasic : t->size;
-    long long whole = b / (long long)t->size, rest = b % (long long)t->size;
-    if (basic_size == 0 || rest % (long long)basic_size) {
-        *count = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    *count = whole * (long long)(t->nbasic ? t->nbasic : 1) + rest / (long long)basic_size;
+    /* Whole elements times their basic elements, plus the basic elements of
+     * a partial one (walking the signature of a mixed type). */
+    long long n = cm_dt_count_basic(t, (size_t)status->cm_bytes);
+    *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
 }
 
@@ -313,12 +309,40 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     return MPI_SUCCESS;
 }
 
+struct bytes_walk {
+    size_t left;   /* basic elements still to count */
+    long long bytes;
+};
+
+static int bytes_run(MPI_Datatype basic, size_t n, void *arg)
+{
+    struct bytes_walk *w = arg;
+    size_t k = n < w->left ? n : w->left;
+    w->bytes += (long long)(k * cm_dt_basic_size(basic));
+    w->left -= k;
+    return w->left == 0;
+}
+
+/* Bytes taken by the first count basic elements of a sequence of t. */
+static long long bytes_of_basic(const struct cm_datatype *t, int count)
+{
+    if (count <= 0 || t->nbasic == 0)
+        return 0;
+    if (t->basic)
+        return (long long)count * (long long)(t->size / t->nbasic);
+    size_t whole = (size_t)count / t->nbasic;
+    struct bytes_walk w = { (size_t)count % t->nbasic, (long long)(whole * t->size) };
+    if (w.left)
+        cm_dt_for_each_run(t, 1, bytes_run, &w);
+    return w.bytes;
+}
+
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
     struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!t)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Status_set_elements", "invalid datatype %d", datatype);
-    status->cm_bytes = (long long)count * (long long)(t->nbasic ? t->size / t->nbasic : t->size);
+    status->cm_bytes = bytes_of_basic(t, count);
     return MPI_SUCCESS;
 }
 

@@ -9,6 +9,7 @@
  * in typemap order, merging runs that touch.
  */
 #include "core/datatype.h"
+#include "core/dt_basic.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -269,8 +270,12 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
     /* size, basic elements, bounds of one repetition of the pieces */
     size_t size = 0, nbasic = 0, align = 1;
     MPI_Datatype basic = 0;
-    int mixed = 0, any = 0, sticky = 0;
-    MPI_Aint lb = 0, ub = 0;
+    int mixed = 0, sticky = 0;
+    /* Bounds: copies of types whose bounds were set by resized carry lb/ub
+     * markers; when any marker is present the markers alone decide (MPI's
+     * typemap rule), else the natural bounds of the pieces. */
+    int any[2] = { 0, 0 };
+    MPI_Aint lbs[2] = { 0, 0 }, ubs[2] = { 0, 0 };
     for (size_t i = 0; i < np; i++) {
         const struct cm_datatype *o = old[i];
         if (n[i] == 0)
@@ -289,12 +294,14 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
         MPI_Aint last = (MPI_Aint)(n[i] - 1) * o->extent;
         MPI_Aint l = disp[i] + o->lb + (last < 0 ? last : 0);
         MPI_Aint u = disp[i] + o->lb + o->extent + (last > 0 ? last : 0);
-        if (!any || l < lb)
-            lb = l;
-        if (!any || u > ub)
-            ub = u;
-        any = 1;
+        int m = o->sticky_bounds;
+        if (!any[m] || l < lbs[m])
+            lbs[m] = l;
+        if (!any[m] || u > ubs[m])
+            ubs[m] = u;
+        any[m] = 1;
     }
+    MPI_Aint lb = any[1] ? lbs[1] : lbs[0], ub = any[1] ? ubs[1] : ubs[0];
     if (vec_count == 0) {
         size = nbasic = 0;
         lb = ub = 0;
@@ -354,4 +361,50 @@ nomem:
     free(one.b);
     free(all.b);
     return MPI_ERR_NO_MEM;
+}
+
+/* --- reading the signature ------------------------------------------------------ */
+
+int cm_dt_for_each_run(const struct cm_datatype *t, size_t elements,
+                       int (*fn)(MPI_Datatype basic, size_t n, void *arg), void *arg)
+{
+    if (t->basic)
+        return t->nbasic && elements ? fn(t->basic, t->nbasic * elements, arg) : 0;
+    for (size_t e = 0; e < elements * t->sig_rep; e++)
+        for (size_t i = 0; i < t->nsig; i++) {
+            int rc = fn(t->sig[i].basic, t->sig[i].n, arg);
+            if (rc)
+                return rc;
+        }
+    return 0;
+}
+
+long long cm_dt_count_basic(const struct cm_datatype *t, size_t bytes)
+{
+    if (t->size == 0 || t->nbasic == 0)
+        return 0;
+    long long count = (long long)(bytes / t->size) * (long long)t->nbasic;
+    size_t rest = bytes % t->size;
+    if (rest == 0)
+        return count;
+    if (t->basic) {
+        size_t bs = t->size / t->nbasic;
+        return rest % bs ? -1 : count + (long long)(rest / bs);
+    }
+    size_t rep_bytes = t->size / t->sig_rep;
+    count += (long long)(rest / rep_bytes) * (long long)(t->nbasic / t->sig_rep);
+    rest %= rep_bytes;
+    for (size_t i = 0; i < t->nsig && rest; i++) {
+        size_t bs = cm_dt_basic_size(t->sig[i].basic);
+        if (rest >= bs * t->sig[i].n) {
+            count += (long long)t->sig[i].n;
+            rest -= bs * t->sig[i].n;
+        } else {
+            if (rest % bs)
+                return -1;
+            count += (long long)(rest / bs);
+            rest = 0;
+        }
+    }
+    return count;
 }

@@ -263,7 +263,7 @@ int PMPI_Get_version(int *version, int *subversion)
 int PMPI_Get_library_version(char *version, int *resultlen)
 {
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
-                     "corempi %s (MPI %d.%d, shared memory, one node)", COREMPI_VERSION_STRING,
+                     "corempi %s: MPI %d.%d for the cores of one node", COREMPI_VERSION_STRING,
                      MPI_VERSION, MPI_SUBVERSION);
     *resultlen = n;
     return MPI_SUCCESS;

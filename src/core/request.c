@@ -7,6 +7,7 @@
 #include "core/request.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "core/datatype.h"
 #include "p2p/p2p.h"
 #include "p2p/outq.h"
 
@@ -49,6 +50,12 @@ MPI_Request cm_request_handle(struct cm_request *r)
     }
     table[h] = r;
     r->handle = h;
+    /* A derived type freed by the user while this request is pending must
+     * stay alive: the receive still unpacks with it. */
+    if ((r->kind == CM_REQ_SEND || r->kind == CM_REQ_RECV) && !r->dt_held && r->dtype >= CM_DT_NUM_PREDEFINED) {
+        cm_dt_retain(r->dtype);
+        r->dt_held = 1;
+    }
     return h;
 }
 
@@ -80,6 +87,8 @@ void cm_request_release(struct cm_request *r)
     if (r->kind == CM_REQ_GENERIC && r->destroy)
         r->destroy(r->state);
     free(r->pack);
+    if (r->dt_held)
+        cm_dt_release(r->dtype);
     r->next = free_list;
     free_list = r;
 }

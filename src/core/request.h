@@ -36,6 +36,7 @@ struct cm_request {
     unsigned cancelled : 1;
     unsigned on_posted : 1;     /* on the posted-receive queue */
     unsigned internal : 1;      /* library-owned (Bsend copy, blocking call's stack) */
+    unsigned dt_held : 1;       /* holds a reference on a derived dtype (Type_free while pending) */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;

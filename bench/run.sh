@@ -1,0 +1,319 @@
+#!/usr/bin/env bash
+# corempi side by side with Open MPI and MPICH, and with the machine's floor.
+#
+#   bash bench/run.sh                      (what `make bench` runs)
+#   COREMPI_BUILD=/tmp/build-x bash bench/run.sh
+#   BENCH_QUICK=1 bash bench/run.sh        (~1 minute, one round)
+#   BENCH_VERBOSE=1 bash bench/run.sh      (full size sweeps; takes longer)
+#
+# Builds every benchmark with each contender's mpicc into a temporary folder,
+# runs the contenders in turn (A B C, B C A, ...) for several rounds so they
+# share the machine's noise, and prints Markdown tables of medians and ratios.
+# The tables also go to bench/results/latest.md.  Any contender that is
+# missing, fails or runs out of time gets a note in its cells; the rest go on.
+# shellcheck disable=SC2086  # flag variables ($qflag, $vflag, $pids) split on purpose
+set -u
+
+here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+corempi_build=${COREMPI_BUILD:-/work/main/build}
+quick=${BENCH_QUICK:-0}
+[ "$quick" = 0 ] && quick=""
+verbose=${BENCH_VERBOSE:-}
+results_md="$here/results/latest.md"
+
+if [ -n "$quick" ]; then
+    rounds=1; rounds8=1; hello_runs=3; limit2=60; limit8=5; qflag=-q
+    coll8_sizes=8,65536; coll8_names="barrier bcast allreduce alltoall"
+else
+    rounds=3; rounds8=2; hello_runs=10; limit2=120; limit8=12; qflag=
+    coll8_sizes=8,65536,1048576
+    coll8_names="barrier bcast reduce allreduce allgather alltoall gather scatter reduce_scatter_block scan"
+fi
+# Later rounds are skipped once this many seconds are spent (the first round
+# always runs): a loaded machine must not stretch `make bench` without end.
+budget=${BENCH_BUDGET:-$([ -n "$quick" ] && echo 60 || echo 480)}
+rounds=${BENCH_ROUNDS:-$rounds}
+vflag=${verbose:+-v}
+coll8_sizes=${BENCH_COLL8_SIZES:-$coll8_sizes}
+
+work=$(mktemp -d /tmp/corempi-bench.XXXXXX)
+records="$work/records"   # "<contender> <key> <value>", one per measurement
+statuses="$work/statuses" # "<contender> <group> <ok|did-not-finish|failed|not-built>"
+: >"$records"
+: >"$statuses"
+
+# Ranks of a timed-out job run in timeout's process group and die with it;
+# anything still running one of our binaries afterwards is ended by pid.
+end_leftovers() {
+    local pids
+    pids=$(pgrep -f "$work/" 2>/dev/null | grep -vx "$$" || true)
+    [ -n "$pids" ] && kill -9 $pids 2>/dev/null
+    return 0
+}
+cleanup() {
+    end_leftovers
+    rm -rf "$work"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+log() { printf '%s\n' "$*" >&2; }
+
+# ---------------------------------------------------------------- contenders
+contenders=(corempi openmpi mpich)
+declare -A label=([corempi]="corempi" [openmpi]="Open MPI" [mpich]="MPICH")
+declare -A mpicc=([corempi]="$corempi_build/bin/mpicc" [openmpi]=mpicc.openmpi [mpich]=mpicc.mpich)
+declare -A launcher
+launcher[corempi]="$corempi_build/bin/mpirun"
+# Open MPI refuses root without a flag and refuses more ranks than cores
+# without another: both are needed to run at all, nothing more is tuned.
+launcher[openmpi]="mpirun.openmpi --oversubscribe"
+[ "$(id -u)" = 0 ] && launcher[openmpi]+=" --allow-run-as-root"
+launcher[mpich]="mpirun.mpich"
+
+ensure_peers() {
+    command -v mpicc.openmpi >/dev/null && command -v mpicc.mpich >/dev/null && return
+    log "installing Open MPI and MPICH (apt-get)..."
+    if [ "$(id -u)" = 0 ]; then
+        { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y \
+            openmpi-bin libopenmpi-dev mpich libmpich-dev; } >"$work/apt.log" 2>&1 ||
+            log "apt-get failed (see nothing more: the peers will show as not built)"
+    else
+        log "not root: cannot install the peers"
+    fi
+}
+
+declare -A built # "<contender>:<prog>" -> 1
+build_all() {
+    local c p
+    mkdir -p "$work/floor"
+    cc -O2 -std=c11 -pthread -o "$work/floor/floor_cacheline" "$here/floor_cacheline.c" 2>>"$work/build.log" ||
+        log "floor_cacheline did not build (see below)"
+    cc -O2 -std=c11 -o "$work/floor/floor_cma" "$here/floor_cma.c" 2>>"$work/build.log" ||
+        log "floor_cma did not build"
+    for c in "${contenders[@]}"; do
+        mkdir -p "$work/$c"
+        if ! command -v "${mpicc[$c]}" >/dev/null 2>&1; then
+            log "${label[$c]}: no ${mpicc[$c]}: not built"
+            continue
+        fi
+        for p in pingpong msgrate coll hello; do
+            if "${mpicc[$c]}" -O2 -std=c11 -o "$work/$c/$p" "$here/$p.c" >>"$work/build-$c.log" 2>&1; then
+                built[$c:$p]=1
+            else
+                log "${label[$c]}: $p did not build:"
+                tail -5 "$work/build-$c.log" >&2
+            fi
+        done
+    done
+}
+
+# run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
+# its lines "<bench> <metric> <bytes> <value>" into records "GROUP:metric:bytes".
+# Its status is filed under GROUP, or GROUP:$part when the caller sets part
+# (one job per collective), so a note lands only on the cells it explains.
+part=""
+run_job() {
+    local c=$1 limit=$3 n=$4 prog=$5 group=$2
+    local tag=$group${part:+:$part}
+    shift 5
+    if [ -z "${built[$c:$prog]:-}" ]; then
+        echo "$c $tag not-built" >>"$statuses"
+        return
+    fi
+    local out="$work/out.$c.$tag" rc started=$SECONDS
+    # shellcheck disable=SC2086  # the launcher string holds its own flags
+    timeout -k 5 "$limit" ${launcher[$c]} -n "$n" "$work/$c/$prog" "$@" >"$out" 2>"$out.err" </dev/null
+    rc=$?
+    end_leftovers
+    echo "$group ${label[$c]// /_} $((SECONDS - started))" >>"$work/durations"
+    # Only the benchmark's own lines: launchers print their own chatter.
+    awk -v c="$c" -v g="$group" -v p="$prog" '
+        NF == 4 && $1 == p && $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9.eE+-]+$/ { print c, g ":" $2 ":" $3, $4 }' "$out" >>"$records"
+    if [ $rc = 124 ] || [ $rc = 137 ]; then
+        echo "$c $tag did-not-finish" >>"$statuses"
+        log "  ${label[$c]} $tag: did not finish within ${limit}s"
+    elif [ $rc != 0 ]; then
+        echo "$c $tag failed" >>"$statuses"
+        log "  ${label[$c]} $tag: failed (exit $rc): $(head -c 300 "$out.err" | tr '\n' ' ')"
+    else
+        echo "$c $tag ok" >>"$statuses"
+    fi
+}
+
+run_floor() {
+    local prog
+    for prog in floor_cacheline floor_cma; do
+        [ -x "$work/floor/$prog" ] || continue
+        timeout -k 5 60 "$work/floor/$prog" $qflag >"$work/out.floor" 2>"$work/out.floor.err" ||
+            log "  $prog failed: $(head -c 300 "$work/out.floor.err")"
+        awk '$1 == "floor" && NF == 4 { print "floor", $1 ":" $2 ":" $3, $4 }' "$work/out.floor" >>"$records"
+    done
+}
+
+# The contenders in turn, starting one further along each round, so that no
+# one always runs first (or right after the same neighbour).
+rotation() {
+    local r=$1 i n=${#contenders[@]}
+    for ((i = 0; i < n; i++)); do echo "${contenders[$(((r + i) % n))]}"; done
+}
+
+time_hello() {
+    local c=$1 t0 t1 lines
+    [ -n "${built[$c:hello]:-}" ] || { echo "$c hello not-built" >>"$statuses"; return; }
+    t0=$(date +%s%N)
+    # shellcheck disable=SC2086
+    lines=$(timeout -k 5 30 ${launcher[$c]} -n 8 "$work/$c/hello" 2>"$work/hello.$c.err" </dev/null | grep -c '^hello from rank')
+    t1=$(date +%s%N)
+    end_leftovers
+    if [ "$lines" = 8 ]; then
+        awk -v c="$c" -v us=$(((t1 - t0) / 1000)) 'BEGIN { print c, "hello:ranks:8", us / 1000 }' >>"$records"
+        echo "$c hello ok" >>"$statuses"
+    else
+        grep -q "^$c hello failed" "$statuses" ||
+            log "  ${label[$c]} hello: $lines of 8 ranks answered: $(head -c 300 "$work/hello.$c.err" | tr '\n' ' ')"
+        echo "$c hello failed" >>"$statuses"
+    fi
+}
+
+# ---------------------------------------------------------------- reporting
+# median CONTENDER KEY -> the median of that contender's values, or nothing
+median() {
+    awk -v c="$1" -v k="$2" '$1 == c && $2 == k { print $3 }' "$records" | sort -g |
+        awk '{ a[NR] = $1 } END {
+            if (!NR) exit
+            m = (NR % 2) ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2
+            # three or so significant digits, never an exponent
+            if (m >= 100) printf "%.0f\n", m
+            else if (m >= 10) printf "%.1f\n", m
+            else if (m >= 1) printf "%.2f\n", m
+            else if (m >= 0.01) printf "%.3f\n", m
+            else printf "%.5f\n", m }'
+}
+
+# The floor is a bound, so its best round counts (each round is already a
+# median over batches): the lowest latency, the highest bandwidth.
+floor_best() {
+    awk -v k="$1" '$1 == "floor" && $2 == k { print $3 }' "$records" |
+        sort -g | if [[ $1 == *latency* ]]; then head -1; else tail -1; fi |
+        awk '{ printf ($1 >= 10 ? "%.1f\n" : $1 >= 1 ? "%.2f\n" : "%.3f\n"), $1 }'
+}
+
+# What to print where contender C has no value for KEY: the worst status of
+# the jobs whose tag KEY starts with.
+missing_note() {
+    local c=$1 key=$2 found
+    found=$(awk -v c="$c" -v k="$key:" '$1 == c && index(k, $2 ":") == 1 { print $3 }' "$statuses")
+    case $found in
+    *did-not-finish*) echo "did not finish" ;;
+    *failed*) echo "failed" ;;
+    *not-built*) echo "not built" ;;
+    *) echo "—" ;;
+    esac
+}
+
+ratio() { # a b -> a/b, or — when either is not a number
+    awk -v a="$1" -v b="$2" 'BEGIN {
+        if (!(a ~ /^[0-9.eE+-]+$/ && b ~ /^[0-9.eE+-]+$/ && b + 0 > 0)) { print "—"; exit }
+        r = a / b
+        if (r >= 0.1) printf "%.2f\n", r
+        else if (r >= 0.001) printf "%.3f\n", r
+        else print "<0.001" }'
+}
+
+# table TITLE FIRST-COLUMN DIRECTION PREFIX: one row per key that starts with
+# PREFIX, in measured order; the part before the first ':' names the job group.
+table() {
+    local title=$1 unit=$2 better=$3 prefix=$4 key c v floor_key
+    local group=${prefix%%:*} keys
+    keys=$(awk -v g="$prefix:" 'index($2, g) == 1 && !seen[$2]++ { print $2 }' "$records")
+    echo
+    echo "### $title"
+    echo
+    if [ -z "$keys" ]; then
+        echo "(no contender produced a result: $(for c in "${contenders[@]}"; do printf '%s: %s; ' "${label[$c]}" "$(missing_note "$c" "$prefix")"; done))"
+        return
+    fi
+    echo "| $unit | corempi | Open MPI | MPICH | floor | corempi/Open MPI ($better) | corempi/MPICH ($better) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    for key in $keys; do
+        local -A val=()
+        for c in "${contenders[@]}"; do
+            v=$(median "$c" "$key")
+            val[$c]=${v:-$(missing_note "$c" "$key")}
+        done
+        # The floor of a point-to-point metric was measured under floor:<metric>
+        # (latency at any size is the one cache-line hand-over).
+        floor_key=""
+        case $key in
+        pingpong:latency:*) floor_key="floor:latency:0" ;;
+        pingpong:bw:*) floor_key="floor:bw:${key##*:}" ;;
+        esac
+        v=""
+        [ -n "$floor_key" ] && v=$(floor_best "$floor_key")
+        local what=${key#"$prefix:"}
+        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${what//:/ }" \
+            "${val[corempi]}" "${val[openmpi]}" "${val[mpich]}" "${v:-—}" \
+            "$(ratio "${val[corempi]}" "${val[openmpi]}")" "$(ratio "${val[corempi]}" "${val[mpich]}")"
+    done
+}
+
+report() {
+    echo "## corempi benchmark — $(date -u '+%Y-%m-%d %H:%M UTC')"
+    echo
+    echo "Machine: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //'); load average at start: $load_at_start."
+    echo "Mode: ${quick:+quick, }$rounds round(s) at 2 ranks, $rounds8 at 8 ranks; each value is the median over rounds of each run's median over batches."
+    echo "corempi from $corempi_build."
+    if awk -v l="${load_at_start%% *}" -v n="$(nproc)" 'BEGIN { exit !(l > n / 2) }'; then
+        echo
+        echo "**Warning: the machine was busy (load average ${load_at_start%% *} on $(nproc) cores): expect noisy numbers; re-run on an idle machine.**"
+    fi
+    table "Point-to-point, 2 ranks: one-way latency, µs (half a ping-pong round trip)" "bytes" "<1 = corempi faster" pingpong:latency
+    echo
+    echo "Latency floor: one cache line handed between two threads pinned to two cores (best round)."
+    table "Point-to-point, 2 ranks: ping-pong bandwidth, GB/s (1e9 B/s)" "bytes" ">1 = corempi faster" pingpong:bw
+    echo
+    echo "Bandwidth floor: process_vm_readv of another process's buffer, the two pinned to different cores (one copy; best round)."
+    table "Message rate, 2 ranks: windows of 64 nonblocking 8 B sends, million msg/s" "bytes" ">1 = corempi faster" msgrate:rate
+    table "Collectives, 2 ranks: µs per call (slowest rank)" "collective, bytes per rank" "<1 = corempi faster" coll2
+    table "Collectives, 8 ranks on $(nproc) cores: µs per call (slowest rank)" "collective, bytes per rank" "<1 = corempi faster" coll8
+    table "Start-up: wall time of \`mpirun -n 8 ./hello\`, ms (median of $hello_runs)" "ranks" "<1 = corempi faster" hello:ranks
+}
+
+# ---------------------------------------------------------------- main
+load_at_start=$(cut -d' ' -f1-3 /proc/loadavg)
+ensure_peers
+build_all
+[ -x "${launcher[corempi]%% *}" ] || log "corempi: no launcher at ${launcher[corempi]}"
+
+for ((r = 0; r < rounds; r++)); do
+    if ((r > 0 && SECONDS > budget * 45 / 100)); then
+        log "time budget: stopping after $r round(s) at 2 ranks"; rounds=$r; break
+    fi
+    log "[${SECONDS}s] round $((r + 1))/$rounds: floor, pingpong, msgrate, collectives at 2 ranks"
+    run_floor
+    for c in $(rotation $r); do run_job "$c" pingpong "$limit2" 2 pingpong $qflag $vflag; done
+    for c in $(rotation $r); do run_job "$c" msgrate "$limit2" 2 msgrate $qflag; done
+    for c in $(rotation $r); do run_job "$c" coll2 "$limit2" 2 coll $qflag $vflag; done
+done
+for ((r = 0; r < rounds8; r++)); do
+    if ((r > 0 && SECONDS > budget * 70 / 100)); then
+        log "time budget: stopping after $r round(s) at 8 ranks"; rounds8=$r; break
+    fi
+    log "[${SECONDS}s] round $((r + 1))/$rounds8: collectives at 8 ranks (one job per collective, limit ${limit8}s each)"
+    # One job per collective: a library that stalls in one collective
+    # still gets measured in the others.
+    for part in $coll8_names; do
+        for c in $(rotation $r); do run_job "$c" coll8 "$limit8" 8 coll $qflag -c "$part" -s "$coll8_sizes"; done
+    done
+    part=""
+done
+log "[${SECONDS}s] start-up: $hello_runs runs of mpirun -n 8 ./hello each"
+for ((i = 0; i < hello_runs; i++)); do
+    for c in $(rotation $i); do time_hello "$c"; done
+done
+
+mkdir -p "$(dirname "$results_md")"
+report | tee "$results_md"
+log "[${SECONDS}s] done; tables saved to $results_md"
+log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"

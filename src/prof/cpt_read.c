@@ -1,0 +1,475 @@
+/*
+ * cpt_read.c -- the .cpt reader.  Every length in the file is checked against
+ * what is left before it is used: files come from crashed programs and fuzzers.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include "cpt_read.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static void set_error(cpt_trace *t, uint64_t offset, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    t->error_offset = offset;
+    snprintf(t->error, sizeof t->error, "%s: at byte %llu: %s", t->path,
+             (unsigned long long)offset, msg);
+}
+
+static void init_trace(cpt_trace *t, const char *name)
+{
+    memset(t, 0, sizeof *t);
+    snprintf(t->path, sizeof t->path, "%s", name ? name : "(buffer)");
+    t->cpu = -1;
+    t->pid = -1;
+}
+
+/* Copy a NUL-terminated string out of [p, p+len); NULL if it is not terminated. */
+static char *dup_bounded_string(const unsigned char *p, size_t len)
+{
+    const unsigned char *nul = memchr(p, 0, len);
+    if (!nul) return NULL;
+    return strdup((const char *)p);
+}
+
+static int add_call_name(cpt_trace *t, unsigned id, char *name)
+{
+    if (id >= t->n_call_names) {
+        size_t n = id + 1 > 2 * t->n_call_names ? id + 1 : 2 * t->n_call_names;
+        char **a = realloc(t->call_names, n * sizeof *a);
+        if (!a) { free(name); return -1; }
+        memset(a + t->n_call_names, 0, (n - t->n_call_names) * sizeof *a);
+        t->call_names = a;
+        t->n_call_names = n;
+    }
+    free(t->call_names[id]);
+    t->call_names[id] = name;
+    return 0;
+}
+
+static void free_objects(cpt_trace *t)
+{
+    for (size_t i = 0; i < t->n_objects; i++) free(t->objects[i].path);
+    free(t->objects);
+    t->objects = NULL;
+    t->n_objects = 0;
+}
+
+static void free_comms(cpt_trace *t)
+{
+    for (size_t i = 0; i < t->n_comms; i++) free(t->comms[i].world_ranks);
+    free(t->comms);
+    t->comms = NULL;
+    t->n_comms = 0;
+}
+
+/* Parse one section; returns 0, or -1 with the error set. */
+static int parse_section(cpt_trace *t, uint32_t type, const unsigned char *d, size_t len,
+                         uint64_t off, int *objects_reset, int *comms_reset)
+{
+    switch (type) {
+    case CPT_META_CLOCK: {
+        if (len < 16) goto short_section;
+        memcpy(&t->clock_offset_ns, d, 8);
+        memcpy(&t->clock_rtt_ns, d + 8, 8);
+        t->have_clock = 1;
+        return 0;
+    }
+    case CPT_META_BINDING: {
+        int32_t cpu; uint32_t nb;
+        if (len < 8) goto short_section;
+        memcpy(&cpu, d, 4);
+        memcpy(&nb, d + 4, 4);
+        if (nb > len - 8) { set_error(t, off, "binding mask of %u bytes overruns its section", nb); return -1; }
+        unsigned char *m = malloc(nb ? nb : 1);
+        if (!m) { set_error(t, off, "out of memory"); return -1; }
+        memcpy(m, d + 8, nb);
+        free(t->affinity);
+        t->affinity = m;
+        t->affinity_bytes = nb;
+        t->cpu = cpu;
+        return 0;
+    }
+    case CPT_META_HOST: {
+        if (!memchr(d, 0, len)) { set_error(t, off, "hostname is not NUL-terminated"); return -1; }
+        snprintf(t->hostname, sizeof t->hostname, "%s", (const char *)d);
+        return 0;
+    }
+    case CPT_META_PID:
+        if (len < 8) goto short_section;
+        memcpy(&t->pid, d, 8);
+        return 0;
+    case CPT_META_OBJECT: {
+        if (len < 25) goto short_section;
+        char *path = dup_bounded_string(d + 24, len - 24);
+        if (!path) { set_error(t, off, "object path is not NUL-terminated"); return -1; }
+        if (!*objects_reset) { free_objects(t); *objects_reset = 1; }
+        cpt_object *a = realloc(t->objects, (t->n_objects + 1) * sizeof *a);
+        if (!a) { free(path); set_error(t, off, "out of memory"); return -1; }
+        t->objects = a;
+        cpt_object *o = &a[t->n_objects++];
+        memcpy(&o->start, d, 8);
+        memcpy(&o->end, d + 8, 8);
+        memcpy(&o->file_offset, d + 16, 8);
+        o->path = path;
+        return 0;
+    }
+    case CPT_META_CALLNAME: {
+        uint16_t id;
+        if (len < 5) goto short_section;
+        memcpy(&id, d, 2);
+        char *name = dup_bounded_string(d + 4, len - 4);
+        if (!name) { set_error(t, off, "call name is not NUL-terminated"); return -1; }
+        if (add_call_name(t, id, name) != 0) { set_error(t, off, "out of memory"); return -1; }
+        return 0;
+    }
+    case CPT_META_COMM: {
+        uint32_t id; int32_t size, rsize;
+        if (len < 12) goto short_section;
+        memcpy(&id, d, 4);
+        memcpy(&size, d + 4, 4);
+        memcpy(&rsize, d + 8, 4);
+        if (size < 0 || rsize < 0 || (uint64_t)size + (uint64_t)rsize > (len - 12) / 4) {
+            set_error(t, off, "communicator %u claims %d+%d members but its section holds %zu bytes",
+                      id, size, rsize, len);
+            return -1;
+        }
+        if (!*comms_reset) { free_comms(t); *comms_reset = 1; }
+        cpt_comm *a = realloc(t->comms, (t->n_comms + 1) * sizeof *a);
+        if (!a) { set_error(t, off, "out of memory"); return -1; }
+        t->comms = a;
+        size_t n = (size_t)size + (size_t)rsize;
+        int32_t *r = malloc(n ? n * 4 : 4);
+        if (!r) { set_error(t, off, "out of memory"); return -1; }
+        memcpy(r, d + 12, n * 4);
+        cpt_comm *c = &a[t->n_comms++];
+        c->id = id; c->size = size; c->remote_size = rsize; c->world_ranks = r;
+        return 0;
+    }
+    case CPT_META_COUNTERS:
+        if (len < 40) goto short_section;
+        memcpy(&t->counters, d, 40);
+        t->have_counters = 1;
+        return 0;
+    case CPT_META_PHASE: {
+        uint32_t phase;
+        if (len < 4) goto short_section;
+        memcpy(&phase, d, 4);
+        if (phase == CPT_PHASE_FINALIZE) t->have_final_meta = 1;
+        return 0;
+    }
+    default:
+        return 0; /* unknown sections are skipped: newer writers may add some */
+    }
+short_section:
+    set_error(t, off, "metadata section of type %u is too short (%zu bytes)", type, len);
+    return -1;
+}
+
+static int parse_meta(cpt_trace *t, const unsigned char *p, size_t len, uint32_t nsections,
+                      uint64_t base)
+{
+    size_t pos = 0;
+    int objects_reset = 0, comms_reset = 0; /* a later META block replaces these lists */
+    for (uint32_t i = 0; i < nsections; i++) {
+        if (len - pos < sizeof(cpt_meta_section)) {
+            set_error(t, base + pos, "metadata block ends inside section %u of %u", i, nsections);
+            return -1;
+        }
+        cpt_meta_section s;
+        memcpy(&s, p + pos, sizeof s);
+        size_t data = pos + sizeof s;
+        if (s.length > len - data) {
+            set_error(t, base + pos, "metadata section of %u bytes overruns its block", s.length);
+            return -1;
+        }
+        if (parse_section(t, s.type, p + data, s.length, base + pos, &objects_reset, &comms_reset) != 0)
+            return -1;
+        size_t next = data + CPT_ALIGN8((size_t)s.length);
+        pos = next > len ? len : next;
+    }
+    t->have_meta = 1;
+    return 0;
+}
+
+static int append_events(cpt_trace *t, const unsigned char *p, uint32_t count, uint64_t off)
+{
+    cpt_event *a = realloc(t->events, (t->n_events + count) * sizeof *a);
+    if (!a && count) { set_error(t, off, "out of memory for %u events", count); return -1; }
+    t->events = a;
+    memcpy(t->events + t->n_events, p, (size_t)count * sizeof *a);
+    t->n_events += count;
+    t->n_event_blocks++;
+    return 0;
+}
+
+static int check_header(cpt_trace *t, const unsigned char *p, size_t size)
+{
+    if (size < CPT_FILE_HEADER_SIZE) {
+        set_error(t, size, "file is %zu bytes, shorter than the %d-byte header (truncated or not a trace)",
+                  size, CPT_FILE_HEADER_SIZE);
+        return -1;
+    }
+    memcpy(&t->header, p, sizeof t->header);
+    const cpt_file_header *h = &t->header;
+    if (memcmp(h->magic, CPT_MAGIC, 4) != 0) {
+        set_error(t, 0, "bad magic (not a coreprof trace file)");
+        return -1;
+    }
+    if (h->endian_check != CPT_ENDIAN_CHECK) {
+        set_error(t, 8, "written with a different byte order");
+        return -1;
+    }
+    if (h->version != CPT_VERSION) {
+        set_error(t, 4, "format version %u, this reader knows %d", h->version, CPT_VERSION);
+        return -1;
+    }
+    if (h->header_checksum != cpt_checksum(p, CPT_FILE_HEADER_SIZE - 4)) {
+        set_error(t, CPT_FILE_HEADER_SIZE - 4, "file header checksum mismatch (corrupted)");
+        return -1;
+    }
+    if (h->header_size != CPT_FILE_HEADER_SIZE || h->record_size != sizeof(cpt_event)) {
+        set_error(t, 6, "unexpected header size %u or record size %u", h->header_size, h->record_size);
+        return -1;
+    }
+    if (h->world_size <= 0 || h->rank < 0 || h->rank >= h->world_size) {
+        set_error(t, 16, "rank %d / world size %d is impossible", h->rank, h->world_size);
+        return -1;
+    }
+    t->header.impl_name[CPT_IMPL_NAME_MAX - 1] = 0;
+    return 0;
+}
+
+int cpt_read_buffer(const void *data, size_t size, const char *name, cpt_trace *t)
+{
+    init_trace(t, name);
+    const unsigned char *p = data;
+    if (check_header(t, p, size) != 0) return -1;
+
+    uint64_t off = CPT_FILE_HEADER_SIZE;
+    uint32_t expect_seq = 0;
+    for (;;) {
+        if (off == size) {
+            set_error(t, off, "no end marker: the trace is incomplete (rank crashed or was killed?)");
+            return 0;
+        }
+        if (size - off < sizeof(cpt_block_header)) {
+            set_error(t, off, "truncated block header (%llu bytes left): the trace is incomplete",
+                      (unsigned long long)(size - off));
+            return 0;
+        }
+        cpt_block_header b;
+        memcpy(&b, p + off, sizeof b);
+        if (b.magic != CPT_BLOCK_MAGIC) {
+            set_error(t, off, "bad block magic 0x%08x (corrupted); keeping the %zu events before it",
+                      b.magic, t->n_events);
+            return 0;
+        }
+        if (b.seq != expect_seq) {
+            set_error(t, off, "block sequence %u, expected %u (corrupted)", b.seq, expect_seq);
+            return 0;
+        }
+        if (b.payload_bytes > CPT_MAX_BLOCK_PAYLOAD || (b.payload_bytes & 7u)) {
+            set_error(t, off, "impossible block payload size %u (corrupted)", b.payload_bytes);
+            return 0;
+        }
+        uint64_t poff = off + sizeof b;
+        if (b.payload_bytes > size - poff) {
+            set_error(t, off, "block %u claims %u payload bytes but only %llu remain: truncated, the trace is incomplete",
+                      b.seq, b.payload_bytes, (unsigned long long)(size - poff));
+            return 0;
+        }
+        const unsigned char *payload = p + poff;
+        if (cpt_checksum(payload, b.payload_bytes) != b.checksum) {
+            set_error(t, off, "block %u checksum mismatch (corrupted); keeping the %zu events before it",
+                      b.seq, t->n_events);
+            return 0;
+        }
+        switch (b.kind) {
+        case CPT_BLOCK_EVENTS:
+            if ((uint64_t)b.count * sizeof(cpt_event) != b.payload_bytes) {
+                set_error(t, off, "event block %u: %u records do not fill %u bytes", b.seq, b.count,
+                          b.payload_bytes);
+                return 0;
+            }
+            if (append_events(t, payload, b.count, off) != 0) return 0;
+            break;
+        case CPT_BLOCK_META:
+            if (parse_meta(t, payload, b.payload_bytes, b.count, poff) != 0) return 0;
+            break;
+        case CPT_BLOCK_END:
+            if (poff + b.payload_bytes != size) {
+                set_error(t, poff + b.payload_bytes, "%llu stray bytes after the end marker",
+                          (unsigned long long)(size - poff - b.payload_bytes));
+                /* the data before it is whole: still usable, but say so */
+                return 0;
+            }
+            t->complete = 1;
+            t->error[0] = 0;
+            return 0;
+        default:
+            set_error(t, off, "unknown block kind %u (corrupted)", b.kind);
+            return 0;
+        }
+        off = poff + b.payload_bytes;
+        expect_seq++;
+    }
+}
+
+int cpt_read_file(const char *path, cpt_trace *t)
+{
+    init_trace(t, path);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        snprintf(t->error, sizeof t->error, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        snprintf(t->error, sizeof t->error, "%s: not a regular file", path);
+        close(fd);
+        return -1;
+    }
+    size_t size = (size_t)st.st_size;
+    unsigned char *buf = malloc(size ? size : 1);
+    if (!buf) {
+        snprintf(t->error, sizeof t->error, "%s: out of memory for %zu bytes", path, size);
+        close(fd);
+        return -1;
+    }
+    size_t got = 0;
+    while (got < size) {
+        ssize_t r = read(fd, buf + got, size - got);
+        if (r < 0 && errno == EINTR) continue;
+        if (r <= 0) break;          /* shrank while reading: parse what we have */
+        got += (size_t)r;
+    }
+    close(fd);
+    int rc = cpt_read_buffer(buf, got, path, t);
+    free(buf);
+    return rc;
+}
+
+void cpt_trace_free(cpt_trace *t)
+{
+    free(t->events);
+    free(t->affinity);
+    free_objects(t);
+    free_comms(t);
+    for (size_t i = 0; i < t->n_call_names; i++) free(t->call_names[i]);
+    free(t->call_names);
+    t->events = NULL; t->n_events = 0;
+    t->affinity = NULL; t->call_names = NULL; t->n_call_names = 0;
+}
+
+const char *cpt_call_name(const cpt_trace *t, unsigned call)
+{
+    static __thread char buf[32];
+    if (call < t->n_call_names && t->call_names[call]) return t->call_names[call];
+    if (call == CPT_CALL_FLUSH) return "flush";
+    if (call == CPT_CALL_NONE) return "none";
+    snprintf(buf, sizeof buf, "call#%u", call);
+    return buf;
+}
+
+const cpt_comm *cpt_find_comm(const cpt_trace *t, uint32_t comm_id)
+{
+    for (size_t i = 0; i < t->n_comms; i++)
+        if (t->comms[i].id == comm_id) return &t->comms[i];
+    return NULL;
+}
+
+const cpt_object *cpt_find_object(const cpt_trace *t, uint64_t addr, uint64_t *rel)
+{
+    for (size_t i = 0; i < t->n_objects; i++) {
+        const cpt_object *o = &t->objects[i];
+        if (addr >= o->start && addr < o->end) {
+            if (rel) *rel = addr - o->start + o->file_offset;
+            return o;
+        }
+    }
+    return NULL;
+}
+
+static int count_cpt_files(const char *dir)
+{
+    DIR *d = opendir(dir);
+    if (!d) return -1;
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t l = strlen(e->d_name);
+        if (l > 4 && strcmp(e->d_name + l - 4, ".cpt") == 0) n++;
+    }
+    closedir(d);
+    return n;
+}
+
+int cpt_read_dir(const char *dir, cpt_trace **traces, int *n, char *err, size_t errlen)
+{
+    *traces = NULL;
+    *n = 0;
+    int files = count_cpt_files(dir);
+    if (files < 0) {
+        snprintf(err, errlen, "%s: cannot open directory: %s", dir, strerror(errno));
+        return -1;
+    }
+    if (files == 0) {
+        snprintf(err, errlen, "%s: no .cpt files", dir);
+        return -1;
+    }
+    /* world size from rank 0's file if readable, else the largest sane claim */
+    char path[4096];
+    int world = 0;
+    for (int r = 0; r < files && world == 0; r++) {
+        cpt_trace probe;
+        snprintf(path, sizeof path, "%s/%d.cpt", dir, r);
+        if (cpt_read_file(path, &probe) == 0 && probe.header.world_size <= (uint32_t)files + 4096 /* far more ranks than files: corruption */)
+            world = probe.header.world_size;
+        cpt_trace_free(&probe);
+    }
+    if (world < files) world = files;
+    cpt_trace *a = calloc((size_t)world, sizeof *a);
+    if (!a) { snprintf(err, errlen, "out of memory"); return -1; }
+    int ok = 0;
+    for (int r = 0; r < world; r++) {
+        snprintf(path, sizeof path, "%s/%d.cpt", dir, r);
+        if (cpt_read_file(path, &a[r]) == 0) {
+            if (a[r].header.rank != r) {
+                /* keep it but say so: a renamed file would mislabel a rank */
+                char e2[sizeof a[r].error];
+                snprintf(e2, sizeof e2, "%.400s: header says rank %d; %.700s", path, a[r].header.rank, a[r].error);
+                memcpy(a[r].error, e2, sizeof e2);
+                a[r].complete = 0;
+            }
+            ok++;
+        }
+    }
+    *traces = a;
+    *n = world;
+    if (!ok) {
+        snprintf(err, errlen, "%s: none of the %d trace files could be read (first: %s)", dir, world,
+                 a[0].error);
+        return -1;
+    }
+    return 0;
+}
+
+void cpt_free_dir(cpt_trace *traces, int n)
+{
+    for (int i = 0; i < n; i++) cpt_trace_free(&traces[i]);
+    free(traces);
+}

@@ -1,0 +1,159 @@
+/*
+ * prof_record.h -- the hot path of libcoreprof, included by the generated wrappers.
+ *
+ * Compiles against any mpi.h (corempi, Open MPI, MPICH): handles are only ever
+ * converted with CM_PROF_KEY, which works for integer and pointer handles alike.
+ * No locks, no syscalls, no malloc here: a record is two clock reads, a bounds
+ * check and a few stores into the current buffer half.
+ */
+#ifndef CM_PROF_RECORD_H
+#define CM_PROF_RECORD_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include "cpt_format.h"
+
+#define CM_PROF_KEY(h) ((uintptr_t)(h))
+#define CM_PROF_LIKELY(x) __builtin_expect(!!(x), 1)
+#define CM_PROF_UNLIKELY(x) __builtin_expect(!!(x), 0)
+#define CM_PROF_HIDDEN __attribute__((visibility("hidden")))
+/* the MPI_ names we interpose must be exported whatever mpi.h says about visibility */
+#define CM_PROF_EXPORT __attribute__((visibility("default")))
+
+typedef struct cm_prof_call_name { int id; const char *name; } cm_prof_call_name_t;
+extern const cm_prof_call_name_t cm_prof_call_names[] CM_PROF_HIDDEN;
+
+/* Recording is on: initialized, not disabled (THREAD_MULTIPLE), not paused by Pcontrol(0). */
+extern int cm_prof_on CM_PROF_HIDDEN;
+
+/* The half being filled: [cur, end). */
+typedef struct cm_prof_fill { cpt_event *cur, *end; } cm_prof_fill_t;
+extern cm_prof_fill_t cm_prof_fill CM_PROF_HIDDEN;
+cpt_event *cm_prof_switch_half(void) CM_PROF_HIDDEN;   /* slow path: hand the full half to the writer */
+
+/* ---- clock ----------------------------------------------------------- */
+typedef struct cm_prof_clock {
+    int use_tsc;
+    uint64_t tsc0, ns0;
+    uint64_t mult;      /* ns per tick, 32.32 fixed point */
+} cm_prof_clock_t;
+extern cm_prof_clock_t cm_prof_clock CM_PROF_HIDDEN;
+uint64_t cm_prof_monotonic_ns(void) CM_PROF_HIDDEN;
+void cm_prof_clock_init(void) CM_PROF_HIDDEN;
+void cm_prof_clock_refine(void) CM_PROF_HIDDEN;
+
+static inline uint64_t cm_prof_now(void)
+{
+#if defined(__x86_64__)
+    if (CM_PROF_LIKELY(cm_prof_clock.use_tsc)) {
+        uint32_t lo, hi;
+        __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+        uint64_t d = (((uint64_t)hi << 32) | lo) - cm_prof_clock.tsc0;
+        return cm_prof_clock.ns0 + (uint64_t)(((unsigned __int128)d * cm_prof_clock.mult) >> 32);
+    }
+#endif
+    return cm_prof_monotonic_ns();
+}
+
+/* ---- records --------------------------------------------------------- */
+static inline cpt_event *cm_prof_begin(unsigned call, unsigned flags, uint64_t t0, uint64_t t1,
+                                       void *caller)
+{
+    cpt_event *e = cm_prof_fill.cur;
+    if (CM_PROF_UNLIKELY(e == cm_prof_fill.end)) e = cm_prof_switch_half();
+    uint64_t d = t1 - t0;
+    e->start_ns = t0;
+    e->bytes = 0;
+    e->caller = (uint64_t)(uintptr_t)caller;
+    if (CM_PROF_UNLIKELY(d > UINT32_MAX)) { d = UINT32_MAX; flags |= CPT_F_DURATION_SAT; }
+    e->duration_ns = (uint32_t)d;
+    e->peer = CPT_PEER_NONE;
+    e->tag = CPT_TAG_NONE;
+    e->comm = 0;
+    e->request = 0;
+    e->call = (uint16_t)call;
+    e->flags = (uint16_t)flags;
+    return e;
+}
+
+/* Publish the record: only committed records are written, even by the crash handler. */
+static inline void cm_prof_commit(cpt_event *e) { cm_prof_fill.cur = e + 1; }
+
+static inline void cm_prof_begin_commit(unsigned call, unsigned flags, uint64_t t0, uint64_t t1,
+                                        void *caller)
+{
+    cm_prof_commit(cm_prof_begin(call, flags, t0, t1, caller));
+}
+
+/* ---- communicators --------------------------------------------------- */
+typedef struct cm_prof_comm {
+    uintptr_t key;         /* handle; 0 and free slots never match a live lookup */
+    uint32_t id;           /* profiler id (CPT_COMM_WORLD, CPT_COMM_SELF, 3, ...) */
+    int32_t size, remote_size;
+    int32_t *world_ranks;  /* NULL: identity (MPI_COMM_WORLD) */
+} cm_prof_comm_t;
+
+extern const cm_prof_comm_t *cm_prof_last_comm CM_PROF_HIDDEN;
+extern uintptr_t cm_prof_last_comm_key CM_PROF_HIDDEN;
+const cm_prof_comm_t *cm_prof_comm_slow(MPI_Comm comm) CM_PROF_HIDDEN;
+void cm_prof_comm_forget(MPI_Comm comm) CM_PROF_HIDDEN;
+const cm_prof_comm_t *cm_prof_comm_unknown(void) CM_PROF_HIDDEN;
+
+/* The table entry of a communicator the call just used; NULL if the call failed. */
+static inline const cm_prof_comm_t *cm_prof_comm(MPI_Comm comm, int rc)
+{
+    if (CM_PROF_UNLIKELY(rc != MPI_SUCCESS)) return NULL;
+    if (CM_PROF_LIKELY(CM_PROF_KEY(comm) == cm_prof_last_comm_key)) return cm_prof_last_comm;
+    return cm_prof_comm_slow(comm);
+}
+
+static inline int32_t cm_prof_special_rank(int rank)
+{
+    if (rank == MPI_ANY_SOURCE) return CPT_PEER_ANY;
+    if (rank == MPI_PROC_NULL) return CPT_PEER_PROC_NULL;
+    return CPT_PEER_NONE;
+}
+
+static inline void cm_prof_set_peer(cpt_event *e, const cm_prof_comm_t *c, int rank, unsigned dirflag)
+{
+    e->flags |= (uint16_t)dirflag;
+    if (rank < 0) { e->peer = cm_prof_special_rank(rank); return; }
+    if (CM_PROF_LIKELY(c != NULL)) {
+        if (c->world_ranks == NULL) { e->peer = rank; return; }
+        int32_t base = c->remote_size > 0 ? c->size : 0;      /* intercomm peers are remote */
+        int32_t n = c->remote_size > 0 ? c->remote_size : c->size;
+        if (rank < n) { e->peer = c->world_ranks[base + rank]; return; }
+    }
+    e->peer = rank;
+    e->flags |= CPT_F_PEER_LOCAL;
+}
+
+/* ---- sizes ----------------------------------------------------------- */
+typedef struct cm_prof_type_slot { uintptr_t key; int valid; int size; } cm_prof_type_slot_t;
+#define CM_PROF_TYPE_SLOTS 64
+extern cm_prof_type_slot_t cm_prof_types[CM_PROF_TYPE_SLOTS] CM_PROF_HIDDEN;
+int cm_prof_type_size_slow(MPI_Datatype t) CM_PROF_HIDDEN;
+void cm_prof_type_forget(void) CM_PROF_HIDDEN;
+
+static inline uint64_t cm_prof_bytes(int count, MPI_Datatype t)
+{
+    if (count <= 0) return 0;
+    uintptr_t k = CM_PROF_KEY(t);
+    cm_prof_type_slot_t *s = &cm_prof_types[(k ^ (k >> 6)) & (CM_PROF_TYPE_SLOTS - 1)];
+    int size = (CM_PROF_LIKELY(s->valid && s->key == k)) ? s->size : cm_prof_type_size_slow(t);
+    return (uint64_t)count * (uint64_t)(size > 0 ? size : 0);
+}
+
+uint64_t cm_prof_status_bytes(const MPI_Status *st) CM_PROF_HIDDEN;
+
+/* ---- requests -------------------------------------------------------- */
+uint32_t cm_prof_req_add(MPI_Request r, const cpt_event *init, int persistent) CM_PROF_HIDDEN;
+void cm_prof_req_forget(MPI_Request r) CM_PROF_HIDDEN;
+void cm_prof_completed(unsigned call, MPI_Request r, MPI_Status *st, uint64_t t0, uint64_t t1,
+                       void *caller) CM_PROF_HIDDEN;
+void cm_prof_started(unsigned call, MPI_Request r, int rc, int secondary, uint64_t t0, uint64_t t1,
+                     void *caller) CM_PROF_HIDDEN;
+MPI_Request *cm_prof_scratch_reqs(int n) CM_PROF_HIDDEN;
+MPI_Status *cm_prof_scratch_statuses(int n) CM_PROF_HIDDEN;
+
+#endif /* CM_PROF_RECORD_H */

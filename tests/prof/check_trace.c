@@ -1,0 +1,326 @@
+/*
+ * check_trace MODE DIR NPROCS -- checks the traces that a test program left in
+ * DIR, through the reader library (cpt_read), against what the program did.
+ * Exit 0 if everything matches, 1 with a message per mismatch otherwise.
+ */
+#include "cpt_read.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int failures;
+
+#define CHECK(cond, ...)                                           \
+    do {                                                           \
+        if (!(cond)) {                                             \
+            fprintf(stderr, "check_trace: FAIL %s:%d: ", __FILE__, __LINE__); \
+            fprintf(stderr, __VA_ARGS__);                          \
+            fputc('\n', stderr);                                   \
+            failures++;                                            \
+        }                                                          \
+    } while (0)
+
+static int call_id(const cpt_trace *t, const char *name)
+{
+    for (size_t i = 0; i < t->n_call_names; i++)
+        if (t->call_names[i] && strcmp(t->call_names[i], name) == 0) return (int)i;
+    return -1;
+}
+
+static int is_call(const cpt_trace *t, const cpt_event *e, const char *name)
+{
+    return e->call == call_id(t, name);
+}
+
+/* What every complete trace must have, whatever the program. */
+static void check_common(const cpt_trace *t, int rank, int n)
+{
+    CHECK(t->complete, "%s", t->error);
+    CHECK(t->header.rank == rank && t->header.world_size == n, "rank %d/%d in header of rank %d",
+          t->header.rank, t->header.world_size, rank);
+    CHECK(t->have_final_meta, "rank %d: no Finalize metadata", rank);
+    CHECK(t->have_clock, "rank %d: no clock offset", rank);
+    CHECK(t->hostname[0] != 0, "rank %d: no hostname", rank);
+    CHECK(t->pid > 0, "rank %d: no pid", rank);
+    CHECK(t->n_objects > 0, "rank %d: no loaded objects", rank);
+    CHECK(call_id(t, "MPI_Send") >= CPT_CALL_FIRST_MPI, "rank %d: no call-name table", rank);
+    const cpt_comm *w = cpt_find_comm(t, CPT_COMM_WORLD);
+    CHECK(w && w->size == n, "rank %d: MPI_COMM_WORLD missing from the comm table", rank);
+    CHECK(t->header.impl_name[0] != 0, "rank %d: no MPI implementation name", rank);
+}
+
+/* Return addresses of the program's own calls must resolve to its executable. */
+static void check_caller(const cpt_trace *t, const cpt_event *e, const char *prog)
+{
+    uint64_t rel = 0;
+    const cpt_object *o = cpt_find_object(t, e->caller, &rel);
+    CHECK(o && strstr(o->path, prog), "caller 0x%llx of %s resolves to %s, expected %s",
+          (unsigned long long)e->caller, cpt_call_name(t, e->call), o ? o->path : "nothing", prog);
+}
+
+static void check_ring(cpt_trace *tr, int n)
+{
+    enum { ITERS = 50 };
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        check_common(t, r, n);
+        int next = (r + 1) % n, prev = (r + n - 1) % n, sends = 0, recvs = 0, other_sends = 0;
+        for (size_t i = 0; i < t->n_events; i++) {
+            const cpt_event *e = &t->events[i];
+            if (is_call(t, e, "MPI_Send")) {
+                CHECK(e->peer == next, "rank %d: send to %d, expected %d", r, e->peer, next);
+                CHECK(e->bytes == 4u * (1 + r), "rank %d: send of %llu bytes", r, (unsigned long long)e->bytes);
+                CHECK(e->tag == 10 + sends, "rank %d: send tag %d, expected %d", r, e->tag, 10 + sends);
+                CHECK(e->comm == CPT_COMM_WORLD && (e->flags & CPT_F_SEND), "rank %d: send comm/flags", r);
+                if (sends == 0) check_caller(t, e, "ring");
+                sends++;
+            } else if (is_call(t, e, "MPI_Recv")) {
+                CHECK(e->peer == prev, "rank %d: recv from %d, expected %d", r, e->peer, prev);
+                CHECK(e->bytes == 4u * (1 + prev), "rank %d: recv of %llu bytes", r, (unsigned long long)e->bytes);
+                CHECK(e->flags & CPT_F_RECV, "rank %d: recv flags", r);
+                recvs++;
+            } else if (e->flags & CPT_F_SEND) {
+                other_sends++;
+            }
+            CHECK(e->duration_ns < 60000000000ull, "rank %d: absurd duration", r);
+        }
+        CHECK(sends == ITERS, "rank %d: %d sends, expected %d", r, sends, ITERS);
+        CHECK(recvs == ITERS, "rank %d: %d recvs, expected %d", r, recvs, ITERS);
+        CHECK(other_sends == 0, "rank %d: %d unexpected send records", r, other_sends);
+    }
+}
+
+static void check_allreduce(cpt_trace *tr, int n)
+{
+    enum { ITERS = 20 };
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        check_common(t, r, n);
+        int world = 0, half = 0, bcast = 0;
+        uint32_t half_id = 0;
+        for (size_t i = 0; i < t->n_events; i++) {
+            const cpt_event *e = &t->events[i];
+            CHECK(!(e->flags & CPT_F_SEND), "rank %d: a send record in a collective-only program", r);
+            if (is_call(t, e, "MPI_Allreduce")) {
+                CHECK(e->flags & CPT_F_COLLECTIVE, "rank %d: allreduce not flagged collective", r);
+                if (e->comm == CPT_COMM_WORLD) {
+                    CHECK(e->bytes == 32, "rank %d: world allreduce of %llu bytes", r, (unsigned long long)e->bytes);
+                    world++;
+                } else {
+                    CHECK(e->bytes == 16, "rank %d: split allreduce of %llu bytes", r, (unsigned long long)e->bytes);
+                    half_id = e->comm;
+                    half++;
+                }
+            } else if (is_call(t, e, "MPI_Bcast")) {
+                CHECK(e->peer == r % 2 && (e->flags & CPT_F_ROOT), "rank %d: bcast root %d, expected world rank %d",
+                      r, e->peer, r % 2);
+                bcast++;
+            }
+        }
+        CHECK(world == ITERS && half == ITERS && bcast == 1, "rank %d: %d/%d allreduces, %d bcasts", r, world,
+              half, bcast);
+        const cpt_comm *c = cpt_find_comm(t, half_id);
+        CHECK(c != NULL, "rank %d: split communicator %u not in the comm table", r, half_id);
+        if (c) {
+            CHECK(c->size == (n + 1 - r % 2) / 2, "rank %d: split comm size %d", r, c->size);
+            for (int k = 0; k < c->size; k++)
+                CHECK(c->world_ranks[k] == 2 * k + r % 2, "rank %d: member %d is world rank %d", r, k,
+                      c->world_ranks[k]);
+        }
+    }
+}
+
+static void check_anysource(cpt_trace *tr, int n)
+{
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        check_common(t, r, n);
+        uint32_t started[64] = {0};
+        int nstarted = 0, ncompleted = 0;
+        int seen_from[64] = {0};
+        for (size_t i = 0; i < t->n_events; i++) {
+            const cpt_event *e = &t->events[i];
+            int init = is_call(t, e, "MPI_Irecv") || is_call(t, e, "MPI_Isend");
+            if (init) {
+                CHECK(e->request != 0 && (e->flags & CPT_F_NONBLOCKING), "rank %d: initiation without request id", r);
+                if (r == 0) CHECK(e->peer == CPT_PEER_ANY, "rank 0: Irecv peer %d, expected ANY", e->peer);
+                else CHECK(e->peer == 0 && e->bytes == 8u * r, "rank %d: Isend to %d of %llu bytes", r, e->peer,
+                           (unsigned long long)e->bytes);
+                if (nstarted < 64) started[nstarted++] = e->request;
+            }
+            if (e->flags & CPT_F_COMPLETION) {
+                int paired = 0;
+                for (int k = 0; k < nstarted; k++) paired |= started[k] == e->request;
+                CHECK(paired, "rank %d: completion with request id %u that was never started", r, e->request);
+                if (r == 0) {
+                    CHECK(is_call(t, e, "MPI_Waitall"), "rank 0: completion in %s", cpt_call_name(t, e->call));
+                    CHECK(e->peer >= 1 && e->peer < n && e->peer < 64, "rank 0: matched source %d", e->peer);
+                    if (e->peer >= 1 && e->peer < n && e->peer < 64) {
+                        CHECK(e->bytes == 8u * e->peer, "rank 0: %llu bytes from %d", (unsigned long long)e->bytes,
+                              e->peer);
+                        seen_from[e->peer]++;
+                    }
+                } else {
+                    CHECK(is_call(t, e, "MPI_Wait") && e->peer == 0, "rank %d: completion %s peer %d", r,
+                          cpt_call_name(t, e->call), e->peer);
+                }
+                ncompleted++;
+            }
+        }
+        int expect = r == 0 ? n - 1 : 1;
+        CHECK(nstarted == expect && ncompleted == expect, "rank %d: %d started, %d completed, expected %d", r,
+              nstarted, ncompleted, expect);
+        if (r == 0)
+            for (int s = 1; s < n && s < 64; s++) CHECK(seen_from[s] == 1, "rank 0: %d messages from %d", seen_from[s], s);
+    }
+}
+
+static void check_killed(cpt_trace *tr, int n)
+{
+    /* files of ranks that the launcher killed may or may not be complete; all must be readable */
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        CHECK(t->header.world_size == n, "rank %d: unreadable: %s", r, t->error);
+        printf("rank %d: %s, %zu events in %zu blocks%s%s\n", r, t->complete ? "complete" : "incomplete",
+               t->n_events, t->n_event_blocks, t->complete ? "" : ": ", t->complete ? "" : t->error);
+    }
+    cpt_trace *k = &tr[1];
+    CHECK(!k->complete, "rank 1 was killed but its trace says complete");
+    CHECK(k->error[0] != 0 && strstr(k->error, "1.cpt"), "rank 1: the message must name the file: %s", k->error);
+    CHECK(k->n_events >= 1000, "rank 1: only %zu events survived (expected the flushed blocks)", k->n_events);
+    CHECK(k->have_meta && call_id(k, "MPI_Comm_rank") > 0, "rank 1: Init metadata lost");
+    int flushes = 0;
+    for (size_t i = 0; i < k->n_events; i++) flushes += k->events[i].call == CPT_CALL_FLUSH;
+    CHECK(flushes >= 5, "rank 1: %d flush events", flushes);
+}
+
+static void check_segv(cpt_trace *tr, int n)
+{
+    cpt_trace *k = &tr[1];
+    CHECK(!k->complete, "rank 1 crashed but its trace says complete");
+    CHECK(k->n_event_blocks == 1, "rank 1: %zu event blocks, expected the one the handler wrote", k->n_event_blocks);
+    int ranks = 0, barrier = 0;
+    for (size_t i = 0; i < k->n_events; i++) {
+        ranks += is_call(k, &k->events[i], "MPI_Comm_rank");
+        barrier += is_call(k, &k->events[i], "MPI_Barrier");
+    }
+    CHECK(ranks == 101 && barrier == 1, "rank 1: %d Comm_rank and %d Barrier records survived", ranks, barrier);
+    (void)n;
+}
+
+static void check_requests(cpt_trace *tr, int n)
+{
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        check_common(t, r, n);
+        enum { MAXR = 256 };
+        uint32_t ids[MAXR];
+        int completions[MAXR] = {0}, persistent[MAXR] = {0}, nids = 0, starts = 0, sendrecv_halves = 0;
+        for (size_t i = 0; i < t->n_events; i++) {
+            const cpt_event *e = &t->events[i];
+            if ((e->flags & CPT_F_NONBLOCKING) && e->request && !is_call(t, e, "MPI_Startall")) {
+                CHECK(nids < MAXR, "too many requests");
+                if (nids < MAXR) {
+                    persistent[nids] = !!(e->flags & CPT_F_PERSISTENT_INIT);
+                    ids[nids++] = e->request;
+                }
+            }
+            if (is_call(t, e, "MPI_Startall")) {
+                int known = 0;
+                for (int k = 0; k < nids; k++) known |= ids[k] == e->request && persistent[k];
+                CHECK(known, "rank %d: Startall of request %u that no *_init created", r, e->request);
+                starts++;
+            }
+            if (e->flags & CPT_F_COMPLETION) {
+                int k = 0;
+                while (k < nids && ids[k] != e->request) k++;
+                CHECK(k < nids, "rank %d: completion in %s of unknown request %u", r, cpt_call_name(t, e->call),
+                      e->request);
+                if (k < nids) completions[k]++;
+                if (e->flags & CPT_F_RECV) CHECK(e->peer == (r + n - 1) % n, "rank %d: matched source %d", r, e->peer);
+            }
+            if (is_call(t, e, "MPI_Sendrecv")) {
+                sendrecv_halves++;
+                CHECK(e->comm > CPT_COMM_SELF, "rank %d: Sendrecv on comm id %u, expected the dup", r, e->comm);
+                CHECK(e->peer == ((e->flags & CPT_F_SECONDARY) ? (r + n - 1) % n : (r + 1) % n),
+                      "rank %d: Sendrecv peer %d", r, e->peer);
+                CHECK(e->bytes == 16, "rank %d: Sendrecv %llu bytes", r, (unsigned long long)e->bytes);
+            }
+        }
+        CHECK(nids == 2 + 4 + 1, "rank %d: %d requests created, expected 7", r, nids);
+        CHECK(starts == 10, "rank %d: %d Startall records, expected 10", r, starts);
+        CHECK(sendrecv_halves == 2, "rank %d: %d Sendrecv records, expected 2", r, sendrecv_halves);
+        for (int k = 0; k < nids; k++)
+            CHECK(completions[k] == (persistent[k] ? 5 : 1), "rank %d: request %u completed %d times", r, ids[k],
+                  completions[k]);
+    }
+}
+
+static void check_pcontrol(cpt_trace *tr, int n)
+{
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        check_common(t, r, n);
+        int tagged1 = 0, pc = 0;
+        for (size_t i = 0; i < t->n_events; i++) {
+            const cpt_event *e = &t->events[i];
+            CHECK(e->tag != 99, "rank %d: a record made while paused (%s)", r, cpt_call_name(t, e->call));
+            if (is_call(t, e, "MPI_Sendrecv_replace") && !(e->flags & CPT_F_SECONDARY) && e->tag == 1) tagged1++;
+            if (is_call(t, e, "MPI_Pcontrol")) {
+                CHECK(e->tag == pc, "rank %d: Pcontrol record %d has level %d", r, pc, e->tag);
+                pc++;
+            }
+        }
+        int peer_exists = (r ^ 1) < n;
+        CHECK(tagged1 == (peer_exists ? 3 : 0), "rank %d: %d exchanges after Pcontrol(1)", r, tagged1);
+        CHECK(pc == 2, "rank %d: %d Pcontrol records", r, pc);
+    }
+}
+
+static void check_thread_multiple(cpt_trace *tr, int n)
+{
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        CHECK(t->complete, "%s", t->error);
+        CHECK(t->n_events == 0, "rank %d: %zu events recorded under THREAD_MULTIPLE", r, t->n_events);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc != 4) {
+        fprintf(stderr, "usage: check_trace ring|allreduce|anysource|requests|killed|segv|pcontrol|thread_multiple DIR NPROCS\n");
+        return 2;
+    }
+    const char *mode = argv[1];
+    int n = atoi(argv[3]);
+    cpt_trace *tr;
+    int got;
+    char err[1024];
+    if (cpt_read_dir(argv[2], &tr, &got, err, sizeof err) != 0) {
+        fprintf(stderr, "check_trace: %s\n", err);
+        return 1;
+    }
+    CHECK(got == n, "%d trace files for %d ranks", got, n);
+    if (got == n) {
+        if (!strcmp(mode, "ring")) check_ring(tr, n);
+        else if (!strcmp(mode, "allreduce")) check_allreduce(tr, n);
+        else if (!strcmp(mode, "anysource")) check_anysource(tr, n);
+        else if (!strcmp(mode, "killed")) check_killed(tr, n);
+        else if (!strcmp(mode, "pcontrol")) check_pcontrol(tr, n);
+        else if (!strcmp(mode, "segv")) check_segv(tr, n);
+        else if (!strcmp(mode, "requests")) check_requests(tr, n);
+        else if (!strcmp(mode, "thread_multiple")) check_thread_multiple(tr, n);
+        else { fprintf(stderr, "check_trace: unknown mode %s\n", mode); failures++; }
+    }
+    size_t events = 0;
+    for (int r = 0; r < got; r++) events += tr[r].n_events;
+    cpt_free_dir(tr, got);
+    if (failures) {
+        fprintf(stderr, "check_trace %s: %d failure(s)\n", mode, failures);
+        return 1;
+    }
+    printf("check_trace %s: ok (%d ranks, %zu events)\n", mode, n, events);
+    return 0;
+}

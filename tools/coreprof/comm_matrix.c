@@ -1,0 +1,108 @@
+/*
+ * comm_matrix.c -- rank-by-rank communication matrices and message-size histograms.
+ *
+ * Point-to-point: every send (blocking, nonblocking, persistent start) adds its
+ * bytes to [sender][destination], matched or not.
+ * Collectives show the *logical* data flow (what the MPI standard says moves
+ * where), not the messages of whatever algorithm the library chose: the bytes a
+ * rank recorded for the call go
+ *   one-to-all (Bcast, Scatter*):  root -> every other member (from the root's record)
+ *   all-to-one (Reduce, Gather*):  every member -> root
+ *   all-to-all (the others):       every member -> every other member.
+ */
+#include "report.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int log2_bin(uint64_t b)
+{
+    return b == 0 ? 0 : 64 - __builtin_clzll(b);
+}
+
+static int is_one_to_all(const char *name)
+{
+    return strstr(name, "Bcast") || strstr(name, "bcast") || strstr(name, "Scatter") ||
+           (strstr(name, "scatter") && !strstr(name, "Reduce_scatter") && !strstr(name, "reduce_scatter"));
+}
+
+static void add_collective(const cp_trace *tr, int r, const cp_event *e, cp_matrices *m)
+{
+    int n = m->n;
+    if (e->gcomm == CP_COMM_UNKNOWN || e->gcomm >= tr->ncomms) return;
+    const cp_comm_info *c = &tr->comms[e->gcomm];
+    if (c->remote_size > 0) return;   /* intercommunicator: no logical flow drawn */
+    const int32_t *members = c->members;
+    int nmem = c->members ? c->size : n;
+#define MEMBER(i) (members ? members[i] : (int32_t)(i))
+    if ((e->flags & CPT_F_ROOT) && e->peer >= 0 && e->peer < n) {
+        int root = e->peer;
+        if (is_one_to_all(cp_name(tr, e))) {
+            if (r != root) return;
+            for (int i = 0; i < nmem; i++) {
+                int j = MEMBER(i);
+                if (j != root && j >= 0 && j < n) m->coll_bytes[(size_t)root * n + j] += (double)e->bytes;
+            }
+        } else if (r != root) {
+            m->coll_bytes[(size_t)r * n + root] += (double)e->bytes;
+        }
+        return;
+    }
+    for (int i = 0; i < nmem; i++) {
+        int j = MEMBER(i);
+        if (j != r && j >= 0 && j < n) m->coll_bytes[(size_t)r * n + j] += (double)e->bytes;
+    }
+#undef MEMBER
+}
+
+int cp_matrices_build(const cp_trace *tr, cp_matrices *m)
+{
+    memset(m, 0, sizeof *m);
+    int n = tr->nranks;
+    m->n = n;
+    size_t cells = (size_t)n * (size_t)n;
+    m->p2p_bytes = calloc(cells, sizeof(double));
+    m->p2p_count = calloc(cells, sizeof(double));
+    m->coll_bytes = calloc(cells, sizeof(double));
+    if (!m->p2p_bytes || !m->p2p_count || !m->coll_bytes) return -1;
+    for (int r = 0; r < n; r++) {
+        const cp_rank *rk = &tr->ranks[r];
+        for (size_t i = 0; i < rk->nev; i++) {
+            const cp_event *e = &rk->ev[i];
+            if (cp_event_is_p2p_send(e) && e->peer < n) {
+                m->p2p_bytes[(size_t)r * n + e->peer] += (double)e->bytes;
+                m->p2p_count[(size_t)r * n + e->peer] += 1;
+                m->hist_p2p[log2_bin(e->bytes)]++;
+            } else if ((e->flags & CPT_F_COLLECTIVE) && e->is_slice && !(e->flags & CPT_F_COMPLETION)) {
+                if (e->bytes || strstr(cp_name(tr, e), "arrier")) m->hist_coll[log2_bin(e->bytes)]++;
+                add_collective(tr, r, e, m);
+            }
+        }
+    }
+    return 0;
+}
+
+void cp_matrices_free(cp_matrices *m)
+{
+    free(m->p2p_bytes);
+    free(m->p2p_count);
+    free(m->coll_bytes);
+    memset(m, 0, sizeof *m);
+}
+
+int cp_matrix_write_csv(const char *path, const double *mat, int n)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    fprintf(f, "sender\\receiver");
+    for (int j = 0; j < n; j++) fprintf(f, ",%d", j);
+    fputc('\n', f);
+    for (int i = 0; i < n; i++) {
+        fprintf(f, "%d", i);
+        for (int j = 0; j < n; j++) fprintf(f, ",%.0f", mat[(size_t)i * n + j]);
+        fputc('\n', f);
+    }
+    int bad = ferror(f);
+    if (fclose(f) != 0) bad = 1;
+    return bad ? -1 : 0;
+}
