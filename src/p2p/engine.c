@@ -155,17 +155,16 @@ static int poll_ring(int src)
 {
     struct cm_ring_rx *rx = &cm_rx[src];
     struct cm_msg_hdr *h;
-    int n = 0;
+    int n = 0, published = 0;
     while ((h = cm_ring_peek(rx)) != NULL) {
         handle(src, h);
-        cm_ring_consume(rx, h);
+        published |= cm_ring_consume(rx, h);
         n++;
     }
-    if (n) {
-        /* The producer may be waiting for the room we just freed. */
+    if (published) /* the producer may be waiting for the room just freed */
         cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)src));
+    if (n)
         atomic_fetch_add_explicit(&cm_g.self_ctl->progress, 1, memory_order_relaxed);
-    }
     return n;
 }
 
@@ -220,9 +219,19 @@ int cm_progress(int hint)
     return n;
 }
 
+/* Before sleeping: publish every read position not yet published, and wake
+ * producers that sleep waiting for that room. */
+static void publish_all(void)
+{
+    for (int s = 0; s < cm_g.size; s++)
+        if (cm_ring_rx_publish(&cm_rx[s]))
+            cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)s));
+}
+
 int cm_progress_pending(void *unused)
 {
     (void)unused;
+    publish_all();
     for (int s = 0; s < cm_g.size; s++) {
         struct cm_msg_hdr *h = cm_ring_slot(&cm_rx[s].v, cm_rx[s].rpos);
         if (atomic_load_explicit(&h->seq, memory_order_acquire) == (uint32_t)(cm_rx[s].rpos + 1))

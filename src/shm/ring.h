@@ -74,6 +74,7 @@ struct cm_ring_tx {
 struct cm_ring_rx {
     struct cm_ring_view v;
     uint64_t rpos;
+    uint64_t published;   /* last position stored in v.ctl->rpos */
 };
 
 static inline uint32_t cm_ring_slots_for(uint32_t len)
@@ -139,18 +140,32 @@ static inline struct cm_msg_hdr *cm_ring_peek(struct cm_ring_rx *rx)
         for (uint64_t i = 0; i < n; i++)
             atomic_store_explicit(&cm_ring_slot(&rx->v, rx->rpos + i)->seq, 0, memory_order_relaxed);
         rx->rpos += n;
+        rx->published = rx->rpos;
         atomic_store_explicit(&rx->v.ctl->rpos, rx->rpos, memory_order_release);
     }
 }
 
-/* Release the message returned by cm_ring_peek(). */
-static inline void cm_ring_consume(struct cm_ring_rx *rx, struct cm_msg_hdr *h)
+/* Publish the read position if it moved; returns 1 if it did. */
+static inline int cm_ring_rx_publish(struct cm_ring_rx *rx)
+{
+    if (rx->published == rx->rpos)
+        return 0;
+    rx->published = rx->rpos;
+    atomic_store_explicit(&rx->v.ctl->rpos, rx->rpos, memory_order_release);
+    return 1;
+}
+
+/* Release the message returned by cm_ring_peek().  Returns 1 when the read
+ * position was published (the caller then checks for a sleeping producer). */
+static inline int cm_ring_consume(struct cm_ring_rx *rx, struct cm_msg_hdr *h)
 {
     uint64_t n = cm_ring_slots_for(h->len);
     for (uint64_t i = 0; i < n; i++)
         atomic_store_explicit(&cm_ring_slot(&rx->v, rx->rpos + i)->seq, 0, memory_order_relaxed);
     rx->rpos += n;
-    atomic_store_explicit(&rx->v.ctl->rpos, rx->rpos, memory_order_release);
+    if (rx->rpos - rx->published >= rx->v.nslots / 8)
+        return cm_ring_rx_publish(rx);
+    return 0;
 }
 
 static inline void *cm_msg_payload(struct cm_msg_hdr *h) { return (char *)h + CM_SLOT_HDR; }

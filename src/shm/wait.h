@@ -36,10 +36,12 @@ int cm_wait_backoff(struct cm_waiter *w);
  */
 void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, int timeout_ms);
 
-/* Ring ctl's doorbell if it sleeps.  Call after publishing work for it. */
+/* Ring peer's doorbell unconditionally. */
+void cm_wake(struct cm_rank_ctl *peer);
+
+/* Ring peer's doorbell if it sleeps.  Call after publishing work for it. */
 static inline void cm_wake_if_sleeping(struct cm_rank_ctl *peer)
 {
-    extern void cm_wake(struct cm_rank_ctl *peer);
     atomic_thread_fence(memory_order_seq_cst);
     if (atomic_load_explicit(&peer->sleeping, memory_order_relaxed))
         cm_wake(peer);

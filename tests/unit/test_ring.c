@@ -74,7 +74,11 @@ static void test_empty_then_one(void **state)
     assert_int_equal(((unsigned char *)cm_msg_payload(h))[4], 0xab);
     cm_ring_consume(&rx, h);
     assert_null(cm_ring_peek(&rx));
+    /* Published lazily: not yet, then on demand. */
+    assert_int_equal(atomic_load(&m.ctl.rpos), 0);
+    assert_int_equal(cm_ring_rx_publish(&rx), 1);
     assert_int_equal(atomic_load(&m.ctl.rpos), 1);
+    assert_int_equal(cm_ring_rx_publish(&rx), 0);
     free(m.slots);
 }
 
@@ -92,6 +96,7 @@ static void test_full_ring_refuses(void **state)
     struct cm_msg_hdr *h = cm_ring_peek(&rx);
     assert_int_equal(h->tag, 0);
     cm_ring_consume(&rx, h);
+    cm_ring_rx_publish(&rx);
     assert_true(send_msg(&tx, 1, 9, 9));
     for (int i = 1; i <= 8; i++) {
         h = cm_ring_peek(&rx);
@@ -117,6 +122,7 @@ static void test_wrap_uses_skip(void **state)
         struct cm_msg_hdr *h = cm_ring_peek(&rx);
         cm_ring_consume(&rx, h);
     }
+    cm_ring_rx_publish(&rx);
     uint32_t len = CM_SLOT_INLINE + 3 * CM_SLOT; /* 4 slots */
     assert_true(send_msg(&tx, len, 0x5a, 99));
     struct cm_msg_hdr *h = cm_ring_peek(&rx);
@@ -154,6 +160,7 @@ static void test_stale_payload_is_not_a_header(void **state)
     cm_ring_publish(&tx, h);
     h = cm_ring_peek(&rx);
     cm_ring_consume(&rx, h);
+    cm_ring_rx_publish(&rx);
     /* Next lap: rx at position 4, then 8.. Nothing was sent: nothing is seen. */
     for (int i = 0; i < 4; i++)
         assert_true(send_msg(&tx, 1, 0, i));
@@ -226,6 +233,8 @@ static void test_two_threads(void **state)
                 break;
             }
         cm_ring_consume(&s->rx, h);
+        if ((i & 3) == 0)
+            cm_ring_rx_publish(&s->rx);
         i++;
     }
     pthread_join(t, NULL);
