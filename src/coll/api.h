@@ -1,0 +1,106 @@
+/*
+ * api.h -- argument checks shared by the collective front ends (api_*.c).
+ *
+ * Each check returns 0, or raises the error through the communicator's error
+ * handler (cm_error) and returns the error class for the front end to return.
+ */
+#ifndef CM_COLL_API_H
+#define CM_COLL_API_H
+
+#include "coll/coll.h"
+
+#ifdef COREMPI
+#include "core/state.h"
+/* Record the call (crash / deadlock reports) and refuse calls outside Init..Finalize. */
+#define API_ENTER(name)                                                   \
+    do {                                                                  \
+        CM_ENTER(name);                                                   \
+        int api_init_rc_ = cm_check_initialized("MPI_" #name);            \
+        if (api_init_rc_)                                                 \
+            return api_init_rc_;                                          \
+    } while (0)
+#else
+#define API_ENTER(name) do { } while (0)
+#endif
+
+static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)
+{
+    if (cm_coll_comm_check(comm, size, rank))
+        return cm_error(comm, MPI_ERR_COMM, call, "invalid communicator");
+    return 0;
+}
+
+static inline int api_root(MPI_Comm comm, const char *call, int root, int size)
+{
+    if (root < 0 || root >= size)
+        return cm_error(comm, MPI_ERR_ROOT, call, "invalid root %d (communicator size %d)", root, size);
+    return 0;
+}
+
+static inline int api_count(MPI_Comm comm, const char *call, int count, const char *what)
+{
+    if (count < 0)
+        return cm_error(comm, MPI_ERR_COUNT, call, "negative %s %d", what, count);
+    return 0;
+}
+
+static inline int api_type(MPI_Comm comm, const char *call, MPI_Datatype dt, const char *what)
+{
+    if (dt == MPI_DATATYPE_NULL || cm_coll_dtype_check(dt))
+        return cm_error(comm, MPI_ERR_TYPE, call, "invalid or uncommitted %s", what);
+    return 0;
+}
+
+static inline int api_op(MPI_Comm comm, const char *call, MPI_Op op)
+{
+    if (op == MPI_OP_NULL || cm_coll_op_check(op))
+        return cm_error(comm, MPI_ERR_OP, call, "invalid reduction operation");
+    return 0;
+}
+
+/* A NULL buffer with data to move is an error, except with a derived type
+ * (absolute addresses from MPI_BOTTOM). */
+static inline int api_buf(MPI_Comm comm, const char *call, const void *buf, int count, MPI_Datatype dt,
+                          const char *what)
+{
+    if (buf != NULL || count == 0)
+        return 0;
+    int ni, na, nd, combiner;
+    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner != MPI_COMBINER_NAMED)
+        return 0;
+    return cm_error(comm, MPI_ERR_BUFFER, call, "%s is NULL with count %d", what, count);
+}
+
+static inline int api_count_type_buf(MPI_Comm comm, const char *call, const void *buf, int count,
+                                     MPI_Datatype dt, const char *what)
+{
+    int rc = api_count(comm, call, count, "count");
+    if (!rc)
+        rc = api_type(comm, call, dt, "datatype");
+    if (!rc)
+        rc = api_buf(comm, call, buf, count, dt, what);
+    return rc;
+}
+
+/* Errors reported by point-to-point inside an algorithm. */
+static inline int api_done(MPI_Comm comm, const char *call, int rc)
+{
+    if (rc == MPI_SUCCESS)
+        return rc;
+    return cm_error(comm, rc, call, "collective failed in point-to-point (error %d)", rc);
+}
+
+static inline struct cm_coll_query api_query(int size, int count, MPI_Datatype dt, MPI_Op op)
+{
+    struct cm_dt d;
+    cm_coll_dt(dt, &d);
+    struct cm_coll_query q;
+    q.size = size;
+    q.count = count;
+    q.bytes = (size_t)count * (size_t)d.size;
+    q.commutative = op == MPI_OP_NULL ? 1 : cm_coll_is_commutative(op);
+    q.contiguous = d.size == d.extent && d.size == d.true_extent;
+    return q;
+}
+
+#endif

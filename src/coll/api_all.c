@@ -1,0 +1,272 @@
+/*
+ * api_all.c -- front ends of the collectives without a root: Barrier,
+ * Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan, Exscan.
+ */
+#include "coll/api.h"
+
+#pragma weak MPI_Barrier = PMPI_Barrier
+#pragma weak MPI_Allreduce = PMPI_Allreduce
+#pragma weak MPI_Allgather = PMPI_Allgather
+#pragma weak MPI_Allgatherv = PMPI_Allgatherv
+#pragma weak MPI_Alltoall = PMPI_Alltoall
+#pragma weak MPI_Alltoallv = PMPI_Alltoallv
+#pragma weak MPI_Alltoallw = PMPI_Alltoallw
+#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
+#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
+#pragma weak MPI_Scan = PMPI_Scan
+#pragma weak MPI_Exscan = PMPI_Exscan
+
+int PMPI_Barrier(MPI_Comm comm)
+{
+    static const char call[] = "MPI_Barrier";
+    API_ENTER(Barrier);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    if (size == 1)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, 0, MPI_BYTE, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BARRIER, cc, &q);
+    return api_done(comm, call, ((cm_barrier_fn)a->fn)(cc));
+}
+
+/* Checks common to the reductions; resolves MPI_IN_PLACE to sbuf == rbuf.
+ * count: elements of the send buffer; rcount: of the receive buffer (if not in place). */
+static int reduction_args(MPI_Comm comm, const char *call, const void **sendbuf, void *recvbuf, int count,
+                          int rcount, MPI_Datatype dt, MPI_Op op, int *size, int *rank)
+{
+    int rc;
+    if ((rc = api_comm(comm, call, size, rank)) || (rc = api_count(comm, call, count, "count")) ||
+        (rc = api_type(comm, call, dt, "datatype")) || (rc = api_op(comm, call, op)))
+        return rc;
+    if (*sendbuf == MPI_IN_PLACE) {
+        *sendbuf = recvbuf;
+        rcount = count;
+    } else if (count > 0 && *sendbuf == recvbuf) {
+        return cm_error(comm, MPI_ERR_BUFFER, call, "send and receive buffers alias (use MPI_IN_PLACE)");
+    }
+    if ((rc = api_buf(comm, call, *sendbuf, count, dt, "send buffer")) ||
+        (rc = api_buf(comm, call, recvbuf, rcount, dt, "receive buffer")))
+        return rc;
+    return 0;
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allreduce";
+    API_ENTER(Allreduce);
+    int size, rank, rc;
+    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
+        return rc;
+    if (count == 0)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, count, datatype, op);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, cc, &q);
+    return api_done(comm, call, ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
+}
+
+int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scan";
+    API_ENTER(Scan);
+    int size, rank, rc;
+    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
+        return rc;
+    if (count == 0)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, count, datatype, op);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCAN, cc, &q);
+    return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
+}
+
+int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Exscan";
+    API_ENTER(Exscan);
+    int size, rank, rc;
+    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
+        return rc;
+    if (count == 0)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, count, datatype, op);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_EXSCAN, cc, &q);
+    return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
+}
+
+int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                              MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce_scatter_block";
+    API_ENTER(Reduce_scatter_block);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_count(comm, call, recvcount, "count")))
+        return rc;
+    if ((long long)recvcount * size > 0x7fffffff)
+        return cm_error(comm, MPI_ERR_COUNT, call, "total count %lld too large", (long long)recvcount * size);
+    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, recvcount * size, recvcount, datatype, op, &size,
+                             &rank)))
+        return rc;
+    if (recvcount == 0)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, recvcount, datatype, op);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER_BLOCK, cc, &q);
+    return api_done(comm, call,
+                    ((cm_reduce_scatter_block_fn)a->fn)(sendbuf, recvbuf, recvcount, datatype, op, cc));
+}
+
+int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                        MPI_Op op, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce_scatter";
+    API_ENTER(Reduce_scatter);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    if (!recvcounts)
+        return cm_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
+    long long total = 0;
+    for (int i = 0; i < size; i++) {
+        if (recvcounts[i] < 0)
+            return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d for rank %d", recvcounts[i], i);
+        total += recvcounts[i];
+    }
+    if (total > 0x7fffffff)
+        return cm_error(comm, MPI_ERR_COUNT, call, "total count %lld too large", total);
+    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, (int)total, recvcounts[rank], datatype, op, &size,
+                             &rank)))
+        return rc;
+    if (total == 0)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, (int)total, datatype, op);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER, cc, &q);
+    return api_done(comm, call, ((cm_reduce_scatter_fn)a->fn)(sendbuf, recvbuf, recvcounts, datatype, op, cc));
+}
+
+int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allgather";
+    API_ENTER(Allgather);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    if (sendbuf != MPI_IN_PLACE &&
+        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
+        return rc;
+    if ((rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
+        return rc;
+    if (recvcount == 0)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, recvcount, recvtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHER, cc, &q);
+    return api_done(comm, call, ((cm_allgather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                           recvtype, cc));
+}
+
+static int v_counts(MPI_Comm comm, const char *call, const int *counts, const int *displs, int size)
+{
+    if (!counts || !displs)
+        return cm_error(comm, MPI_ERR_ARG, call, "counts or displacements array is NULL");
+    for (int i = 0; i < size; i++)
+        if (counts[i] < 0)
+            return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d for rank %d", counts[i], i);
+    return 0;
+}
+
+int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Allgatherv";
+    API_ENTER(Allgatherv);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    if (sendbuf != MPI_IN_PLACE &&
+        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
+        return rc;
+    if ((rc = v_counts(comm, call, recvcounts, displs, size)) ||
+        (rc = api_type(comm, call, recvtype, "receive datatype")))
+        return rc;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, recvcounts[rank], recvtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHERV, cc, &q);
+    return api_done(comm, call, ((cm_allgatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                                            displs, recvtype, cc));
+}
+
+int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoall";
+    API_ENTER(Alltoall);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    if (sendbuf != MPI_IN_PLACE &&
+        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
+        return rc;
+    if ((rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
+        return rc;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, recvcount, recvtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLTOALL, cc, &q);
+    return api_done(comm, call, ((cm_alltoall_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                          recvtype, cc));
+}
+
+int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                   MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoallv";
+    API_ENTER(Alltoallv);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    if (sendbuf != MPI_IN_PLACE && ((rc = v_counts(comm, call, sendcounts, sdispls, size)) ||
+                                    (rc = api_type(comm, call, sendtype, "send datatype"))))
+        return rc;
+    if ((rc = v_counts(comm, call, recvcounts, rdispls, size)) ||
+        (rc = api_type(comm, call, recvtype, "receive datatype")))
+        return rc;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, 0, recvtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLTOALLV, cc, &q);
+    return api_done(comm, call, ((cm_alltoallv_fn)a->fn)(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
+                                                           recvcounts, rdispls, recvtype, cc));
+}
+
+int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                   const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char call[] = "MPI_Alltoallw";
+    API_ENTER(Alltoallw);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes))
+        return cm_error(comm, MPI_ERR_ARG, call, "datatype array is NULL");
+    if ((rc = v_counts(comm, call, recvcounts, rdispls, size)))
+        return rc;
+    if (sendbuf != MPI_IN_PLACE && (rc = v_counts(comm, call, sendcounts, sdispls, size)))
+        return rc;
+    for (int i = 0; i < size; i++) {
+        if ((rc = api_type(comm, call, recvtypes[i], "receive datatype")) ||
+            (sendbuf != MPI_IN_PLACE && (rc = api_type(comm, call, sendtypes[i], "send datatype"))))
+            return rc;
+    }
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, 0, MPI_BYTE, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLTOALLW, cc, &q);
+    return api_done(comm, call, ((cm_alltoallw_fn)a->fn)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
+                                                           recvcounts, rdispls, recvtypes, cc));
+}

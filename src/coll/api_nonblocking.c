@@ -1,0 +1,241 @@
+/*
+ * api_nonblocking.c -- front ends of the nonblocking collectives: the
+ * argument checks of the blocking ones, then a schedule (nbc_build.c) driven
+ * by a generic request.
+ */
+#include "coll/api.h"
+#include "coll/nbc.h"
+
+#pragma weak MPI_Ibarrier = PMPI_Ibarrier
+#pragma weak MPI_Ibcast = PMPI_Ibcast
+#pragma weak MPI_Ireduce = PMPI_Ireduce
+#pragma weak MPI_Iallreduce = PMPI_Iallreduce
+#pragma weak MPI_Igather = PMPI_Igather
+#pragma weak MPI_Iscatter = PMPI_Iscatter
+#pragma weak MPI_Iallgather = PMPI_Iallgather
+#pragma weak MPI_Ialltoall = PMPI_Ialltoall
+#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
+
+static int start(MPI_Comm comm, const char *call, struct cm_nbc *s, int rc, MPI_Request *request)
+{
+    if (rc != MPI_SUCCESS) {
+        cm_nbc_free(s);
+        return cm_error(comm, rc, call, "could not build the schedule");
+    }
+    rc = cm_nbc_start(s, request);
+    if (rc != MPI_SUCCESS)
+        return cm_error(comm, rc, call, "could not start the schedule");
+    return MPI_SUCCESS;
+}
+
+/* Communicator, request pointer, and a fresh schedule on the collective context. */
+static int begin(MPI_Comm comm, const char *call, MPI_Request *request, int *size, int *rank, MPI_Comm *cc,
+                 struct cm_nbc **s)
+{
+    int rc = api_comm(comm, call, size, rank);
+    if (rc)
+        return rc;
+    if (!request)
+        return cm_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+    *cc = cm_coll_comm(comm);
+    *s = cm_nbc_new(*cc);
+    if (!*s)
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    return 0;
+}
+
+/* Argument errors found after begin(): drop the schedule, keep the error. */
+static int fail(struct cm_nbc *s, int rc)
+{
+    cm_nbc_free(s);
+    return rc;
+}
+
+int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibarrier";
+    API_ENTER(Ibarrier);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    return start(comm, call, s, cm_nbc_build_barrier(s, cc), request);
+}
+
+int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ibcast";
+    API_ENTER(Ibcast);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((rc = api_root(comm, call, root, size)) ||
+        (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
+        return fail(s, rc);
+    return start(comm, call, s, cm_nbc_build_bcast(s, buffer, count, datatype, root, cc), request);
+}
+
+static int reduce_args(MPI_Comm comm, const char *call, const void **sendbuf, void *recvbuf, int count,
+                       MPI_Datatype dt, MPI_Op op, int root, int rank, int all)
+{
+    int rc;
+    if ((rc = api_count(comm, call, count, "count")) || (rc = api_type(comm, call, dt, "datatype")) ||
+        (rc = api_op(comm, call, op)))
+        return rc;
+    int receives = all || rank == root;
+    if (*sendbuf == MPI_IN_PLACE) {
+        if (!receives)
+            return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
+        *sendbuf = recvbuf;
+    } else if (receives && count > 0 && *sendbuf == recvbuf) {
+        return cm_error(comm, MPI_ERR_BUFFER, call, "send and receive buffers alias (use MPI_IN_PLACE)");
+    }
+    if ((rc = api_buf(comm, call, *sendbuf, count, dt, "send buffer")) ||
+        (receives && (rc = api_buf(comm, call, recvbuf, count, dt, "receive buffer"))))
+        return rc;
+    return 0;
+}
+
+int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                 MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ireduce";
+    API_ENTER(Ireduce);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((rc = api_root(comm, call, root, size)) ||
+        (rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, root, rank, 0)))
+        return fail(s, rc);
+    return start(comm, call, s, cm_nbc_build_reduce(s, sendbuf, recvbuf, count, datatype, op, root, cc), request);
+}
+
+int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Iallreduce";
+    API_ENTER(Iallreduce);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, 0, rank, 1)))
+        return fail(s, rc);
+    rc = cm_nbc_build_reduce(s, sendbuf, recvbuf, count, datatype, op, 0, cc);
+    if (rc == MPI_SUCCESS)
+        rc = cm_nbc_build_bcast(s, recvbuf, count, datatype, 0, cc);
+    return start(comm, call, s, rc, request);
+}
+
+int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ireduce_scatter_block";
+    API_ENTER(Ireduce_scatter_block);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, recvcount, datatype, op, 0, rank, 1)))
+        return fail(s, rc);
+    if (recvcount == 0)
+        return start(comm, call, s, MPI_SUCCESS, request);
+    void *full = rank == 0 ? cm_nbc_scratch(s, datatype, recvcount * size) : NULL;
+    if (rank == 0 && !full)
+        return start(comm, call, s, MPI_ERR_NO_MEM, request);
+    rc = cm_nbc_build_reduce(s, sendbuf, full, recvcount * size, datatype, op, 0, cc);
+    if (rc == MPI_SUCCESS)
+        rc = cm_nbc_build_scatter(s, full, recvcount, datatype, recvbuf, recvcount, datatype, 0, cc);
+    return start(comm, call, s, rc, request);
+}
+
+int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Igather";
+    API_ENTER(Igather);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((rc = api_root(comm, call, root, size)))
+        return fail(s, rc);
+    if (sendbuf == MPI_IN_PLACE && rank != root)
+        return fail(s, cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root"));
+    if ((sendbuf != MPI_IN_PLACE &&
+         (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
+        (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))))
+        return fail(s, rc);
+    return start(comm, call, s,
+                 cm_nbc_build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
+                 request);
+}
+
+int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Iscatter";
+    API_ENTER(Iscatter);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((rc = api_root(comm, call, root, size)))
+        return fail(s, rc);
+    if (recvbuf == MPI_IN_PLACE && rank != root)
+        return fail(s, cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root"));
+    if ((recvbuf != MPI_IN_PLACE &&
+         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))) ||
+        (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))))
+        return fail(s, rc);
+    return start(comm, call, s,
+                 cm_nbc_build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
+                 request);
+}
+
+int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Iallgather";
+    API_ENTER(Iallgather);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((sendbuf != MPI_IN_PLACE &&
+         (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
+        (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
+        return fail(s, rc);
+    return start(comm, call, s,
+                 cm_nbc_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
+                 request);
+}
+
+int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ialltoall";
+    API_ENTER(Ialltoall);
+    int size, rank, rc;
+    MPI_Comm cc;
+    struct cm_nbc *s;
+    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+        return rc;
+    if ((sendbuf != MPI_IN_PLACE &&
+         (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
+        (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
+        return fail(s, rc);
+    return start(comm, call, s,
+                 cm_nbc_build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
+                 request);
+}

@@ -1,0 +1,161 @@
+/*
+ * api_rooted.c -- front ends of the rooted collectives: Bcast, Reduce,
+ * Gather(v), Scatter(v).  Check the arguments, handle the trivial cases,
+ * pick the algorithm and run it on the communicator's collective context.
+ */
+#include "coll/api.h"
+
+#pragma weak MPI_Bcast = PMPI_Bcast
+#pragma weak MPI_Reduce = PMPI_Reduce
+#pragma weak MPI_Gather = PMPI_Gather
+#pragma weak MPI_Gatherv = PMPI_Gatherv
+#pragma weak MPI_Scatter = PMPI_Scatter
+#pragma weak MPI_Scatterv = PMPI_Scatterv
+
+int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Bcast";
+    API_ENTER(Bcast);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)) ||
+        (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
+        return rc;
+    if (count == 0 || size == 1)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, count, datatype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BCAST, cc, &q);
+    return api_done(comm, call, ((cm_bcast_fn)a->fn)(buffer, count, datatype, root, cc));
+}
+
+int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+                MPI_Comm comm)
+{
+    static const char call[] = "MPI_Reduce";
+    API_ENTER(Reduce);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)) ||
+        (rc = api_count(comm, call, count, "count")) || (rc = api_type(comm, call, datatype, "datatype")) ||
+        (rc = api_op(comm, call, op)))
+        return rc;
+    if (sendbuf == MPI_IN_PLACE) {
+        if (rank != root)
+            return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
+        sendbuf = recvbuf;
+    } else if (rank == root && count > 0 && sendbuf == recvbuf) {
+        return cm_error(comm, MPI_ERR_BUFFER, call, "send and receive buffers alias (use MPI_IN_PLACE)");
+    }
+    if ((rc = api_buf(comm, call, sendbuf, count, datatype, "send buffer")) ||
+        (rank == root && (rc = api_buf(comm, call, recvbuf, count, datatype, "receive buffer"))))
+        return rc;
+    if (count == 0)
+        return MPI_SUCCESS;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, count, datatype, op);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE, cc, &q);
+    return api_done(comm, call, ((cm_reduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, root, cc));
+}
+
+int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Gather";
+    API_ENTER(Gather);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
+        return rc;
+    if (sendbuf == MPI_IN_PLACE && rank != root)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
+    if (sendbuf != MPI_IN_PLACE &&
+        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
+        return rc;
+    if (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
+        return rc;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, rank == root ? recvcount : sendcount,
+                                       rank == root ? recvtype : sendtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHER, cc, &q);
+    return api_done(comm, call, ((cm_gather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                        recvtype, root, cc));
+}
+
+static int check_counts(MPI_Comm comm, const char *call, const int *counts, const int *displs, int size)
+{
+    if (!counts || !displs)
+        return cm_error(comm, MPI_ERR_ARG, call, "counts or displacements array is NULL");
+    for (int i = 0; i < size; i++)
+        if (counts[i] < 0)
+            return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d for rank %d", counts[i], i);
+    return 0;
+}
+
+int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Gatherv";
+    API_ENTER(Gatherv);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
+        return rc;
+    if (sendbuf == MPI_IN_PLACE && rank != root)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
+    if (sendbuf != MPI_IN_PLACE &&
+        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
+        return rc;
+    if (rank == root && ((rc = check_counts(comm, call, recvcounts, displs, size)) ||
+                         (rc = api_type(comm, call, recvtype, "receive datatype"))))
+        return rc;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, sendcount, sendtype == MPI_DATATYPE_NULL ? recvtype : sendtype,
+                                       MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHERV, cc, &q);
+    return api_done(comm, call, ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
+                                                         displs, recvtype, root, cc));
+}
+
+int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scatter";
+    API_ENTER(Scatter);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
+        return rc;
+    if (recvbuf == MPI_IN_PLACE && rank != root)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
+    if (recvbuf != MPI_IN_PLACE &&
+        (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
+        return rc;
+    if (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
+        return rc;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, rank == root ? sendcount : recvcount,
+                                       rank == root ? sendtype : recvtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTER, cc, &q);
+    return api_done(comm, call, ((cm_scatter_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                         recvtype, root, cc));
+}
+
+int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Scatterv";
+    API_ENTER(Scatterv);
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
+        return rc;
+    if (recvbuf == MPI_IN_PLACE && rank != root)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
+    if (recvbuf != MPI_IN_PLACE &&
+        (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
+        return rc;
+    if (rank == root && ((rc = check_counts(comm, call, sendcounts, displs, size)) ||
+                         (rc = api_type(comm, call, sendtype, "send datatype"))))
+        return rc;
+    MPI_Comm cc = cm_coll_comm(comm);
+    struct cm_coll_query q = api_query(size, recvcount, recvbuf == MPI_IN_PLACE ? sendtype : recvtype,
+                                       MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTERV, cc, &q);
+    return api_done(comm, call, ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf,
+                                                          recvcount, recvtype, root, cc));
+}

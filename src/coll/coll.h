@@ -1,0 +1,261 @@
+/*
+ * coll.h -- the point-to-point based collectives: algorithm signatures, the
+ * registry, and the helpers every algorithm shares.
+ *
+ * Algorithms are portable MPI code: they call only PMPI_ functions on a
+ * communicator that the front end guarantees is private to collectives
+ * (cm_coll_comm), so the same files build and run under Open MPI (tests/coll
+ * harness) and under corempi.
+ *
+ * Conventions every algorithm follows:
+ *  - `comm` is the collective communicator; tags come from enum cm_coll_tag.
+ *  - MPI_IN_PLACE has been resolved by the front end for the reductions:
+ *    sbuf == rbuf means "the input is already in rbuf" (algorithms must cope
+ *    with that aliasing).  The gather family still sees MPI_IN_PLACE.
+ *  - Reductions combine in rank order unless the algorithm's applies_to says
+ *    it needs a commutative op.  PMPI_Reduce_local(a, b) computes b = a op b,
+ *    so "a" is always the lower-ranked operand.
+ */
+#ifndef CM_COLL_COLL_H
+#define CM_COLL_COLL_H
+
+#include <stddef.h>
+#include <mpi.h>
+
+#ifdef COREMPI
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/request.h"
+#else
+/* Provided by the test harness when the algorithms run over another MPI. */
+MPI_Comm cm_coll_comm(MPI_Comm comm);
+int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state);
+#endif
+
+/* ---- glue: one implementation in glue.c (corempi), one in the harness -- */
+
+/* 0 when comm is a valid intracommunicator (then *size and *rank are set). */
+int cm_coll_comm_check(MPI_Comm comm, int *size, int *rank);
+/* 0 when dt is a usable (committed) datatype. */
+int cm_coll_dtype_check(MPI_Datatype dt);
+/* 0 when op is a valid reduction operation. */
+int cm_coll_op_check(MPI_Op op);
+/* Next sequence number of nonblocking collectives on this (collective) communicator:
+ * all ranks call it in the same order, so they agree on it. */
+unsigned cm_coll_nbc_seq(MPI_Comm collcomm);
+
+/* ---- tags: one per collective so that traces read well ---------------- */
+enum cm_coll_tag {
+    CM_TAG_BARRIER = 1, CM_TAG_BCAST, CM_TAG_REDUCE, CM_TAG_ALLREDUCE,
+    CM_TAG_ALLREDUCE_BARRIER, CM_TAG_GATHER, CM_TAG_GATHERV, CM_TAG_SCATTER,
+    CM_TAG_SCATTERV, CM_TAG_ALLGATHER, CM_TAG_ALLGATHERV, CM_TAG_ALLTOALL,
+    CM_TAG_ALLTOALLV, CM_TAG_ALLTOALLW, CM_TAG_REDUCE_SCATTER,
+    CM_TAG_REDUCE_SCATTER_BLOCK, CM_TAG_SCAN, CM_TAG_EXSCAN, CM_TAG_COPY,
+    CM_TAG_NBC_BASE = 1024   /* nonblocking: base + (sequence % CM_NBC_TAGS) */
+};
+#define CM_NBC_TAGS 16384
+
+/* ---- algorithm signatures (comm is the collective communicator) ------- */
+typedef int (*cm_barrier_fn)(MPI_Comm comm);
+typedef int (*cm_bcast_fn)(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+typedef int (*cm_reduce_fn)(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                            MPI_Op op, int root, MPI_Comm comm);
+typedef int (*cm_allreduce_fn)(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                               MPI_Op op, MPI_Comm comm);
+typedef int (*cm_allgather_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                               int rcount, MPI_Datatype rtype, MPI_Comm comm);
+typedef int (*cm_allgatherv_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                                const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
+typedef int (*cm_gather_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                            MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef int (*cm_gatherv_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef int (*cm_scatter_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                             MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef int (*cm_scatterv_fn)(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype,
+                              void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef int (*cm_alltoall_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                              MPI_Datatype rtype, MPI_Comm comm);
+typedef int (*cm_alltoallv_fn)(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                               void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                               MPI_Comm comm);
+typedef int (*cm_alltoallw_fn)(const void *sbuf, const int *scounts, const int *sdispls,
+                               const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                               const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
+typedef int (*cm_reduce_scatter_fn)(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                                    MPI_Op op, MPI_Comm comm);
+typedef int (*cm_reduce_scatter_block_fn)(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                                          MPI_Op op, MPI_Comm comm);
+typedef int (*cm_scan_fn)(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                          MPI_Comm comm);
+
+/* ---- the registry ------------------------------------------------------ */
+enum cm_coll_id {
+    CM_COLL_BARRIER, CM_COLL_BCAST, CM_COLL_REDUCE, CM_COLL_ALLREDUCE, CM_COLL_ALLGATHER,
+    CM_COLL_ALLGATHERV, CM_COLL_GATHER, CM_COLL_GATHERV, CM_COLL_SCATTER, CM_COLL_SCATTERV,
+    CM_COLL_ALLTOALL, CM_COLL_ALLTOALLV, CM_COLL_ALLTOALLW, CM_COLL_REDUCE_SCATTER,
+    CM_COLL_REDUCE_SCATTER_BLOCK, CM_COLL_SCAN, CM_COLL_EXSCAN,
+    CM_COLL_NUM
+};
+
+/* What an algorithm's applies_to may look at. */
+struct cm_coll_query {
+    int size;          /* communicator size */
+    int count;
+    size_t bytes;      /* count * type size (per rank block for allgather) */
+    int commutative;   /* 1 unless a user op said otherwise */
+    int contiguous;    /* datatype has no holes (size == extent == true extent) */
+};
+
+struct cm_coll_algo {
+    const char *name;  /* as in COREMPI_<COLL>=name */
+    void (*fn)(void);  /* cast to the collective's signature */
+    int (*applies_to)(const struct cm_coll_query *q); /* NULL: always */
+};
+
+/* Choose the algorithm for one call (tuning table, or COREMPI_<COLL>). */
+const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm,
+                                          const struct cm_coll_query *q);
+/* Look an algorithm up by name (NULL if unknown). */
+const struct cm_coll_algo *cm_coll_find(enum cm_coll_id coll, const char *name);
+/* The algorithms of one collective (for tests and benchmarks). */
+const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n);
+/* Size of the lower hierarchy level for the hybrid algorithms (a power of two >= 2). */
+int cm_coll_level_size(int comm_size);
+
+/* ---- algorithms ---------------------------------------------------------- */
+int cm_coll_barrier_rdb(MPI_Comm comm);
+int cm_coll_barrier_dissemination(MPI_Comm comm);
+int cm_coll_barrier_flat(MPI_Comm comm);
+int cm_coll_barrier_tree(MPI_Comm comm);
+
+int cm_coll_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cm_coll_bcast_two_to_all(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cm_coll_bcast_binomial_ordered(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cm_coll_bcast_kchain(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cm_coll_bcast_seg_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cm_coll_bcast_hybrid_seg_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+
+int cm_coll_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                            MPI_Op op, int root, MPI_Comm comm);
+int cm_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                                MPI_Op op, int root, MPI_Comm comm);
+
+int cm_coll_allreduce_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_allreduce_rdb_barrier(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_allreduce_reduce_bcast(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_allreduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_allreduce_hybrid_a(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_allreduce_hybrid_b(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+
+int cm_coll_allgather_rdb(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_allgather_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_allgather_ring(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_allgather_gather_bcast(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_allgather_hybrid(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
+
+/* One simple correct algorithm for each of the other collectives. */
+int cm_coll_gather_linear(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_gatherv_linear(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_scatter_linear(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype,
+                            void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_allgatherv_ring(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                              MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                               void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                               MPI_Comm comm);
+int cm_coll_alltoallw_pairwise(const void *sbuf, const int *scounts, const int *sdispls,
+                               const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                               const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
+int cm_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const int *rcounts,
+                                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_reduce_scatter_block_reduce_scatter(const void *sbuf, void *rbuf, int rcount,
+                                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_scan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_exscan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+/* scan and exscan share one recursive doubling (exclusive: rank 0 gets nothing). */
+int cm_coll_scan_common(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm, int exclusive, int tag);
+
+/* ---- building blocks shared by several algorithms (util.c, parts.c) ---- */
+
+struct cm_dt {
+    MPI_Aint lb, extent, true_lb, true_extent;
+    int size;
+};
+void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d);
+/* A scratch buffer able to hold count elements of dt laid out as in a user
+ * buffer.  Returns the address to pass as buf (may differ from the malloc'd
+ * block, see *block); NULL on out of memory (count 0 gives a valid pointer). */
+void *cm_coll_tmp(MPI_Datatype dt, int count, void **block);
+/* Address of element i of a buffer of dt. */
+static inline void *cm_coll_at(const void *buf, MPI_Aint i, const struct cm_dt *d)
+{
+    return (char *)buf + i * d->extent;
+}
+/* Local copy between typed buffers with the same type signature. */
+int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_is_commutative(MPI_Op op);
+static inline int cm_pof2_floor(int n) { int p = 1; while (p * 2 <= n) p *= 2; return p; }
+static inline int cm_pof2_ceil(int n) { int p = 1; while (p < n) p *= 2; return p; }
+static inline int cm_log2_ceil(int n) { int l = 0; while ((1 << l) < n) l++; return l; }
+
+/* Member sets: an algorithm can run over part of a communicator, "n members
+ * with member i at rank first + ((i + rot) mod span) * stride" (hybrid
+ * algorithms use groups of consecutive ranks and strided sets of group
+ * leaders; rot/span let a subtree start anywhere in a ring; span 0: no wrap). */
+struct cm_members { int first, stride, n, rot, span; };
+static inline int cm_member_rank(const struct cm_members *m, int i)
+{
+    int j = i + m->rot;
+    if (m->span > 0)
+        j %= m->span;
+    return m->first + j * m->stride;
+}
+
+/* Binomial broadcast of buf from member root_idx to all members. */
+int cm_part_bcast_binomial(void *buf, int count, MPI_Datatype dt, const struct cm_members *m,
+                           int my_idx, int root_idx, int tag, MPI_Comm comm);
+/* Rank-ordered binomial reduce of acc (count elements) to member 0; tmp has room
+ * for count elements.  On member 0 the result ends in *result (acc or tmp). */
+int cm_part_reduce_binomial(void *acc, void *tmp, void **result, int count, MPI_Datatype dt,
+                            MPI_Op op, const struct cm_members *m, int my_idx, int tag, MPI_Comm comm);
+/* Rank-ordered recursive doubling allreduce of buf among the members (any n). */
+int cm_part_allreduce_rdb(void *buf, void *tmp, int count, MPI_Datatype dt, MPI_Op op,
+                          const struct cm_members *m, int my_idx, int tag, MPI_Comm comm,
+                          int barrier_every);
+/* All-gather of "units" by recursive doubling among members: member i owns
+ * blocks [i*g, min((i+1)*g, nblocks)) of rbuf (block = bcount elements of dt). */
+int cm_part_allgather_rdb(void *rbuf, int bcount, MPI_Datatype dt, int nblocks, int g,
+                          const struct cm_members *m, int my_idx, int tag, MPI_Comm comm);
+/* Binomial gather of blocks to member 0 in a group of consecutive ranks where
+ * member i owns block first_block + i. */
+int cm_part_gather_binomial_blocks(void *rbuf, int bcount, MPI_Datatype dt, int first_block,
+                                   const struct cm_members *m, int my_idx, int tag, MPI_Comm comm);
+
+/* Reduce-scatter by recursive halving over a range of elements (rsag.c). */
+struct cm_rsag {
+    int pof2, rem, newrank;    /* participants after folding the non-power-of-two rest */
+    int nsteps;
+    int lo[32], hi[32];        /* my element range before step s (lo[nsteps]: final) */
+    int mask[32];              /* partner distance at step s */
+};
+/* Fold, then halve: on return (for newrank >= 0) rbuf[lo[nsteps], hi[nsteps]) holds
+ * the full reduction of that range.  increasing: masks 1,2,4.. (rank ordered);
+ * else pof2/2 .. 1 (commutative only). */
+int cm_rsag_reduce_scatter(void *rbuf, void *tmp, int count, MPI_Datatype dt, MPI_Op op,
+                           int increasing, struct cm_rsag *st, int tag, MPI_Comm comm);
+/* Actual rank of a participant's newrank. */
+int cm_rsag_rank(const struct cm_rsag *st, int newrank);
+
+#endif

@@ -1,0 +1,32 @@
+/*
+ * gatherv.c -- gather with per-rank counts and displacements: linear.
+ */
+#include "coll/coll.h"
+
+#include <stdlib.h>
+
+#define TAG CM_TAG_GATHERV
+
+int cm_coll_gatherv_linear(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int rank, p, rc = MPI_SUCCESS, n = 0;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &p);
+    if (rank != root)
+        return PMPI_Send(sbuf, scount, stype, root, TAG, comm);
+    struct cm_dt d;
+    cm_coll_dt(rtype, &d);
+    if (sbuf != MPI_IN_PLACE)
+        rc = cm_coll_copy(sbuf, scount, stype, cm_coll_at(rbuf, displs[root], &d), rcounts[root], rtype, comm);
+    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)p);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
+        if (i != root)
+            rc = PMPI_Irecv(cm_coll_at(rbuf, displs[i], &d), rcounts[i], rtype, i, TAG, comm, &req[n++]);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    free(req);
+    return rc;
+}

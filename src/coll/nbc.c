@@ -1,0 +1,192 @@
+/*
+ * nbc.c -- nonblocking collectives as small schedules.
+ *
+ * A schedule is a list of rounds.  A round's sends and receives are started
+ * together; when all have completed, the round's local steps (reduce, copy)
+ * run in order, and the next round starts.  The request that the user holds
+ * is a generic request whose poll() advances the schedule, so the schedule
+ * only moves while the user calls Test/Wait (or the library progresses).
+ *
+ * Several schedules may be outstanding on one communicator: each takes the
+ * tag CM_TAG_NBC_BASE + (sequence number mod CM_NBC_TAGS), where all ranks
+ * number a communicator's nonblocking collectives in the same (call) order.
+ * Reductions keep rank order (binomial tree rooted at rank 0 for
+ * non-commutative ops), like the blocking ones.
+ */
+#include "coll/nbc.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum step_kind { STEP_SEND, STEP_RECV, STEP_REDUCE, STEP_COPY, STEP_END };
+
+struct step {
+    enum step_kind kind;
+    const void *src;        /* send buffer, reduce "in", copy source */
+    void *dst;              /* receive buffer, reduce "inout", copy destination */
+    int count, dcount;
+    MPI_Datatype dt, ddt;
+    int peer;
+    MPI_Op op;
+};
+
+struct cm_nbc {
+    MPI_Comm comm;
+    int tag;
+    struct step *steps;
+    int nsteps, cap;
+    int pos, posted;
+    MPI_Request *reqs;
+    int nreq, reqcap;
+    void *blocks[4];
+    int nblocks;
+    int error;              /* sticky: building failed (out of memory) */
+};
+
+struct cm_nbc *cm_nbc_new(MPI_Comm collcomm)
+{
+    struct cm_nbc *s = calloc(1, sizeof(*s));
+    if (!s)
+        return NULL;
+    s->comm = collcomm;
+    s->tag = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(collcomm) % CM_NBC_TAGS);
+    return s;
+}
+
+static int push(struct cm_nbc *s, struct step st)
+{
+    if (s->error)
+        return s->error;
+    if (s->nsteps == s->cap) {
+        int cap = s->cap ? 2 * s->cap : 16;
+        struct step *n = realloc(s->steps, sizeof(*n) * (size_t)cap);
+        if (!n)
+            return s->error = MPI_ERR_NO_MEM;
+        s->steps = n;
+        s->cap = cap;
+    }
+    if (st.kind == STEP_SEND || st.kind == STEP_RECV) {
+        int r = 0;
+        for (int i = s->nsteps - 1; i >= 0 && s->steps[i].kind != STEP_END; i--)
+            r += s->steps[i].kind == STEP_SEND || s->steps[i].kind == STEP_RECV;
+        if (r + 1 > s->reqcap) {
+            int cap = s->reqcap ? 2 * s->reqcap : 8;
+            MPI_Request *n = realloc(s->reqs, sizeof(*n) * (size_t)cap);
+            if (!n)
+                return s->error = MPI_ERR_NO_MEM;
+            s->reqs = n;
+            s->reqcap = cap;
+        }
+    }
+    s->steps[s->nsteps++] = st;
+    return MPI_SUCCESS;
+}
+
+int cm_nbc_send(struct cm_nbc *s, const void *buf, int count, MPI_Datatype dt, int peer)
+{
+    return push(s, (struct step){.kind = STEP_SEND, .src = buf, .count = count, .dt = dt, .peer = peer});
+}
+
+int cm_nbc_recv(struct cm_nbc *s, void *buf, int count, MPI_Datatype dt, int peer)
+{
+    return push(s, (struct step){.kind = STEP_RECV, .dst = buf, .count = count, .dt = dt, .peer = peer});
+}
+
+int cm_nbc_reduce(struct cm_nbc *s, const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op)
+{
+    return push(s, (struct step){.kind = STEP_REDUCE, .src = in, .dst = inout, .count = count, .dt = dt,
+                                 .op = op});
+}
+
+int cm_nbc_copy(struct cm_nbc *s, const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                MPI_Datatype rtype)
+{
+    return push(s, (struct step){.kind = STEP_COPY, .src = src, .dst = dst, .count = scount, .dt = stype,
+                                 .dcount = rcount, .ddt = rtype});
+}
+
+int cm_nbc_round(struct cm_nbc *s)
+{
+    if (s->nsteps > 0 && s->steps[s->nsteps - 1].kind == STEP_END)
+        return MPI_SUCCESS;
+    return push(s, (struct step){.kind = STEP_END});
+}
+
+void *cm_nbc_scratch(struct cm_nbc *s, MPI_Datatype dt, int count)
+{
+    if (s->nblocks == (int)(sizeof(s->blocks) / sizeof(s->blocks[0]))) {
+        s->error = MPI_ERR_INTERN;
+        return NULL;
+    }
+    void *buf = cm_coll_tmp(dt, count, &s->blocks[s->nblocks]);
+    if (buf)
+        s->nblocks++;
+    else
+        s->error = MPI_ERR_NO_MEM;
+    return buf;
+}
+
+static int poll_schedule(void *state)
+{
+    struct cm_nbc *s = state;
+    while (s->pos < s->nsteps) {
+        int end = s->pos;
+        while (s->steps[end].kind != STEP_END)
+            end++;
+        if (!s->posted) {
+            s->nreq = 0;
+            for (int i = s->pos; i < end; i++) {
+                struct step *st = &s->steps[i];
+                if (st->kind == STEP_SEND)
+                    PMPI_Isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
+                else if (st->kind == STEP_RECV)
+                    PMPI_Irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
+            }
+            s->posted = 1;
+        }
+        if (s->nreq > 0) {
+            int flag = 0;
+            PMPI_Testall(s->nreq, s->reqs, &flag, MPI_STATUSES_IGNORE);
+            if (!flag)
+                return 0;
+        }
+        for (int i = s->pos; i < end; i++) {
+            struct step *st = &s->steps[i];
+            if (st->kind == STEP_REDUCE)
+                PMPI_Reduce_local(st->src, st->dst, st->count, st->dt, st->op);
+            else if (st->kind == STEP_COPY)
+                cm_coll_copy(st->src, st->count, st->dt, st->dst, st->dcount, st->ddt, s->comm);
+        }
+        s->pos = end + 1;
+        s->posted = 0;
+    }
+    return 1;
+}
+
+static void destroy_schedule(void *state)
+{
+    struct cm_nbc *s = state;
+    for (int i = 0; i < s->nblocks; i++)
+        free(s->blocks[i]);
+    free(s->steps);
+    free(s->reqs);
+    free(s);
+}
+
+void cm_nbc_free(struct cm_nbc *s)
+{
+    destroy_schedule(s);
+}
+
+int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
+{
+    int rc = cm_nbc_round(s);
+    if (rc == MPI_SUCCESS)
+        rc = s->error;
+    if (rc != MPI_SUCCESS) {
+        destroy_schedule(s);
+        return rc;
+    }
+    *request = cm_request_generic(poll_schedule, destroy_schedule, s);
+    return MPI_SUCCESS;
+}

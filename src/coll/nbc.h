@@ -1,0 +1,41 @@
+/*
+ * nbc.h -- schedules for the nonblocking collectives (nbc.c) and the
+ * schedule builders (nbc_build.c).
+ */
+#ifndef CM_COLL_NBC_H
+#define CM_COLL_NBC_H
+
+#include "coll/coll.h"
+
+struct cm_nbc;
+
+struct cm_nbc *cm_nbc_new(MPI_Comm collcomm);
+int cm_nbc_send(struct cm_nbc *s, const void *buf, int count, MPI_Datatype dt, int peer);
+int cm_nbc_recv(struct cm_nbc *s, void *buf, int count, MPI_Datatype dt, int peer);
+/* inout = in op inout, after the round's messages. */
+int cm_nbc_reduce(struct cm_nbc *s, const void *in, void *inout, int count, MPI_Datatype dt, MPI_Op op);
+int cm_nbc_copy(struct cm_nbc *s, const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                MPI_Datatype rtype);
+/* Close the current round. */
+int cm_nbc_round(struct cm_nbc *s);
+/* Scratch memory freed with the schedule (at most 4 per schedule). */
+void *cm_nbc_scratch(struct cm_nbc *s, MPI_Datatype dt, int count);
+/* Hand the schedule to a generic request (which owns it from then on). */
+int cm_nbc_start(struct cm_nbc *s, MPI_Request *request);
+void cm_nbc_free(struct cm_nbc *s);
+
+/* Builders: append the collective's rounds to s (comm: the collective communicator). */
+int cm_nbc_build_barrier(struct cm_nbc *s, MPI_Comm comm);
+int cm_nbc_build_bcast(struct cm_nbc *s, void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cm_nbc_build_reduce(struct cm_nbc *s, const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                        MPI_Op op, int root, MPI_Comm comm);
+int cm_nbc_build_gather(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_nbc_build_scatter(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_nbc_build_allgather(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           int rcount, MPI_Datatype rtype, MPI_Comm comm);
+int cm_nbc_build_alltoall(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                          int rcount, MPI_Datatype rtype, MPI_Comm comm);
+
+#endif

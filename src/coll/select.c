@@ -1,0 +1,257 @@
+/*
+ * select.c -- the registry of collective algorithms and the selector.
+ *
+ * Per collective: a table {name, function, applies_to}.  The selector takes
+ * the first row of the tuning table that matches the call; COREMPI_<COLL>=name
+ * forces an algorithm instead (if it does not apply to the call, the default
+ * is used and COREMPI_VERBOSE says so).  COREMPI_VERBOSE=coll prints the
+ * choice once per (collective, communicator, size class).  The environment is
+ * read once.
+ */
+#include "coll/coll.h"
+
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define ALGO(coll, name) {#name, (void (*)(void))cm_coll_##coll##_##name, NULL}
+#define ALGO_IF(coll, name, cond) {#name, (void (*)(void))cm_coll_##coll##_##name, cond}
+
+/* Combining in ring or largest-distance-first order needs a commutative op. */
+static int needs_commutative(const struct cm_coll_query *q) { return q->commutative; }
+
+static const struct cm_coll_algo barrier_algos[] = {
+    ALGO(barrier, rdb), ALGO(barrier, dissemination), ALGO(barrier, flat), ALGO(barrier, tree),
+};
+static const struct cm_coll_algo bcast_algos[] = {
+    ALGO(bcast, binomial_ordered), ALGO(bcast, flat), ALGO(bcast, two_to_all), ALGO(bcast, kchain),
+    ALGO(bcast, seg_binomial), ALGO(bcast, hybrid_seg_binomial),
+};
+static const struct cm_coll_algo reduce_algos[] = {
+    ALGO(reduce, binomial), ALGO(reduce, rabenseifner),
+};
+static const struct cm_coll_algo allreduce_algos[] = {
+    ALGO(allreduce, rdb), ALGO(allreduce, rdb_barrier), ALGO(allreduce, reduce_bcast),
+    ALGO(allreduce, rabenseifner), ALGO_IF(allreduce, ring, needs_commutative),
+    ALGO(allreduce, hybrid_a), ALGO_IF(allreduce, hybrid_b, needs_commutative),
+};
+static const struct cm_coll_algo allgather_algos[] = {
+    ALGO(allgather, rdb), ALGO(allgather, bruck), ALGO(allgather, ring), ALGO(allgather, gather_bcast),
+    ALGO(allgather, hybrid),
+};
+static const struct cm_coll_algo allgatherv_algos[] = { ALGO(allgatherv, ring) };
+static const struct cm_coll_algo gather_algos[] = { ALGO(gather, linear) };
+static const struct cm_coll_algo gatherv_algos[] = { ALGO(gatherv, linear) };
+static const struct cm_coll_algo scatter_algos[] = { ALGO(scatter, linear) };
+static const struct cm_coll_algo scatterv_algos[] = { ALGO(scatterv, linear) };
+static const struct cm_coll_algo alltoall_algos[] = { ALGO(alltoall, pairwise) };
+static const struct cm_coll_algo alltoallv_algos[] = { ALGO(alltoallv, pairwise) };
+static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise) };
+static const struct cm_coll_algo reduce_scatter_algos[] = { ALGO(reduce_scatter, reduce_scatterv) };
+static const struct cm_coll_algo reduce_scatter_block_algos[] = { ALGO(reduce_scatter_block, reduce_scatter) };
+static const struct cm_coll_algo scan_algos[] = { ALGO(scan, rdb) };
+static const struct cm_coll_algo exscan_algos[] = { ALGO(exscan, rdb) };
+
+#define TABLE(coll, env) {#coll, env, coll##_algos, (int)(sizeof(coll##_algos) / sizeof(coll##_algos[0]))}
+static const struct {
+    const char *name, *env;
+    const struct cm_coll_algo *algos;
+    int n;
+} tables[CM_COLL_NUM] = {
+    [CM_COLL_BARRIER] = TABLE(barrier, "COREMPI_BARRIER"),
+    [CM_COLL_BCAST] = TABLE(bcast, "COREMPI_BCAST"),
+    [CM_COLL_REDUCE] = TABLE(reduce, "COREMPI_REDUCE"),
+    [CM_COLL_ALLREDUCE] = TABLE(allreduce, "COREMPI_ALLREDUCE"),
+    [CM_COLL_ALLGATHER] = TABLE(allgather, "COREMPI_ALLGATHER"),
+    [CM_COLL_ALLGATHERV] = TABLE(allgatherv, "COREMPI_ALLGATHERV"),
+    [CM_COLL_GATHER] = TABLE(gather, "COREMPI_GATHER"),
+    [CM_COLL_GATHERV] = TABLE(gatherv, "COREMPI_GATHERV"),
+    [CM_COLL_SCATTER] = TABLE(scatter, "COREMPI_SCATTER"),
+    [CM_COLL_SCATTERV] = TABLE(scatterv, "COREMPI_SCATTERV"),
+    [CM_COLL_ALLTOALL] = TABLE(alltoall, "COREMPI_ALLTOALL"),
+    [CM_COLL_ALLTOALLV] = TABLE(alltoallv, "COREMPI_ALLTOALLV"),
+    [CM_COLL_ALLTOALLW] = TABLE(alltoallw, "COREMPI_ALLTOALLW"),
+    [CM_COLL_REDUCE_SCATTER] = TABLE(reduce_scatter, "COREMPI_REDUCE_SCATTER"),
+    [CM_COLL_REDUCE_SCATTER_BLOCK] = TABLE(reduce_scatter_block, "COREMPI_REDUCE_SCATTER_BLOCK"),
+    [CM_COLL_SCAN] = TABLE(scan, "COREMPI_SCAN"),
+    [CM_COLL_EXSCAN] = TABLE(exscan, "COREMPI_EXSCAN"),
+};
+
+/*
+ * Tuning table: first matching row wins; a row matches when size <= max_size
+ * and bytes <= max_bytes (bytes: the whole vector; for all-gather one rank's
+ * block).  Figures from seed 000 §4 (8 and 16 SPEs), to be re-measured with
+ * `make bench` on real nodes:
+ *  - barrier: rdb for powers of two (cross-level traffic only in the last
+ *    round); dissemination otherwise (rdb pays two extra rounds).
+ *  - bcast: one-to-all is best up to 2 KB on one level (8 ranks), two-to-all
+ *    beyond 8 (one message crosses, then two fan-outs); the ordered binomial
+ *    in between; from 16 KB the segmented binomial (8) or its hybrid (> 8),
+ *    whose second phase stays inside a level.
+ *  - reduce: binomial up to 1 KB (8) / 4 KB (16), then Rabenseifner.
+ *  - allreduce: rdb below 512 B; rdb with barriers up to 1-2 KB where
+ *    transfers start to collide; above, Rabenseifner on one level, and with
+ *    more than 8 ranks hybrid_a (256 B-2 KB) and hybrid_b (> 2 KB, commutative).
+ *  - allgather: rdb for small blocks; hybrid for > 8 ranks from 4 KB (fewer
+ *    level-crossing messages); ring for large totals (bandwidth-optimal).
+ */
+struct tune_row {
+    enum cm_coll_id coll;
+    int max_size;
+    size_t max_bytes;
+    int pow2_only;
+    const char *algo;
+};
+#define ANY_SIZE 0x7fffffff
+#define ANY_BYTES ((size_t)-1)
+static const struct tune_row tuning[] = {
+    {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 1, "rdb"},
+    {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "dissemination"},
+
+    {CM_COLL_BCAST, 8, 2048, 0, "flat"},
+    {CM_COLL_BCAST, ANY_SIZE, 2048, 0, "two_to_all"},
+    {CM_COLL_BCAST, ANY_SIZE, 16384, 0, "binomial_ordered"},
+    {CM_COLL_BCAST, 8, ANY_BYTES, 0, "seg_binomial"},
+    {CM_COLL_BCAST, ANY_SIZE, ANY_BYTES, 0, "hybrid_seg_binomial"},
+
+    {CM_COLL_REDUCE, 8, 1024, 0, "binomial"},
+    {CM_COLL_REDUCE, ANY_SIZE, 4096, 0, "binomial"},
+    {CM_COLL_REDUCE, ANY_SIZE, ANY_BYTES, 0, "rabenseifner"},
+
+    {CM_COLL_ALLREDUCE, ANY_SIZE, 256, 0, "rdb"},
+    {CM_COLL_ALLREDUCE, 8, 1024, 0, "rdb_barrier"},
+    {CM_COLL_ALLREDUCE, 8, ANY_BYTES, 0, "rabenseifner"},
+    {CM_COLL_ALLREDUCE, ANY_SIZE, 2048, 0, "hybrid_a"},
+    {CM_COLL_ALLREDUCE, ANY_SIZE, ANY_BYTES, 0, "hybrid_b"},      /* falls back if non-commutative */
+
+    {CM_COLL_ALLGATHER, 8, 2048, 1, "rdb"},
+    {CM_COLL_ALLGATHER, 8, 2048, 0, "bruck"},
+    {CM_COLL_ALLGATHER, ANY_SIZE, 2048, 0, "rdb"},
+    {CM_COLL_ALLGATHER, 8, 65536, 0, "rdb"},
+    {CM_COLL_ALLGATHER, 8, ANY_BYTES, 0, "ring"},
+    {CM_COLL_ALLGATHER, ANY_SIZE, ANY_BYTES, 0, "hybrid"},
+};
+
+/* Second choice when the tuned or forced algorithm does not apply. */
+static const char *const fallback[CM_COLL_NUM] = {
+    [CM_COLL_ALLREDUCE] = "rabenseifner",
+};
+
+static struct {
+    int ready;
+    const char *forced[CM_COLL_NUM];
+    int verbose;
+    int level;
+} env;
+
+static void read_env(void)
+{
+    if (env.ready)
+        return;
+    for (int c = 0; c < CM_COLL_NUM; c++) {
+        const char *v = getenv(tables[c].env);
+        env.forced[c] = v && *v ? v : NULL;
+    }
+    /* As core/init.c reads it: "coll" among the words, or a value naming no
+     * layer at all ("1", "all") which means everything. */
+    const char *v = getenv("COREMPI_VERBOSE");
+    if (v && *v && strcmp(v, "0") != 0)
+        env.verbose = strstr(v, "coll") || !(strstr(v, "p2p") || strstr(v, "init"));
+    v = getenv("COREMPI_COLL_LEVEL");
+    env.level = v ? atoi(v) : 0;
+    env.ready = 1;
+}
+
+int cm_coll_level_size(int comm_size)
+{
+    read_env();
+    /* Until the hwloc levels are wired in: the seeds' best hybrid at 16 ranks
+     * (hybrid-3-4) uses groups of a quarter of the ranks. */
+    int g = env.level >= 2 ? cm_pof2_floor(env.level) : cm_pof2_floor(comm_size) / 4;
+    return g < 2 ? 2 : g;
+}
+
+const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n)
+{
+    *n = tables[coll].n;
+    return tables[coll].algos;
+}
+
+const struct cm_coll_algo *cm_coll_find(enum cm_coll_id coll, const char *name)
+{
+    for (int i = 0; i < tables[coll].n; i++)
+        if (strcmp(tables[coll].algos[i].name, name) == 0)
+            return &tables[coll].algos[i];
+    return NULL;
+}
+
+static int applies(const struct cm_coll_algo *a, const struct cm_coll_query *q)
+{
+    return a && (!a->applies_to || a->applies_to(q));
+}
+
+/* Print once per (collective, communicator, size class). */
+static void say_once(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q, const char *algo,
+                     const char *why)
+{
+    enum { SEEN_MAX = 512 };
+    static struct { int coll; intptr_t comm; int cls; } seen[SEEN_MAX];
+    static int nseen;
+    int cls = 0;
+    for (size_t b = q->bytes; b > 1; b >>= 1)
+        cls++;
+    intptr_t c = (intptr_t)comm;
+    for (int i = 0; i < nseen; i++)
+        if (seen[i].coll == (int)coll && seen[i].comm == c && seen[i].cls == cls)
+            return;
+    if (nseen < SEEN_MAX) {
+        seen[nseen].coll = coll;
+        seen[nseen].comm = c;
+        seen[nseen].cls = cls;
+        nseen++;
+    }
+    int rank = 0;
+    PMPI_Comm_rank(comm, &rank);
+    if (rank == 0)
+        fprintf(stderr, "corempi: coll %s size %d bytes %zu%s: %s (%s)\n", tables[coll].name, q->size,
+                q->bytes, q->commutative ? "" : " non-commutative", algo, why);
+}
+
+const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q)
+{
+    read_env();
+    const struct cm_coll_algo *a = NULL;
+    const char *why = "tuned";
+    if (env.forced[coll]) {
+        a = cm_coll_find(coll, env.forced[coll]);
+        if (applies(a, q)) {
+            why = "forced";
+        } else {
+            static char warned[CM_COLL_NUM];
+            if (env.verbose && !warned[coll]++)
+                fprintf(stderr, "corempi: %s=%s %s; using the default\n", tables[coll].env, env.forced[coll],
+                        a ? "does not apply to this call" : "is not an algorithm of this collective");
+            a = NULL;
+            why = "forced one does not apply";
+        }
+    }
+    for (size_t i = 0; !a && i < sizeof(tuning) / sizeof(tuning[0]); i++) {
+        const struct tune_row *r = &tuning[i];
+        if (r->coll != coll || q->size > r->max_size || q->bytes > r->max_bytes)
+            continue;
+        if (r->pow2_only && (q->size & (q->size - 1)))
+            continue;
+        a = cm_coll_find(coll, r->algo);
+        if (!applies(a, q))
+            a = NULL;
+        break;
+    }
+    if (!a && fallback[coll])
+        a = cm_coll_find(coll, fallback[coll]);
+    if (!applies(a, q))
+        a = &tables[coll].algos[0];      /* the first of each table applies to everything */
+    if (env.verbose)
+        say_once(coll, comm, q, a->name, why);
+    return a;
+}

@@ -1,0 +1,63 @@
+/*
+ * util.c -- datatype arithmetic, scratch buffers and local copies shared by
+ * the collective algorithms.
+ */
+#include "coll/coll.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d)
+{
+    PMPI_Type_get_extent(dt, &d->lb, &d->extent);
+    PMPI_Type_get_true_extent(dt, &d->true_lb, &d->true_extent);
+    PMPI_Type_size(dt, &d->size);
+}
+
+void *cm_coll_tmp(MPI_Datatype dt, int count, void **block)
+{
+    struct cm_dt d;
+    cm_coll_dt(dt, &d);
+    /* Element i lives at buf + i*extent and touches [true_lb, true_lb+true_extent)
+     * from there: size the block for the last element and shift the base back. */
+    size_t bytes = count > 0 ? (size_t)d.true_extent + (size_t)(count - 1) * (size_t)d.extent : 0;
+    *block = malloc(bytes > 0 ? bytes : 1);
+    if (!*block)
+        return NULL;
+    return (char *)*block - d.true_lb;
+}
+
+static int contiguous(const struct cm_dt *d)
+{
+    return d->size == d->extent && d->size == d->true_extent;
+}
+
+int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                 MPI_Datatype rtype, MPI_Comm comm)
+{
+    if (src == dst && stype == rtype && scount == rcount)
+        return MPI_SUCCESS;
+    struct cm_dt s, r;
+    cm_coll_dt(stype, &s);
+    cm_coll_dt(rtype, &r);
+    size_t sbytes = (size_t)scount * (size_t)s.size;
+    if (sbytes == 0)
+        return MPI_SUCCESS;
+    if (contiguous(&s) && contiguous(&r) && sbytes <= (size_t)rcount * (size_t)r.size) {
+        memmove((char *)dst + r.true_lb, (const char *)src + s.true_lb, sbytes);
+        return MPI_SUCCESS;
+    }
+    /* Holes or different layouts: let point-to-point do the (un)packing. */
+    int rank;
+    PMPI_Comm_rank(comm, &rank);
+    return PMPI_Sendrecv(src, scount, stype, rank, CM_TAG_COPY, dst, rcount, rtype, rank,
+                         CM_TAG_COPY, comm, MPI_STATUS_IGNORE);
+}
+
+int cm_coll_is_commutative(MPI_Op op)
+{
+    int c = 1;
+    if (PMPI_Op_commutative(op, &c) != MPI_SUCCESS)
+        return 1;
+    return c;
+}
