@@ -163,8 +163,10 @@ static int poll_ring(int src)
     }
     if (published) /* the producer may be waiting for the room just freed */
         cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)src));
-    if (n)
-        atomic_fetch_add_explicit(&cm_g.self_ctl->progress, 1, memory_order_relaxed);
+    if (n) /* only this rank writes it: a plain store, no locked instruction */
+        atomic_store_explicit(&cm_g.self_ctl->progress,
+                              atomic_load_explicit(&cm_g.self_ctl->progress, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
     return n;
 }
 

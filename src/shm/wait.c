@@ -10,9 +10,10 @@
 #include <unistd.h>
 
 /* Spinning pays only when the peer runs on another core at the same time.
- * ~2000 pauses is a few microseconds: long enough to catch a ping-pong reply,
- * short enough not to burn a core that a sleeping peer could use. */
-static unsigned spin_limit = 2000;
+ * 20000 polls are a few tens of microseconds: long enough to catch a
+ * ping-pong reply or a rendezvous read, short enough not to burn a core
+ * that a sleeping peer could use. */
+static unsigned spin_limit = 20000;
 static unsigned yield_limit = 16;
 
 void cm_wait_configure(int oversubscribed)
@@ -26,8 +27,12 @@ void cm_wait_configure(int oversubscribed)
 int cm_wait_backoff(struct cm_waiter *w)
 {
     if (w->spins < spin_limit) {
+        /* No PAUSE here: under KVM a loop of PAUSEs triggers pause-loop
+         * exiting, and the hypervisor may deschedule the vCPU right when
+         * the peer's message arrives.  The poll itself is a load of a line
+         * that stays shared until the writer touches it. */
         w->spins++;
-        cm_cpu_relax();
+        __asm__ volatile("" ::: "memory");
         return 1;
     }
     if (w->yields < yield_limit) {
