@@ -2,6 +2,7 @@
 #include "wait.h"
 
 #include <errno.h>
+#include <stdlib.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdint.h>
@@ -18,6 +19,9 @@ static unsigned yield_limit = 16;
 
 void cm_wait_configure(int oversubscribed)
 {
+    const char *spin = getenv("COREMPI_SPIN");
+    if (spin && *spin)
+        spin_limit = (unsigned)strtoul(spin, NULL, 0);
     if (oversubscribed) {
         spin_limit = 0;
         yield_limit = 2;
