@@ -10,7 +10,7 @@
  * MPI_INT32_T, MPI_LONG and MPI_INT64_T on LP64, ...): the mapping is chosen
  * by the preprocessor from <limits.h>/<stdint.h>, so it stays right elsewhere.
  *
- * Rules that are ours where MPI is silent (see notes/ops.md):
+ * Rules that are ours where MPI is silent (see docs/ops.md):
  * - signed SUM/PROD wrap around (two's complement) instead of being undefined:
  *   the arithmetic is done in the unsigned type.
  * - floating MAX/MIN: a NaN in either operand gives a NaN, so the result does
