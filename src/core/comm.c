@@ -5,6 +5,7 @@
 #include "core/comm.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "core/info.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -83,6 +84,7 @@ void cm_comm_release(struct cm_comm *c)
     if (c->topo && cm_topo_free)
         cm_topo_free(c->topo);
     cm_errh_release(c->errh);
+    cm_info_release(c->info);
     cm_comm_table[c->handle] = NULL;
     if (c->handle > MPI_COMM_SELF)
         cm_context_free(c->ctx);
@@ -153,6 +155,7 @@ void cm_comm_finalize(void)
     cm_comm_table = NULL;
     cm_comm_table_len = 0;
     table_cap = 0;
+    cm_info_finalize();
 }
 
 MPI_Comm cm_coll_comm(MPI_Comm comm)

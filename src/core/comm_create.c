@@ -142,6 +142,9 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const cha
         *newcomm = MPI_COMM_NULL;
         return cm_error(comm, rc, call, "an attribute copy callback failed with code %d", rc);
     }
+    /* Comm_dup copies the parent's hints; dup_with_info replaces them. */
+    if (info == MPI_INFO_NULL)
+        info = p->info;
     if (info != MPI_INFO_NULL && PMPI_Comm_set_info)
         PMPI_Comm_set_info(*newcomm, info);
     return MPI_SUCCESS;

@@ -1,0 +1,451 @@
+/*
+ * info.c -- MPI_Info: ordered (key, value) string lists and MPI_INFO_ENV.
+ * (Communicator hints: core/info_comm.c.)
+ *
+ * Keys keep the order in which they were first set, because Info_get_nthkey
+ * exposes an order and users expect Info_dup to preserve it.  Objects are few
+ * and small, so lookups are linear.
+ *
+ * Errors not tied to a communicator are raised on MPI_COMM_SELF (MPI 4.0,
+ * section 9.3).
+ */
+#include "core/info.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/utsname.h>
+
+#pragma weak MPI_Info_create = PMPI_Info_create
+#pragma weak MPI_Info_set = PMPI_Info_set
+#pragma weak MPI_Info_get = PMPI_Info_get
+#pragma weak MPI_Info_get_string = PMPI_Info_get_string
+#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
+#pragma weak MPI_Info_delete = PMPI_Info_delete
+#pragma weak MPI_Info_dup = PMPI_Info_dup
+#pragma weak MPI_Info_free = PMPI_Info_free
+#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
+#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+
+struct info_entry {
+    char *key, *value;
+};
+
+struct cm_info {
+    struct info_entry *e;
+    int n, cap;
+};
+
+static struct cm_info **table; /* index = handle; [0] unused, [1] = MPI_INFO_ENV */
+static int table_len, table_cap;
+static struct cm_info *env_info; /* MPI_INFO_ENV, built on first use */
+
+static struct cm_info *lookup(MPI_Info h);
+
+/* ---- the object ---------------------------------------------------- */
+
+static int find(const struct cm_info *in, const char *key)
+{
+    for (int i = 0; i < in->n; i++)
+        if (strcmp(in->e[i].key, key) == 0)
+            return i;
+    return -1;
+}
+
+static int put(struct cm_info *in, const char *key, const char *value)
+{
+    char *v = strdup(value);
+    if (!v)
+        return MPI_ERR_NO_MEM;
+    int i = find(in, key);
+    if (i >= 0) {
+        free(in->e[i].value);
+        in->e[i].value = v;
+        return MPI_SUCCESS;
+    }
+    if (in->n == in->cap) {
+        int cap = in->cap ? 2 * in->cap : 8;
+        struct info_entry *e = realloc(in->e, (size_t)cap * sizeof *e);
+        if (!e) {
+            free(v);
+            return MPI_ERR_NO_MEM;
+        }
+        in->e = e;
+        in->cap = cap;
+    }
+    char *k = strdup(key);
+    if (!k) {
+        free(v);
+        return MPI_ERR_NO_MEM;
+    }
+    in->e[in->n++] = (struct info_entry){ k, v };
+    return MPI_SUCCESS;
+}
+
+static void destroy(struct cm_info *in)
+{
+    if (!in)
+        return;
+    for (int i = 0; i < in->n; i++) {
+        free(in->e[i].key);
+        free(in->e[i].value);
+    }
+    free(in->e);
+    free(in);
+}
+
+/* ---- the handle table ---------------------------------------------- */
+
+/* Slots 0 (NULL) and 1 (ENV) are never handed out by table_add. */
+static MPI_Info table_add(struct cm_info *in)
+{
+    for (int i = 2; i < table_len; i++)
+        if (!table[i]) {
+            table[i] = in;
+            return i;
+        }
+    if (table_len < 2)
+        table_len = 2;
+    if (table_len >= table_cap) {
+        int cap = table_cap ? 2 * table_cap : 32;
+        struct cm_info **t = realloc(table, (size_t)cap * sizeof *t);
+        if (!t)
+            return MPI_INFO_NULL;
+        memset(t + table_cap, 0, (size_t)(cap - table_cap) * sizeof *t);
+        table = t;
+        table_cap = cap;
+    }
+    table[table_len] = in;
+    return table_len++;
+}
+
+/* The whole command line from /proc: argv[0] and the arguments joined by spaces. */
+static void env_command_line(struct cm_info *in)
+{
+    FILE *f = fopen("/proc/self/cmdline", "r");
+    if (!f)
+        return;
+    char buf[MPI_MAX_INFO_VAL + 1];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    if (n == 0)
+        return;
+    buf[n] = 0;
+    put(in, "command", buf);
+    size_t first = strlen(buf) + 1;
+    if (first < n) {
+        for (size_t i = first; i + 1 < n; i++)
+            if (buf[i] == 0)
+                buf[i] = ' ';
+        put(in, "argv", buf + first);
+    }
+}
+
+/* MPI_INFO_ENV: what this process was started with, as far as one machine knows. */
+static struct cm_info *build_env(void)
+{
+    struct cm_info *in = calloc(1, sizeof *in);
+    if (!in)
+        return NULL;
+    env_command_line(in);
+    char buf[MPI_MAX_INFO_VAL + 1];
+    if (cm_g.initialized) {
+        snprintf(buf, sizeof buf, "%d", cm_g.size);
+        put(in, "maxprocs", buf);
+    }
+    if (gethostname(buf, sizeof buf - 1) == 0) {
+        buf[sizeof buf - 1] = 0;
+        put(in, "host", buf);
+    }
+    struct utsname u;
+    if (uname(&u) == 0)
+        put(in, "arch", u.machine);
+    if (getcwd(buf, sizeof buf))
+        put(in, "wdir", buf);
+    return in;
+}
+
+static struct cm_info *lookup(MPI_Info h)
+{
+    if (h == MPI_INFO_ENV) {
+        if (!env_info)
+            env_info = build_env();
+        return env_info;
+    }
+    if (h <= MPI_INFO_ENV || h >= table_len)
+        return NULL;
+    return table[h];
+}
+
+void cm_info_release(MPI_Info info)
+{
+    if (info > MPI_INFO_ENV && info < table_len && table[info]) {
+        destroy(table[info]);
+        table[info] = NULL;
+    }
+}
+
+void cm_info_finalize(void)
+{
+    for (int i = 0; i < table_len; i++)
+        destroy(table[i]);
+    free(table);
+    table = NULL;
+    destroy(env_info);
+    env_info = NULL;
+    table_len = table_cap = 0;
+}
+
+/* ---- argument checks ----------------------------------------------- */
+
+static int bad_info(const char *call, MPI_Info info)
+{
+    if (info == MPI_INFO_NULL)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "info is MPI_INFO_NULL");
+    return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "invalid info handle %d", info);
+}
+
+/* Keys are stored with their terminating NUL in buffers of MPI_MAX_INFO_KEY
+ * characters (as Info_get_nthkey's caller provides), so a key may have at most
+ * MPI_MAX_INFO_KEY - 1 characters. */
+static int check_key(const char *call, const char *key)
+{
+    if (!key)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_KEY, call, "key is NULL");
+    size_t n = strnlen(key, MPI_MAX_INFO_KEY + 1);
+    if (n == 0)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_KEY, call, "key is empty");
+    if (n >= MPI_MAX_INFO_KEY)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_KEY, call, "key is longer than %d characters (MPI_MAX_INFO_KEY - 1)",
+                        MPI_MAX_INFO_KEY - 1);
+    return MPI_SUCCESS;
+}
+
+static int start(const char *call, MPI_Info info, struct cm_info **in)
+{
+    cm_check_initialized(call);
+    *in = lookup(info);
+    return *in ? MPI_SUCCESS : bad_info(call, info);
+}
+
+/* ---- MPI calls ------------------------------------------------------ */
+
+int PMPI_Info_create(MPI_Info *info)
+{
+    static const char call[] = "MPI_Info_create";
+    CM_ENTER(Info_create);
+    cm_check_initialized(call);
+    if (!info)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
+    struct cm_info *in = calloc(1, sizeof *in);
+    MPI_Info h = in ? table_add(in) : MPI_INFO_NULL;
+    if (h == MPI_INFO_NULL) {
+        free(in);
+        return cm_error(MPI_COMM_SELF, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    *info = h;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
+{
+    static const char call[] = "MPI_Info_set";
+    CM_ENTER(Info_set);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+        return rc;
+    if (info == MPI_INFO_ENV)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "MPI_INFO_ENV is predefined and cannot be modified");
+    if (!value)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_VALUE, call, "value is NULL");
+    if (strnlen(value, MPI_MAX_INFO_VAL + 1) > MPI_MAX_INFO_VAL)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_VALUE, call, "value of key \"%s\" is longer than MPI_MAX_INFO_VAL (%d)",
+                        key, MPI_MAX_INFO_VAL);
+    if ((rc = put(in, key, value)))
+        return cm_error(MPI_COMM_SELF, rc, call, "out of memory");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+{
+    static const char call[] = "MPI_Info_get";
+    CM_ENTER(Info_get);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+        return rc;
+    if (valuelen < 0)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "valuelen %d is negative", valuelen);
+    if (!flag || (!value && valuelen > 0))
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s is NULL", flag ? "value" : "flag");
+    int i = find(in, key);
+    *flag = i >= 0;
+    if (i >= 0) {
+        /* valuelen excludes the NUL: the buffer holds valuelen + 1 characters. */
+        size_t n = strlen(in->e[i].value);
+        if (n > (size_t)valuelen)
+            n = (size_t)valuelen;
+        memcpy(value, in->e[i].value, n);
+        value[n] = 0;
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+{
+    static const char call[] = "MPI_Info_get_string";
+    CM_ENTER(Info_get_string);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+        return rc;
+    if (!buflen || !flag)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s is NULL", flag ? "buflen" : "flag");
+    if (*buflen < 0)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "buflen %d is negative", *buflen);
+    if (!value && *buflen > 0)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "value is NULL");
+    int i = find(in, key);
+    *flag = i >= 0;
+    if (i < 0)
+        return MPI_SUCCESS;
+    /* buflen counts the NUL; on return it is the size needed for the whole value. */
+    size_t n = strlen(in->e[i].value);
+    if (*buflen > 0) {
+        size_t c = n < (size_t)*buflen - 1 ? n : (size_t)*buflen - 1;
+        memcpy(value, in->e[i].value, c);
+        value[c] = 0;
+    }
+    *buflen = (int)n + 1;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+{
+    static const char call[] = "MPI_Info_get_valuelen";
+    CM_ENTER(Info_get_valuelen);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+        return rc;
+    if (!valuelen || !flag)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s is NULL", flag ? "valuelen" : "flag");
+    int i = find(in, key);
+    *flag = i >= 0;
+    if (i >= 0)
+        *valuelen = (int)strlen(in->e[i].value);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_delete(MPI_Info info, const char *key)
+{
+    static const char call[] = "MPI_Info_delete";
+    CM_ENTER(Info_delete);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+        return rc;
+    if (info == MPI_INFO_ENV)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "MPI_INFO_ENV is predefined and cannot be modified");
+    int i = find(in, key);
+    if (i < 0)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_NOKEY, call, "key \"%s\" is not in info %d", key, info);
+    free(in->e[i].key);
+    free(in->e[i].value);
+    memmove(in->e + i, in->e + i + 1, (size_t)(in->n - i - 1) * sizeof *in->e);
+    in->n--;
+    return MPI_SUCCESS;
+}
+
+/* Copy without raising errors: used by Info_dup and cm_info_copy. */
+static int dup_object(const struct cm_info *src, MPI_Info *out)
+{
+    struct cm_info *in = calloc(1, sizeof *in);
+    if (!in)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; src && i < src->n; i++)
+        if (put(in, src->e[i].key, src->e[i].value)) {
+            destroy(in);
+            return MPI_ERR_NO_MEM;
+        }
+    MPI_Info h = table_add(in);
+    if (h == MPI_INFO_NULL) {
+        destroy(in);
+        return MPI_ERR_NO_MEM;
+    }
+    *out = h;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+{
+    static const char call[] = "MPI_Info_dup";
+    CM_ENTER(Info_dup);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)))
+        return rc;
+    if (!newinfo)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "newinfo is NULL");
+    if ((rc = dup_object(in, newinfo)))
+        return cm_error(MPI_COMM_SELF, rc, call, "out of memory");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_free(MPI_Info *info)
+{
+    static const char call[] = "MPI_Info_free";
+    CM_ENTER(Info_free);
+    cm_check_initialized(call);
+    if (!info)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
+    if (*info == MPI_INFO_ENV)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "MPI_INFO_ENV is predefined and cannot be freed");
+    if (!lookup(*info))
+        return bad_info(call, *info);
+    cm_info_release(*info);
+    *info = MPI_INFO_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+{
+    static const char call[] = "MPI_Info_get_nkeys";
+    CM_ENTER(Info_get_nkeys);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)))
+        return rc;
+    if (!nkeys)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "nkeys is NULL");
+    *nkeys = in->n;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+{
+    static const char call[] = "MPI_Info_get_nthkey";
+    CM_ENTER(Info_get_nthkey);
+    struct cm_info *in;
+    int rc;
+    if ((rc = start(call, info, &in)))
+        return rc;
+    if (n < 0 || n >= in->n)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "n = %d is out of range (info %d has %d keys)", n, info, in->n);
+    if (!key)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "key is NULL");
+    strcpy(key, in->e[n].key);
+    return MPI_SUCCESS;
+}
+
+int cm_info_copy(MPI_Info info, MPI_Info *copy)
+{
+    struct cm_info *in = NULL;
+    if (info != MPI_INFO_NULL && !(in = lookup(info)))
+        return MPI_ERR_INFO;
+    return dup_object(in, copy);
+}

@@ -1,0 +1,62 @@
+/*
+ * info_comm.c -- communicator hints: MPI_Comm_set_info / MPI_Comm_get_info.
+ *
+ * corempi acts on no hint yet; it keeps a copy of what was set (cm_comm.info)
+ * so that Comm_get_info returns it (MPI 4.0 allows returning all or only the
+ * hints used).
+ */
+#include "core/info.h"
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
+#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+
+static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
+{
+    cm_check_initialized(call);
+    struct cm_comm *c = (comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(comm, NULL);
+    if (c)
+        *rc = MPI_SUCCESS;
+    else if (comm == MPI_COMM_NULL)
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
+    else
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %d", comm);
+    return c;
+}
+
+int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+{
+    static const char call[] = "MPI_Comm_set_info";
+    CM_ENTER(Comm_set_info);
+    int rc;
+    struct cm_comm *c = user_comm(comm, call, &rc);
+    if (!c)
+        return rc;
+    MPI_Info copy;
+    if (info == MPI_INFO_NULL)
+        return cm_error(comm, MPI_ERR_INFO, call, "info is MPI_INFO_NULL");
+    if ((rc = cm_info_copy(info, &copy)) == MPI_ERR_INFO)
+        return cm_error(comm, MPI_ERR_INFO, call, "invalid info handle %d", info);
+    if (rc)
+        return cm_error(comm, rc, call, "out of memory");
+    cm_info_release(c->info);
+    c->info = copy;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+{
+    static const char call[] = "MPI_Comm_get_info";
+    CM_ENTER(Comm_get_info);
+    int rc;
+    struct cm_comm *c = user_comm(comm, call, &rc);
+    if (!c)
+        return rc;
+    if (!info_used)
+        return cm_error(comm, MPI_ERR_ARG, call, "info_used is NULL");
+    if ((rc = cm_info_copy(c->info, info_used)))
+        return cm_error(comm, rc, call, rc == MPI_ERR_NO_MEM ? "out of memory" : "the stored hints are invalid");
+    return MPI_SUCCESS;
+}

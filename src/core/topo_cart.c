@@ -1,0 +1,270 @@
+/*
+ * topo_cart.c -- Cartesian topologies: Cart_create, Cart_sub, and the queries
+ * (Cart_coords, Cart_rank, Cart_shift, Cart_get, Cartdim_get).
+ *
+ * Ranks are laid out row-major (the last dimension varies fastest), as the
+ * standard requires.  reorder is accepted and ignored: the new communicator
+ * keeps the ranks of the old one.  corempi places ranks on cores at launch
+ * (src/topo/placement.c); matching a Cartesian grid to the machine belongs
+ * there, not here.
+ */
+#include "core/topo.h"
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Cart_create = PMPI_Cart_create
+#pragma weak MPI_Cart_coords = PMPI_Cart_coords
+#pragma weak MPI_Cart_rank = PMPI_Cart_rank
+#pragma weak MPI_Cart_shift = PMPI_Cart_shift
+#pragma weak MPI_Cart_sub = PMPI_Cart_sub
+#pragma weak MPI_Cart_get = PMPI_Cart_get
+#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+
+static void coords_of(const struct cm_topo *t, int rank, int *coords)
+{
+    for (int i = t->ndims - 1; i >= 0; i--) {
+        coords[i] = rank % t->dims[i];
+        rank /= t->dims[i];
+    }
+}
+
+/* Rank of coords after wrapping periodic dimensions; -1 - i if coordinate i is
+ * outside a non-periodic dimension. */
+static int rank_of(const struct cm_topo *t, const int *coords)
+{
+    int rank = 0;
+    for (int i = 0; i < t->ndims; i++) {
+        int c = coords[i], d = t->dims[i];
+        if (t->periods[i])
+            c = ((c % d) + d) % d;
+        else if (c < 0 || c >= d)
+            return -1 - i;
+        rank = rank * d + c;
+    }
+    return rank;
+}
+
+void cm_cart_shift(const struct cm_topo *t, int rank, int direction, int disp, int *source, int *dest)
+{
+    int stack[16];
+    int *c = t->ndims <= 16 ? stack : malloc((size_t)t->ndims * sizeof(int));
+    if (!c)
+        cm_fatal("MPI_Cart_shift", "out of memory");
+    coords_of(t, rank, c);
+    int mine = c[direction];
+    /* disp is added in long long so that a huge displacement cannot overflow. */
+    long long d = t->dims[direction];
+    long long up = (long long)mine + disp, down = (long long)mine - disp;
+    if (t->periods[direction]) {
+        up = ((up % d) + d) % d;
+        down = ((down % d) + d) % d;
+    }
+    c[direction] = (int)(up >= 0 && up < d ? up : 0);
+    *dest = up >= 0 && up < d ? rank_of(t, c) : MPI_PROC_NULL;
+    c[direction] = (int)(down >= 0 && down < d ? down : 0);
+    *source = down >= 0 && down < d ? rank_of(t, c) : MPI_PROC_NULL;
+    if (c != stack)
+        free(c);
+}
+
+/* A Cartesian topology object for a grid; coords are filled for rank (if >= 0). */
+static struct cm_topo *cart_new(int ndims, const int *dims, const int *periods, int rank)
+{
+    struct cm_topo *t = cm_topo_new(MPI_CART, 3 * (size_t)ndims);
+    if (!t)
+        return NULL;
+    size_t used = 0;
+    t->ndims = ndims;
+    t->dims = cm_topo_carve(t, &used, (size_t)ndims);
+    t->periods = cm_topo_carve(t, &used, (size_t)ndims);
+    t->coords = cm_topo_carve(t, &used, (size_t)ndims);
+    for (int i = 0; i < ndims; i++) {
+        t->dims[i] = dims[i];
+        t->periods[i] = periods[i] != 0;
+    }
+    if (rank >= 0)
+        coords_of(t, rank, t->coords);
+    return t;
+}
+
+int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                     MPI_Comm *comm_cart)
+{
+    static const char call[] = "MPI_Cart_create";
+    CM_ENTER(Cart_create);
+    (void)reorder; /* see the file comment */
+    int rc;
+    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
+    if (!old)
+        return rc;
+    if (!comm_cart)
+        return cm_error(comm_old, MPI_ERR_ARG, call, "comm_cart is NULL");
+    if (ndims < 0)
+        return cm_error(comm_old, MPI_ERR_DIMS, call, "ndims %d is negative", ndims);
+    if (ndims > 0 && (!dims || !periods))
+        return cm_error(comm_old, MPI_ERR_ARG, call, "%s is NULL", dims ? "periods" : "dims");
+    long long product = 1;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] <= 0)
+            return cm_error(comm_old, MPI_ERR_DIMS, call, "dims[%d] = %d must be positive", i, dims[i]);
+        if (product <= old->size)
+            product *= dims[i];
+    }
+    if (product > old->size)
+        return cm_error(comm_old, MPI_ERR_TOPOLOGY, call, "dims product %lld exceeds communicator size %d", product,
+                        old->size);
+    int member = old->rank < product;
+    MPI_Comm newcomm;
+    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, old->rank, &newcomm)))
+        return rc;
+    if (member) {
+        struct cm_topo *t = cart_new(ndims, dims, periods, old->rank);
+        if (!t) {
+            PMPI_Comm_free(&newcomm);
+            return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
+        }
+        cm_topo_attach(newcomm, t);
+    }
+    *comm_cart = newcomm;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+{
+    static const char call[] = "MPI_Cart_coords";
+    CM_ENTER(Cart_coords);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
+    if (!t)
+        return rc;
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (rank < 0 || rank >= c->size)
+        return cm_error(comm, MPI_ERR_RANK, call, "rank %d is out of range (communicator size %d)", rank, c->size);
+    if (maxdims < t->ndims)
+        return cm_error(comm, MPI_ERR_ARG, call, "maxdims %d is smaller than the number of dimensions %d", maxdims,
+                        t->ndims);
+    if (t->ndims > 0 && !coords)
+        return cm_error(comm, MPI_ERR_ARG, call, "coords is NULL");
+    coords_of(t, rank, coords);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+{
+    static const char call[] = "MPI_Cart_rank";
+    CM_ENTER(Cart_rank);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
+    if (!t)
+        return rc;
+    if (!rank || (t->ndims > 0 && !coords))
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", rank ? "coords" : "rank");
+    int r = rank_of(t, coords);
+    if (r < 0) {
+        int i = -1 - r;
+        return cm_error(comm, MPI_ERR_RANK, call, "coords[%d] = %d is outside non-periodic dimension %d of size %d", i,
+                        coords[i], i, t->dims[i]);
+    }
+    *rank = r;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+{
+    static const char call[] = "MPI_Cart_shift";
+    CM_ENTER(Cart_shift);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
+    if (!t)
+        return rc;
+    if (direction < 0 || direction >= t->ndims)
+        return cm_error(comm, MPI_ERR_DIMS, call, "direction %d is out of range (the grid has %d dimensions)",
+                        direction, t->ndims);
+    if (!rank_source || !rank_dest)
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", rank_source ? "rank_dest" : "rank_source");
+    cm_cart_shift(t, cm_comm_lookup(comm, NULL)->rank, direction, disp, rank_source, rank_dest);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+{
+    static const char call[] = "MPI_Cart_sub";
+    CM_ENTER(Cart_sub);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
+    if (!t)
+        return rc;
+    if (!newcomm || (t->ndims > 0 && !remain_dims))
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", newcomm ? "remain_dims" : "newcomm");
+    /* color: my position in the dropped dimensions (which slice I am in);
+     * key: my position in the kept ones (my rank in that slice). */
+    int color = 0, key = 0, nkept = 0;
+    int *dims = malloc(((size_t)t->ndims + 1) * sizeof(int)), *periods = malloc(((size_t)t->ndims + 1) * sizeof(int));
+    if (!dims || !periods) {
+        free(dims);
+        free(periods);
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    for (int i = 0; i < t->ndims; i++) {
+        if (remain_dims[i]) {
+            key = key * t->dims[i] + t->coords[i];
+            dims[nkept] = t->dims[i];
+            periods[nkept++] = t->periods[i];
+        } else {
+            color = color * t->dims[i] + t->coords[i];
+        }
+    }
+    MPI_Comm sub;
+    if ((rc = PMPI_Comm_split(comm, color, key, &sub)) == MPI_SUCCESS) {
+        struct cm_topo *st = cart_new(nkept, dims, periods, key);
+        if (!st) {
+            PMPI_Comm_free(&sub);
+            rc = cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+        } else {
+            cm_topo_attach(sub, st);
+            *newcomm = sub;
+        }
+    }
+    free(dims);
+    free(periods);
+    return rc;
+}
+
+int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+{
+    static const char call[] = "MPI_Cart_get";
+    CM_ENTER(Cart_get);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
+    if (!t)
+        return rc;
+    if (maxdims < 0)
+        return cm_error(comm, MPI_ERR_ARG, call, "maxdims %d is negative", maxdims);
+    int n = maxdims < t->ndims ? maxdims : t->ndims;
+    if (n > 0 && (!dims || !periods || !coords))
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", !dims ? "dims" : !periods ? "periods" : "coords");
+    for (int i = 0; i < n; i++) {
+        dims[i] = t->dims[i];
+        periods[i] = t->periods[i];
+        coords[i] = t->coords[i];
+    }
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+{
+    static const char call[] = "MPI_Cartdim_get";
+    CM_ENTER(Cartdim_get);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
+    if (!t)
+        return rc;
+    if (!ndims)
+        return cm_error(comm, MPI_ERR_ARG, call, "ndims is NULL");
+    *ndims = t->ndims;
+    return MPI_SUCCESS;
+}

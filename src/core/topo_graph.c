@@ -1,0 +1,155 @@
+/*
+ * topo_graph.c -- graph topologies (MPI-1 style: every process knows the
+ * whole graph): Graph_create and its queries.
+ *
+ * reorder is accepted and ignored (ranks are kept; placement happens at launch).
+ */
+#include "core/topo.h"
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#include <string.h>
+
+#pragma weak MPI_Graph_create = PMPI_Graph_create
+#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
+#pragma weak MPI_Graph_get = PMPI_Graph_get
+#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
+#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+
+static int check_graph(MPI_Comm comm, const char *call, int size, int nnodes, const int *index, const int *edges)
+{
+    if (nnodes < 0 || nnodes > size)
+        return cm_error(comm, MPI_ERR_ARG, call, "nnodes %d is out of range (communicator size %d)", nnodes, size);
+    if (nnodes > 0 && !index)
+        return cm_error(comm, MPI_ERR_ARG, call, "index is NULL");
+    for (int i = 0; i < nnodes; i++)
+        if (index[i] < (i ? index[i - 1] : 0))
+            return cm_error(comm, MPI_ERR_ARG, call, "index[%d] = %d is smaller than the previous entry %d", i,
+                            index[i], i ? index[i - 1] : 0);
+    int nedges = nnodes ? index[nnodes - 1] : 0;
+    if (nedges > 0 && !edges)
+        return cm_error(comm, MPI_ERR_ARG, call, "edges is NULL");
+    for (int e = 0; e < nedges; e++)
+        if (edges[e] < 0 || edges[e] >= nnodes)
+            return cm_error(comm, MPI_ERR_RANK, call, "edges[%d] = %d is not a node (nnodes %d)", e, edges[e], nnodes);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                      MPI_Comm *comm_graph)
+{
+    static const char call[] = "MPI_Graph_create";
+    CM_ENTER(Graph_create);
+    (void)reorder;
+    int rc;
+    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
+    if (!old)
+        return rc;
+    if (!comm_graph)
+        return cm_error(comm_old, MPI_ERR_ARG, call, "comm_graph is NULL");
+    if ((rc = check_graph(comm_old, call, old->size, nnodes, index, edges)))
+        return rc;
+    int member = old->rank < nnodes;
+    MPI_Comm newcomm;
+    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, old->rank, &newcomm)))
+        return rc;
+    if (member) {
+        int nedges = index[nnodes - 1];
+        struct cm_topo *t = cm_topo_new(MPI_GRAPH, (size_t)nnodes + (size_t)nedges);
+        if (!t) {
+            PMPI_Comm_free(&newcomm);
+            return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
+        }
+        size_t used = 0;
+        t->nnodes = nnodes;
+        t->nedges = nedges;
+        t->index = cm_topo_carve(t, &used, (size_t)nnodes);
+        t->edges = cm_topo_carve(t, &used, (size_t)nedges);
+        memcpy(t->index, index, (size_t)nnodes * sizeof(int));
+        if (nedges > 0)
+            memcpy(t->edges, edges, (size_t)nedges * sizeof(int));
+        cm_topo_attach(newcomm, t);
+    }
+    *comm_graph = newcomm;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+{
+    static const char call[] = "MPI_Graphdims_get";
+    CM_ENTER(Graphdims_get);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
+    if (!t)
+        return rc;
+    if (!nnodes || !nedges)
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", nnodes ? "nedges" : "nnodes");
+    *nnodes = t->nnodes;
+    *nedges = t->nedges;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+{
+    static const char call[] = "MPI_Graph_get";
+    CM_ENTER(Graph_get);
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
+    if (!t)
+        return rc;
+    if (maxindex < 0 || maxedges < 0)
+        return cm_error(comm, MPI_ERR_ARG, call, "%s %d is negative", maxindex < 0 ? "maxindex" : "maxedges",
+                        maxindex < 0 ? maxindex : maxedges);
+    int ni = maxindex < t->nnodes ? maxindex : t->nnodes;
+    int ne = maxedges < t->nedges ? maxedges : t->nedges;
+    if ((ni > 0 && !index) || (ne > 0 && !edges))
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", ni > 0 && !index ? "index" : "edges");
+    if (ni > 0)
+        memcpy(index, t->index, (size_t)ni * sizeof(int));
+    if (ne > 0)
+        memcpy(edges, t->edges, (size_t)ne * sizeof(int));
+    return MPI_SUCCESS;
+}
+
+static int neighbors_of(MPI_Comm comm, const char *call, const struct cm_topo *t, int rank, int *first, int *count)
+{
+    if (rank < 0 || rank >= t->nnodes)
+        return cm_error(comm, MPI_ERR_RANK, call, "rank %d is not a node of the graph (nnodes %d)", rank, t->nnodes);
+    *first = rank ? t->index[rank - 1] : 0;
+    *count = t->index[rank] - *first;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+{
+    static const char call[] = "MPI_Graph_neighbors_count";
+    CM_ENTER(Graph_neighbors_count);
+    int rc, first;
+    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
+    if (!t)
+        return rc;
+    if (!nneighbors)
+        return cm_error(comm, MPI_ERR_ARG, call, "nneighbors is NULL");
+    return neighbors_of(comm, call, t, rank, &first, nneighbors);
+}
+
+int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+{
+    static const char call[] = "MPI_Graph_neighbors";
+    CM_ENTER(Graph_neighbors);
+    int rc, first, count;
+    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
+    if (!t)
+        return rc;
+    if ((rc = neighbors_of(comm, call, t, rank, &first, &count)))
+        return rc;
+    if (maxneighbors < 0)
+        return cm_error(comm, MPI_ERR_ARG, call, "maxneighbors %d is negative", maxneighbors);
+    int n = maxneighbors < count ? maxneighbors : count;
+    if (n > 0 && !neighbors)
+        return cm_error(comm, MPI_ERR_ARG, call, "neighbors is NULL");
+    if (n > 0)
+        memcpy(neighbors, t->edges + first, (size_t)n * sizeof(int));
+    return MPI_SUCCESS;
+}

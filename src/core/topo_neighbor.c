@@ -1,0 +1,323 @@
+/*
+ * topo_neighbor.c -- the blocking neighbourhood collectives (Neighbor_allgather,
+ * _allgatherv, _alltoall, _alltoallv, _alltoallw) over point-to-point on the
+ * communicator's collective context.
+ *
+ * Neighbour order (MPI 4.0, 8.6):
+ *   Cartesian:  for each dimension d, the neighbour at -1 then the one at +1
+ *               (the pair Cart_shift(d, 1) returns); MPI_PROC_NULL neighbours
+ *               keep their buffer slot and move no data.
+ *   graph:      Graph_neighbors of the calling rank, both ways.
+ *   dist graph: sources (receive) and destinations (send).
+ *
+ * Matching: in a Cartesian grid the same process can be the neighbour on both
+ * sides (a periodic dimension of size 1 or 2).  The block sent towards -1
+ * must land in the receiver's +1 slot, so each Cartesian slot has its own tag:
+ * slot i is sent with tag BASE + i and slot i is received with tag BASE + (i ^ 1).
+ * For graphs a neighbour listed k times is matched in order, which the
+ * non-overtaking rule of point-to-point guarantees.
+ */
+#include "core/topo.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
+#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
+#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
+#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
+#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+
+/* Above every tag the collectives in src/coll use (coll.h: < 1024 + 16384). */
+#define TAG_BASE 0x100000
+
+struct nbrs {
+    int nin, nout;
+    const int *in, *out;
+    int cart;           /* per-slot tags (see the file comment) */
+    int *owned;         /* Cartesian lists are computed; freed by nbrs_done */
+};
+
+static int nbrs_get(MPI_Comm comm, const char *call, struct nbrs *nb)
+{
+    int rc;
+    struct cm_topo *t = cm_topo_of(comm, 0, call, &rc);
+    if (!t)
+        return rc;
+    memset(nb, 0, sizeof *nb);
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    switch (t->kind) {
+    case MPI_CART:
+        nb->owned = malloc((2 * (size_t)t->ndims + 1) * sizeof(int));
+        if (!nb->owned)
+            return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+        for (int d = 0; d < t->ndims; d++)
+            cm_cart_shift(t, c->rank, d, 1, &nb->owned[2 * d], &nb->owned[2 * d + 1]);
+        nb->nin = nb->nout = 2 * t->ndims;
+        nb->in = nb->out = nb->owned;
+        nb->cart = 1;
+        break;
+    case MPI_GRAPH: {
+        int first = c->rank ? t->index[c->rank - 1] : 0;
+        nb->nin = nb->nout = t->index[c->rank] - first;
+        nb->in = nb->out = t->edges + first;
+        break;
+    }
+    default:
+        nb->nin = t->indegree;
+        nb->nout = t->outdegree;
+        nb->in = t->sources;
+        nb->out = t->destinations;
+        break;
+    }
+    return MPI_SUCCESS;
+}
+
+/* One block of the exchange: count elements of type at buf. */
+struct block {
+    void *buf;
+    int count;
+    MPI_Datatype type;
+};
+
+/* Receive in[i] into r[i] and send s[i] to out[i], all at once, then wait. */
+static int run(MPI_Comm comm, const char *call, const struct nbrs *nb, const struct block *s, const struct block *r)
+{
+    int n = nb->nin + nb->nout;
+    MPI_Request *req = malloc(((size_t)n + 1) * sizeof *req);
+    if (!req)
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    MPI_Comm cc = cm_coll_comm(comm);
+    int rc = MPI_SUCCESS, k = 0;
+    for (int i = 0; i < nb->nin && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Irecv(r[i].buf, r[i].count, r[i].type, nb->in[i], TAG_BASE + (nb->cart ? i ^ 1 : 0), cc, &req[k++]);
+    for (int i = 0; i < nb->nout && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Isend(s[i].buf, s[i].count, s[i].type, nb->out[i], TAG_BASE + (nb->cart ? i : 0), cc, &req[k++]);
+    if (rc != MPI_SUCCESS) {
+        /* A bad argument showed up in a p2p check (already reported); finish what was started. */
+        k -= 1;
+        PMPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+    } else {
+        rc = PMPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+    }
+    free(req);
+    return rc;
+}
+
+static void nbrs_done(struct nbrs *nb)
+{
+    free(nb->owned);
+}
+
+static int check_count(MPI_Comm comm, const char *call, int count, const char *what)
+{
+    return count < 0 ? cm_error(comm, MPI_ERR_COUNT, call, "%s %d is negative", what, count) : MPI_SUCCESS;
+}
+
+static int check_type(MPI_Comm comm, const char *call, MPI_Datatype t, MPI_Aint *extent, const char *what)
+{
+    const struct cm_datatype *d = cm_dt_lookup(t);
+    if (!d)
+        return cm_error(comm, MPI_ERR_TYPE, call, "invalid %s %d", what, t);
+    if (!d->predefined && !d->committed)
+        return cm_error(comm, MPI_ERR_TYPE, call, "%s %d is not committed", what, t);
+    *extent = d->extent;
+    return MPI_SUCCESS;
+}
+
+static int check_in_place(MPI_Comm comm, const char *call, const void *sendbuf)
+{
+    if (sendbuf == MPI_IN_PLACE)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is not allowed in neighborhood collectives");
+    return MPI_SUCCESS;
+}
+
+static int alloc_blocks(MPI_Comm comm, const char *call, const struct nbrs *nb, struct block **s, struct block **r)
+{
+    *s = malloc(((size_t)nb->nout + 1) * sizeof **s);
+    *r = malloc(((size_t)nb->nin + 1) * sizeof **r);
+    if (*s && *r)
+        return MPI_SUCCESS;
+    free(*s);
+    free(*r);
+    return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+}
+
+static void *at(const void *buf, MPI_Aint bytes)
+{
+    return (char *)buf + bytes;
+}
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_allgather";
+    CM_ENTER(Neighbor_allgather);
+    struct nbrs nb;
+    struct block *s, *r;
+    MPI_Aint sext, rext;
+    int rc;
+    if ((rc = nbrs_get(comm, call, &nb)))
+        return rc;
+    if ((rc = check_in_place(comm, call, sendbuf)) || (rc = check_count(comm, call, sendcount, "sendcount")) ||
+        (rc = check_count(comm, call, recvcount, "recvcount")) ||
+        (rc = check_type(comm, call, sendtype, &sext, "sendtype")) ||
+        (rc = check_type(comm, call, recvtype, &rext, "recvtype")) || (rc = alloc_blocks(comm, call, &nb, &s, &r))) {
+        nbrs_done(&nb);
+        return rc;
+    }
+    for (int i = 0; i < nb.nout; i++)
+        s[i] = (struct block){ (void *)sendbuf, sendcount, sendtype };
+    for (int i = 0; i < nb.nin; i++)
+        r[i] = (struct block){ at(recvbuf, (MPI_Aint)i * recvcount * rext), recvcount, recvtype };
+    rc = run(comm, call, &nb, s, r);
+    free(s);
+    free(r);
+    nbrs_done(&nb);
+    return rc;
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_allgatherv";
+    CM_ENTER(Neighbor_allgatherv);
+    struct nbrs nb;
+    struct block *s, *r;
+    MPI_Aint sext, rext;
+    int rc;
+    if ((rc = nbrs_get(comm, call, &nb)))
+        return rc;
+    if ((rc = check_in_place(comm, call, sendbuf)) || (rc = check_count(comm, call, sendcount, "sendcount")) ||
+        (rc = check_type(comm, call, sendtype, &sext, "sendtype")) ||
+        (rc = check_type(comm, call, recvtype, &rext, "recvtype")) ||
+        (nb.nin > 0 && (!recvcounts || !displs) &&
+         (rc = cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", recvcounts ? "displs" : "recvcounts"))) ||
+        (rc = alloc_blocks(comm, call, &nb, &s, &r))) {
+        nbrs_done(&nb);
+        return rc;
+    }
+    for (int i = 0; i < nb.nin && rc == MPI_SUCCESS; i++)
+        rc = check_count(comm, call, recvcounts[i], "recvcounts[i]");
+    for (int i = 0; i < nb.nout; i++)
+        s[i] = (struct block){ (void *)sendbuf, sendcount, sendtype };
+    for (int i = 0; i < nb.nin; i++)
+        r[i] = (struct block){ at(recvbuf, (MPI_Aint)displs[i] * rext), recvcounts[i], recvtype };
+    if (rc == MPI_SUCCESS)
+        rc = run(comm, call, &nb, s, r);
+    free(s);
+    free(r);
+    nbrs_done(&nb);
+    return rc;
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_alltoall";
+    CM_ENTER(Neighbor_alltoall);
+    struct nbrs nb;
+    struct block *s, *r;
+    MPI_Aint sext, rext;
+    int rc;
+    if ((rc = nbrs_get(comm, call, &nb)))
+        return rc;
+    if ((rc = check_in_place(comm, call, sendbuf)) || (rc = check_count(comm, call, sendcount, "sendcount")) ||
+        (rc = check_count(comm, call, recvcount, "recvcount")) ||
+        (rc = check_type(comm, call, sendtype, &sext, "sendtype")) ||
+        (rc = check_type(comm, call, recvtype, &rext, "recvtype")) || (rc = alloc_blocks(comm, call, &nb, &s, &r))) {
+        nbrs_done(&nb);
+        return rc;
+    }
+    for (int i = 0; i < nb.nout; i++)
+        s[i] = (struct block){ at(sendbuf, (MPI_Aint)i * sendcount * sext), sendcount, sendtype };
+    for (int i = 0; i < nb.nin; i++)
+        r[i] = (struct block){ at(recvbuf, (MPI_Aint)i * recvcount * rext), recvcount, recvtype };
+    rc = run(comm, call, &nb, s, r);
+    free(s);
+    free(r);
+    nbrs_done(&nb);
+    return rc;
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_alltoallv";
+    CM_ENTER(Neighbor_alltoallv);
+    struct nbrs nb;
+    struct block *s, *r;
+    MPI_Aint sext, rext;
+    int rc;
+    if ((rc = nbrs_get(comm, call, &nb)))
+        return rc;
+    if ((rc = check_in_place(comm, call, sendbuf)) || (rc = check_type(comm, call, sendtype, &sext, "sendtype")) ||
+        (rc = check_type(comm, call, recvtype, &rext, "recvtype")) ||
+        (nb.nout > 0 && (!sendcounts || !sdispls) &&
+         (rc = cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", sendcounts ? "sdispls" : "sendcounts"))) ||
+        (nb.nin > 0 && (!recvcounts || !rdispls) &&
+         (rc = cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", recvcounts ? "rdispls" : "recvcounts"))) ||
+        (rc = alloc_blocks(comm, call, &nb, &s, &r))) {
+        nbrs_done(&nb);
+        return rc;
+    }
+    for (int i = 0; i < nb.nout && rc == MPI_SUCCESS; i++)
+        rc = check_count(comm, call, sendcounts[i], "sendcounts[i]");
+    for (int i = 0; i < nb.nin && rc == MPI_SUCCESS; i++)
+        rc = check_count(comm, call, recvcounts[i], "recvcounts[i]");
+    for (int i = 0; i < nb.nout; i++)
+        s[i] = (struct block){ at(sendbuf, (MPI_Aint)sdispls[i] * sext), sendcounts[i], sendtype };
+    for (int i = 0; i < nb.nin; i++)
+        r[i] = (struct block){ at(recvbuf, (MPI_Aint)rdispls[i] * rext), recvcounts[i], recvtype };
+    if (rc == MPI_SUCCESS)
+        rc = run(comm, call, &nb, s, r);
+    free(s);
+    free(r);
+    nbrs_done(&nb);
+    return rc;
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    static const char call[] = "MPI_Neighbor_alltoallw";
+    CM_ENTER(Neighbor_alltoallw);
+    struct nbrs nb;
+    struct block *s, *r;
+    MPI_Aint ext;
+    int rc;
+    if ((rc = nbrs_get(comm, call, &nb)))
+        return rc;
+    if ((rc = check_in_place(comm, call, sendbuf)) ||
+        (nb.nout > 0 && (!sendcounts || !sdispls || !sendtypes) &&
+         (rc = cm_error(comm, MPI_ERR_ARG, call, "sendcounts, sdispls or sendtypes is NULL"))) ||
+        (nb.nin > 0 && (!recvcounts || !rdispls || !recvtypes) &&
+         (rc = cm_error(comm, MPI_ERR_ARG, call, "recvcounts, rdispls or recvtypes is NULL"))) ||
+        (rc = alloc_blocks(comm, call, &nb, &s, &r))) {
+        nbrs_done(&nb);
+        return rc;
+    }
+    for (int i = 0; i < nb.nout && rc == MPI_SUCCESS; i++)
+        if (!(rc = check_count(comm, call, sendcounts[i], "sendcounts[i]")))
+            rc = check_type(comm, call, sendtypes[i], &ext, "sendtypes[i]");
+    for (int i = 0; i < nb.nin && rc == MPI_SUCCESS; i++)
+        if (!(rc = check_count(comm, call, recvcounts[i], "recvcounts[i]")))
+            rc = check_type(comm, call, recvtypes[i], &ext, "recvtypes[i]");
+    /* alltoallw displacements are in bytes. */
+    for (int i = 0; i < nb.nout; i++)
+        s[i] = (struct block){ at(sendbuf, sdispls[i]), sendcounts[i], sendtypes[i] };
+    for (int i = 0; i < nb.nin; i++)
+        r[i] = (struct block){ at(recvbuf, rdispls[i]), recvcounts[i], recvtypes[i] };
+    if (rc == MPI_SUCCESS)
+        rc = run(comm, call, &nb, s, r);
+    free(s);
+    free(r);
+    nbrs_done(&nb);
+    return rc;
+}
