@@ -124,6 +124,9 @@ static void handle(int src, struct cm_msg_hdr *h)
         struct cm_rts rts;
         memcpy(&rts, p, sizeof rts);
         struct cm_request *r = cm_match_posted(h->ctx, src, h->tag);
+        /* A non-contiguous sender has no address to read from: it streams. */
+        if (h->flags & CM_MSGF_STREAM)
+            rts.addr = 0;
         if (r)
             cm_rndv_receive(r, src, h->tag, rts.token, rts.addr, (size_t)rts.len);
         else

@@ -126,24 +126,26 @@ void cm_recv_complete(struct cm_request *r)
         cm_request_release(r);
 }
 
-/* Where received bytes go: straight into the user's buffer when contiguous,
- * else into a staging buffer unpacked at completion. */
+/* Where received bytes go when the receive buffer is contiguous; NULL when
+ * it is not (the data is then unpacked straight into the user's layout). */
 static void *recv_target(struct cm_request *r)
 {
     struct cm_datatype *t = cm_dt_lookup(r->dtype);
     if (t->contig || r->expected == 0)
         return (char *)r->buf + t->true_lb;
-    r->pack = malloc(r->expected);
-    if (!r->pack)
-        cm_fatal("MPI_Recv", "out of memory staging %zu bytes", r->expected);
-    return r->pack;
+    return NULL;
 }
 
 void cm_recv_deliver(struct cm_request *r, int src_world, int tag, const void *data, size_t len)
 {
     cm_recv_matched(r, src_world, tag, len);
-    if (r->expected)
-        memcpy(recv_target(r), data, r->expected);
+    if (r->expected) {
+        void *target = recv_target(r);
+        if (target)
+            memcpy(target, data, r->expected);
+        else
+            cm_dt_unpack(data, r->expected, r->buf, r->count, cm_dt_lookup(r->dtype));
+    }
     cm_recv_complete(r);
 }
 
@@ -154,7 +156,7 @@ void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uin
 void cm_rndv_receive(struct cm_request *r, int src_world, int tag, uint64_t token, uint64_t addr, size_t len)
 {
     cm_recv_matched(r, src_world, tag, len);
-    cm_rndv_receive_into(r, r->expected ? recv_target(r) : NULL, src_world, token, addr, len);
+    cm_rndv_receive_into(r, recv_target(r), src_world, token, addr, len);
 }
 
 static void start_from_unexp(struct cm_request *r, struct cm_unexp *u)
@@ -165,7 +167,7 @@ static void start_from_unexp(struct cm_request *r, struct cm_unexp *u)
             cm_send_ctrl(u->src_world, CM_MSG_ACK, &u->token, 8);
     } else {
         cm_recv_matched(r, u->src_world, u->tag, u->len);
-        cm_rndv_receive_into(r, r->expected ? recv_target(r) : NULL, u->src_world, u->token, u->addr, u->len);
+        cm_rndv_receive_into(r, recv_target(r), u->src_world, u->token, u->addr, u->len);
     }
     free(u->data);
     free(u);

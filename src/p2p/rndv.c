@@ -11,6 +11,7 @@
 #include "p2p/match.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "core/datatype.h"
 #include "shm/segment.h"
 #include "shm/ring.h"
 
@@ -50,12 +51,57 @@ static int read_peer(int src_world, void *dst, uint64_t addr, size_t len)
     return 0;
 }
 
+/* Single copy into a non-contiguous receive buffer: the contiguous source is
+ * scattered straight into the user's blocks, IOV_MAX pieces per system call. */
+#define SCATTER_IOV 1024
+static int read_peer_scatter(struct cm_request *r, int src_world, uint64_t addr)
+{
+    const struct cm_datatype *t = cm_dt_lookup(r->dtype);
+    if (src_world == cm_g.rank) {
+        cm_dt_unpack((const void *)(uintptr_t)addr, r->expected, r->buf, r->count, t);
+        return 0;
+    }
+    pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)src_world)->pid;
+    struct iovec iov[SCATTER_IOV];
+    size_t left = r->expected, done = 0;
+    int n = 0;
+    for (int e = 0; e < r->count && left; e++) {
+        char *elem = (char *)r->buf + (MPI_Aint)e * t->extent;
+        for (size_t rep = 0; rep < t->rep_count && left; rep++) {
+            for (size_t b = 0; b < t->nblocks && left; b++) {
+                size_t len = t->blocks[b].len < left ? t->blocks[b].len : left;
+                iov[n++] = (struct iovec){ elem + (MPI_Aint)rep * t->rep_stride + t->blocks[b].disp, len };
+                left -= len;
+                if (n == SCATTER_IOV || !left) {
+                    size_t batch = 0;
+                    for (int i = 0; i < n; i++)
+                        batch += iov[i].iov_len;
+                    struct iovec remote = { (void *)(uintptr_t)(addr + done), batch };
+                    ssize_t got = process_vm_readv(pid, iov, (unsigned long)n, &remote, 1, 0);
+                    if (got != (ssize_t)batch) {
+                        if (done == 0 && got <= 0) {
+                            cm_g.cma_ok = 0;
+                            return -1;
+                        }
+                        cm_fatal("MPI_Recv", "single-copy read from rank %d stopped after %zu bytes: %s",
+                                 src_world, done + (got > 0 ? (size_t)got : 0), strerror(errno));
+                    }
+                    done += batch;
+                    n = 0;
+                }
+            }
+        }
+    }
+    return 0;
+}
+
 void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uint64_t token,
                           uint64_t addr, size_t len)
 {
     r->target = target;
-    if ((cm_g.cma_ok || src_world == cm_g.rank) &&
-        (r->expected == 0 || read_peer(src_world, target, addr, r->expected) == 0)) {
+    if (addr && (cm_g.cma_ok || src_world == cm_g.rank) &&
+        (r->expected == 0 ||
+         (target ? read_peer(src_world, target, addr, r->expected) : read_peer_scatter(r, src_world, addr)) == 0)) {
         cm_send_ctrl(src_world, CM_MSG_FIN, &token, 8);
         cm_recv_complete(r);
         return;
@@ -79,7 +125,11 @@ void cm_rndv_data(const void *payload, uint32_t len)
         size_t keep = r->expected - r->received;
         if (keep > n)
             keep = n;
-        memcpy((char *)r->target + r->received, (const char *)payload + 8, keep);
+        if (r->target)
+            memcpy((char *)r->target + r->received, (const char *)payload + 8, keep);
+        else /* non-contiguous receive buffer: unpack this piece in place */
+            cm_dt_unpack_range((const char *)payload + 8, keep, r->buf, r->count, cm_dt_lookup(r->dtype),
+                               r->received);
     }
     r->received += n;
     if (r->received >= r->stream_len)

@@ -67,8 +67,12 @@ int cm_write_first(struct cm_request *r)
             memcpy(p, &token, 8);
             p += 8;
         }
-        if (r->bytes)
-            memcpy(p, r->data, r->bytes);
+        if (r->bytes) {
+            if (r->data)
+                memcpy(p, r->data, r->bytes);
+            else /* non-contiguous: packed straight into the ring */
+                cm_dt_pack(r->buf, r->count, cm_dt_lookup(r->dtype), p);
+        }
         r->send_stage = 1;
         publish_and_wake(dst, h);
         if (!sync)
@@ -80,7 +84,7 @@ int cm_write_first(struct cm_request *r)
         return 0;
     struct cm_rts rts = { (uintptr_t)r, (uintptr_t)r->data, r->bytes };
     h->kind = CM_MSG_RTS;
-    h->flags = 0;
+    h->flags = r->data ? 0 : CM_MSGF_STREAM;
     h->ctx = r->ctx;
     h->tag = r->tag;
     h->len = sizeof rts;
@@ -122,7 +126,10 @@ int cm_write_stream(struct cm_request *r)
         h->tag = 0;
         h->len = (uint32_t)(chunk + 8);
         memcpy(p, &r->peer_token, 8);
-        memcpy(p + 8, (const char *)r->data + r->streamed, chunk);
+        if (r->data)
+            memcpy(p + 8, (const char *)r->data + r->streamed, chunk);
+        else /* non-contiguous: each fragment is packed from the user's buffer */
+            cm_dt_pack_range(r->buf, r->count, cm_dt_lookup(r->dtype), r->streamed, p + 8, chunk);
         r->streamed += chunk;
         publish_and_wake(dst, h);
     }
@@ -171,15 +178,9 @@ void cm_send_start(struct cm_request *r)
     struct cm_datatype *t = cm_dt_lookup(r->dtype);
     r->peer_world = c->world_of[r->peer];
     r->bytes = (size_t)r->count * t->size;
-    if (t->contig || r->bytes == 0) {
-        r->data = (const char *)r->buf + t->true_lb;
-    } else {
-        r->pack = malloc(r->bytes);
-        if (!r->pack)
-            cm_fatal("MPI_Send", "out of memory packing %zu bytes", r->bytes);
-        cm_dt_pack(r->buf, r->count, t, r->pack);
-        r->data = r->pack;
-    }
+    /* A non-contiguous message is never staged whole: an eager one is packed
+     * into the ring, a large one streamed and packed piece by piece. */
+    r->data = (t->contig || r->bytes == 0) ? (const char *)r->buf + t->true_lb : NULL;
     if (!cm_outq_empty(r->peer_world) || !cm_write_first(r))
         cm_outq_push_send(r->peer_world, r);
 }

@@ -46,6 +46,7 @@ enum cm_msg_kind {
 
 /* Header flags. */
 #define CM_MSGF_SYNC 0x1u /* EAGER: the sender waits for an ACK; payload starts with its token */
+#define CM_MSGF_STREAM 0x2u /* RTS: the sender's data is not contiguous: ask for a stream (CTS) */
 
 struct cm_msg_hdr {
     _Atomic uint32_t seq;
