@@ -111,7 +111,7 @@ int cm_coll_allgather_hybrid(const void *sbuf, int scount, MPI_Datatype stype, v
     int rank, p;
     struct cm_dt d;
     int rc = place_own(sbuf, scount, stype, rbuf, rcount, rtype, comm, &rank, &p, &d);
-    int g = cm_coll_level_size(p);
+    int g = cm_coll_level_size(comm, p);
     int leader = rank - rank % g, gs = p - leader < g ? p - leader : g;
     struct cm_members group = {leader, 1, gs, 0, 0};
     struct cm_members leaders = {0, g, (p + g - 1) / g, 0, 0};

@@ -151,7 +151,7 @@ int cm_coll_allreduce_hybrid_a(const void *sbuf, void *rbuf, int count, MPI_Data
     int rank, p;
     void *tmp, *block = NULL, *result;
     int rc = setup(sbuf, rbuf, count, dt, comm, &tmp, &block, &rank, &p);
-    int g = cm_coll_level_size(p);
+    int g = cm_coll_level_size(comm, p);
     int leader = rank - rank % g, gs = p - leader < g ? p - leader : g;
     struct cm_members group = {leader, 1, gs, 0, 0};
     struct cm_members leaders = {0, g, (p + g - 1) / g, 0, 0};
@@ -181,7 +181,7 @@ int cm_coll_allreduce_hybrid_b(const void *sbuf, void *rbuf, int count, MPI_Data
     if (rc == MPI_SUCCESS)
         rc = cm_rsag_reduce_scatter(rbuf, tmp, count, dt, op, 0, &st, TAG, comm);
     if (rc == MPI_SUCCESS && st.newrank >= 0) {
-        int g = cm_coll_level_size(p);
+        int g = cm_coll_level_size(comm, p);
         if (g > st.pof2)
             g = st.pof2;
         int active = 1;

@@ -122,8 +122,9 @@ const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm,
 const struct cm_coll_algo *cm_coll_find(enum cm_coll_id coll, const char *name);
 /* The algorithms of one collective (for tests and benchmarks). */
 const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n);
-/* Size of the lower hierarchy level for the hybrid algorithms (a power of two >= 2). */
-int cm_coll_level_size(int comm_size);
+/* Ranks per group of the hybrid algorithms: the machine's top level (coll/hier.c)
+ * when it splits the communicator evenly, else a quarter of the ranks (>= 2). */
+int cm_coll_level_size(MPI_Comm comm, int comm_size);
 
 /* ---- algorithms ---------------------------------------------------------- */
 int cm_coll_barrier_rdb(MPI_Comm comm);

@@ -9,6 +9,7 @@
  * read once.
  */
 #include "coll/coll.h"
+#include "coll/hier.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -18,34 +19,44 @@
 #define ALGO(coll, name) {#name, (void (*)(void))cm_coll_##coll##_##name, NULL}
 #define ALGO_IF(coll, name, cond) {#name, (void (*)(void))cm_coll_##coll##_##name, cond}
 
+/* Shared-memory direct algorithms (shm_*.c, "shm"): corempi only, they need
+ * the job segment.  SHM_ALGO adds ", entry" inside a table. */
+#ifdef COREMPI
+#include "coll/shm.h"
+#define SHM_ALGO(coll, cond) , ALGO_IF(coll, shm, cond)
+#else
+#define SHM_ALGO(coll, cond)
+#endif
+
 /* Combining in ring or largest-distance-first order needs a commutative op. */
 static int needs_commutative(const struct cm_coll_query *q) { return q->commutative; }
 
 static const struct cm_coll_algo barrier_algos[] = {
-    ALGO(barrier, rdb), ALGO(barrier, dissemination), ALGO(barrier, flat), ALGO(barrier, tree),
+    ALGO(barrier, rdb), ALGO(barrier, dissemination), ALGO(barrier, flat), ALGO(barrier, tree) SHM_ALGO(barrier, cm_shm_applies),
 };
 static const struct cm_coll_algo bcast_algos[] = {
     ALGO(bcast, binomial_ordered), ALGO(bcast, flat), ALGO(bcast, two_to_all), ALGO(bcast, kchain),
-    ALGO(bcast, seg_binomial), ALGO(bcast, hybrid_seg_binomial),
+    ALGO(bcast, seg_binomial), ALGO(bcast, hybrid_seg_binomial) SHM_ALGO(bcast, cm_shm_applies),
 };
 static const struct cm_coll_algo reduce_algos[] = {
-    ALGO(reduce, binomial), ALGO(reduce, rabenseifner),
+    ALGO(reduce, binomial), ALGO(reduce, rabenseifner) SHM_ALGO(reduce, cm_shm_applies_reduction),
 };
 static const struct cm_coll_algo allreduce_algos[] = {
     ALGO(allreduce, rdb), ALGO(allreduce, rdb_barrier), ALGO(allreduce, reduce_bcast),
     ALGO(allreduce, rabenseifner), ALGO_IF(allreduce, ring, needs_commutative),
-    ALGO(allreduce, hybrid_a), ALGO_IF(allreduce, hybrid_b, needs_commutative),
+    ALGO(allreduce, hybrid_a), ALGO_IF(allreduce, hybrid_b, needs_commutative)
+    SHM_ALGO(allreduce, cm_shm_applies_reduction),
 };
 static const struct cm_coll_algo allgather_algos[] = {
     ALGO(allgather, rdb), ALGO(allgather, bruck), ALGO(allgather, ring), ALGO(allgather, gather_bcast),
-    ALGO(allgather, hybrid),
+    ALGO(allgather, hybrid) SHM_ALGO(allgather, cm_shm_applies),
 };
 static const struct cm_coll_algo allgatherv_algos[] = { ALGO(allgatherv, ring) };
-static const struct cm_coll_algo gather_algos[] = { ALGO(gather, linear) };
+static const struct cm_coll_algo gather_algos[] = { ALGO(gather, linear) SHM_ALGO(gather, cm_shm_applies) };
 static const struct cm_coll_algo gatherv_algos[] = { ALGO(gatherv, linear) };
-static const struct cm_coll_algo scatter_algos[] = { ALGO(scatter, linear) };
+static const struct cm_coll_algo scatter_algos[] = { ALGO(scatter, linear) SHM_ALGO(scatter, cm_shm_applies) };
 static const struct cm_coll_algo scatterv_algos[] = { ALGO(scatterv, linear) };
-static const struct cm_coll_algo alltoall_algos[] = { ALGO(alltoall, pairwise) };
+static const struct cm_coll_algo alltoall_algos[] = { ALGO(alltoall, pairwise) SHM_ALGO(alltoall, cm_shm_applies) };
 static const struct cm_coll_algo alltoallv_algos[] = { ALGO(alltoallv, pairwise) };
 static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise) };
 static const struct cm_coll_algo reduce_scatter_algos[] = { ALGO(reduce_scatter, reduce_scatterv) };
@@ -163,12 +174,17 @@ static void read_env(void)
     env.ready = 1;
 }
 
-int cm_coll_level_size(int comm_size)
+int cm_coll_level_size(MPI_Comm comm, int comm_size)
 {
     read_env();
-    /* Until the hwloc levels are wired in: the seeds' best hybrid at 16 ranks
-     * (hybrid-3-4) uses groups of a quarter of the ranks. */
-    int g = env.level >= 2 ? cm_pof2_floor(env.level) : cm_pof2_floor(comm_size) / 4;
+    if (env.level >= 2)
+        return cm_pof2_floor(env.level);
+    /* The machine's top level when the ranks fill it in equal blocks (two
+     * packages of 8 cores: groups of 8, so only leaders cross); otherwise the
+     * seeds' best hybrid at 16 ranks (hybrid-3-4): groups of a quarter. */
+    int g = cm_coll_hier_group_size(comm);
+    if (g < 2)
+        g = cm_pof2_floor(comm_size) / 4;
     return g < 2 ? 2 : g;
 }
 

@@ -51,7 +51,7 @@ static _Noreturn void become_rank(const struct cm_job *job, int rank, const char
             ctl->bound_core = (int32_t)obj->logical_index; /* placed on a described machine */
         else if (cm_machine_bind_self(&job->machine, core) == 0)
             ctl->bound_core = (int32_t)obj->logical_index;
-        else
+        else if ((ctl->bound_core = -1), 1)
             fprintf(stderr, "mpirun: warning: cannot bind rank %d to core %u: %s\n", rank, obj->logical_index,
                     strerror(errno));
     }
@@ -116,6 +116,14 @@ int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, const ch
         perror("mpirun: pipe");
         return 1;
     }
+    /* Every rank's place is in the segment before any rank starts: a rank
+     * may look at its peers' places (Comm_split_type, hierarchy) as soon as
+     * its MPI_Init returns, possibly before they are forked.  A rank whose
+     * binding then fails writes -1 over its own entry. */
+    for (int r = 0; r < job->nranks; r++)
+        if (job->core_of_rank[r] >= 0)
+            cm_seg_ctl(job->seg, (uint32_t)r)->bound_core =
+                (int32_t)job->machine.cores[job->core_of_rank[r]]->logical_index;
     pid_t me = getpid();
     for (int r = 0; r < job->nranks; r++) {
         pid_t pid = fork();

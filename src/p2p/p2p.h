@@ -70,6 +70,20 @@ void cm_send_stream(struct cm_request *r, uint64_t receiver_token);
 /* Fill status fields from a matched message. */
 void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes);
 
+/* Per-level traffic counters (tests and COREMPI_VERBOSE): when the
+ * collective layer installs cm_p2p_dst_level (world rank -> 0 same level,
+ * 1 across the top level of the hierarchy), every message counts once. */
+extern const uint8_t *cm_p2p_dst_level;
+extern uint64_t cm_p2p_level_msgs[2], cm_p2p_level_bytes[2];
+static inline void cm_p2p_count(int dst_world, size_t bytes)
+{
+    if (cm_p2p_dst_level) {
+        int l = cm_p2p_dst_level[dst_world];
+        cm_p2p_level_msgs[l]++;
+        cm_p2p_level_bytes[l] += bytes;
+    }
+}
+
 /* Rendezvous payloads. */
 struct cm_rts {
     uint64_t token;   /* sender's request address */

@@ -23,6 +23,9 @@
 
 extern struct cm_ring_tx *cm_tx;
 
+const uint8_t *cm_p2p_dst_level;
+uint64_t cm_p2p_level_msgs[2], cm_p2p_level_bytes[2];
+
 static inline void publish_and_wake(int dst, struct cm_msg_hdr *h)
 {
     cm_ring_publish(&cm_tx[dst], h);
@@ -44,6 +47,7 @@ int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx,
     if (bytes)
         memcpy(cm_msg_payload(h), data, bytes);
     publish_and_wake(dst, h);
+    cm_p2p_count(dst, bytes);
     return 1;
 }
 
@@ -75,6 +79,7 @@ int cm_write_first(struct cm_request *r)
         }
         r->send_stage = 1;
         publish_and_wake(dst, h);
+        cm_p2p_count(dst, r->bytes);
         if (!sync)
             cm_send_complete(r);
         return 1;
@@ -91,6 +96,7 @@ int cm_write_first(struct cm_request *r)
     memcpy(cm_msg_payload(h), &rts, sizeof rts);
     r->send_stage = 2;
     publish_and_wake(dst, h);
+    cm_p2p_count(dst, r->bytes);
     return 1;
 }
 

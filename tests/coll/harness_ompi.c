@@ -190,3 +190,10 @@ int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuse
         drive(requests[i]);
     return PMPI_Testall(count, requests, flag, statuses);
 }
+
+/* No hwloc levels over another MPI: the hybrids use their default groups. */
+int cm_coll_hier_group_size(MPI_Comm comm)
+{
+    (void)comm;
+    return 0;
+}
