@@ -149,6 +149,18 @@ static void handle(int src, struct cm_msg_hdr *h)
     case CM_MSG_DATA:
         cm_rndv_data(p, h->len);
         break;
+    case CM_MSG_WCTS: {
+        struct cm_wcts w;
+        memcpy(&w, p, sizeof w);
+        cm_rndv_write_part(&w, src);
+        break;
+    }
+    case CM_MSG_WDONE: {
+        struct cm_wdone d;
+        memcpy(&d, p, sizeof d);
+        cm_rndv_part_done(&d, src);
+        break;
+    }
     default:
         cm_fatal("progress", "corrupt message kind %u from rank %d", h->kind, src);
     }

@@ -16,7 +16,7 @@ struct item {
     struct cm_request *req;
     uint8_t kind;
     uint32_t len;
-    unsigned char payload[16];
+    unsigned char payload[48];
 };
 
 struct queue {

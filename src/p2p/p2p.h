@@ -94,6 +94,23 @@ struct cm_cts {
     uint64_t sender_token;
     uint64_t receiver_token;
 };
+/* Split copy of a large message: the receiver reads the first part while
+ * the sender writes the rest into the receiver's buffer, so both cores copy. */
+struct cm_wcts {
+    uint64_t sender_token;
+    uint64_t receiver_token;
+    uint64_t dst_addr;   /* receiver's address of the sender's part */
+    uint64_t offset;     /* where the sender's part starts in its data */
+    uint64_t len;
+};
+struct cm_wdone {
+    uint64_t receiver_token;
+    uint64_t ok;         /* 0: the write was refused; the receiver reads that part itself */
+};
+/* Sender side: write our part of a split copy. */
+void cm_rndv_write_part(const struct cm_wcts *w, int dst_world);
+/* Receiver side: the sender's part arrived (or must be read after all). */
+void cm_rndv_part_done(const struct cm_wdone *d, int src_world);
 
 /* Receiver side: a matched RTS; reads the data or asks for a stream. */
 void cm_rndv_receive(struct cm_request *r, int src_world, int tag, uint64_t token, uint64_t addr, size_t len);

@@ -95,13 +95,89 @@ static int read_peer_scatter(struct cm_request *r, int src_world, uint64_t addr)
     return 0;
 }
 
+/* Peers from which a single-copy read has worked: only those get split
+ * copies, so a refusal is found on a message that can still fall back. */
+static unsigned char *cma_verified;
+
+/* Messages from this size on are copied by both sides (COREMPI_SPLIT_MIN). */
+static size_t split_min(void)
+{
+    static size_t v;
+    static int read;
+    if (!read) {
+        v = cm_env_size("COREMPI_SPLIT_MIN", 32768);
+        read = 1;
+    }
+    return v;
+}
+
+static int try_split(struct cm_request *r, void *target, int src_world, uint64_t token, uint64_t addr)
+{
+    if (!target || src_world == cm_g.rank || r->expected < split_min() || !cma_verified || !cma_verified[src_world])
+        return 0;
+    /* The receiver takes the first part, the sender writes the rest: both
+     * cores copy at once.  Cut on a page so neither side splits a page. */
+    size_t h = (r->expected / 2) & ~(size_t)4095;
+    if (h == 0)
+        return 0;
+    struct cm_wcts w = { token, (uintptr_t)r, (uintptr_t)target + h, h, r->expected - h };
+    cm_send_ctrl(src_world, CM_MSG_WCTS, &w, sizeof w);
+    r->stream_len = r->expected; /* parts not yet in: the sender's */
+    r->received = h;
+    if (read_peer(src_world, target, addr, h) != 0)
+        cm_fatal("MPI_Recv", "single-copy read from rank %d failed after earlier reads worked", src_world);
+    r->peer_token = addr; /* kept in case the sender's write is refused */
+    cm_send_ctrl(src_world, CM_MSG_FIN, &token, 8);
+    return 1;
+}
+
+void cm_rndv_write_part(const struct cm_wcts *w, int dst_world)
+{
+    struct cm_request *s = (struct cm_request *)(uintptr_t)w->sender_token;
+    pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)dst_world)->pid;
+    struct iovec l = { (char *)s->data + w->offset, w->len }, rem = { (void *)(uintptr_t)w->dst_addr, w->len };
+    size_t done = 0;
+    while (done < w->len) {
+        ssize_t n = process_vm_writev(pid, &l, 1, &rem, 1, 0);
+        if (n <= 0) {
+            if (n < 0 && errno == EINTR)
+                continue;
+            break;
+        }
+        done += (size_t)n;
+        l.iov_base = (char *)l.iov_base + n;
+        l.iov_len -= (size_t)n;
+        rem.iov_base = (char *)rem.iov_base + n;
+        rem.iov_len -= (size_t)n;
+    }
+    struct cm_wdone d = { w->receiver_token, done == w->len };
+    cm_send_ctrl(dst_world, CM_MSG_WDONE, &d, sizeof d);
+}
+
+void cm_rndv_part_done(const struct cm_wdone *d, int src_world)
+{
+    struct cm_request *r = (struct cm_request *)(uintptr_t)d->receiver_token;
+    if (!d->ok && read_peer(src_world, (char *)r->target + r->received, r->peer_token + r->received,
+                            r->stream_len - r->received) != 0)
+        cm_fatal("MPI_Recv", "rank %d could neither write nor be read for a split copy", src_world);
+    cm_recv_complete(r);
+}
+
 void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uint64_t token,
                           uint64_t addr, size_t len)
 {
     r->target = target;
+    if (addr && cm_g.cma_ok && try_split(r, target, src_world, token, addr))
+        return;
     if (addr && (cm_g.cma_ok || src_world == cm_g.rank) &&
         (r->expected == 0 ||
          (target ? read_peer(src_world, target, addr, r->expected) : read_peer_scatter(r, src_world, addr)) == 0)) {
+        if (addr && src_world != cm_g.rank && r->expected) {
+            if (!cma_verified)
+                cma_verified = calloc((size_t)cm_g.size, 1);
+            if (cma_verified)
+                cma_verified[src_world] = 1;
+        }
         cm_send_ctrl(src_world, CM_MSG_FIN, &token, 8);
         cm_recv_complete(r);
         return;

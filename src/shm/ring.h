@@ -41,7 +41,9 @@ enum cm_msg_kind {
     CM_MSG_FIN,       /* receiver finished a single-copy read: payload is the sender's token */
     CM_MSG_CTS,       /* receiver asks the sender to stream: payload is struct cm_cts */
     CM_MSG_DATA,      /* one streamed fragment: payload is the receiver token then data */
-    CM_MSG_ACK        /* a synchronous eager send matched: payload is the sender's token */
+    CM_MSG_ACK,       /* a synchronous eager send matched: payload is the sender's token */
+    CM_MSG_WCTS,      /* split copy: the sender writes the second part itself (struct cm_wcts) */
+    CM_MSG_WDONE      /* split copy: the sender's part is written (struct cm_wdone) */
 };
 
 /* Header flags. */
