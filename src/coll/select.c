@@ -117,6 +117,46 @@ struct tune_row {
 #define ANY_SIZE 0x7fffffff
 #define ANY_BYTES ((size_t)-1)
 static const struct tune_row tuning[] = {
+#ifdef COREMPI
+    /*
+     * Shared-memory direct algorithms (shm_*.c, notes/shm-coll.md), measured
+     * with bench/coll.c on the 2-core CI machine at 2 ranks (one core each)
+     * and 8 ranks (oversubscribed), medians of 3 runs, shm vs the p2p rows
+     * below (speed-up = p2p / shm):
+     *  - barrier: 2.4x (2 ranks), 3.2x (8): one fetch-add, one futex wake.
+     *  - allreduce up to a slot (4 KiB): 1.3-1.7x (2), 2.6-4.8x (8); above,
+     *    the single-copy slice reduction wins at 2-4 ranks (1.8-1.9x at 64 KiB
+     *    - 1 MiB) but not oversubscribed at 16 KiB (0.6x): p2p rows there.
+     *  - reduce: 1.3-1.8x (2 ranks, all sizes, 5.8x at 1 MiB); at 8 only
+     *    the tiny inline case wins clearly (2.8-6x at 8-64 B).
+     *  - allgather: 1.2-3.5x (2 ranks except 4 KiB, 0.84x), 2.2-3.1x up to
+     *    4 KiB blocks at 8, 1.2x beyond.
+     *  - alltoall: while all blocks fit one slot: 1.3x (2), 4.5x (8, 64 B);
+     *    beyond, single copy loses oversubscribed.
+     *  - gather up to 4 KiB at 3+ ranks (2-50x at 8: no unexpected-message
+     *    storm at the root); p2p is better at 2 ranks.
+     *  - bcast up to 1 KiB: the broadcast FIFO (no sync: the root runs up
+     *    to 16 calls ahead) 1.1-1.5x at 2 ranks, 1.0-1.4x at 8 vs binomial;
+     *    1-64 KiB at 2 ranks (slot / single copy): 1.1-2.4x.  Scatter, and
+     *    bcast above 1 KiB oversubscribed, make everyone wait for everyone
+     *    in a shm sync: p2p wins there.
+     * A row whose algorithm does not apply (no segment, non-contiguous
+     * reduction, ...) passes the call on to the next matching row.
+     */
+    {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "shm"},
+    {CM_COLL_BCAST, ANY_SIZE, 1024, 0, "shm"},
+    {CM_COLL_BCAST, 2, 65536, 0, "shm"},
+    {CM_COLL_REDUCE, 4, ANY_BYTES, 0, "shm"},
+    {CM_COLL_REDUCE, ANY_SIZE, 64, 0, "shm"},
+    {CM_COLL_ALLREDUCE, ANY_SIZE, 4096, 0, "shm"},
+    {CM_COLL_ALLREDUCE, 4, ANY_BYTES, 0, "shm"},
+    {CM_COLL_ALLGATHER, ANY_SIZE, 4096, 0, "shm"},
+    {CM_COLL_ALLGATHER, 8, ANY_BYTES, 0, "shm"},
+    {CM_COLL_ALLTOALL, 4, 1024, 0, "shm"},
+    {CM_COLL_ALLTOALL, 16, 256, 0, "shm"},
+    {CM_COLL_GATHER, 2, ANY_BYTES, 0, "linear"},
+    {CM_COLL_GATHER, ANY_SIZE, 4096, 0, "shm"},
+#endif
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 1, "rdb"},
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "dissemination"},
 
@@ -260,8 +300,7 @@ const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, c
             continue;
         a = cm_coll_find(coll, r->algo);
         if (!applies(a, q))
-            a = NULL;
-        break;
+            a = NULL;      /* the next matching row gets its chance (shm rows first) */
     }
     if (!a && fallback[coll])
         a = cm_coll_find(coll, fallback[coll]);

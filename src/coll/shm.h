@@ -1,0 +1,163 @@
+/*
+ * shm.h -- shared-memory direct collectives (DESIGN.md §7, seed 003).
+ *
+ * Every communicator that runs one of these algorithms gets an *area* carved
+ * out of the segment's collective region (shm_area.c).  An area holds
+ *   - a sync block: one arrival counter (atomic fetch-add), one release word
+ *     (futex) and a sleeper count, each on its own line pair;
+ *   - per rank and per epoch parity a flag line (64 B, 128 B apart from the
+ *     next writer's) whose payload carries tiny data inline or the addresses
+ *     and counter bases of the single-copy protocols;
+ *   - per rank a progress line: a message counter of bytes made available,
+ *     grows forever (seed 003 "message counters");
+ *   - per rank and parity a data slot for small payloads, and two shared
+ *     result buffers.
+ *
+ * Epochs: every cm_shm_sync() ends an epoch.  Data written before sync e go
+ * to the buffers of parity e & 1 and are read after sync e, before the reader
+ * arrives at sync e + 1.  A writer touches parity e & 1 again only for sync
+ * e + 2, which cannot start before every reader arrived at e + 1: two
+ * buffers per slot suffice and nothing is ever cleared between operations.
+ *
+ * Oversubscription (issue 4 item 5): a sync is one fetch-add per rank; early
+ * arrivals spin briefly (not at all when oversubscribed), then sleep on the
+ * release futex; the last arrival runs the operation's remaining work (e.g.
+ * the whole reduction of a tiny vector) and wakes everyone with a single
+ * FUTEX_WAKE.  So a tiny allreduce needs each rank scheduled about once.
+ */
+#ifndef CM_COLL_SHM_H
+#define CM_COLL_SHM_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "coll/coll.h"
+
+#define CM_SHM_INLINE 64          /* tiny payloads take the whole flag line */
+
+struct cm_shm_flag {              /* one 64-byte line */
+    _Alignas(64) uint64_t addr[2];  /* single-copy: published buffer addresses */
+    uint64_t base;                  /* progress counter value at the start */
+    uint64_t pad;
+    unsigned char inl[32];          /* rest of the line: see cm_shm_inline() */
+};
+
+struct cm_shm {                   /* this rank's view of its communicator's area */
+    char *base;                   /* area start in the segment */
+    int n, rank;
+    const int *world_of;
+    size_t slot_bytes;            /* one data slot (per rank, per parity) */
+    size_t result_bytes;          /* one result buffer */
+    int cma;                      /* single-copy reads allowed (leader's probe) */
+    uint32_t epoch;               /* syncs done on this communicator */
+    uint64_t progress_mine;       /* my counter (I am its only writer) */
+    uint32_t bcasts;              /* broadcasts through the FIFO so far */
+};
+
+/* Broadcast FIFO (seed 003's Bcast FIFO on fetch-and-increment): small
+ * broadcasts go through a ring of entries; the root waits only until the
+ * entry's previous readers are done, readers wait only for the root, and
+ * each reader bumps the entry's ack counter when it has copied out. */
+#define CM_SHM_BFIFO_ENTRIES 16
+#define CM_SHM_BFIFO_BYTES 1024
+struct cm_shm_bfifo_entry {
+    _Alignas(128) _Atomic uint32_t seq;      /* bcast number + 1 last published here */
+    _Atomic uint32_t seq_waiters;
+    char pad0[128 - 8];
+    _Alignas(128) _Atomic uint32_t acks;     /* grows by n - 1 per use */
+    _Atomic uint32_t acks_waiters;
+    char pad1[128 - 8];
+    unsigned char data[CM_SHM_BFIFO_BYTES];
+};
+struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i);
+
+/* Wait until *word reaches target (wraparound-safe), spinning only with a
+ * core per rank, then sleeping on the word's futex; wake its sleepers. */
+void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target);
+void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
+
+/* The area of collective communicator cc, attached on first use (collective:
+ * every member calls it in the same call).  NULL: no area (region full,
+ * singleton without segment); the caller then runs a p2p algorithm. */
+struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll);
+
+/* Parity of the epoch the next sync will close. */
+static inline int cm_shm_parity(const struct cm_shm *s) { return (int)((s->epoch + 1) & 1); }
+
+/* Flag line and data slot of rank r for parity p. */
+struct cm_shm_flag *cm_shm_flag(struct cm_shm *s, int r, int p);
+void *cm_shm_slot(struct cm_shm *s, int r, int p);
+/* Where bytes of rank r's data go for parity p: inline in the flag line when
+ * they fit (one line moves), else the slot. */
+void *cm_shm_data(struct cm_shm *s, int r, int p, size_t bytes);
+void *cm_shm_result(struct cm_shm *s, int p);
+_Atomic uint64_t *cm_shm_progress(struct cm_shm *s, int r);
+
+/* End an epoch: returns when all members arrived.  The last to arrive runs
+ * last(arg) first (NULL: nothing). */
+void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg);
+
+/* Message counters: publish `bytes` more of my data; wait until rank r has
+ * published `upto` bytes counted from base. */
+void cm_shm_publish(struct cm_shm *s, size_t bytes);
+void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto);
+
+/* Single-copy read of len bytes at addr in comm rank r's memory. */
+void cm_shm_read(struct cm_shm *s, int r, void *dst, uint64_t addr, size_t len);
+
+/* Contiguous byte view of a typed buffer: the buffer itself when the type has
+ * no holes, else a packed copy (pack = 1 copies the data in).  cm_shm_view_done
+ * unpacks (unpack = 1) and frees. */
+struct cm_shm_view {
+    char *bytes;
+    size_t len;
+    void *tmp;
+    const void *buf;
+    int count;
+    MPI_Datatype dt;
+};
+int cm_shm_view(struct cm_shm_view *v, const void *buf, int count, MPI_Datatype dt, int pack);
+void cm_shm_view_done(struct cm_shm_view *v, int unpack);
+
+/* Copy count elements of dt between a user buffer and contiguous bytes. */
+int cm_shm_pack(void *dst, const void *buf, int count, MPI_Datatype dt);
+int cm_shm_unpack(const void *src, void *buf, int count, MPI_Datatype dt);
+/* Bytes of count elements of dt, and whether the type has no holes. */
+size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, MPI_Aint *true_lb, MPI_Aint *extent);
+
+/* Chunk of the pipelined single-copy protocols, and the size above which they
+ * replace the slots (COREMPI_SHM_CHUNK, COREMPI_SHM_CMA_MIN). */
+size_t cm_shm_chunk(void);
+size_t cm_shm_cma_min(void);
+
+/* Verbose note (COREMPI_VERBOSE=coll), once per message kind. */
+void cm_shm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* applies_to helpers. */
+int cm_shm_applies(const struct cm_coll_query *q);
+int cm_shm_applies_reduction(const struct cm_coll_query *q);
+
+/* The algorithms (registered as "shm"). */
+int cm_coll_barrier_shm(MPI_Comm comm);
+int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                       MPI_Comm comm);
+int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                       MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                        MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                         MPI_Datatype rtype, MPI_Comm comm);
+
+/* Slice [lo, hi) (elements) of a count-element vector owned by rank j of n. */
+static inline void cm_shm_slice(int count, int n, int j, int *lo, int *hi)
+{
+    long q = count / n, r = count % n;
+    *lo = (int)(j * q + (j < r ? j : r));
+    *hi = (int)(*lo + q + (j < r));
+}
+
+#endif

@@ -1,0 +1,69 @@
+/*
+ * shm_allgather.c -- allgather on the shared area.  Small blocks: each rank
+ * copies its block into its slot, one sync, everyone copies all blocks out.
+ * Large blocks: each rank publishes where its block is, one sync, everyone
+ * reads every block straight from its owner (starting with its right-hand
+ * neighbour so that owners are not all read at once), and a final sync.
+ * Any datatypes: non-contiguous blocks go through a packed copy.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm)
+{
+    MPI_Aint rext;
+    int rcontig;
+    size_t b = cm_shm_bytes(rcount, rtype, &rcontig, NULL, &rext);
+    int n, me;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    struct cm_shm *s = b && n > 1 ? cm_shm_get(comm, "MPI_Allgather") : NULL;
+    if (!s || (b > s->slot_bytes && !s->cma))
+        return cm_coll_allgather_rdb(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    size_t blk = (size_t)rcount * (size_t)rext;      /* stride of blocks in rbuf */
+    int inplace = sbuf == MPI_IN_PLACE;
+    const void *mybuf = inplace ? (const char *)rbuf + me * blk : sbuf;
+    int mycount = inplace ? rcount : scount;
+    MPI_Datatype mytype = inplace ? rtype : stype;
+    int p = cm_shm_parity(s), rc = MPI_SUCCESS;
+    if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
+        rc = cm_shm_pack(cm_shm_data(s, me, p, b), mybuf, mycount, mytype);
+        cm_shm_sync(s, NULL, NULL);
+        for (int i = 0; i < n; i++)
+            if (!(i == me && inplace) && rc == MPI_SUCCESS)
+                rc = cm_shm_unpack(cm_shm_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
+        return rc;
+    }
+    struct cm_shm_view v;
+    if ((rc = cm_shm_view(&v, mybuf, mycount, mytype, 1)) != MPI_SUCCESS)
+        return rc;
+    cm_shm_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
+    cm_shm_sync(s, NULL, NULL);
+    char *tmp = rcontig ? NULL : malloc(b);
+    for (int j = 0; j < n; j++) {
+        int i = (me + 1 + j) % n;
+        if (i == me && inplace)
+            continue;
+        char *blkp = (char *)rbuf + i * blk;
+        if (rcontig) {
+            MPI_Aint tlb;
+            cm_shm_bytes(0, rtype, NULL, &tlb, NULL);
+            cm_shm_read(s, i, blkp + tlb, cm_shm_flag(s, i, p)->addr[0], b);
+        } else if (tmp) {
+            cm_shm_read(s, i, tmp, cm_shm_flag(s, i, p)->addr[0], b);
+            cm_shm_unpack(tmp, blkp, rcount, rtype);
+        } else {
+            rc = MPI_ERR_NO_MEM;
+        }
+    }
+    cm_shm_sync(s, NULL, NULL);
+    free(tmp);
+    cm_shm_view_done(&v, 0);
+    return rc;
+}
+#endif

@@ -1,0 +1,111 @@
+/*
+ * shm_allreduce.c -- allreduce on the shared area.
+ *
+ * Tiny and small vectors (up to a slot): every rank copies its vector into
+ * its slot (inline in its flag line up to 64 B) and arrives; the last arrival
+ * folds all of them in rank order into the shared result and releases
+ * everyone, who copy the result out.  One sync, and each rank needs to run
+ * only once: the oversubscribed path.  With a core per rank and vectors of
+ * a few KiB the fold is split instead: rank j folds slice j (core
+ * specialization), a second sync, everyone copies out.
+ *
+ * Large vectors (single copy, seed 003): rank j reads slice j of every
+ * rank's buffer with process_vm_readv, folds it, and announces finished
+ * chunks on its message counter; the others copy those chunks from its
+ * receive buffer as they appear.  A final sync keeps every buffer alive until
+ * nobody reads it.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm_fold.h"
+#include "core/state.h"
+
+#include <string.h>
+
+/* Above this many bytes a non-oversubscribed job splits the slot fold. */
+#define SPLIT_MIN 2048
+/* Up to this many bytes (and 8 ranks) each rank folds all slots itself. */
+#define SELF_FOLD_MAX 256
+
+struct fold_args {
+    struct cm_shm *s;
+    int p, count, rc;
+    size_t bytes;
+    MPI_Datatype dt;
+    MPI_Op op;
+};
+
+static void fold_all(void *arg)
+{
+    struct fold_args *a = arg;
+    a->rc = cm_shm_fold_slots(a->s, a->p, a->bytes, cm_shm_result(a->s, a->p), a->count, a->dt, a->op, 0);
+}
+
+static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
+                           MPI_Op op)
+{
+    int p = cm_shm_parity(s);
+    memcpy(cm_shm_data(s, s->rank, p, bytes), sb, bytes);
+    if (!cm_g.oversubscribed && bytes <= SELF_FOLD_MAX && s->n <= 8) {
+        /* Every rank running at once: all fold in parallel, nobody waits
+         * for a folded result to cross the cache. */
+        cm_shm_sync(s, NULL, NULL);
+        return cm_shm_fold_slots(s, p, bytes, rb, count, dt, op, 0);
+    }
+    if (cm_g.oversubscribed || bytes < SPLIT_MIN || s->n <= 2) {
+        struct fold_args a = { s, p, count, MPI_SUCCESS, bytes, dt, op };
+        cm_shm_sync(s, fold_all, &a);
+        memcpy(rb, cm_shm_result(s, p), bytes);
+        return a.rc;             /* only the folding rank can see an op error */
+    }
+    cm_shm_sync(s, NULL, NULL);
+    int lo, hi;
+    cm_shm_slice(count, s->n, s->rank, &lo, &hi);
+    int q = cm_shm_parity(s);
+    size_t es = bytes / (size_t)count;
+    int rc = cm_shm_fold_slots(s, p, bytes, (char *)cm_shm_result(s, q) + (size_t)lo * es, hi - lo, dt, op, lo);
+    cm_shm_sync(s, NULL, NULL);
+    memcpy(rb, cm_shm_result(s, q), bytes);
+    return rc;
+}
+
+static int allreduce_single_copy(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count,
+                                 MPI_Datatype dt, MPI_Op op)
+{
+    int p = cm_shm_parity(s);
+    struct cm_shm_flag *f = cm_shm_flag(s, s->rank, p);
+    f->addr[0] = (uint64_t)(uintptr_t)sb;
+    f->addr[1] = (uint64_t)(uintptr_t)rb;
+    f->base = s->progress_mine;
+    cm_shm_sync(s, NULL, NULL);
+    int rc = cm_shm_reduce_my_slice(s, p, count, dt, op, rb);
+    size_t es = bytes / (size_t)count;
+    for (int i = 1; i < s->n; i++)
+        cm_shm_fetch_slice(s, p, (s->rank + i) % s->n, count, es, rb);
+    cm_shm_sync(s, NULL, NULL);
+    return rc;
+}
+
+int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    MPI_Aint tlb;
+    size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
+    int size;
+    PMPI_Comm_size(comm, &size);
+    if (size == 1 || count == 0) {
+        if (sbuf != rbuf && bytes)
+            memcpy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
+        return MPI_SUCCESS;
+    }
+    struct cm_shm *s = cm_shm_get(comm, "MPI_Allreduce");
+    const char *sb = (const char *)sbuf + tlb;
+    char *rb = (char *)rbuf + tlb;
+    if (s && bytes <= s->slot_bytes && bytes < cm_shm_cma_min())
+        return allreduce_slots(s, sb, rb, bytes, count, dt, op);
+    if (s && s->cma)
+        return allreduce_single_copy(s, sb, rb, bytes, count, dt, op);
+    if (s && bytes <= s->slot_bytes)
+        return allreduce_slots(s, sb, rb, bytes, count, dt, op);
+    return cm_coll_allreduce_rdb(sbuf, rbuf, count, dt, op, comm);
+}
+#endif

@@ -1,0 +1,70 @@
+/*
+ * shm_alltoall.c -- all-to-all on the shared area.  Small: each rank copies
+ * its whole send buffer into its slot, one sync, everyone picks its block out
+ * of every slot.  Large: each rank publishes its send buffer, one sync,
+ * everyone reads its block from every peer directly, final sync.
+ * MPI_IN_PLACE: the receive buffer is copied aside first and sent from there.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm.h"
+
+#include <stdlib.h>
+
+int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                         MPI_Datatype rtype, MPI_Comm comm)
+{
+    int n, me;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    MPI_Aint rext;
+    size_t b = cm_shm_bytes(rcount, rtype, NULL, NULL, &rext);
+    struct cm_shm *s = b ? cm_shm_get(comm, "MPI_Alltoall") : NULL;
+    if (!s || ((size_t)n * b > s->slot_bytes && !s->cma)) {
+        if (!b)
+            return MPI_SUCCESS;
+        return cm_coll_alltoall_pairwise(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    }
+    size_t rblk = (size_t)rcount * (size_t)rext;
+    void *copy = NULL;
+    if (sbuf == MPI_IN_PLACE) {
+        copy = malloc((size_t)n * b);
+        if (!copy)
+            return MPI_ERR_NO_MEM;
+        cm_shm_pack(copy, rbuf, rcount * n, rtype);
+        sbuf = copy;
+        scount = (int)b;
+        stype = MPI_BYTE;
+    }
+    int p = cm_shm_parity(s), rc = MPI_SUCCESS;
+    if ((size_t)n * b <= s->slot_bytes && (size_t)n * b < cm_shm_cma_min()) {
+        rc = cm_shm_pack(cm_shm_data(s, me, p, (size_t)n * b), sbuf, scount * n, stype);
+        cm_shm_sync(s, NULL, NULL);
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+            rc = cm_shm_unpack((char *)cm_shm_data(s, i, p, (size_t)n * b) + (size_t)me * b, (char *)rbuf + i * rblk,
+                               rcount, rtype);
+        free(copy);
+        return rc;
+    }
+    struct cm_shm_view v;
+    if ((rc = cm_shm_view(&v, sbuf, scount * n, stype, 1)) != MPI_SUCCESS) {
+        free(copy);
+        return rc;
+    }
+    cm_shm_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
+    cm_shm_sync(s, NULL, NULL);
+    char *tmp = malloc(b);
+    for (int j = 0; j < n && tmp; j++) {
+        int i = (me + 1 + j) % n;
+        cm_shm_read(s, i, tmp, cm_shm_flag(s, i, p)->addr[0] + (uint64_t)me * b, b);
+        cm_shm_unpack(tmp, (char *)rbuf + i * rblk, rcount, rtype);
+    }
+    if (!tmp)
+        rc = MPI_ERR_NO_MEM;
+    cm_shm_sync(s, NULL, NULL);
+    free(tmp);
+    cm_shm_view_done(&v, 0);
+    free(copy);
+    return rc;
+}
+#endif

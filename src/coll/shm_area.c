@@ -1,0 +1,621 @@
+/*
+ * shm_area.c -- per-communicator shared areas in the segment's collective
+ * region, the epoch sync (fetch-add arrival, futex release), message counters
+ * and single-copy reads.  Layout and epoch rules: shm.h.
+ *
+ * Region: [allocator line: lock, unit count][unit bitmap] then units of 4 KiB.
+ * An area is a run of units.  Its leader (comm rank 0) takes the run under a
+ * spin lock (allocation is rare: once per communicator), zeroes the sync
+ * block and the counters, sets refs = n and broadcasts the offset over
+ * point-to-point.  Each member drops one ref when its communicator is freed;
+ * the last one gives the units back, so no member can still be reading.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm.h"
+#include "core/state.h"
+#include "core/error.h"
+#include "shm/wait.h"
+
+#include <errno.h>
+#include <limits.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/uio.h>
+#include <time.h>
+#include <unistd.h>
+
+#define UNIT 4096u
+#define LINE2 128u                  /* a writer's line plus the gap line */
+#define RETRY_AFTER 256             /* calls before a failed comm tries again */
+
+struct region {
+    _Alignas(64) _Atomic uint32_t lock;
+    uint32_t nunits;
+    uint32_t first_unit;            /* units before it hold this header and the bitmap */
+    uint32_t pad[13];
+    _Atomic uint64_t bitmap[];      /* 1 = unit in use */
+};
+
+struct area_hdr {                   /* the sync block: four line pairs */
+    _Alignas(128) _Atomic uint32_t refs;
+    uint32_t units, first;
+    char pad0[LINE2 - 12];
+    _Alignas(128) _Atomic uint32_t arrive;
+    char pad1[LINE2 - 4];
+    _Alignas(128) _Atomic uint32_t release;   /* futex word */
+    char pad2[LINE2 - 4];
+    _Alignas(128) _Atomic uint32_t sleepers;
+    char pad3[LINE2 - 4];
+};
+
+struct progress_line {
+    _Alignas(128) _Atomic uint64_t bytes;     /* futex on its low half */
+    _Atomic uint32_t waiters;
+};
+
+/* The collective layer's per-communicator data.  glue.c owns the same
+ * pointer (struct cm_coll_percomm, which starts with `unsigned nbc_seq`);
+ * this struct starts with the same member so both can share c->coll. */
+struct percomm {
+    unsigned nbc_seq;
+    struct cm_shm *shm;
+    int failed_calls;               /* > 0: no area, calls since the failure */
+};
+
+static size_t env_size(const char *name, size_t def)
+{
+    return cm_env_size(name, def);
+}
+
+static size_t slot_bytes_default(void)
+{
+    static size_t v;
+    if (!v)
+        v = (env_size("COREMPI_SHM_SLOT", 4096) + 63) & ~(size_t)63;
+    return v;
+}
+
+size_t cm_shm_chunk(void)
+{
+    static size_t v;
+    if (!v)
+        v = env_size("COREMPI_SHM_CHUNK", 64 * 1024);
+    return v ? v : 65536;
+}
+
+size_t cm_shm_cma_min(void)
+{
+    static size_t v;
+    if (!v)
+        v = env_size("COREMPI_SHM_CMA_MIN", slot_bytes_default() + 1);
+    return v;
+}
+
+void cm_shm_note(const char *fmt, ...)
+{
+    if (!(cm_g.verbose & CM_VERBOSE_COLL))
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "corempi: rank %d: ", cm_g.rank);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+static long futex(void *addr, int op, uint32_t val, const struct timespec *ts)
+{
+    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
+}
+
+/* ---- layout ---------------------------------------------------------- */
+
+static size_t flags_off(void) { return sizeof(struct area_hdr); }
+static size_t progress_off(int n) { return flags_off() + (size_t)n * 2 * LINE2; }
+static size_t results_off(int n) { return progress_off(n) + (size_t)n * LINE2; }
+static size_t slots_off(int n, size_t slot) { return results_off(n) + 2 * slot; }
+static size_t bfifo_off(int n, size_t slot) { return slots_off(n, slot) + (size_t)n * 2 * slot; }
+static size_t area_bytes(int n, size_t slot)
+{
+    return bfifo_off(n, slot) + CM_SHM_BFIFO_ENTRIES * sizeof(struct cm_shm_bfifo_entry);
+}
+
+struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i)
+{
+    return (struct cm_shm_bfifo_entry *)(s->base + bfifo_off(s->n, s->slot_bytes)) + i % CM_SHM_BFIFO_ENTRIES;
+}
+
+struct cm_shm_flag *cm_shm_flag(struct cm_shm *s, int r, int p)
+{
+    return (struct cm_shm_flag *)(s->base + flags_off() + ((size_t)r * 2 + (size_t)p) * LINE2);
+}
+
+void *cm_shm_slot(struct cm_shm *s, int r, int p)
+{
+    return s->base + slots_off(s->n, s->slot_bytes) + ((size_t)r * 2 + (size_t)p) * s->slot_bytes;
+}
+
+void *cm_shm_data(struct cm_shm *s, int r, int p, size_t bytes)
+{
+    return bytes <= CM_SHM_INLINE ? (void *)cm_shm_flag(s, r, p) : cm_shm_slot(s, r, p);
+}
+
+void *cm_shm_result(struct cm_shm *s, int p)
+{
+    return s->base + results_off(s->n) + (size_t)p * s->result_bytes;
+}
+
+_Atomic uint64_t *cm_shm_progress(struct cm_shm *s, int r)
+{
+    return &((struct progress_line *)(s->base + progress_off(s->n)))[r].bytes;
+}
+
+static struct progress_line *progress_line(struct cm_shm *s, int r)
+{
+    return (struct progress_line *)(s->base + progress_off(s->n)) + r;
+}
+
+static struct area_hdr *hdr(struct cm_shm *s) { return (struct area_hdr *)s->base; }
+
+/* ---- the region allocator --------------------------------------------- */
+
+static struct region *region(void)
+{
+    struct cm_seg_header *h = cm_g.hdr;
+    if (!cm_g.seg || !h || h->coll_bytes < 4 * UNIT)
+        return NULL;
+    struct region *g = (struct region *)((char *)cm_g.seg + h->coll_off);
+    return g;
+}
+
+static void lock(struct region *g)
+{
+    uint32_t z = 0;
+    while (!atomic_compare_exchange_weak_explicit(&g->lock, &z, 1, memory_order_acquire, memory_order_relaxed)) {
+        z = 0;
+        sched_yield();
+    }
+}
+
+static void unlock(struct region *g) { atomic_store_explicit(&g->lock, 0, memory_order_release); }
+
+static int unit_used(struct region *g, uint32_t u)
+{
+    return (atomic_load_explicit(&g->bitmap[u / 64], memory_order_relaxed) >> (u % 64)) & 1;
+}
+
+static void unit_set(struct region *g, uint32_t u, int used)
+{
+    uint64_t bit = (uint64_t)1 << (u % 64);
+    if (used)
+        atomic_fetch_or_explicit(&g->bitmap[u / 64], bit, memory_order_relaxed);
+    else
+        atomic_fetch_and_explicit(&g->bitmap[u / 64], ~bit, memory_order_relaxed);
+}
+
+/* The region is zero at job start: the first caller (under the lock) fills in
+ * the unit count.  Returns the first unit of a free run of `units`, or -1. */
+static long take_units(struct region *g, uint32_t units)
+{
+    lock(g);
+    if (!g->nunits) {
+        uint32_t total = (uint32_t)(cm_g.hdr->coll_bytes / UNIT);
+        size_t head = sizeof(struct region) + ((size_t)total + 63) / 64 * 8;
+        g->first_unit = (uint32_t)((head + UNIT - 1) / UNIT);
+        g->nunits = total;
+    }
+    long found = -1;
+    for (uint32_t u = g->first_unit, run = 0; u < g->nunits; u++) {
+        run = unit_used(g, u) ? 0 : run + 1;
+        if (run == units) {
+            found = (long)(u + 1 - units);
+            break;
+        }
+    }
+    for (long u = found; found >= 0 && u < found + (long)units; u++)
+        unit_set(g, (uint32_t)u, 1);
+    unlock(g);
+    return found;
+}
+
+static void give_units(struct region *g, uint32_t first, uint32_t units)
+{
+    lock(g);
+    for (uint32_t u = first; u < first + units; u++)
+        unit_set(g, u, 0);
+    unlock(g);
+}
+
+/* ---- attach / detach -------------------------------------------------- */
+
+static void percomm_free(void *p)
+{
+    struct percomm *pc = p;
+    if (pc && pc->shm) {
+        struct area_hdr *a = hdr(pc->shm);
+        if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
+            struct region *g = region();
+            if (g)
+                give_units(g, a->first, a->units);
+        }
+        free(pc->shm);
+    }
+    free(pc);
+}
+
+static struct percomm *percomm_of(struct cm_comm *c)
+{
+    if (c->coll && c->coll_free == percomm_free)
+        return c->coll;
+    struct percomm *pc = calloc(1, sizeof *pc);
+    if (!pc)
+        return NULL;
+    if (c->coll) {                  /* glue.c's struct: keep its sequence number */
+        pc->nbc_seq = *(unsigned *)c->coll;
+        if (c->coll_free)
+            c->coll_free(c->coll);
+    }
+    c->coll = pc;
+    c->coll_free = percomm_free;
+    return pc;
+}
+
+/* Leader: take units and prepare the area; returns its offset in the region or -1. */
+static long create_area(int n, size_t slot)
+{
+    struct region *g = region();
+    if (!g)
+        return -1;
+    size_t bytes = area_bytes(n, slot);
+    uint32_t units = (uint32_t)((bytes + UNIT - 1) / UNIT);
+    long first = take_units(g, units);
+    if (first < 0)
+        return -1;
+    char *base = (char *)g + (size_t)first * UNIT;
+    /* Only the sync block and the counters must start from zero: everything
+     * else is written before it is read in each epoch. */
+    memset(base, 0, sizeof(struct area_hdr));
+    memset(base + progress_off(n), 0, (size_t)n * LINE2);
+    for (int i = 0; i < CM_SHM_BFIFO_ENTRIES; i++)     /* counters only, not the data */
+        memset(base + bfifo_off(n, slot) + i * sizeof(struct cm_shm_bfifo_entry), 0, 2 * LINE2);
+    struct area_hdr *a = (struct area_hdr *)base;
+    a->units = units;
+    a->first = (uint32_t)first;
+    atomic_store_explicit(&a->refs, (uint32_t)n, memory_order_release);
+    return (long)first * UNIT;
+}
+
+struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll)
+{
+    struct cm_comm *c = cm_comm_lookup(cc, NULL);
+    if (!c)
+        return NULL;
+    struct percomm *pc = percomm_of(c);
+    if (!pc)
+        return NULL;
+    if (pc->shm)
+        return pc->shm;
+    /* Every member counts the same calls, so they retry together. */
+    if (pc->failed_calls > 0 && pc->failed_calls++ < RETRY_AFTER)
+        return NULL;
+    size_t slot = slot_bytes_default();
+    int64_t msg[2] = { -1, 0 };
+    if (c->rank == 0) {
+        msg[0] = create_area(c->size, slot);
+        msg[1] = cm_g.cma_ok;
+    }
+    if (c->size > 1 && cm_coll_bcast_binomial_ordered(msg, 2, MPI_INT64_T, 0, cc) != MPI_SUCCESS)
+        msg[0] = -1;                /* cannot happen without the leader knowing too */
+    if (msg[0] < 0) {
+        pc->failed_calls = 1;
+        if (c->rank == 0)
+            cm_shm_note("no free shared-memory collective area for a communicator of %d ranks "
+                        "(%s): using point-to-point algorithms", c->size, coll);
+        return NULL;
+    }
+    struct cm_shm *s = calloc(1, sizeof *s);
+    if (!s)
+        cm_fatal(coll, "out of memory");
+    s->base = (char *)region() + msg[0];
+    s->n = c->size;
+    s->rank = c->rank;
+    s->world_of = c->world_of;
+    s->slot_bytes = slot;
+    s->result_bytes = slot;
+    s->cma = (int)msg[1];
+    pc->shm = s;
+    pc->failed_calls = 0;
+    return s;
+}
+
+/* ---- the epoch sync ----------------------------------------------------- */
+
+/* A rank about to sleep in a collective tells mpirun's deadlock watcher, as
+ * point-to-point waits do (peer: any; the call is the one it is in). */
+static void announce_blocked(int blocked)
+{
+    struct cm_rank_ctl *me = cm_g.self_ctl;
+    if (!me)
+        return;
+    if (blocked) {
+        me->blocked_peer = MPI_ANY_SOURCE;
+        me->blocked_tag = MPI_ANY_TAG;
+        me->blocked_ctx = 0;
+        me->blocked_call = me->last_call;
+    } else {
+        me->blocked_call = 0;
+    }
+}
+
+static int backoff_when_oversubscribed(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_BACKOFF", 1);
+    return v;
+}
+
+static int sync_yields(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_YIELDS", 0);
+    return v;
+}
+
+void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
+{
+    struct area_hdr *a = hdr(s);
+    uint32_t e = ++s->epoch;
+    uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
+    if (old + 1 == e * (uint32_t)s->n) {
+        if (last)
+            last(arg);
+        atomic_store_explicit(&a->release, e, memory_order_seq_cst);
+        if (atomic_load_explicit(&a->sleepers, memory_order_seq_cst))
+            futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
+        return;
+    }
+    struct cm_waiter w;
+    cm_waiter_reset(&w);
+    int yields = 0, announced = 0, budget = sync_yields();
+    uint32_t seen = old + 1;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(&a->release, memory_order_acquire);
+        if ((int32_t)(v - e) >= 0) {
+            if (announced)
+                announce_blocked(0);
+            return;
+        }
+        /* Oversubscribed, cm_wait_backoff yields twice before we sleep.
+         * Sleeping at once (COREMPI_SHM_BACKOFF=0) saves those trips through
+         * the scheduler (7.5 instead of 8-9 switches per 8-rank barrier) but
+         * measured 2-4x slower when other jobs share the cores: a woken
+         * sleeper waits for their time slices, a yielder does not. */
+        if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
+            continue;
+        /* Oversubscribed: keep yielding while other members still arrive
+         * (they run in our place, and nobody pays a wake-up); sleep once
+         * arrivals stall, so an idle job does not poll. */
+        uint32_t now = atomic_load_explicit(&a->arrive, memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            yields = 0;
+        }
+        if (yields++ < budget) {
+            sched_yield();
+            continue;
+        }
+        if (!announced)
+            announce_blocked(announced = 1);
+        atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
+        v = atomic_load_explicit(&a->release, memory_order_seq_cst);
+        if ((int32_t)(v - e) < 0) {
+            struct timespec ts = { 0, 200 * 1000000L };
+            futex(&a->release, FUTEX_WAIT, v, &ts);
+        }
+        atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
+    }
+}
+
+/* ---- a word that grows: wait for it, bump it ------------------------------ */
+
+void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target)
+{
+    (void)s;
+    struct cm_waiter w;
+    cm_waiter_reset(&w);
+    int announced = 0;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(word, memory_order_acquire);
+        if ((int32_t)(v - target) >= 0) {
+            if (announced)
+                announce_blocked(0);
+            return;
+        }
+        if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
+            continue;
+        if (!announced)
+            announce_blocked(announced = 1);
+        atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
+        v = atomic_load_explicit(word, memory_order_seq_cst);
+        if ((int32_t)(v - target) < 0) {
+            struct timespec ts = { 0, 200 * 1000000L };
+            futex(word, FUTEX_WAIT, v, &ts);
+        }
+        atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
+    }
+}
+
+void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(waiters, memory_order_seq_cst))
+        futex(word, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* ---- message counters ----------------------------------------------------- */
+
+void cm_shm_publish(struct cm_shm *s, size_t bytes)
+{
+    struct progress_line *l = progress_line(s, s->rank);
+    s->progress_mine += bytes;
+    atomic_store_explicit(&l->bytes, s->progress_mine, memory_order_seq_cst);
+    if (atomic_load_explicit(&l->waiters, memory_order_seq_cst))
+        futex(&l->bytes, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
+{
+    struct progress_line *l = progress_line(s, r);
+    struct cm_waiter w;
+    cm_waiter_reset(&w);
+    int announced = 0;
+    for (;;) {
+        uint64_t v = atomic_load_explicit(&l->bytes, memory_order_acquire);
+        if (v - base >= upto) {
+            if (announced)
+                announce_blocked(0);
+            return;
+        }
+        if (cm_wait_backoff(&w))
+            continue;
+        if (!announced)
+            announce_blocked(announced = 1);
+        atomic_fetch_add_explicit(&l->waiters, 1, memory_order_seq_cst);
+        v = atomic_load_explicit(&l->bytes, memory_order_seq_cst);
+        if (v - base < upto) {
+            struct timespec ts = { 0, 50 * 1000000L };
+            futex(&l->bytes, FUTEX_WAIT, (uint32_t)v, &ts);    /* low half, little-endian */
+        }
+        atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
+    }
+}
+
+/* ---- single copy -------------------------------------------------------- */
+
+void cm_shm_read(struct cm_shm *s, int r, void *dst, uint64_t addr, size_t len)
+{
+    if (r == s->rank) {
+        if (dst != (void *)(uintptr_t)addr)
+            memmove(dst, (const void *)(uintptr_t)addr, len);
+        return;
+    }
+    pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)s->world_of[r])->pid;
+    size_t done = 0;
+    while (done < len) {
+        struct iovec l = { (char *)dst + done, len - done };
+        struct iovec rv = { (void *)(uintptr_t)(addr + done), len - done };
+        ssize_t got = process_vm_readv(pid, &l, 1, &rv, 1, 0);
+        if (got < 0 && errno == EINTR)
+            continue;
+        if (got <= 0)
+            cm_fatal("MPI collective", "single-copy read of %zu bytes from rank %d failed: %s", len - done,
+                     s->world_of[r], got < 0 ? strerror(errno) : "short read");
+        done += (size_t)got;
+    }
+}
+
+/* ---- typed buffers as bytes -------------------------------------------- */
+
+int cm_shm_view(struct cm_shm_view *v, const void *buf, int count, MPI_Datatype dt, int pack)
+{
+    struct cm_dt d;
+    cm_coll_dt(dt, &d);
+    v->buf = buf;
+    v->count = count;
+    v->dt = dt;
+    v->tmp = NULL;
+    v->len = (size_t)count * (size_t)d.size;
+    if (d.size == d.extent && d.size == d.true_extent) {
+        v->bytes = (char *)buf + d.true_lb;
+        return MPI_SUCCESS;
+    }
+    v->tmp = malloc(v->len ? v->len : 1);
+    if (!v->tmp)
+        return MPI_ERR_NO_MEM;
+    v->bytes = v->tmp;
+    if (pack && v->len) {
+        int pos = 0;
+        return PMPI_Pack(buf, count, dt, v->tmp, (int)v->len, &pos, MPI_COMM_SELF);
+    }
+    return MPI_SUCCESS;
+}
+
+void cm_shm_view_done(struct cm_shm_view *v, int unpack)
+{
+    if (!v->tmp)
+        return;
+    if (unpack && v->len) {
+        int pos = 0;
+        PMPI_Unpack(v->tmp, (int)v->len, &pos, (void *)v->buf, v->count, v->dt, MPI_COMM_SELF);
+    }
+    free(v->tmp);
+    v->tmp = NULL;
+}
+
+/* ---- applies_to ---------------------------------------------------------- */
+
+int cm_shm_applies(const struct cm_coll_query *q)
+{
+    (void)q;
+    return cm_g.seg != NULL && cm_g.hdr != NULL && cm_g.hdr->coll_bytes > 0;
+}
+
+/* Reductions combine typed elements in place: contiguous types only (the
+ * query is the same on every rank for reductions).  Non-commutative ops are
+ * fine: every fold below runs in rank order. */
+int cm_shm_applies_reduction(const struct cm_coll_query *q)
+{
+    return cm_shm_applies(q) && q->contiguous;
+}
+
+size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, MPI_Aint *true_lb, MPI_Aint *extent)
+{
+    struct cm_dt d;
+    cm_coll_dt(dt, &d);
+    if (contiguous)
+        *contiguous = d.size == d.extent && d.size == d.true_extent;
+    if (true_lb)
+        *true_lb = d.true_lb;
+    if (extent)
+        *extent = d.extent;
+    return (size_t)count * (size_t)d.size;
+}
+
+int cm_shm_pack(void *dst, const void *buf, int count, MPI_Datatype dt)
+{
+    int contig;
+    MPI_Aint tlb;
+    size_t len = cm_shm_bytes(count, dt, &contig, &tlb, NULL);
+    if (!len)
+        return MPI_SUCCESS;
+    if (contig) {
+        memcpy(dst, (const char *)buf + tlb, len);
+        return MPI_SUCCESS;
+    }
+    int pos = 0;
+    return PMPI_Pack(buf, count, dt, dst, (int)len, &pos, MPI_COMM_SELF);
+}
+
+int cm_shm_unpack(const void *src, void *buf, int count, MPI_Datatype dt)
+{
+    int contig;
+    MPI_Aint tlb;
+    size_t len = cm_shm_bytes(count, dt, &contig, &tlb, NULL);
+    if (!len)
+        return MPI_SUCCESS;
+    if (contig) {
+        memcpy((char *)buf + tlb, src, len);
+        return MPI_SUCCESS;
+    }
+    int pos = 0;
+    return PMPI_Unpack(src, (int)len, &pos, buf, count, dt, MPI_COMM_SELF);
+}
+#endif

@@ -1,0 +1,117 @@
+/*
+ * shm_bcast.c -- broadcast on the shared area.
+ *
+ * Small (up to 2 KiB): the broadcast FIFO below -- no sync at all.  Up to a
+ * slot (or with COREMPI_SHM_BFIFO=0): the root copies into its slot, one
+ * sync, the others copy out.  Large (seed 003's shared-address broadcast with message
+ * counters): ranks form a tree of fan-out COREMPI_SHM_FANOUT (default 4)
+ * rooted at the root; each reads its parent's buffer chunk by chunk straight
+ * into its own (process_vm_readv) as soon as the parent's counter shows the
+ * chunk, and counts it on its own counter for its children -- a rank copies
+ * chunk k while its children copy chunk k - 1.  A final sync keeps the
+ * buffers alive until every child is done.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm.h"
+#include "core/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static int fanout(void)
+{
+    static int f;
+    if (!f) {
+        f = (int)cm_env_size("COREMPI_SHM_FANOUT", 4);
+        if (f < 1)
+            f = 1;
+    }
+    return f;
+}
+
+static int fifo_enabled(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_BFIFO", 1);
+    return v;
+}
+
+static int bcast_single_copy(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, int root)
+{
+    int n = s->n, me = s->rank, p = cm_shm_parity(s);
+    struct cm_shm_view v;
+    int rc = cm_shm_view(&v, buf, count, dt, me == root);
+    if (rc != MPI_SUCCESS)
+        return rc;           /* every rank has the same type signature, but not the same memory luck */
+    struct cm_shm_flag *f = cm_shm_flag(s, me, p);
+    f->addr[0] = (uint64_t)(uintptr_t)v.bytes;
+    f->base = s->progress_mine;
+    cm_shm_sync(s, NULL, NULL);
+    if (me != root) {
+        int vr = (me - root + n) % n, k = fanout();
+        int parent = ((vr - 1) / k + root) % n;
+        struct cm_shm_flag *pf = cm_shm_flag(s, parent, p);
+        size_t chunk = cm_shm_chunk();
+        for (size_t off = 0; off < v.len; off += chunk) {
+            size_t len = v.len - off < chunk ? v.len - off : chunk;
+            if (parent != root)
+                cm_shm_wait_progress(s, parent, pf->base, off + len);
+            cm_shm_read(s, parent, v.bytes + off, pf->addr[0] + off, len);
+            cm_shm_publish(s, len);
+        }
+    }
+    cm_shm_sync(s, NULL, NULL);
+    cm_shm_view_done(&v, me != root);
+    return MPI_SUCCESS;
+}
+
+/* Up to CM_SHM_BFIFO_BYTES: the root returns as soon as its data is in the
+ * FIFO (it waits only if the entry's readers from CM_SHM_BFIFO_ENTRIES
+ * broadcasts ago are not all done); a reader waits for the root only. */
+static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, int root)
+{
+    uint32_t k = s->bcasts++;
+    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
+    uint32_t use = k / CM_SHM_BFIFO_ENTRIES;
+    int rc;
+    if (s->rank == root) {
+        cm_shm_wait32(s, &e->acks, &e->acks_waiters, use * (uint32_t)(s->n - 1));
+        rc = cm_shm_pack(e->data, buf, count, dt);
+        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        return rc;
+    }
+    cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+    rc = cm_shm_unpack(e->data, buf, count, dt);
+    atomic_fetch_add_explicit(&e->acks, 1, memory_order_release);
+    cm_shm_wake32(&e->acks, &e->acks_waiters);
+    return rc;
+}
+
+int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    size_t bytes = cm_shm_bytes(count, dt, NULL, NULL, NULL);
+    int size, rank;
+    PMPI_Comm_size(comm, &size);
+    PMPI_Comm_rank(comm, &rank);
+    if (size == 1 || bytes == 0)
+        return MPI_SUCCESS;
+    struct cm_shm *s = cm_shm_get(comm, "MPI_Bcast");
+    if (s && bytes <= CM_SHM_BFIFO_BYTES && fifo_enabled())
+        return bcast_fifo(s, buf, count, dt, root);
+    if (s && bytes <= s->slot_bytes && (bytes < cm_shm_cma_min() || !s->cma)) {
+        int p = cm_shm_parity(s);
+        void *slot = cm_shm_data(s, root, p, bytes);
+        int rc = rank == root ? cm_shm_pack(slot, buf, count, dt) : MPI_SUCCESS;
+        cm_shm_sync(s, NULL, NULL);
+        if (rank != root)
+            rc = cm_shm_unpack(slot, buf, count, dt);
+        return rc;
+    }
+    if (s && s->cma)
+        return bcast_single_copy(s, buf, count, dt, root);
+    return cm_coll_bcast_binomial_ordered(buf, count, dt, root, comm);
+}
+#endif

@@ -1,0 +1,72 @@
+/*
+ * shm_gather.c -- gather on the shared area: small blocks through the
+ * senders' slots (one sync, the root copies out); large ones read by the root
+ * straight from each sender's buffer, then a sync that releases the senders.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm.h"
+
+#include <stdlib.h>
+
+int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                       MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int n, me;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    int inplace = sbuf == MPI_IN_PLACE;
+    /* Bytes per block from my own arguments: the type signatures match. */
+    size_t b = me == root ? cm_shm_bytes(rcount, rtype, NULL, NULL, NULL) : cm_shm_bytes(scount, stype, NULL, NULL, NULL);
+    struct cm_shm *s = n > 1 && b ? cm_shm_get(comm, "MPI_Gather") : NULL;
+    if (!s || (b > s->slot_bytes && !s->cma)) {
+        if (n == 1 && !inplace && b)
+            return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        if (n == 1 || !b)
+            return MPI_SUCCESS;
+        return cm_coll_gather_linear(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    }
+    MPI_Aint rext = 0;
+    int rcontig = 1;
+    MPI_Aint rtlb = 0;
+    if (me == root)
+        cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, &rext);
+    size_t blk = (size_t)rcount * (size_t)rext;
+    int p = cm_shm_parity(s), rc = MPI_SUCCESS;
+    if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
+        if (!inplace)
+            rc = cm_shm_pack(cm_shm_data(s, me, p, b), sbuf, scount, stype);
+        cm_shm_sync(s, NULL, NULL);
+        for (int i = 0; me == root && i < n && rc == MPI_SUCCESS; i++)
+            if (!(i == me && inplace))
+                rc = cm_shm_unpack(cm_shm_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
+        return rc;
+    }
+    struct cm_shm_view v = {0};
+    if (!inplace && (rc = cm_shm_view(&v, sbuf, scount, stype, 1)) != MPI_SUCCESS)
+        return rc;
+    cm_shm_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
+    cm_shm_sync(s, NULL, NULL);
+    if (me == root) {
+        char *tmp = rcontig ? NULL : malloc(b);
+        for (int i = 0; i < n; i++) {
+            if (i == me && inplace)
+                continue;
+            char *blkp = (char *)rbuf + i * blk;
+            if (rcontig) {
+                cm_shm_read(s, i, blkp + rtlb, cm_shm_flag(s, i, p)->addr[0], b);
+            } else if (tmp) {
+                cm_shm_read(s, i, tmp, cm_shm_flag(s, i, p)->addr[0], b);
+                cm_shm_unpack(tmp, blkp, rcount, rtype);
+            } else {
+                rc = MPI_ERR_NO_MEM;
+            }
+        }
+        free(tmp);
+    }
+    cm_shm_sync(s, NULL, NULL);
+    if (!inplace)
+        cm_shm_view_done(&v, 0);
+    return rc;
+}
+#endif

@@ -1,0 +1,60 @@
+/*
+ * shm_scatter.c -- scatter on the shared area: small blocks written by the
+ * root straight into each receiver's slot (one sync, everyone copies its own
+ * out); large ones read by each receiver straight from the root's buffer,
+ * then a sync that releases the root.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm.h"
+
+#include <stdlib.h>
+
+int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                        MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int n, me;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    int inplace = rbuf == MPI_IN_PLACE;
+    size_t b = me == root ? cm_shm_bytes(scount, stype, NULL, NULL, NULL) : cm_shm_bytes(rcount, rtype, NULL, NULL, NULL);
+    struct cm_shm *s = n > 1 && b ? cm_shm_get(comm, "MPI_Scatter") : NULL;
+    if (!s || (b > s->slot_bytes && !s->cma)) {
+        if (n == 1 && !inplace && b)
+            return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        if (n == 1 || !b)
+            return MPI_SUCCESS;
+        return cm_coll_scatter_linear(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    }
+    MPI_Aint sext = 0;
+    if (me == root)
+        cm_shm_bytes(scount, stype, NULL, NULL, &sext);
+    size_t blk = (size_t)scount * (size_t)sext;
+    int p = cm_shm_parity(s), rc = MPI_SUCCESS;
+    if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
+        for (int i = 0; me == root && i < n && rc == MPI_SUCCESS; i++)
+            if (!(i == me && inplace))
+                rc = cm_shm_pack(cm_shm_data(s, i, p, b), (const char *)sbuf + i * blk, scount, stype);
+        cm_shm_sync(s, NULL, NULL);
+        if (!inplace && rc == MPI_SUCCESS)
+            rc = cm_shm_unpack(cm_shm_data(s, me, p, b), rbuf, rcount, rtype);
+        return rc;
+    }
+    struct cm_shm_view v = {0};
+    if (me == root && (rc = cm_shm_view(&v, sbuf, scount * n, stype, 1)) != MPI_SUCCESS)
+        return rc;
+    cm_shm_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
+    cm_shm_sync(s, NULL, NULL);
+    if (!inplace) {
+        struct cm_shm_view r;
+        if ((rc = cm_shm_view(&r, rbuf, rcount, rtype, 0)) == MPI_SUCCESS) {
+            cm_shm_read(s, root, r.bytes, cm_shm_flag(s, root, p)->addr[0] + (uint64_t)me * b, b);
+            cm_shm_view_done(&r, 1);
+        }
+    }
+    cm_shm_sync(s, NULL, NULL);
+    if (me == root)
+        cm_shm_view_done(&v, 0);
+    return rc;
+}
+#endif

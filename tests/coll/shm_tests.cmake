@@ -1,0 +1,34 @@
+# Tests of the shared-memory direct collectives (src/coll/shm_*.c), included
+# from tests/coll/CMakeLists.txt.
+#  - coll.shm.*: coll_test with every shm algorithm forced, 1..9 ranks (8 and 9
+#    oversubscribe the 2-core CI machine), plus small slots/chunks and a
+#    chain tree (many pipelined chunks) and single copy switched off.
+#  - coll.shm_areas.*: areas recycled across many communicators; areas
+#    exhausted by many live communicators (fallback must stay right).
+set(CM_SHM_FORCE COREMPI_BARRIER=shm COREMPI_BCAST=shm COREMPI_REDUCE=shm COREMPI_ALLREDUCE=shm
+    COREMPI_ALLGATHER=shm COREMPI_GATHER=shm COREMPI_SCATTER=shm COREMPI_ALLTOALL=shm)
+foreach(n RANGE 1 9)
+  cm_coll_case(shm ${n} ENV ${CM_SHM_FORCE})
+endforeach()
+foreach(n 3 8)
+  cm_coll_case(shm.tiny_slots ${n}
+    ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=64 COREMPI_SHM_CHUNK=1000 COREMPI_SHM_FANOUT=1)
+endforeach()
+cm_coll_case(shm.no_single_copy 4 ENV ${CM_SHM_FORCE} COREMPI_SINGLE_COPY=0)
+
+add_executable(colltest_shm_areas ${CMAKE_CURRENT_LIST_DIR}/shm_areas.c)
+target_include_directories(colltest_shm_areas PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(colltest_shm_areas PRIVATE corempi)
+set_target_properties(colltest_shm_areas PROPERTIES
+  OUTPUT_NAME shm_areas RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+function(cm_shm_areas_case name nprocs mode)
+  add_test(NAME coll.shm_areas.${name}.n${nprocs}
+           COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/shm_check.sh ${mode} --
+                   ${CM_COLL_MPIRUN} -n ${nprocs} $<TARGET_FILE:colltest_shm_areas> ${ARGN})
+  set_tests_properties(coll.shm_areas.${name}.n${nprocs} PROPERTIES
+    TIMEOUT 180 PROCESSORS 2 LABELS coll ENVIRONMENT "${CM_SHM_FORCE};COREMPI_VERBOSE=coll")
+endfunction()
+cm_shm_areas_case(churn 4 never churn 300)
+cm_shm_areas_case(churn 7 never churn 100)
+cm_shm_areas_case(hold 4 exhausted hold 60)
+cm_shm_areas_case(hold 3 exhausted hold 60)
