@@ -13,7 +13,6 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "p2p/p2p.h"
-#include "shm/wait.h"
 
 #include <stddef.h>
 #include <string.h>
@@ -80,16 +79,15 @@ void cm_bsend_done(struct cm_request *r)
     cm_request_release(r);
 }
 
+static int all_left(void *unused)
+{
+    (void)unused;
+    return inflight == NULL;
+}
+
 void cm_bsend_flush(void)
 {
-    struct cm_waiter w;
-    cm_waiter_reset(&w);
-    while (inflight) {
-        if (cm_progress(-1))
-            cm_waiter_reset(&w);
-        else if (!cm_wait_backoff(&w))
-            cm_wait_sleep(cm_g.self_ctl, cm_progress_pending, NULL, 50);
-    }
+    cm_progress_until(all_left, NULL, -1, CM_CALL_Buffer_detach, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
 
 int PMPI_Buffer_attach(void *buf, int size)

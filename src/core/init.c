@@ -155,6 +155,12 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return init_common(required, provided);
 }
 
+static int outq_empty(void *unused)
+{
+    (void)unused;
+    return !cm_outq_active();
+}
+
 int PMPI_Finalize(void)
 {
     CM_ENTER(Finalize);
@@ -164,14 +170,7 @@ int PMPI_Finalize(void)
     /* Control messages (FIN/ACK/CTS) and buffered sends still queued would
      * leave peers waiting: deliver them before leaving. */
     cm_bsend_flush();
-    struct cm_waiter w;
-    cm_waiter_reset(&w);
-    while (cm_outq_active()) {
-        if (cm_progress(-1))
-            cm_waiter_reset(&w);
-        else if (!cm_wait_backoff(&w))
-            cm_wait_sleep(cm_g.self_ctl, cm_progress_pending, NULL, 50);
-    }
+    cm_progress_until(outq_empty, NULL, -1, CM_CALL_Finalize, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     cm_comm_finalize();
     cm_p2p_finalize();
     cm_group_finalize();

@@ -9,7 +9,6 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/error.h"
-#include "shm/wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -77,31 +76,23 @@ static void found_status(MPI_Status *st, MPI_Comm comm, struct cm_unexp *u)
 }
 
 /* Progress until a matching message is in the unexpected queue. */
+struct probe_want {
+    uint16_t ctx;
+    int src_world, tag, remove;
+    struct cm_unexp *found;
+};
+
+static int probe_found(void *arg)
+{
+    struct probe_want *p = arg;
+    return (p->found = cm_unexp_find(p->ctx, p->src_world, p->tag, p->remove)) != NULL;
+}
+
 static struct cm_unexp *probe_wait(uint16_t ctx, int src_world, int tag, int remove, unsigned call_id)
 {
-    struct cm_waiter w;
-    cm_waiter_reset(&w);
-    struct cm_unexp *u;
-    int announced = 0;
-    while (!(u = cm_unexp_find(ctx, src_world, tag, remove))) {
-        if (cm_progress(src_world)) {
-            cm_waiter_reset(&w);
-            continue;
-        }
-        if (cm_wait_backoff(&w))
-            continue;
-        if (!announced) {
-            cm_g.self_ctl->blocked_peer = src_world;
-            cm_g.self_ctl->blocked_tag = tag;
-            cm_g.self_ctl->blocked_ctx = ctx;
-            cm_g.self_ctl->blocked_call = call_id;
-            announced = 1;
-        }
-        cm_wait_sleep(cm_g.self_ctl, cm_progress_pending, NULL, 200);
-    }
-    if (announced)
-        cm_g.self_ctl->blocked_call = 0;
-    return u;
+    struct probe_want p = { ctx, src_world, tag, remove, NULL };
+    cm_progress_until(probe_found, &p, src_world, call_id, src_world, tag, ctx);
+    return p.found;
 }
 
 int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)

@@ -8,7 +8,6 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/error.h"
-#include "shm/wait.h"
 
 #pragma weak MPI_Wait = PMPI_Wait
 #pragma weak MPI_Test = PMPI_Test
@@ -114,27 +113,7 @@ static int check_array(int count, const MPI_Request reqs[], const char *call)
 /* Progress until pred(arg) holds, sleeping when nothing moves. */
 static void wait_until(int (*pred)(void *), void *arg, unsigned call_id)
 {
-    struct cm_waiter w;
-    cm_waiter_reset(&w);
-    int announced = 0;
-    while (!pred(arg)) {
-        if (cm_progress(-1)) {
-            cm_waiter_reset(&w);
-            continue;
-        }
-        if (pred(arg) || cm_wait_backoff(&w))
-            continue;
-        if (!announced) {
-            cm_g.self_ctl->blocked_peer = MPI_ANY_SOURCE;
-            cm_g.self_ctl->blocked_tag = MPI_ANY_TAG;
-            cm_g.self_ctl->blocked_ctx = 0;
-            cm_g.self_ctl->blocked_call = call_id;
-            announced = 1;
-        }
-        cm_wait_sleep(cm_g.self_ctl, cm_progress_pending, NULL, 20);
-    }
-    if (announced)
-        cm_g.self_ctl->blocked_call = 0;
+    cm_progress_until(pred, arg, -1, call_id, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
 
 struct req_array {

@@ -257,22 +257,23 @@ int cm_progress_pending(void *unused)
     return cm_outq_active() && cm_outq_room();
 }
 
-void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, int tag, uint16_t ctx)
+void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_id, int peer, int tag,
+                       uint16_t ctx)
 {
     struct cm_waiter w;
     struct cm_rank_ctl *me = cm_g.self_ctl;
     int announced = 0;
     cm_waiter_reset(&w);
-    while (!*flag) {
+    while (!done(arg)) {
         if (cm_progress(hint)) {
             cm_waiter_reset(&w);
             continue;
         }
-        if (*flag)
+        if (done(arg))
             break;
         if (cm_wait_backoff(&w))
             continue;
-        if (!announced) {
+        if (!announced && call_id) {
             /* Only a rank that is about to sleep tells the deadlock watcher. */
             me->blocked_peer = peer;
             me->blocked_tag = tag;
@@ -286,4 +287,15 @@ void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, 
     }
     if (announced)
         me->blocked_call = 0;
+}
+
+static int flag_set(void *flag)
+{
+    return *(volatile int *)flag != 0;
+}
+
+void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, int tag, uint16_t ctx)
+{
+    if (!*flag)
+        cm_progress_until(flag_set, (void *)flag, hint, call_id, peer, tag, ctx);
 }

@@ -41,6 +41,11 @@ int cm_progress(int hint);
 /* Is there anything for this rank to do right now (used before sleeping)? */
 int cm_progress_pending(void *unused);
 
+/* Progress until done(arg) holds: poll, spin, yield, then sleep on the
+ * doorbell; while asleep the rank is reported as blocked in call_id (0: not
+ * reported) on (peer, tag, ctx) to mpirun's deadlock watch. */
+void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_id, int peer, int tag,
+                       uint16_t ctx);
 /* Wait until *flag becomes non-zero, progressing and eventually sleeping. */
 void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, int tag, uint16_t ctx);
 
