@@ -16,7 +16,7 @@ if command -v clang > /dev/null 2>&1 &&
    clang -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined $INC $SRCS \
          -o "$T/fuzz" 2> "$T/build.log"; then
     mkdir "$T/new" "$T/art"
-    "$T/fuzz" -max_total_time="$SECS" -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$T/art/" \
+    "$T/fuzz" -max_total_time="$SECS" -seed=1 -rss_limit_mb=2048 -max_len=8192 -artifact_prefix="$T/art/" \
         "$T/new" "$CORPUS" > "$T/log" 2>&1
     rc=$?
     grep -E 'ERROR|runtime error|SUMMARY|Done [0-9]+ runs' "$T/log" | head -20
