@@ -86,7 +86,6 @@ void cm_request_release(struct cm_request *r)
     cm_request_release_handle(r);
     if (r->kind == CM_REQ_GENERIC && r->destroy)
         r->destroy(r->state);
-    free(r->pack);
     if (r->dt_held)
         cm_dt_release(r->dtype);
     r->next = free_list;

@@ -51,8 +51,7 @@ struct cm_request {
     int peer_world;             /* world rank of the peer (-1 for ANY_SOURCE) */
     uint16_t ctx;
     size_t bytes;               /* packed size of the message (send) or buffer (recv) */
-    void *pack;                 /* contiguous staging copy when dtype is not contiguous */
-    const void *data;           /* where the packed bytes are (buf+lb or pack) */
+    const void *data;           /* contiguous send data (buf + true_lb), NULL when the type has holes */
 
     /* Send progress. */
     int send_stage;             /* see p2p/send.c */
@@ -63,7 +62,7 @@ struct cm_request {
     size_t received;            /* fallback: bytes received so far */
     size_t expected;            /* bytes of the matched message that fit the buffer */
     size_t stream_len;          /* fallback: bytes the sender streams (>= expected) */
-    void *target;               /* where received bytes go (user buffer or pack) */
+    void *target;               /* contiguous receive target, NULL: unpack in place */
 
     MPI_Status status;          /* result (source as comm rank) */
 

@@ -115,12 +115,6 @@ void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len)
 
 void cm_recv_complete(struct cm_request *r)
 {
-    if (r->pack) {
-        struct cm_datatype *t = cm_dt_lookup(r->dtype);
-        cm_dt_unpack(r->pack, r->expected, r->buf, r->count, t);
-        free(r->pack);
-        r->pack = NULL;
-    }
     r->complete = 1;
     if (r->freed)
         cm_request_release(r);

@@ -159,10 +159,6 @@ void cm_send_stream(struct cm_request *r, uint64_t receiver_token)
 
 void cm_send_complete(struct cm_request *r)
 {
-    if (r->pack) {
-        free(r->pack);
-        r->pack = NULL;
-    }
     r->complete = 1;
     if (r->mode == CM_MODE_BUFFERED && r->internal)
         cm_bsend_done(r);
