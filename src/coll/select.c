@@ -189,12 +189,26 @@ static const char *const fallback[CM_COLL_NUM] = {
     [CM_COLL_ALLREDUCE] = "rabenseifner",
 };
 
+#define NROWS (sizeof(tuning) / sizeof(tuning[0]))
+
 static struct {
     int ready;
     const char *forced[CM_COLL_NUM];
     int verbose;
     int level;
 } env;
+
+/* The tuning table resolved once: a collective's rows in table order, each
+ * with its algorithm (NULL: not registered here), so that choosing costs a
+ * few comparisons and no string compare per call. */
+static struct {
+    int ready;
+    unsigned short first[CM_COLL_NUM], count[CM_COLL_NUM];
+    unsigned short row[NROWS];
+    const struct cm_coll_algo *algo[NROWS];
+    const struct cm_coll_algo *forced[CM_COLL_NUM];
+    const struct cm_coll_algo *fallback[CM_COLL_NUM];
+} resolved;
 
 static void read_env(void)
 {
@@ -212,6 +226,25 @@ static void read_env(void)
     v = getenv("COREMPI_COLL_LEVEL");
     env.level = v ? atoi(v) : 0;
     env.ready = 1;
+}
+
+static void resolve(void)
+{
+    unsigned short next = 0;
+    for (int c = 0; c < CM_COLL_NUM; c++) {
+        resolved.first[c] = next;
+        for (size_t i = 0; i < NROWS; i++) {
+            if (tuning[i].coll != (enum cm_coll_id)c)
+                continue;
+            resolved.row[next] = (unsigned short)i;
+            resolved.algo[next] = cm_coll_find((enum cm_coll_id)c, tuning[i].algo);
+            next++;
+        }
+        resolved.count[c] = (unsigned short)(next - resolved.first[c]);
+        resolved.forced[c] = env.forced[c] ? cm_coll_find((enum cm_coll_id)c, env.forced[c]) : NULL;
+        resolved.fallback[c] = fallback[c] ? cm_coll_find((enum cm_coll_id)c, fallback[c]) : NULL;
+    }
+    resolved.ready = 1;
 }
 
 int cm_coll_level_size(MPI_Comm comm, int comm_size)
@@ -276,11 +309,14 @@ static void say_once(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_q
 
 const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q)
 {
-    read_env();
+    if (__builtin_expect(!resolved.ready, 0)) {
+        read_env();
+        resolve();
+    }
     const struct cm_coll_algo *a = NULL;
     const char *why = "tuned";
     if (env.forced[coll]) {
-        a = cm_coll_find(coll, env.forced[coll]);
+        a = resolved.forced[coll];
         if (applies(a, q)) {
             why = "forced";
         } else {
@@ -292,18 +328,18 @@ const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, c
             why = "forced one does not apply";
         }
     }
-    for (size_t i = 0; !a && i < sizeof(tuning) / sizeof(tuning[0]); i++) {
-        const struct tune_row *r = &tuning[i];
-        if (r->coll != coll || q->size > r->max_size || q->bytes > r->max_bytes)
+    for (unsigned k = resolved.first[coll], end = k + resolved.count[coll]; !a && k < end; k++) {
+        const struct tune_row *r = &tuning[resolved.row[k]];
+        if (q->size > r->max_size || q->bytes > r->max_bytes)
             continue;
         if (r->pow2_only && (q->size & (q->size - 1)))
             continue;
-        a = cm_coll_find(coll, r->algo);
+        a = resolved.algo[k];
         if (!applies(a, q))
             a = NULL;      /* the next matching row gets its chance (shm rows first) */
     }
-    if (!a && fallback[coll])
-        a = cm_coll_find(coll, fallback[coll]);
+    if (!a)
+        a = resolved.fallback[coll];
     if (!applies(a, q))
         a = &tables[coll].algos[0];      /* the first of each table applies to everything */
     if (env.verbose)

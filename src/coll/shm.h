@@ -33,14 +33,22 @@
 #include <stdint.h>
 #include "coll/coll.h"
 
-#define CM_SHM_INLINE 64          /* tiny payloads take the whole flag line */
+#define CM_SHM_INLINE 56          /* tiny payloads take the flag line up to `arrived` */
 
 struct cm_shm_flag {              /* one 64-byte line */
     _Alignas(64) uint64_t addr[2];  /* single-copy: published buffer addresses */
     uint64_t base;                  /* progress counter value at the start */
     uint64_t pad;
-    unsigned char inl[32];          /* rest of the line: see cm_shm_inline() */
+    unsigned char inl[24];          /* rest of the inline payload (cm_shm_data) */
+    /* Epoch this rank last arrived at in a flag sync (cm_shm_sync with a core
+     * per rank).  Written last, after the inline payload, so a tiny payload
+     * and the news that it is there move in one line.  Never overwritten by
+     * payload: CM_SHM_INLINE stops before it. */
+    _Atomic uint32_t arrived;
+    uint32_t pad2;
 };
+_Static_assert(sizeof(struct cm_shm_flag) == 64, "a flag is one line");
+_Static_assert(CM_SHM_INLINE <= __builtin_offsetof(struct cm_shm_flag, arrived), "inline payload stops before arrived");
 
 struct cm_shm {                   /* this rank's view of its communicator's area */
     char *base;                   /* area start in the segment */
@@ -50,6 +58,7 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     size_t result_bytes;          /* one result buffer */
     int cma;                      /* single-copy reads allowed (leader's probe) */
     uint32_t epoch;               /* syncs done on this communicator */
+    uint32_t counted_syncs;       /* of which counted on the arrival counter */
     uint64_t progress_mine;       /* my counter (I am its only writer) */
     uint32_t bcasts;              /* broadcasts through the FIFO so far */
 };

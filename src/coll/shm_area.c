@@ -279,8 +279,11 @@ static long create_area(int n, size_t slot)
         return -1;
     char *base = (char *)g + (size_t)first * UNIT;
     /* Only the sync block and the counters must start from zero: everything
-     * else is written before it is read in each epoch. */
+     * else is written before it is read in each epoch.  The flag lines hold
+     * counters too (`arrived`): a recycled area must not show an old
+     * communicator's epochs. */
     memset(base, 0, sizeof(struct area_hdr));
+    memset(base + flags_off(), 0, (size_t)n * 2 * LINE2);
     memset(base + progress_off(n), 0, (size_t)n * LINE2);
     for (int i = 0; i < CM_SHM_BFIFO_ENTRIES; i++)     /* counters only, not the data */
         memset(base + bfifo_off(n, slot) + i * sizeof(struct cm_shm_bfifo_entry), 0, 2 * LINE2);
@@ -369,12 +372,101 @@ static int sync_yields(void)
     return v;
 }
 
+/* Flag sync: up to this many ranks, each with a core, arrive by storing the
+ * epoch in their own flag line and poll the others' lines.  Every rank reads
+ * n - 1 lines but no line is written by two ranks: at 2 ranks a sync is one
+ * line moving each way at once, where the counter needs an atomic
+ * read-modify-write on one line and then the release word to move. */
+#define FLAG_SYNC_MAX 8
+
+/* Wake ranks sleeping on my arrival word.  The full fence pairs with the
+ * sleeper's (fetch-add on sleepers, then re-read of my word): one of us sees
+ * the other, so no wake-up is lost. */
+static void flag_wake(struct area_hdr *a, _Atomic uint32_t *mine)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
+        futex(mine, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+static void flag_sync(struct cm_shm *s, uint32_t e)
+{
+    struct area_hdr *a = hdr(s);
+    int p = (int)(e & 1);
+    _Atomic uint32_t *mine = &cm_shm_flag(s, s->rank, p)->arrived;
+    atomic_store_explicit(mine, e, memory_order_release);
+    int woken = 0, announced = 0;
+    for (int i = 1; i < s->n; i++) {
+        _Atomic uint32_t *w = &cm_shm_flag(s, (s->rank + i) % s->n, p)->arrived;
+        struct cm_waiter wt;
+        cm_waiter_reset(&wt);
+        for (;;) {
+            uint32_t v = atomic_load_explicit(w, memory_order_acquire);
+            if ((int32_t)(v - e) >= 0)
+                break;
+            if (cm_wait_backoff(&wt))
+                continue;
+            /* Before sleeping, wake whoever sleeps on my word: they may be
+             * the ones I wait for, waiting for me. */
+            if (!woken) {
+                flag_wake(a, mine);
+                woken = 1;
+            }
+            if (!announced)
+                announce_blocked(announced = 1);
+            atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
+            v = atomic_load_explicit(w, memory_order_seq_cst);
+            if ((int32_t)(v - e) < 0) {
+                struct timespec ts = { 0, 200 * 1000000L };
+                futex(w, FUTEX_WAIT, v, &ts);
+            }
+            atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
+        }
+    }
+    if (announced)
+        announce_blocked(0);
+    /* Checked after the others arrived, not right after my store: by now the
+     * store has left the store buffer, so the fence does not wait for the
+     * line to change hands.  A rank that went to sleep waiting for me is
+     * woken here at the latest. */
+    if (!woken)
+        flag_wake(a, mine);
+}
+
+/* COREMPI_SHM_SYNC=flags|counter overrides the choice below (tests force
+ * flag syncs on oversubscribed jobs, where they must sleep and be woken). */
+static int sync_kind(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("COREMPI_SHM_SYNC");
+        v = !e ? 0 : !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : 0;
+    }
+    return v;
+}
+
+static int use_flag_sync(const struct cm_shm *s)
+{
+    switch (sync_kind()) {
+    case 1: return 1;
+    case 2: return 0;
+    default: return !cm_g.oversubscribed && s->n <= FLAG_SYNC_MAX;
+    }
+}
+
 void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
 {
     struct area_hdr *a = hdr(s);
     uint32_t e = ++s->epoch;
+    if (!last && use_flag_sync(s)) {
+        flag_sync(s, e);
+        return;
+    }
+    /* Only syncs that count arrivals here advance the counter; every member
+     * takes the same kind of sync for the same epoch, so all agree on k. */
+    uint32_t k = ++s->counted_syncs;
     uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
-    if (old + 1 == e * (uint32_t)s->n) {
+    if (old + 1 == k * (uint32_t)s->n) {
         if (last)
             last(arg);
         atomic_store_explicit(&a->release, e, memory_order_seq_cst);

@@ -15,6 +15,13 @@ foreach(n 3 8)
     ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=64 COREMPI_SHM_CHUNK=1000 COREMPI_SHM_FANOUT=1)
 endforeach()
 cm_coll_case(shm.no_single_copy 4 ENV ${CM_SHM_FORCE} COREMPI_SINGLE_COPY=0)
+# Syncs through per-rank flag lines (the default with a core per rank) forced
+# at more ranks than cores, so that waiters sleep and must be woken; and the
+# arrival counter forced at 2 ranks.
+foreach(n 3 5 9)
+  cm_coll_case(shm.flag_sync ${n} ARGS quick ENV ${CM_SHM_FORCE} COREMPI_SHM_SYNC=flags)
+endforeach()
+cm_coll_case(shm.counter_sync 2 ENV ${CM_SHM_FORCE} COREMPI_SHM_SYNC=counter)
 
 add_executable(colltest_shm_areas ${CMAKE_CURRENT_LIST_DIR}/shm_areas.c)
 target_include_directories(colltest_shm_areas PRIVATE ${PROJECT_SOURCE_DIR}/include)
