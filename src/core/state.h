@@ -25,7 +25,8 @@ struct cm_state {
     int oversubscribed;
     int cma_ok;                    /* process_vm_readv usable (COREMPI_SINGLE_COPY, probe) */
     size_t eager_max;              /* largest message sent eagerly (COREMPI_EAGER_MAX) */
-    size_t frag_max;               /* fragment of the streamed fallback */
+    size_t frag_max;               /* fragment of a streamed message (COREMPI_FRAGMENT) */
+    size_t stream_max;             /* rendezvous below this streams (COREMPI_STREAM_MAX) */
     unsigned verbose;              /* COREMPI_VERBOSE bits */
 };
 
