@@ -14,9 +14,14 @@
  *    absolute slot position p is (uint32_t)(p + 1), never 0.
  *  - The consumer reads seq with acquire order at its read position; the slot
  *    holds a message iff seq equals its expected value.  After consuming, it
- *    zeroes the seq word of EVERY slot the message covered, then publishes its
- *    read position (release).  So a seq word is non-zero only while it heads
- *    an unconsumed message: old payload bytes can never be mistaken for a header.
+ *    zeroes the seq word of every slot the message covered EXCEPT its first,
+ *    and of every slot a SKIP covered, then publishes its read position
+ *    (release).  Every lap rewrites or zeroes every slot, so a seq word at a
+ *    read position is 0, the current value, or the header seq of the lap
+ *    before (one ring's worth smaller, never equal): old payload bytes can
+ *    never be mistaken for a header.  Not zeroing the header slot matters: the
+ *    consumer would otherwise store to the line the producer just wrote, and
+ *    under TSO its next message's stores queue behind that line changing hands.
  *  - Only the producer knows its write position, only the consumer its read
  *    position; the producer caches the last published read position and
  *    re-reads the shared one only when its cached view says "full".
@@ -163,7 +168,7 @@ static inline int cm_ring_rx_publish(struct cm_ring_rx *rx)
 static inline int cm_ring_consume(struct cm_ring_rx *rx, struct cm_msg_hdr *h)
 {
     uint64_t n = cm_ring_slots_for(h->len);
-    for (uint64_t i = 0; i < n; i++)
+    for (uint64_t i = 1; i < n; i++)
         atomic_store_explicit(&cm_ring_slot(&rx->v, rx->rpos + i)->seq, 0, memory_order_relaxed);
     rx->rpos += n;
     if (rx->rpos - rx->published >= rx->v.nslots / 8)
