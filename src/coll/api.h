@@ -13,8 +13,8 @@
 #include "core/state.h"
 /* Record the call (crash / deadlock reports) and refuse calls outside Init..Finalize. */
 #define API_ENTER(name)                                                   \
+    CM_ENTER_OUTER(name);                                                 \
     do {                                                                  \
-        CM_ENTER(name);                                                   \
         int api_init_rc_ = cm_check_initialized("MPI_" #name);            \
         if (api_init_rc_)                                                 \
             return api_init_rc_;                                          \

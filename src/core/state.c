@@ -7,6 +7,7 @@
 #include <string.h>
 
 struct cm_state cm_g = { .rank = -1, .size = 0 };
+unsigned cm_coll_depth;
 
 static const char *const call_names[] = {
     "MPI call",

@@ -36,13 +36,33 @@ struct cm_state {
 
 extern struct cm_state cm_g;
 
-/* Record the MPI call this rank is in, for crash and deadlock reports. */
+/* Collective calls this rank is inside (they nest: allreduce may call
+ * reduce); while non-zero, the p2p calls they make are not recorded. */
+extern unsigned cm_coll_depth;
+
+/* Record the MPI call this rank is in, for crash and deadlock reports.  A
+ * point-to-point call made by a collective's algorithm leaves the
+ * collective's name in place: "last MPI call: MPI_Allreduce", not MPI_Recv. */
 static inline void cm_enter(enum cm_call_id id)
 {
-    if (cm_g.self_ctl)
+    if (cm_g.self_ctl && !cm_coll_depth)
         cm_g.self_ctl->last_call = (uint32_t)id;
 }
 #define CM_ENTER(name) cm_enter(CM_CALL_##name)
+
+static inline unsigned cm_enter_outer(enum cm_call_id id)
+{
+    cm_enter(id);
+    return cm_coll_depth++;
+}
+static inline void cm_leave_outer(unsigned *unused)
+{
+    (void)unused;
+    cm_coll_depth--;
+}
+/* At the top of a collective's entry point: every return leaves it. */
+#define CM_ENTER_OUTER(name) \
+    unsigned cm_outer_ __attribute__((cleanup(cm_leave_outer), unused)) = cm_enter_outer(CM_CALL_##name)
 
 /* MPI calls other than the few allowed before Init/after Finalize use this. */
 int cm_check_initialized(const char *call);

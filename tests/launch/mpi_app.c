@@ -48,6 +48,13 @@ int main(int argc, char **argv)
         MPI_Barrier(MPI_COMM_WORLD);
     } else if (strcmp(mode, "deadlock") == 0) {
         MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    } else if (strcmp(mode, "coll-deadlock") == 0) {
+        /* Rank `who` waits for a message nobody sends; the others wait in an
+         * allreduce (forced to a p2p algorithm by the test, or the shm one). */
+        int y = 0;
+        if (rank == who)
+            MPI_Recv(&x, 1, MPI_INT, (rank + 1) % size, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Allreduce(&x, &y, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     } else if (strcmp(mode, "bad-dest") == 0) {
         if (rank == 0)
             MPI_Send(&x, 1, MPI_INT, size + 5, 0, MPI_COMM_WORLD);

@@ -33,6 +33,22 @@ for r in 0 1 2; do
 done
 pids_gone dead
 
+# A rank blocked inside a collective is reported in the collective, not in
+# the point-to-point call its algorithm happens to be waiting in.
+for algo in rdb shm; do
+    COREMPI_ALLREDUCE=$algo COREMPI_DEADLOCK_TIMEOUT=1 "$MPIRUN" -n 3 "$APP" coll-deadlock 1 \
+        >"$T/colldead.out" 2>"$T/colldead.err"
+    RC=$?
+    expect_rc 124 "deadlock in a collective ($algo)"
+    expect_err colldead "mpirun: deadlock: rank 1 blocked in MPI_Recv (peer 2, tag 5, context [0-9]*)"
+    for r in 0 2; do
+        expect_err colldead "mpirun: deadlock: rank $r blocked in MPI_Allreduce"
+    done
+    grep -q "rank [02] blocked in MPI_Recv\|rank [02] blocked in MPI_Send" "$T/colldead.err" &&
+        fail "colldead ($algo): a collective reported as its inner p2p call"
+    pids_gone colldead
+done
+
 # The library reports its own fatal errors: mpirun adds nothing.
 run bad -n 2 "$APP" bad-dest
 [ "$RC" -ne 0 ] || fail "bad-dest: exit status 0"
