@@ -278,6 +278,40 @@ report() {
     table "Collectives, 2 ranks: µs per call (slowest rank)" "collective, bytes per rank" "<1 = corempi faster" coll2
     table "Collectives, 8 ranks on $(nproc) cores: µs per call (slowest rank)" "collective, bytes per rank" "<1 = corempi faster" coll8
     table "Start-up: wall time of \`mpirun -n 8 ./hello\`, ms (median of $hello_runs)" "ranks" "<1 = corempi faster" hello:ranks
+    prof_table
+}
+
+# ---------------------------------------------------------------- profiler
+# coreprof's cost under each MPI (issue 5): ns added per recorded call
+# (bench/prof_overhead.sh: a Comm_rank loop and a ping-pong, medians of 1001
+# blocks) and the slowdown of the demo program (bench/prof_demo.sh:
+# alternating runs without/with the profiler, median of per-pair ratios).
+run_prof() {
+    [ -f "$corempi_build/lib/libcoreprof.so" ] || { log "profiler not built: no overhead table"; return; }
+    log "[${SECONDS}s] profiler overhead: per call, then the demo program"
+    ITERS=${PROF_ITERS:-1000} sh "$here/prof_overhead.sh" "$corempi_build" >"$work/prof_calls" 2>/dev/null
+    PAIRS=${PROF_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 11)} HEAT_ARGS=${PROF_HEAT_ARGS:-256 6000} \
+        sh "$here/prof_demo.sh" "$corempi_build" >"$work/prof_demo" 2>/dev/null
+}
+prof_table() {
+    [ -s "$work/prof_calls" ] || [ -s "$work/prof_demo" ] || return 0
+    echo
+    echo "### Profiler overhead (coreprof)"
+    echo
+    echo "| MPI | ns added per call (Comm_rank loop) | ns added per call (ping-pong) | demo without, s | demo with, s | demo slowdown | records per rank | expected slowdown (records x ns / time) |"
+    echo "|---|---:|---:|---:|---:|---:|---:|---:|"
+    for c in corempi openmpi mpich; do
+        local calls pp off on slow recs
+        read -r calls pp <<<"$(awk -v c=$c '$1 == c { print $4, $7 }' "$work/prof_calls" 2>/dev/null)"
+        read -r off on slow recs <<<"$(awk -v c=$c '$1 == c && NF == 5 { print $2, $3, $4, $5 }' "$work/prof_demo" 2>/dev/null)"
+        local expect="—"
+        [ -n "$calls" ] && [ -n "$recs" ] && [ -n "$off" ] &&
+            expect=$(awk -v r="$recs" -v ns="$calls" -v t="$off" 'BEGIN { printf "%.2f%%", r * ns / (t * 1e9) * 100 }')
+        printf '| %s | %s | %s | %s | %s | %s | %s | %s |\n' "${label[$c]}" "${calls:-not run}" "${pp:-not run}" \
+            "${off:-not run}" "${on:-not run}" "${slow:+$slow%}" "${recs:-—}" "$expect"
+    done
+    echo
+    echo "Demo: examples/heat2d ${PROF_HEAT_ARGS:-256 6000} at 2 ranks (one core each), its own loop timing; slowdown = median over pairs of (with / without - 1), pairs run alternately.  The machine's run-to-run noise is a few percent: the expected figure, from the per-call cost and the number of records, is the steadier one."
 }
 
 # ---------------------------------------------------------------- main
@@ -312,6 +346,8 @@ log "[${SECONDS}s] start-up: $hello_runs runs of mpirun -n 8 ./hello each"
 for ((i = 0; i < hello_runs; i++)); do
     for c in $(rotation $i); do time_hello "$c"; done
 done
+
+run_prof
 
 mkdir -p "$(dirname "$results_md")"
 report | tee "$results_md"
