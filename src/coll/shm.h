@@ -69,10 +69,14 @@ struct cm_shm {                   /* this rank's view of its communicator's area
  * each reader bumps the entry's ack counter when it has copied out. */
 #define CM_SHM_BFIFO_ENTRIES 16
 #define CM_SHM_BFIFO_BYTES 1024
+#define CM_SHM_BFIFO_INLINE 56
 struct cm_shm_bfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* bcast number + 1 last published here */
     _Atomic uint32_t seq_waiters;
-    char pad0[128 - 8];
+    /* Payloads up to CM_SHM_BFIFO_INLINE bytes ride in the seq line: a reader
+     * takes one line, not the seq line and then the data line. */
+    unsigned char inl[CM_SHM_BFIFO_INLINE];
+    char pad0[128 - 64];
     _Alignas(128) _Atomic uint32_t acks;     /* grows by n - 1 per use */
     _Atomic uint32_t acks_waiters;
     char pad1[128 - 8];

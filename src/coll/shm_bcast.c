@@ -75,16 +75,17 @@ static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, i
     uint32_t k = s->bcasts++;
     struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
     uint32_t use = k / CM_SHM_BFIFO_ENTRIES;
+    void *data = cm_shm_bytes(count, dt, NULL, NULL, NULL) <= CM_SHM_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
     int rc;
     if (s->rank == root) {
         cm_shm_wait32(s, &e->acks, &e->acks_waiters, use * (uint32_t)(s->n - 1));
-        rc = cm_shm_pack(e->data, buf, count, dt);
+        rc = cm_shm_pack(data, buf, count, dt);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
         return rc;
     }
     cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-    rc = cm_shm_unpack(e->data, buf, count, dt);
+    rc = cm_shm_unpack(data, buf, count, dt);
     atomic_fetch_add_explicit(&e->acks, 1, memory_order_release);
     cm_shm_wake32(&e->acks, &e->acks_waiters);
     return rc;
