@@ -98,8 +98,11 @@ static const struct {
  *    round); dissemination otherwise (rdb pays two extra rounds).
  *  - bcast: one-to-all is best up to 2 KB on one level (8 ranks), two-to-all
  *    beyond 8 (one message crosses, then two fan-outs); the ordered binomial
- *    in between; from 16 KB the segmented binomial (8) or its hybrid (> 8),
- *    whose second phase stays inside a level.
+ *    in between and, up to 8 ranks, for every larger size: measured at 8
+ *    ranks on 2 cores (bench/coll.c, 3 runs) the segmented binomial took
+ *    2x longer from 4 KiB to 4 MiB (1 MiB: 915-1186 us against 401-437);
+ *    beyond 8 ranks the hybrid segmented binomial, whose second phase stays
+ *    inside a level.
  *  - reduce: binomial up to 1 KB (8) / 4 KB (16), then Rabenseifner.
  *  - allreduce: rdb below 512 B; rdb with barriers up to 1-2 KB where
  *    transfers start to collide; above, Rabenseifner on one level, and with
@@ -136,16 +139,17 @@ static const struct tune_row tuning[] = {
      *  - gather up to 4 KiB at 3+ ranks (2-50x at 8: no unexpected-message
      *    storm at the root); p2p is better at 2 ranks.
      *  - bcast up to 1 KiB: the broadcast FIFO (no sync: the root runs up
-     *    to 16 calls ahead) 1.1-1.5x at 2 ranks, 1.0-1.4x at 8 vs binomial;
-     *    1-64 KiB at 2 ranks (slot / single copy): 1.1-2.4x.  Scatter, and
-     *    bcast above 1 KiB oversubscribed, make everyone wait for everyone
-     *    in a shm sync: p2p wins there.
+     *    to 16 calls ahead) 1.1-1.5x at 2 ranks, 1.0-1.4x at 8 vs binomial.
+     *    Above 1 KiB point-to-point wins at every size since rendezvous
+     *    streams through the rings (<512 KiB) and splits the copy (beyond):
+     *    at 2 ranks flat/binomial vs shm 2-3x (64 KiB: 3.7-4.2 us vs
+     *    6.3-7.3; 1 MiB: 41-45 vs 131-155).  Scatter, and bcast above 1 KiB
+     *    oversubscribed, make everyone wait for everyone in a shm sync.
      * A row whose algorithm does not apply (no segment, non-contiguous
      * reduction, ...) passes the call on to the next matching row.
      */
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "shm"},
     {CM_COLL_BCAST, ANY_SIZE, 1024, 0, "shm"},
-    {CM_COLL_BCAST, 2, 65536, 0, "shm"},
     {CM_COLL_REDUCE, 4, ANY_BYTES, 0, "shm"},
     {CM_COLL_REDUCE, ANY_SIZE, 64, 0, "shm"},
     {CM_COLL_ALLREDUCE, ANY_SIZE, 4096, 0, "shm"},
@@ -163,7 +167,7 @@ static const struct tune_row tuning[] = {
     {CM_COLL_BCAST, 8, 2048, 0, "flat"},
     {CM_COLL_BCAST, ANY_SIZE, 2048, 0, "two_to_all"},
     {CM_COLL_BCAST, ANY_SIZE, 16384, 0, "binomial_ordered"},
-    {CM_COLL_BCAST, 8, ANY_BYTES, 0, "seg_binomial"},
+    {CM_COLL_BCAST, 8, ANY_BYTES, 0, "binomial_ordered"},
     {CM_COLL_BCAST, ANY_SIZE, ANY_BYTES, 0, "hybrid_seg_binomial"},
 
     {CM_COLL_REDUCE, 8, 1024, 0, "binomial"},
