@@ -150,8 +150,23 @@ static const struct tune_row tuning[] = {
      */
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "shm"},
     {CM_COLL_BCAST, ANY_SIZE, 1024, 0, "shm"},
+    /* 2 ranks, after MPI_Init stopped temporaries from being faulted in per
+     * call (core/malloc_tune.c), `make tune` at 1 KiB..1 MiB: one streamed
+     * or split-copy message and a local fold beat the shm slot and
+     * single-copy paths from a few KiB on (reduce 16 KiB: binomial 3.8 us vs
+     * shm 5.8; 1 MiB: 109 vs 163, Open MPI 109; allreduce 16 KiB: rdb 2.4
+     * vs 6.0; 1 MiB: rabenseifner 140 vs shm 151, Open MPI ~160). */
+    {CM_COLL_REDUCE, 2, 4096, 0, "shm"},
+    {CM_COLL_REDUCE, 2, ANY_BYTES, 0, "binomial"},
+    {CM_COLL_ALLREDUCE, 2, 1024, 0, "shm"},
+    {CM_COLL_ALLREDUCE, 2, 65536, 0, "rdb"},
+    {CM_COLL_ALLREDUCE, 2, ANY_BYTES, 0, "rabenseifner"},
     {CM_COLL_REDUCE, 4, ANY_BYTES, 0, "shm"},
     {CM_COLL_REDUCE, ANY_SIZE, 64, 0, "shm"},
+    /* 8 ranks on 2 cores: binomial 11 us at 16 KiB, 65 at 64 KiB, 203 at
+     * 256 KiB against Rabenseifner 46 / 93 / 502 and shm 111 / 130 / 246. */
+    {CM_COLL_REDUCE, 8, 262144, 0, "binomial"},
+    {CM_COLL_REDUCE, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_ALLREDUCE, ANY_SIZE, 4096, 0, "shm"},
     {CM_COLL_ALLREDUCE, 4, ANY_BYTES, 0, "shm"},
     {CM_COLL_ALLGATHER, ANY_SIZE, 1024, 0, "shm"},
