@@ -61,6 +61,7 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     uint32_t counted_syncs;       /* of which counted on the arrival counter */
     uint64_t progress_mine;       /* my counter (I am its only writer) */
     uint32_t bcasts;              /* broadcasts through the FIFO so far */
+    uint32_t reduces;             /* reductions through the reduce FIFO so far */
 };
 
 /* Broadcast FIFO (seed 003's Bcast FIFO on fetch-and-increment): small
@@ -83,6 +84,26 @@ struct cm_shm_bfifo_entry {
     unsigned char data[CM_SHM_BFIFO_BYTES];
 };
 struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i);
+
+/* Reduce FIFO, the broadcast FIFO's mirror: reductions of up to
+ * CM_SHM_RFIFO_BYTES skip the sync.  Reduce number k uses entry k mod
+ * CM_SHM_RFIFO_ENTRIES of every rank.  A non-root copies its vector into its
+ * entry and publishes seq = k + 1, then returns; the root waits for the
+ * others' seq, folds in rank order and stores ack = k + 1 in every rank's
+ * entry (its own too: roots change between calls).  A rank reuses an entry
+ * once its ack shows the reduce CM_SHM_RFIFO_ENTRIES calls ago consumed. */
+#define CM_SHM_RFIFO_ENTRIES 32
+#define CM_SHM_RFIFO_BYTES 56
+struct cm_shm_rfifo_entry {
+    _Alignas(128) _Atomic uint32_t seq;      /* written by the owner */
+    _Atomic uint32_t seq_waiters;            /* a sleeping root */
+    unsigned char data[CM_SHM_RFIFO_BYTES];  /* in the seq line: one line moves */
+    char pad0[128 - 64];
+    _Alignas(128) _Atomic uint32_t ack;      /* written by the root of the reduce */
+    _Atomic uint32_t ack_waiters;            /* a sleeping owner */
+    char pad1[128 - 8];
+};
+struct cm_shm_rfifo_entry *cm_shm_rfifo(struct cm_shm *s, int r, unsigned k);
 
 /* Wait until *word reaches target (wraparound-safe), spinning only with a
  * core per rank, then sleeping on the word's futex; wake its sleepers. */

@@ -121,9 +121,19 @@ static size_t progress_off(int n) { return flags_off() + (size_t)n * 2 * LINE2; 
 static size_t results_off(int n) { return progress_off(n) + (size_t)n * LINE2; }
 static size_t slots_off(int n, size_t slot) { return results_off(n) + 2 * slot; }
 static size_t bfifo_off(int n, size_t slot) { return slots_off(n, slot) + (size_t)n * 2 * slot; }
-static size_t area_bytes(int n, size_t slot)
+static size_t rfifo_off(int n, size_t slot)
 {
     return bfifo_off(n, slot) + CM_SHM_BFIFO_ENTRIES * sizeof(struct cm_shm_bfifo_entry);
+}
+static size_t area_bytes(int n, size_t slot)
+{
+    return rfifo_off(n, slot) + (size_t)n * CM_SHM_RFIFO_ENTRIES * sizeof(struct cm_shm_rfifo_entry);
+}
+
+struct cm_shm_rfifo_entry *cm_shm_rfifo(struct cm_shm *s, int r, unsigned k)
+{
+    return (struct cm_shm_rfifo_entry *)(s->base + rfifo_off(s->n, s->slot_bytes)) +
+           (size_t)r * CM_SHM_RFIFO_ENTRIES + k % CM_SHM_RFIFO_ENTRIES;
 }
 
 struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i)
@@ -287,6 +297,7 @@ static long create_area(int n, size_t slot)
     memset(base + progress_off(n), 0, (size_t)n * LINE2);
     for (int i = 0; i < CM_SHM_BFIFO_ENTRIES; i++)     /* counters only, not the data */
         memset(base + bfifo_off(n, slot) + i * sizeof(struct cm_shm_bfifo_entry), 0, 2 * LINE2);
+    memset(base + rfifo_off(n, slot), 0, (size_t)n * CM_SHM_RFIFO_ENTRIES * sizeof(struct cm_shm_rfifo_entry));
     struct area_hdr *a = (struct area_hdr *)base;
     a->units = units;
     a->first = (uint32_t)first;

@@ -8,9 +8,65 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
+#include "core/dt_basic.h"
+#include "core/op.h"
+#include "core/state.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+static int fifo_enabled(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_RFIFO", 1);
+    return v;
+}
+
+/* The reduce FIFO (shm.h): a non-root deposits and returns, so a loop of
+ * tiny reductions runs like eager sends, and with more ranks than cores the
+ * non-roots need not be scheduled again before the root folds. */
+static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes, MPI_Aint tlb, int count,
+                       MPI_Datatype dt, MPI_Op op, int root)
+{
+    uint32_t k = s->reduces++;
+    int me = s->rank, n = s->n;
+    if (me != root) {
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
+        cm_shm_wait32(s, &e->ack, &e->ack_waiters, k + 1 - CM_SHM_RFIFO_ENTRIES);
+        memcpy(e->data, sb, bytes);
+        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        return MPI_SUCCESS;
+    }
+    for (int r = 0; r < n; r++) {
+        if (r != me) {
+            struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
+            cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        }
+    }
+    /* Right fold in rank order: acc = x0 op (x1 op (... x_{n-1})).  In place
+     * the root's input is rb itself: keep it aside before rb takes x_{n-1}. */
+    unsigned char own[CM_SHM_RFIFO_BYTES];
+    memcpy(own, sb, bytes);
+    memcpy(rb, me == n - 1 ? own : cm_shm_rfifo(s, n - 1, k)->data, bytes);
+    cm_op_kernel_fn kernel =
+        cm_op_is_predefined(op) && cm_dt_is_basic(dt) ? cm_op_predefined_kernel(op, dt) : NULL;
+    int rc = MPI_SUCCESS;
+    for (int r = n - 2; r >= 0 && rc == MPI_SUCCESS; r--) {
+        const unsigned char *x = r == me ? own : cm_shm_rfifo(s, r, k)->data;
+        if (kernel)
+            kernel(x, rb, (size_t)count);
+        else
+            rc = PMPI_Reduce_local(x - tlb, rb - tlb, count, dt, op);
+    }
+    for (int r = 0; r < n; r++) {
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
+        atomic_store_explicit(&e->ack, k + 1, memory_order_release);
+        cm_shm_wake32(&e->ack, &e->ack_waiters);
+    }
+    return rc;
+}
 
 int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                        MPI_Comm comm)
@@ -30,6 +86,8 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
         return cm_coll_reduce_binomial(sbuf, rbuf, count, dt, op, root, comm);
     int p = cm_shm_parity(s);
     const char *sb = (const char *)sbuf + tlb;
+    if (bytes <= CM_SHM_RFIFO_BYTES && fifo_enabled())
+        return reduce_fifo(s, sb, (char *)rbuf + tlb, bytes, tlb, count, dt, op, root);
     if (bytes <= s->slot_bytes && bytes < cm_shm_cma_min()) {
         memcpy(cm_shm_data(s, rank, p, bytes), sb, bytes);
         cm_shm_sync(s, NULL, NULL);

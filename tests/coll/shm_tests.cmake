@@ -39,3 +39,19 @@ cm_shm_areas_case(churn 4 never churn 300)
 cm_shm_areas_case(churn 7 never churn 100)
 cm_shm_areas_case(hold 4 exhausted hold 60)
 cm_shm_areas_case(hold 3 exhausted hold 60)
+
+# The reduce FIFO: tiny reductions back to back with a rotating, sometimes
+# slow root, a non-commutative op and MPI_IN_PLACE; 2 ranks with a core
+# each, 3..9 oversubscribed.
+add_executable(colltest_reduce_fifo ${CMAKE_CURRENT_LIST_DIR}/reduce_fifo.c)
+target_include_directories(colltest_reduce_fifo PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(colltest_reduce_fifo PRIVATE corempi)
+set_target_properties(colltest_reduce_fifo PROPERTIES
+  OUTPUT_NAME reduce_fifo RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+foreach(n 2 3 5 9)
+  add_test(NAME coll.shm.reduce_fifo.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_reduce_fifo>)
+  set_tests_properties(coll.shm.reduce_fifo.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_REDUCE=shm"
+    PASS_REGULAR_EXPRESSION "reduce_fifo ok")
+endforeach()

@@ -1,0 +1,96 @@
+/*
+ * reduce_fifo -- back-to-back tiny reductions with a sometimes slow root:
+ * the reduce FIFO (src/coll/shm_reduce.c) lets non-roots run up to its depth
+ * ahead, so a non-root that reused an entry before the root of an earlier
+ * call had folded it would corrupt that call's result.
+ *
+ * The root changes every 100 calls and sleeps now and then.  Each call
+ * reduces 1..7 affine maps x -> a*x + b (two unsigned ints, 8..56 bytes)
+ * under composition, which is associative but not commutative, so the
+ * result also shows that the fold ran in rank order.  Every rank knows every
+ * contribution (a function of rank, call and index) and the root checks
+ * against its own fold.  Prints "reduce_fifo ok" on rank 0.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#define CALLS 900
+#define MAXPAIRS 7
+
+/* (a1, b1) o (a2, b2): x -> a1 * (a2 * x + b2) + b1 */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    unsigned *x = in, *y = inout;
+    for (int i = 0; i < *len; i++) {
+        unsigned a = x[2 * i] * y[2 * i], b = x[2 * i] * y[2 * i + 1] + x[2 * i + 1];
+        y[2 * i] = a;
+        y[2 * i + 1] = b;
+    }
+}
+
+static void contribution(int rank, int call, int i, unsigned *pair)
+{
+    pair[0] = 2u * (unsigned)(rank * 7919 + call * 104729 + i * 31) + 1u; /* odd: never 0 */
+    pair[1] = (unsigned)(rank * 13 + call * 17 + i * 19);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_UNSIGNED, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Op op;
+    MPI_Op_create(compose, 0, &op);
+    int bad = 0;
+    for (int call = 0; call < CALLS; call++) {
+        /* The root stays for 100 calls so that the others can run ahead of
+         * it (a new root would wait for the old one's next contribution). */
+        int root = (call / 100) % size, n = 1 + call % MAXPAIRS;
+        unsigned mine[2 * MAXPAIRS], out[2 * MAXPAIRS];
+        for (int i = 0; i < n; i++)
+            contribution(rank, call, i, &mine[2 * i]);
+        /* A slow root now and then: the others run ahead and must wait for it
+         * before reusing a FIFO entry. */
+        if (rank == root && call % 97 == 0)
+            usleep(3000);
+        int in_place = rank == root && call % 5 == 0;
+        if (in_place) {
+            for (int i = 0; i < 2 * n; i++)
+                out[i] = mine[i];
+            MPI_Reduce(MPI_IN_PLACE, out, n, pair, op, root, MPI_COMM_WORLD);
+        } else {
+            MPI_Reduce(mine, out, n, pair, op, root, MPI_COMM_WORLD);
+        }
+        if (rank != root)
+            continue;
+        for (int i = 0; i < n; i++) {
+            unsigned acc[2], x[2];
+            contribution(size - 1, call, i, acc);
+            for (int r = size - 2; r >= 0; r--) {
+                int one = 1;
+                contribution(r, call, i, x);
+                compose(x, acc, &one, NULL);
+            }
+            if (acc[0] != out[2 * i] || acc[1] != out[2 * i + 1]) {
+                if (bad++ < 5)
+                    fprintf(stderr, "reduce_fifo: rank %d, call %d, pair %d: got (%u, %u), want (%u, %u)\n",
+                            rank, call, i, out[2 * i], out[2 * i + 1], acc[0], acc[1]);
+            }
+        }
+    }
+    int any = 0;
+    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf(any ? "reduce_fifo FAILED (%d wrong results)\n" : "reduce_fifo ok\n", any);
+    MPI_Op_free(&op);
+    MPI_Type_free(&pair);
+    MPI_Finalize();
+    return any != 0;
+}
