@@ -61,7 +61,7 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     uint32_t counted_syncs;       /* of which counted on the arrival counter */
     uint64_t progress_mine;       /* my counter (I am its only writer) */
     uint32_t bcasts;              /* broadcasts through the FIFO so far */
-    uint32_t reduces;             /* reductions through the reduce FIFO so far */
+    uint32_t to_root;             /* reduces and gathers through the reduce FIFO so far */
 };
 
 /* Broadcast FIFO (seed 003's Bcast FIFO on fetch-and-increment): small
@@ -89,9 +89,9 @@ struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i);
  * CM_SHM_RFIFO_BYTES skip the sync.  Reduce number k uses entry k mod
  * CM_SHM_RFIFO_ENTRIES of every rank.  A non-root copies its vector into its
  * entry and publishes seq = k + 1, then returns; the root waits for the
- * others' seq, folds in rank order and stores ack = k + 1 in every rank's
- * entry (its own too: roots change between calls).  A rank reuses an entry
- * once its ack shows the reduce CM_SHM_RFIFO_ENTRIES calls ago consumed. */
+ * others' seq, folds in rank order and acknowledges (cm_shm_rfifo_done).  A
+ * rank reuses an entry once the acks show the call CM_SHM_RFIFO_ENTRIES ago
+ * consumed.  Only entry 0's ack word of each rank is used. */
 #define CM_SHM_RFIFO_ENTRIES 32
 #define CM_SHM_RFIFO_BYTES 56
 struct cm_shm_rfifo_entry {
@@ -104,6 +104,21 @@ struct cm_shm_rfifo_entry {
     char pad1[128 - 8];
 };
 struct cm_shm_rfifo_entry *cm_shm_rfifo(struct cm_shm *s, int r, unsigned k);
+/* Tiny gathers use the same entries and count (shm_gather.c): every rank
+ * calls the collectives in the same order, so all agree on k.
+ * COREMPI_SHM_RFIFO=0 turns the FIFO off for both. */
+int cm_shm_rfifo_enabled(void);
+/* A non-root before filling its entry for to-root call k: waits until call
+ * k - CM_SHM_RFIFO_ENTRIES was consumed. */
+void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k);
+/* The root after consuming call k.  When the root of call k has every
+ * other rank's entry for k, every rank has finished all calls before k
+ * (program order), so "all calls up to k consumed" is the root's to say,
+ * whoever the earlier roots were.  It says so every CM_SHM_RFIFO_ACK_EVERY
+ * calls, on one ack word per rank: fewer lines change hands than an ack per
+ * entry and call.  Needs CM_SHM_RFIFO_ACK_EVERY < CM_SHM_RFIFO_ENTRIES. */
+#define CM_SHM_RFIFO_ACK_EVERY 8
+void cm_shm_rfifo_done(struct cm_shm *s, uint32_t k);
 
 /* Wait until *word reaches target (wraparound-safe), spinning only with a
  * core per rank, then sleeping on the word's futex; wake its sleepers. */

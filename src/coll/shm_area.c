@@ -130,10 +130,40 @@ static size_t area_bytes(int n, size_t slot)
     return rfifo_off(n, slot) + (size_t)n * CM_SHM_RFIFO_ENTRIES * sizeof(struct cm_shm_rfifo_entry);
 }
 
+int cm_shm_rfifo_enabled(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_RFIFO", 1);
+    return v;
+}
+
 struct cm_shm_rfifo_entry *cm_shm_rfifo(struct cm_shm *s, int r, unsigned k)
 {
     return (struct cm_shm_rfifo_entry *)(s->base + rfifo_off(s->n, s->slot_bytes)) +
            (size_t)r * CM_SHM_RFIFO_ENTRIES + k % CM_SHM_RFIFO_ENTRIES;
+}
+
+_Static_assert(CM_SHM_RFIFO_ACK_EVERY < CM_SHM_RFIFO_ENTRIES, "a claim must not wait for a later call");
+
+void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k)
+{
+    struct cm_shm_rfifo_entry *a = cm_shm_rfifo(s, s->rank, 0);
+    cm_shm_wait32(s, &a->ack, &a->ack_waiters, k + 1 - CM_SHM_RFIFO_ENTRIES);
+}
+
+void cm_shm_rfifo_done(struct cm_shm *s, uint32_t k)
+{
+    if ((k + 1) % CM_SHM_RFIFO_ACK_EVERY != 0)
+        return;
+    for (int r = 0; r < s->n; r++)
+        atomic_store_explicit(&cm_shm_rfifo(s, r, 0)->ack, k + 1, memory_order_release);
+    atomic_thread_fence(memory_order_seq_cst);   /* pairs with a sleeper's fetch-add, as in cm_shm_wake32 */
+    for (int r = 0; r < s->n; r++) {
+        struct cm_shm_rfifo_entry *a = cm_shm_rfifo(s, r, 0);
+        if (atomic_load_explicit(&a->ack_waiters, memory_order_relaxed))
+            futex(&a->ack, FUTEX_WAKE, INT_MAX, NULL);
+    }
 }
 
 struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i)

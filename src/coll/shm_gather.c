@@ -1,6 +1,6 @@
 /*
- * shm_gather.c -- gather on the shared area: small blocks through the
- * senders' slots (one sync, the root copies out); large ones read by the root
+ * shm_gather.c -- gather on the shared area: tiny blocks through the reduce
+ * FIFO (no sync), small blocks through the senders' slots (one sync, the root copies out); large ones read by the root
  * straight from each sender's buffer, then a sync that releases the senders.
  */
 #include <mpi.h>
@@ -8,6 +8,41 @@
 #include "coll/shm.h"
 
 #include <stdlib.h>
+
+/* Blocks of up to CM_SHM_RFIFO_BYTES through the reduce FIFO (shm.h): a
+ * non-root packs its block into its entry and returns; the root unpacks
+ * each block as it appears, then acks every entry. */
+static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, int root, int inplace, size_t blk)
+{
+    uint32_t k = s->to_root++;
+    int me = s->rank, n = s->n, rc = MPI_SUCCESS;
+    if (me != root) {
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
+        cm_shm_rfifo_claim(s, k);
+        rc = cm_shm_pack(e->data, sbuf, scount, stype);
+        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        return rc;
+    }
+    if (!inplace) {
+        unsigned char own[CM_SHM_RFIFO_BYTES];
+        rc = cm_shm_pack(own, sbuf, scount, stype);
+        if (rc == MPI_SUCCESS)
+            rc = cm_shm_unpack(own, (char *)rbuf + (size_t)me * blk, rcount, rtype);
+    }
+    for (int r = 0; r < n; r++) {
+        if (r == me)
+            continue;
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
+        cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        int urc = cm_shm_unpack(e->data, (char *)rbuf + (size_t)r * blk, rcount, rtype);
+        if (rc == MPI_SUCCESS)
+            rc = urc;
+    }
+    cm_shm_rfifo_done(s, k);
+    return rc;
+}
 
 int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -32,6 +67,8 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
     if (me == root)
         cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, &rext);
     size_t blk = (size_t)rcount * (size_t)rext;
+    if (b <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled())
+        return gather_fifo(s, sbuf, scount, stype, rbuf, rcount, rtype, root, inplace, blk);
     int p = cm_shm_parity(s), rc = MPI_SUCCESS;
     if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
         if (!inplace)

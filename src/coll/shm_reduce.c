@@ -15,25 +15,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int fifo_enabled(void)
-{
-    static int v = -1;
-    if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_RFIFO", 1);
-    return v;
-}
-
 /* The reduce FIFO (shm.h): a non-root deposits and returns, so a loop of
  * tiny reductions runs like eager sends, and with more ranks than cores the
  * non-roots need not be scheduled again before the root folds. */
 static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes, MPI_Aint tlb, int count,
                        MPI_Datatype dt, MPI_Op op, int root)
 {
-    uint32_t k = s->reduces++;
+    uint32_t k = s->to_root++;
     int me = s->rank, n = s->n;
     if (me != root) {
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
-        cm_shm_wait32(s, &e->ack, &e->ack_waiters, k + 1 - CM_SHM_RFIFO_ENTRIES);
+        cm_shm_rfifo_claim(s, k);
         memcpy(e->data, sb, bytes);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
@@ -60,11 +52,7 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
         else
             rc = PMPI_Reduce_local(x - tlb, rb - tlb, count, dt, op);
     }
-    for (int r = 0; r < n; r++) {
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
-        atomic_store_explicit(&e->ack, k + 1, memory_order_release);
-        cm_shm_wake32(&e->ack, &e->ack_waiters);
-    }
+    cm_shm_rfifo_done(s, k);
     return rc;
 }
 
@@ -86,7 +74,7 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
         return cm_coll_reduce_binomial(sbuf, rbuf, count, dt, op, root, comm);
     int p = cm_shm_parity(s);
     const char *sb = (const char *)sbuf + tlb;
-    if (bytes <= CM_SHM_RFIFO_BYTES && fifo_enabled())
+    if (bytes <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled())
         return reduce_fifo(s, sb, (char *)rbuf + tlb, bytes, tlb, count, dt, op, root);
     if (bytes <= s->slot_bytes && bytes < cm_shm_cma_min()) {
         memcpy(cm_shm_data(s, rank, p, bytes), sb, bytes);
