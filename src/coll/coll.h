@@ -183,6 +183,8 @@ int cm_coll_reduce_scatter_block_reduce_scatter(const void *sbuf, void *rbuf, in
                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_scan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_exscan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_scan_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_exscan_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 /* scan and exscan share one recursive doubling (exclusive: rank 0 gets nothing). */
 int cm_coll_scan_common(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                         MPI_Comm comm, int exclusive, int tag);
