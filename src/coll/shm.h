@@ -84,6 +84,10 @@ struct cm_shm_bfifo_entry {
     unsigned char data[CM_SHM_BFIFO_BYTES];
 };
 struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i);
+/* Tiny scatters use the same entries and count (shm_scatter.c): the root
+ * writes every block, each reader takes its own.  COREMPI_SHM_BFIFO=0 turns
+ * the FIFO off for both. */
+int cm_shm_bfifo_enabled(void);
 
 /* Reduce FIFO, the broadcast FIFO's mirror: reductions of up to
  * CM_SHM_RFIFO_BYTES skip the sync.  Reduce number k uses entry k mod

@@ -130,6 +130,14 @@ static size_t area_bytes(int n, size_t slot)
     return rfifo_off(n, slot) + (size_t)n * CM_SHM_RFIFO_ENTRIES * sizeof(struct cm_shm_rfifo_entry);
 }
 
+int cm_shm_bfifo_enabled(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_BFIFO", 1);
+    return v;
+}
+
 int cm_shm_rfifo_enabled(void)
 {
     static int v = -1;

@@ -30,13 +30,6 @@ static int fanout(void)
     return f;
 }
 
-static int fifo_enabled(void)
-{
-    static int v = -1;
-    if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_BFIFO", 1);
-    return v;
-}
 
 static int bcast_single_copy(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, int root)
 {
@@ -100,7 +93,7 @@ int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
     if (size == 1 || bytes == 0)
         return MPI_SUCCESS;
     struct cm_shm *s = cm_shm_get(comm, "MPI_Bcast");
-    if (s && bytes <= CM_SHM_BFIFO_BYTES && fifo_enabled())
+    if (s && bytes <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled())
         return bcast_fifo(s, buf, count, dt, root);
     if (s && bytes <= s->slot_bytes && (bytes < cm_shm_cma_min() || !s->cma)) {
         int p = cm_shm_parity(s);

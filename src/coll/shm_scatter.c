@@ -1,6 +1,6 @@
 /*
- * shm_scatter.c -- scatter on the shared area: small blocks written by the
- * root straight into each receiver's slot (one sync, everyone copies its own
+ * shm_scatter.c -- scatter on the shared area: tiny ones through the
+ * broadcast FIFO (no sync); small blocks written by the root straight into each receiver's slot (one sync, everyone copies its own
  * out); large ones read by each receiver straight from the root's buffer,
  * then a sync that releases the root.
  */
@@ -9,6 +9,35 @@
 #include "coll/shm.h"
 
 #include <stdlib.h>
+
+/* All blocks fit one broadcast-FIFO entry (shm.h): the root packs them in
+ * and returns, each reader unpacks its own and acknowledges, as for a
+ * broadcast. */
+static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                        int rcount, MPI_Datatype rtype, int root, int inplace, size_t b, size_t blk,
+                        MPI_Comm comm)
+{
+    uint32_t k = s->bcasts++;
+    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
+    uint32_t use = k / CM_SHM_BFIFO_ENTRIES;
+    int me = s->rank, n = s->n, rc = MPI_SUCCESS;
+    if (me == root) {
+        cm_shm_wait32(s, &e->acks, &e->acks_waiters, use * (uint32_t)(n - 1));
+        for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+            if (i != me)
+                rc = cm_shm_pack(e->data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
+        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        if (!inplace && rc == MPI_SUCCESS)
+            rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
+        return rc;
+    }
+    cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+    rc = cm_shm_unpack(e->data + (size_t)me * b, rbuf, rcount, rtype);
+    atomic_fetch_add_explicit(&e->acks, 1, memory_order_release);
+    cm_shm_wake32(&e->acks, &e->acks_waiters);
+    return rc;
+}
 
 int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                         MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -30,6 +59,8 @@ int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     if (me == root)
         cm_shm_bytes(scount, stype, NULL, NULL, &sext);
     size_t blk = (size_t)scount * (size_t)sext;
+    if ((size_t)n * b <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled())
+        return scatter_fifo(s, sbuf, scount, stype, rbuf, rcount, rtype, root, inplace, b, blk, comm);
     int p = cm_shm_parity(s), rc = MPI_SUCCESS;
     if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
         for (int i = 0; me == root && i < n && rc == MPI_SUCCESS; i++)
