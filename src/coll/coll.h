@@ -181,6 +181,10 @@ int cm_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const i
                                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_reduce_scatter_block_reduce_scatter(const void *sbuf, void *rbuf, int rcount,
                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_reduce_scatter_block_pairwise(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                                          MPI_Op op, MPI_Comm comm);
+int cm_coll_reduce_scatter_block_allreduce(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                                           MPI_Op op, MPI_Comm comm);
 int cm_coll_scan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_exscan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_scan_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
