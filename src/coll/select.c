@@ -101,9 +101,11 @@ static const struct {
  *    round); dissemination otherwise (rdb pays two extra rounds).
  *  - bcast: one-to-all is best up to 2 KB on one level (8 ranks), two-to-all
  *    beyond 8 (one message crosses, then two fan-outs); the ordered binomial
- *    in between and, up to 8 ranks, for every larger size: measured at 8
- *    ranks on 2 cores (bench/coll.c, 3 runs) the segmented binomial took
- *    2x longer from 4 KiB to 4 MiB (1 MiB: 915-1186 us against 401-437);
+ *    in between and, up to 8 ranks, up to 16 KiB, then two-to-all: measured
+ *    at 8 ranks on 2 cores (bench/coll.c, 3 runs) the segmented binomial
+ *    took 2x longer from 4 KiB to 4 MiB (1 MiB: 915-1186 us against the
+ *    ordered binomial's 401-437), two-to-all 97-231 us at 256 KiB and
+ *    342-756 at 1 MiB against the binomial's 157-213 and 416-1354;
  *    beyond 8 ranks the hybrid segmented binomial, whose second phase stays
  *    inside a level.
  *  - reduce: binomial up to 1 KB (8) / 4 KB (16), then Rabenseifner.
@@ -178,6 +180,10 @@ static const struct tune_row tuning[] = {
     {CM_COLL_ALLGATHER, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_ALLTOALL, 4, 1024, 0, "shm"},
     {CM_COLL_ALLTOALL, 16, 256, 0, "shm"},
+    /* 8 ranks on 2 cores, 16-64 KiB blocks: everyone reads its blocks from
+     * the owners after one sync, 106-123 / 298-334 us against pairwise's
+     * 164-373 / 357-1036 (3 runs); at 1 MiB pairwise is ahead again. */
+    {CM_COLL_ALLTOALL, 8, 65536, 0, "shm"},
     {CM_COLL_SCATTER, 2, 512, 0, "shm"},  /* the bcast FIFO: 8 B 0.09 us vs linear 0.12; 512 B 0.11 vs 0.21 */
     {CM_COLL_GATHER, ANY_SIZE, CM_SHM_RFIFO_BYTES, 0, "shm"},  /* the reduce FIFO: 2 ranks 0.08 us vs linear 0.145 */
     {CM_COLL_GATHER, 2, ANY_BYTES, 0, "linear"},
@@ -204,7 +210,8 @@ static const struct tune_row tuning[] = {
     {CM_COLL_BCAST, 8, 2048, 0, "flat"},
     {CM_COLL_BCAST, ANY_SIZE, 2048, 0, "two_to_all"},
     {CM_COLL_BCAST, ANY_SIZE, 16384, 0, "binomial_ordered"},
-    {CM_COLL_BCAST, 8, ANY_BYTES, 0, "binomial_ordered"},
+    {CM_COLL_BCAST, 8, 16384, 0, "binomial_ordered"},
+    {CM_COLL_BCAST, 8, ANY_BYTES, 0, "two_to_all"},
     {CM_COLL_BCAST, ANY_SIZE, ANY_BYTES, 0, "hybrid_seg_binomial"},
 
     {CM_COLL_REDUCE, 8, 1024, 0, "binomial"},
