@@ -79,10 +79,12 @@ int cm_p2p_init(void)
      * best with bench/pingpong at 64 KiB-4 MiB, 64 KiB was 1.5x slower). */
     cm_g.frag_max = cm_env_size("COREMPI_FRAGMENT", 8192);
     /* Rendezvous messages below this are streamed, not read single-copy:
-     * streaming measured 13-14 GB/s at 64 KiB and 16-17 at 256 KiB against
-     * 7-8 for single/split copy; from 1 MiB the split copy is as fast or
-     * faster (20-22 GB/s at 4 MiB) and costs each side one copy, not two. */
-    cm_g.stream_max = cm_env_size("COREMPI_STREAM_MAX", 524288);
+     * ping-pong 64 KiB 18-20 GB/s, 256 KiB 21-23, 1 MiB 23 against 8-10 and
+     * 16.5 for the single/split copy (same session, bench/pingpong), and 1 MiB
+     * gather/scatter/alltoall at 2 ranks 5-10% faster too; at 4 MiB the two
+     * are even (20-26 GB/s) and the split copy costs each side one copy, not
+     * two, which leaves cache to the program. */
+    cm_g.stream_max = cm_env_size("COREMPI_STREAM_MAX", 2097152);
     if (cm_g.frag_max > ring_max - 8)
         cm_g.frag_max = ring_max - 8;
     if (cm_g.frag_max < 64)
