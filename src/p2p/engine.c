@@ -83,8 +83,11 @@ int cm_p2p_init(void)
      * 16.5 for the single/split copy (same session, bench/pingpong), and 1 MiB
      * gather/scatter/alltoall at 2 ranks 5-10% faster too; at 4 MiB the two
      * are even (20-26 GB/s) and the split copy costs each side one copy, not
-     * two, which leaves cache to the program. */
-    cm_g.stream_max = cm_env_size("COREMPI_STREAM_MAX", 2097152);
+     * two, which leaves cache to the program.  With more ranks than cores
+     * the second copy is not free (no idle core does it): 1 MiB bcast,
+     * scatter and reduce at 8 ranks on 2 cores were 15-55% slower streamed,
+     * so there the split copy starts at 512 KiB. */
+    cm_g.stream_max = cm_env_size("COREMPI_STREAM_MAX", cm_g.oversubscribed ? 524288 : 2097152);
     if (cm_g.frag_max > ring_max - 8)
         cm_g.frag_max = ring_max - 8;
     if (cm_g.frag_max < 64)
