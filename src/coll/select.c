@@ -199,11 +199,13 @@ static const struct tune_row tuning[] = {
     {CM_COLL_REDUCE_SCATTER_BLOCK, 2, ANY_BYTES, 0, "pairwise"},
     {CM_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, 4096, 0, "reduce_scatter"},
     {CM_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_BYTES, 0, "pairwise"},
-    /* Scan/exscan: the chain up to 64 KiB (2 ranks, 8 B: 0.14 us vs rdb 0.29;
-     * 8 ranks on 2 cores: 1.0-1.1 vs 15-16, 64 KiB 49-61 vs 139-145; Open
-     * MPI 0.09, 0.75-1.0, 62-154); beyond, recursive doubling's log p. */
-    {CM_COLL_SCAN, 16, 65536, 0, "linear"},
-    {CM_COLL_EXSCAN, 16, 65536, 0, "linear"},
+    /* Scan/exscan: the chain up to 16 ranks at every size (2 ranks, 8 B:
+     * 0.14 us vs rdb 0.29, 1 MiB 87-171 vs 209-323; 8 ranks on 2 cores: 8 B
+     * 1.0-1.1 vs 15-16, 64 KiB 49-61 vs 139-145, 1 MiB 754-1878 vs
+     * 2769-3155; Open MPI 0.09, 0.75-1.0, 62-154, 1200); beyond, recursive
+     * doubling's log p rounds. */
+    {CM_COLL_SCAN, 16, ANY_BYTES, 0, "linear"},
+    {CM_COLL_EXSCAN, 16, ANY_BYTES, 0, "linear"},
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 1, "rdb"},
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "dissemination"},
 
