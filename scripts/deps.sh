@@ -4,6 +4,7 @@
 #   build : compiler, cmake, hwloc, cmocka (libcorempi, mpirun, unit tests)
 #   prof  : libraries of the coreprof report (cairo, libdw, OTF2 + otf2-print)
 #   peers : Open MPI and MPICH, for benchmarks and the profiler's peer tests
+#   browser : headless Chromium, which opens the report's HTML page in a test
 set -e
 pkgs=""
 for group in "$@"; do
@@ -11,7 +12,8 @@ for group in "$@"; do
         build) pkgs="$pkgs gcc make cmake pkg-config libhwloc-dev hwloc libcmocka-dev python3" ;;
         prof)  pkgs="$pkgs libdw-dev libelf-dev libcairo2-dev libpng-dev libopen-trace-format2-dev otf2-tools binutils" ;;
         peers) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
-        *) echo "deps.sh: unknown group '$group' (build, prof, peers)" >&2; exit 2 ;;
+        browser) pkgs="$pkgs chromium" ;;
+        *) echo "deps.sh: unknown group '$group' (build, prof, peers, browser)" >&2; exit 2 ;;
     esac
 done
 missing=""
