@@ -290,7 +290,7 @@ run_prof() {
     [ -f "$corempi_build/lib/libcoreprof.so" ] || { log "profiler not built: no overhead table"; return; }
     log "[${SECONDS}s] profiler overhead: per call, then the demo program"
     ITERS=${PROF_ITERS:-1000} sh "$here/prof_overhead.sh" "$corempi_build" >"$work/prof_calls" 2>/dev/null
-    PAIRS=${PROF_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 11)} HEAT_ARGS=${PROF_HEAT_ARGS:-256 6000} \
+    PAIRS=${PROF_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 31)} HEAT_ARGS=${PROF_HEAT_ARGS:-256 6000} \
         sh "$here/prof_demo.sh" "$corempi_build" >"$work/prof_demo" 2>/dev/null
 }
 prof_table() {
@@ -311,7 +311,7 @@ prof_table() {
             "${off:-not run}" "${on:-not run}" "${slow:+$slow%}" "${recs:-—}" "$expect"
     done
     echo
-    echo "Demo: examples/heat2d ${PROF_HEAT_ARGS:-256 6000} at 2 ranks (one core each), its own loop timing; slowdown = median over pairs of (with / without - 1), pairs run alternately.  The machine's run-to-run noise is a few percent: the expected figure, from the per-call cost and the number of records, is the steadier one."
+    echo "Demo: examples/heat2d ${PROF_HEAT_ARGS:-256 6000} at 2 ranks, ${PROF_PAIRS:-31} pairs (one core each), its own loop timing; slowdown = median over pairs of (with / without - 1), pairs run alternately.  The machine's run-to-run noise is a few percent: the expected figure, from the per-call cost and the number of records, is the steadier one."
 }
 
 # ---------------------------------------------------------------- main
