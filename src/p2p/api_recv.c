@@ -54,12 +54,17 @@ int cm_recv_report(const struct cm_request *r, const char *call)
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     CM_ENTER(Recv);
-    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    uint16_t ctx = 0;
+    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
     struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!likely(args_ok(c, t, buf, count, source, tag))) {
         int rc = cm_p2p_check("MPI_Recv", buf, count, datatype, source, CM_PEER_SOURCE, tag, comm);
         if (rc)
             return rc;
+    } else if (t->contig && source != MPI_ANY_SOURCE &&
+               cm_recv_fast((char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[source], ctx, tag,
+                            c, status)) {
+        return MPI_SUCCESS;
     }
     struct cm_request r;
     memset(&r, 0, sizeof r);

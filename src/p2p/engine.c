@@ -179,6 +179,14 @@ static void handle(int src, struct cm_msg_hdr *h)
     }
 }
 
+static void count_progress(void)
+{
+    /* Only this rank writes it: a plain store, no locked instruction. */
+    atomic_store_explicit(&cm_g.self_ctl->progress,
+                          atomic_load_explicit(&cm_g.self_ctl->progress, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 static int poll_ring(int src)
 {
     struct cm_ring_rx *rx = &cm_rx[src];
@@ -191,11 +199,21 @@ static int poll_ring(int src)
     }
     if (published) /* the producer may be waiting for the room just freed */
         cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)src));
-    if (n) /* only this rank writes it: a plain store, no locked instruction */
-        atomic_store_explicit(&cm_g.self_ctl->progress,
-                              atomic_load_explicit(&cm_g.self_ctl->progress, memory_order_relaxed) + 1,
-                              memory_order_relaxed);
+    if (n)
+        count_progress();
     return n;
+}
+
+void cm_progress_consumed(int src, struct cm_msg_hdr *h)
+{
+    if (cm_ring_consume(&cm_rx[src], h))
+        cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)src));
+    count_progress();
+}
+
+int cm_progress_quiet(void)
+{
+    return !ngenerics && !cm_outq_active();
 }
 
 static void poll_generics(void)

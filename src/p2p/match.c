@@ -26,6 +26,11 @@ static void posted_unlink(struct cm_request *r)
     r->on_posted = 0;
 }
 
+int cm_match_idle(void)
+{
+    return posted_head == NULL && unexp_head == NULL;
+}
+
 struct cm_request *cm_match_posted(uint16_t ctx, int src_world, int tag)
 {
     for (struct cm_request *r = posted_head; r; r = r->next) {

@@ -13,6 +13,9 @@
 #include <stddef.h>
 #include "core/request.h"
 
+/* No receive is posted and no message waits unmatched: the next arrival can
+ * only be for a receive made now (the blocking fast path's condition). */
+int cm_match_idle(void);
 struct cm_request *cm_match_posted(uint16_t ctx, int src_world, int tag);
 void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t token,
                         const void *data, size_t len);

@@ -38,6 +38,19 @@ void cm_p2p_finalize(void);
  * Returns the number of messages handled. */
 int cm_progress(int hint);
 
+/* No queued sends and no nonblocking collectives need progress: a blocking
+ * receive may watch one ring alone for a while. */
+int cm_progress_quiet(void);
+/* Release a message the caller took from src's ring itself (fast receive). */
+struct cm_msg_hdr;
+void cm_progress_consumed(int src, struct cm_msg_hdr *h);
+
+/* Blocking receive fast path (recv_fast.c): returns 1 when a message from
+ * src_world was received into the contiguous buffer, 0 when the caller must
+ * take the general path (nothing was consumed then). */
+int cm_recv_fast(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag, struct cm_comm *c,
+                 MPI_Status *status);
+
 /* Is there anything for this rank to do right now (used before sleeping)? */
 int cm_progress_pending(void *unused);
 

@@ -28,6 +28,8 @@ void cm_wait_configure(int oversubscribed)
     }
 }
 
+unsigned cm_wait_spin_limit(void) { return spin_limit; }
+
 int cm_wait_backoff(struct cm_waiter *w)
 {
     if (w->spins < spin_limit) {

@@ -23,6 +23,9 @@ struct cm_waiter {
 /* Set once at init: spin limit is 0 when ranks outnumber cores. */
 void cm_wait_configure(int oversubscribed);
 
+/* Polls a waiter may make before it should yield (0 when oversubscribed). */
+unsigned cm_wait_spin_limit(void);
+
 static inline void cm_waiter_reset(struct cm_waiter *w) { w->spins = 0; w->yields = 0; }
 
 /* Phase 1 and 2 of waiting: returns 1 while the caller should keep polling
