@@ -78,6 +78,13 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CM_ENTER(Send);
+    /* The common case first, before send_blocking's frame is set up. */
+    uint16_t ctx = 0;
+    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
+    struct cm_datatype *t = cm_dt_lookup(datatype);
+    if (likely(args_ok(c, t, buf, count, dest, tag)) && t->contig &&
+        cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[dest], ctx, tag))
+        return MPI_SUCCESS;
     return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_STANDARD, CM_CALL_Send, "MPI_Send");
 }
 

@@ -25,7 +25,7 @@ struct queue {
 
 static struct queue *queues;  /* [world size] */
 static int *active;           /* destinations with a non-empty queue */
-static int nactive;
+int cm_outq_nactive;           /* entries of active[] in use */
 extern struct cm_ring_tx *cm_tx;
 
 void cm_outq_init(int nranks)
@@ -42,10 +42,9 @@ void cm_outq_finalize(void)
     free(active);
     queues = NULL;
     active = NULL;
-    nactive = 0;
+    cm_outq_nactive = 0;
 }
 
-int cm_outq_active(void) { return nactive > 0; }
 int cm_outq_empty(int dst) { return queues[dst].head == NULL; }
 
 static void push(int dst, struct item *it)
@@ -56,7 +55,7 @@ static void push(int dst, struct item *it)
         q->tail->next = it;
     } else {
         q->head = it;
-        active[nactive++] = dst;
+        active[cm_outq_nactive++] = dst;
     }
     q->tail = it;
 }
@@ -106,7 +105,7 @@ static int write_item(int dst, struct item *it)
 int cm_outq_drain(void)
 {
     int done = 0;
-    for (int i = 0; i < nactive;) {
+    for (int i = 0; i < cm_outq_nactive;) {
         int dst = active[i];
         struct queue *q = &queues[dst];
         while (q->head && write_item(dst, q->head)) {
@@ -117,7 +116,7 @@ int cm_outq_drain(void)
         }
         if (!q->head) {
             q->tail = NULL;
-            active[i] = active[--nactive];
+            active[i] = active[--cm_outq_nactive];
         } else {
             i++;
         }
@@ -127,7 +126,7 @@ int cm_outq_drain(void)
 
 int cm_outq_room(void)
 {
-    for (int i = 0; i < nactive; i++) {
+    for (int i = 0; i < cm_outq_nactive; i++) {
         struct cm_ring_tx *tx = &cm_tx[active[i]];
         uint64_t rpos = atomic_load_explicit(&tx->v.ctl->rpos, memory_order_acquire);
         if (rpos != tx->rpos_cache)

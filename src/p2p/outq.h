@@ -13,7 +13,9 @@
 
 void cm_outq_init(int nranks);
 void cm_outq_finalize(void);
-int cm_outq_active(void);          /* some destination has queued work */
+extern int cm_outq_nactive;
+/* Some destination has queued work (inline: every send and poll asks). */
+static inline int cm_outq_active(void) { return cm_outq_nactive > 0; }
 int cm_outq_empty(int dst);
 int cm_outq_room(void);            /* some queued destination's ring has room again */
 int cm_outq_drain(void);           /* write what fits; returns items finished */

@@ -34,7 +34,7 @@ static inline void publish_and_wake(int dst, struct cm_msg_hdr *h)
 
 int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx, int tag)
 {
-    if (bytes > cm_g.eager_max || !cm_outq_empty(dst))
+    if (bytes > cm_g.eager_max || (cm_outq_active() && !cm_outq_empty(dst)))
         return 0;
     struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], (uint32_t)bytes);
     if (!h)
@@ -44,8 +44,7 @@ int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx,
     h->ctx = ctx;
     h->tag = tag;
     h->len = (uint32_t)bytes;
-    if (bytes)
-        memcpy(cm_msg_payload(h), data, bytes);
+    cm_copy_payload(cm_msg_payload(h), data, bytes);
     publish_and_wake(dst, h);
     cm_p2p_count(dst, bytes);
     return 1;
