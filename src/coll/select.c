@@ -366,12 +366,42 @@ static void say_once(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_q
                 q->bytes, q->commutative ? "" : " non-commutative", algo, why);
 }
 
+/* The last choice per collective.  A choice depends on the query alone (the
+ * table, the forced names and every applies_to are fixed after start-up), and
+ * a program calls the same collective with the same shape over and over: the
+ * table walk and its applies_to calls cost a tiny collective a tenth of its
+ * time.  Not used with COREMPI_VERBOSE=coll, which reports per communicator. */
+static struct {
+    struct cm_coll_query q;
+    const struct cm_coll_algo *a;
+} last_choice[CM_COLL_NUM];
+
+static int same_query(const struct cm_coll_query *x, const struct cm_coll_query *y)
+{
+    return x->size == y->size && x->count == y->count && x->bytes == y->bytes &&
+           x->commutative == y->commutative && x->contiguous == y->contiguous;
+}
+
+static const struct cm_coll_algo *choose(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q);
+
 const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q)
 {
     if (__builtin_expect(!resolved.ready, 0)) {
         read_env();
         resolve();
     }
+    if (env.verbose)
+        return choose(coll, comm, q);
+    if (last_choice[coll].a && same_query(&last_choice[coll].q, q))
+        return last_choice[coll].a;
+    const struct cm_coll_algo *a = choose(coll, comm, q);
+    last_choice[coll].q = *q;
+    last_choice[coll].a = a;
+    return a;
+}
+
+static const struct cm_coll_algo *choose(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q)
+{
     const struct cm_coll_algo *a = NULL;
     const char *why = "tuned";
     if (env.forced[coll]) {

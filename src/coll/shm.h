@@ -32,6 +32,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "coll/coll.h"
+#include "core/datatype.h"
 
 #define CM_SHM_INLINE 56          /* tiny payloads take the flag line up to `arrived` */
 
@@ -52,6 +53,8 @@ _Static_assert(CM_SHM_INLINE <= __builtin_offsetof(struct cm_shm_flag, arrived),
 
 struct cm_shm {                   /* this rank's view of its communicator's area */
     char *base;                   /* area start in the segment */
+    char *flags;                  /* first flag line (rank 0, parity 0) */
+    char *slots;                  /* first data slot (rank 0, parity 0) */
     int n, rank;
     const int *world_of;
     size_t slot_bytes;            /* one data slot (per rank, per parity) */
@@ -61,28 +64,40 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     uint32_t counted_syncs;       /* of which counted on the arrival counter */
     uint64_t progress_mine;       /* my counter (I am its only writer) */
     uint32_t bcasts;              /* broadcasts through the FIFO so far */
+    uint32_t bfifo_clear;         /* every other rank finished this many FIFO calls (last look) */
     uint32_t to_root;             /* reduces and gathers through the reduce FIFO so far */
 };
 
-/* Broadcast FIFO (seed 003's Bcast FIFO on fetch-and-increment): small
- * broadcasts go through a ring of entries; the root waits only until the
- * entry's previous readers are done, readers wait only for the root, and
- * each reader bumps the entry's ack counter when it has copied out. */
+/* Broadcast FIFO (seed 003's Bcast FIFO, without its fetch-and-increment):
+ * small broadcasts go through a ring of entries; broadcast k uses entry
+ * k mod CM_SHM_BFIFO_ENTRIES.  Readers wait only for the root.  Every rank
+ * counts the FIFO calls it has finished, as root or reader, and publishes the
+ * count on its own ack line every CM_SHM_BFIFO_ACK_EVERY calls; the root of
+ * call k reuses its entry once every other rank's count reaches
+ * k + 1 - CM_SHM_BFIFO_ENTRIES (cm_shm_bfifo_claim).  A shared counter that
+ * each reader bumped per call cost a locked instruction and a line changing
+ * hands per reader per call; the batched counts cost a plain store every
+ * fourth call.  No deadlock from the batching: a rank that finished every
+ * call before k has published at least k - ACK_EVERY + 1 of them, and the
+ * root of call k needs only k + 1 - ENTRIES. */
 #define CM_SHM_BFIFO_ENTRIES 16
+#define CM_SHM_BFIFO_ACK_EVERY 4
 #define CM_SHM_BFIFO_BYTES 1024
 #define CM_SHM_BFIFO_INLINE 56
+_Static_assert(CM_SHM_BFIFO_ACK_EVERY <= CM_SHM_BFIFO_ENTRIES, "a claim must not wait for a later call");
 struct cm_shm_bfifo_entry {
-    _Alignas(128) _Atomic uint32_t seq;      /* bcast number + 1 last published here */
+    _Alignas(128) _Atomic uint32_t seq;      /* call number + 1 last published here */
     _Atomic uint32_t seq_waiters;
     /* Payloads up to CM_SHM_BFIFO_INLINE bytes ride in the seq line: a reader
      * takes one line, not the seq line and then the data line. */
     unsigned char inl[CM_SHM_BFIFO_INLINE];
     char pad0[128 - 64];
-    _Alignas(128) _Atomic uint32_t acks;     /* grows by n - 1 per use */
-    _Atomic uint32_t acks_waiters;
-    char pad1[128 - 8];
     unsigned char data[CM_SHM_BFIFO_BYTES];
 };
+/* Root of FIFO call k: wait until entry k may be overwritten. */
+void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k);
+/* Every rank after FIFO call k (root or reader): count it. */
+void cm_shm_bfifo_done(struct cm_shm *s, uint32_t k);
 struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i);
 /* Tiny scatters use the same entries and count (shm_scatter.c): the root
  * writes every block, each reader takes its own.  COREMPI_SHM_BFIFO=0 turns
@@ -137,12 +152,26 @@ struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll);
 /* Parity of the epoch the next sync will close. */
 static inline int cm_shm_parity(const struct cm_shm *s) { return (int)((s->epoch + 1) & 1); }
 
-/* Flag line and data slot of rank r for parity p. */
-struct cm_shm_flag *cm_shm_flag(struct cm_shm *s, int r, int p);
-void *cm_shm_slot(struct cm_shm *s, int r, int p);
+/* Flag lines sit a line pair apart (the gap line keeps the adjacent-line
+ * prefetcher from dragging a neighbour's flag along). */
+#define CM_SHM_FLAG_STRIDE 128u
+
+/* Flag line and data slot of rank r for parity p (inline: every tiny
+ * collective asks several times per call). */
+static inline struct cm_shm_flag *cm_shm_flag(struct cm_shm *s, int r, int p)
+{
+    return (struct cm_shm_flag *)(s->flags + ((size_t)r * 2 + (size_t)p) * CM_SHM_FLAG_STRIDE);
+}
+static inline void *cm_shm_slot(struct cm_shm *s, int r, int p)
+{
+    return s->slots + ((size_t)r * 2 + (size_t)p) * s->slot_bytes;
+}
 /* Where bytes of rank r's data go for parity p: inline in the flag line when
  * they fit (one line moves), else the slot. */
-void *cm_shm_data(struct cm_shm *s, int r, int p, size_t bytes);
+static inline void *cm_shm_data(struct cm_shm *s, int r, int p, size_t bytes)
+{
+    return bytes <= CM_SHM_INLINE ? (void *)cm_shm_flag(s, r, p) : cm_shm_slot(s, r, p);
+}
 void *cm_shm_result(struct cm_shm *s, int p);
 _Atomic uint64_t *cm_shm_progress(struct cm_shm *s, int r);
 
@@ -175,8 +204,21 @@ void cm_shm_view_done(struct cm_shm_view *v, int unpack);
 /* Copy count elements of dt between a user buffer and contiguous bytes. */
 int cm_shm_pack(void *dst, const void *buf, int count, MPI_Datatype dt);
 int cm_shm_unpack(const void *src, void *buf, int count, MPI_Datatype dt);
-/* Bytes of count elements of dt, and whether the type has no holes. */
-size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, MPI_Aint *true_lb, MPI_Aint *extent);
+/* Bytes of count elements of dt, and whether the type has no holes (any
+ * output may be NULL).  Inline, reading the type object: the front ends
+ * checked dt, and every shared-memory call asks once or twice. */
+static inline size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, MPI_Aint *true_lb,
+                                  MPI_Aint *extent)
+{
+    const struct cm_datatype *t = cm_dt_lookup(dt);
+    if (contiguous)
+        *contiguous = (MPI_Aint)t->size == t->extent && (MPI_Aint)t->size == t->true_extent;
+    if (true_lb)
+        *true_lb = t->true_lb;
+    if (extent)
+        *extent = t->extent;
+    return (size_t)count * t->size;
+}
 
 /* Chunk of the pipelined single-copy protocols, and the size above which they
  * replace the slots (COREMPI_SHM_CHUNK, COREMPI_SHM_CMA_MIN). */

@@ -31,7 +31,7 @@
 #include <unistd.h>
 
 #define UNIT 4096u
-#define LINE2 128u                  /* a writer's line plus the gap line */
+#define LINE2 CM_SHM_FLAG_STRIDE      /* a writer's line plus the gap line */
 #define RETRY_AFTER 256             /* calls before a failed comm tries again */
 
 struct region {
@@ -125,9 +125,51 @@ static size_t rfifo_off(int n, size_t slot)
 {
     return bfifo_off(n, slot) + CM_SHM_BFIFO_ENTRIES * sizeof(struct cm_shm_bfifo_entry);
 }
-static size_t area_bytes(int n, size_t slot)
+static size_t backs_off(int n, size_t slot)
 {
     return rfifo_off(n, slot) + (size_t)n * CM_SHM_RFIFO_ENTRIES * sizeof(struct cm_shm_rfifo_entry);
+}
+static size_t area_bytes(int n, size_t slot) { return backs_off(n, slot) + (size_t)n * LINE2; }
+
+/* A rank's count of finished broadcast-FIFO calls (shm.h). */
+struct bfifo_ack {
+    _Alignas(128) _Atomic uint32_t done;
+    _Atomic uint32_t waiters;
+    char pad[LINE2 - 8];
+};
+
+static struct bfifo_ack *bfifo_ack(struct cm_shm *s, int r)
+{
+    return (struct bfifo_ack *)(s->base + backs_off(s->n, s->slot_bytes)) + r;
+}
+
+void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k)
+{
+    if (k < CM_SHM_BFIFO_ENTRIES)
+        return;
+    uint32_t need = k + 1 - CM_SHM_BFIFO_ENTRIES;
+    if ((int32_t)(s->bfifo_clear - need) >= 0)
+        return;
+    uint32_t low = need + CM_SHM_BFIFO_ENTRIES;
+    for (int r = 0; r < s->n; r++) {
+        if (r == s->rank)
+            continue;
+        struct bfifo_ack *a = bfifo_ack(s, r);
+        cm_shm_wait32(s, &a->done, &a->waiters, need);
+        uint32_t v = atomic_load_explicit(&a->done, memory_order_acquire);
+        if ((int32_t)(v - low) < 0)
+            low = v;
+    }
+    s->bfifo_clear = low;
+}
+
+void cm_shm_bfifo_done(struct cm_shm *s, uint32_t k)
+{
+    if ((k + 1) % CM_SHM_BFIFO_ACK_EVERY != 0)
+        return;
+    struct bfifo_ack *a = bfifo_ack(s, s->rank);
+    atomic_store_explicit(&a->done, k + 1, memory_order_release);
+    cm_shm_wake32(&a->done, &a->waiters);
 }
 
 int cm_shm_bfifo_enabled(void)
@@ -179,20 +221,8 @@ struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i)
     return (struct cm_shm_bfifo_entry *)(s->base + bfifo_off(s->n, s->slot_bytes)) + i % CM_SHM_BFIFO_ENTRIES;
 }
 
-struct cm_shm_flag *cm_shm_flag(struct cm_shm *s, int r, int p)
-{
-    return (struct cm_shm_flag *)(s->base + flags_off() + ((size_t)r * 2 + (size_t)p) * LINE2);
-}
 
-void *cm_shm_slot(struct cm_shm *s, int r, int p)
-{
-    return s->base + slots_off(s->n, s->slot_bytes) + ((size_t)r * 2 + (size_t)p) * s->slot_bytes;
-}
 
-void *cm_shm_data(struct cm_shm *s, int r, int p, size_t bytes)
-{
-    return bytes <= CM_SHM_INLINE ? (void *)cm_shm_flag(s, r, p) : cm_shm_slot(s, r, p);
-}
 
 void *cm_shm_result(struct cm_shm *s, int p)
 {
@@ -334,7 +364,8 @@ static long create_area(int n, size_t slot)
     memset(base + flags_off(), 0, (size_t)n * 2 * LINE2);
     memset(base + progress_off(n), 0, (size_t)n * LINE2);
     for (int i = 0; i < CM_SHM_BFIFO_ENTRIES; i++)     /* counters only, not the data */
-        memset(base + bfifo_off(n, slot) + i * sizeof(struct cm_shm_bfifo_entry), 0, 2 * LINE2);
+        memset(base + bfifo_off(n, slot) + i * sizeof(struct cm_shm_bfifo_entry), 0, LINE2);
+    memset(base + backs_off(n, slot), 0, (size_t)n * LINE2);
     memset(base + rfifo_off(n, slot), 0, (size_t)n * CM_SHM_RFIFO_ENTRIES * sizeof(struct cm_shm_rfifo_entry));
     struct area_hdr *a = (struct area_hdr *)base;
     a->units = units;
@@ -375,6 +406,8 @@ struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll)
     if (!s)
         cm_fatal(coll, "out of memory");
     s->base = (char *)region() + msg[0];
+    s->flags = s->base + flags_off();
+    s->slots = s->base + slots_off(c->size, slot);
     s->n = c->size;
     s->rank = c->rank;
     s->world_of = c->world_of;
@@ -717,18 +750,6 @@ int cm_shm_applies_reduction(const struct cm_coll_query *q)
     return cm_shm_applies(q) && q->contiguous;
 }
 
-size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, MPI_Aint *true_lb, MPI_Aint *extent)
-{
-    struct cm_dt d;
-    cm_coll_dt(dt, &d);
-    if (contiguous)
-        *contiguous = d.size == d.extent && d.size == d.true_extent;
-    if (true_lb)
-        *true_lb = d.true_lb;
-    if (extent)
-        *extent = d.extent;
-    return (size_t)count * (size_t)d.size;
-}
 
 int cm_shm_pack(void *dst, const void *buf, int count, MPI_Datatype dt)
 {

@@ -61,26 +61,24 @@ static int bcast_single_copy(struct cm_shm *s, void *buf, int count, MPI_Datatyp
 }
 
 /* Up to CM_SHM_BFIFO_BYTES: the root returns as soon as its data is in the
- * FIFO (it waits only if the entry's readers from CM_SHM_BFIFO_ENTRIES
- * broadcasts ago are not all done); a reader waits for the root only. */
+ * FIFO (it waits only if some rank has not finished the call
+ * CM_SHM_BFIFO_ENTRIES ago); a reader waits for the root only. */
 static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, int root)
 {
     uint32_t k = s->bcasts++;
     struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
-    uint32_t use = k / CM_SHM_BFIFO_ENTRIES;
     void *data = cm_shm_bytes(count, dt, NULL, NULL, NULL) <= CM_SHM_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
     int rc;
     if (s->rank == root) {
-        cm_shm_wait32(s, &e->acks, &e->acks_waiters, use * (uint32_t)(s->n - 1));
+        cm_shm_bfifo_claim(s, k);
         rc = cm_shm_pack(data, buf, count, dt);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
-        return rc;
+    } else {
+        cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        rc = cm_shm_unpack(data, buf, count, dt);
     }
-    cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-    rc = cm_shm_unpack(data, buf, count, dt);
-    atomic_fetch_add_explicit(&e->acks, 1, memory_order_release);
-    cm_shm_wake32(&e->acks, &e->acks_waiters);
+    cm_shm_bfifo_done(s, k);
     return rc;
 }
 

@@ -55,3 +55,19 @@ foreach(n 2 3 5 9)
     TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_REDUCE=shm"
     PASS_REGULAR_EXPRESSION "reduce_fifo ok")
 endforeach()
+
+# The broadcast FIFO: tiny broadcasts and scatters back to back with a
+# rotating root and a sometimes slow reader, so roots run the whole FIFO
+# ahead and must wait for the batched acknowledgements.
+add_executable(colltest_bcast_fifo ${CMAKE_CURRENT_LIST_DIR}/bcast_fifo.c)
+target_include_directories(colltest_bcast_fifo PRIVATE ${PROJECT_SOURCE_DIR}/include)
+target_link_libraries(colltest_bcast_fifo PRIVATE corempi)
+set_target_properties(colltest_bcast_fifo PROPERTIES
+  OUTPUT_NAME bcast_fifo RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+foreach(n 2 3 5 9)
+  add_test(NAME coll.shm.bcast_fifo.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_bcast_fifo>)
+  set_tests_properties(coll.shm.bcast_fifo.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_BCAST=shm;COREMPI_SCATTER=shm"
+    PASS_REGULAR_EXPRESSION "bcast_fifo ok")
+endforeach()
