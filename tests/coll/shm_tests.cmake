@@ -40,34 +40,28 @@ cm_shm_areas_case(churn 7 never churn 100)
 cm_shm_areas_case(hold 4 exhausted hold 60)
 cm_shm_areas_case(hold 3 exhausted hold 60)
 
+# A FIFO test program: built once, run at 2 ranks with a core each and at
+# 3, 5 and 9 ranks oversubscribed, with env forcing the shared-memory path.
+function(cm_shm_fifo_test name env)
+  add_executable(colltest_${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
+  target_include_directories(colltest_${name} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(colltest_${name} PRIVATE corempi)
+  set_target_properties(colltest_${name} PROPERTIES
+    OUTPUT_NAME ${name} RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  foreach(n 2 3 5 9)
+    add_test(NAME coll.shm.${name}.n${n}
+             COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_${name}>)
+    set_tests_properties(coll.shm.${name}.n${n} PROPERTIES
+      TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}"
+      PASS_REGULAR_EXPRESSION "${name} ok")
+  endforeach()
+endfunction()
+
 # The reduce FIFO: tiny reductions back to back with a rotating, sometimes
-# slow root, a non-commutative op and MPI_IN_PLACE; 2 ranks with a core
-# each, 3..9 oversubscribed.
-add_executable(colltest_reduce_fifo ${CMAKE_CURRENT_LIST_DIR}/reduce_fifo.c)
-target_include_directories(colltest_reduce_fifo PRIVATE ${PROJECT_SOURCE_DIR}/include)
-target_link_libraries(colltest_reduce_fifo PRIVATE corempi)
-set_target_properties(colltest_reduce_fifo PROPERTIES
-  OUTPUT_NAME reduce_fifo RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-foreach(n 2 3 5 9)
-  add_test(NAME coll.shm.reduce_fifo.n${n}
-           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_reduce_fifo>)
-  set_tests_properties(coll.shm.reduce_fifo.n${n} PROPERTIES
-    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_REDUCE=shm"
-    PASS_REGULAR_EXPRESSION "reduce_fifo ok")
-endforeach()
+# slow root, a non-commutative op and MPI_IN_PLACE.
+cm_shm_fifo_test(reduce_fifo "COREMPI_REDUCE=shm")
 
 # The broadcast FIFO: tiny broadcasts and scatters back to back with a
 # rotating root and a sometimes slow reader, so roots run the whole FIFO
 # ahead and must wait for the batched acknowledgements.
-add_executable(colltest_bcast_fifo ${CMAKE_CURRENT_LIST_DIR}/bcast_fifo.c)
-target_include_directories(colltest_bcast_fifo PRIVATE ${PROJECT_SOURCE_DIR}/include)
-target_link_libraries(colltest_bcast_fifo PRIVATE corempi)
-set_target_properties(colltest_bcast_fifo PROPERTIES
-  OUTPUT_NAME bcast_fifo RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
-foreach(n 2 3 5 9)
-  add_test(NAME coll.shm.bcast_fifo.n${n}
-           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_bcast_fifo>)
-  set_tests_properties(coll.shm.bcast_fifo.n${n} PROPERTIES
-    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_BCAST=shm;COREMPI_SCATTER=shm"
-    PASS_REGULAR_EXPRESSION "bcast_fifo ok")
-endforeach()
+cm_shm_fifo_test(bcast_fifo "COREMPI_BCAST=shm;COREMPI_SCATTER=shm")
