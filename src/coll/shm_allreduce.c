@@ -19,6 +19,7 @@
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
 #include "core/state.h"
+#include "shm/copy.h"
 
 #include <string.h>
 
@@ -45,7 +46,7 @@ static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t by
                            MPI_Op op)
 {
     int p = cm_shm_parity(s);
-    memcpy(cm_shm_data(s, s->rank, p, bytes), sb, bytes);
+    cm_copy_small(cm_shm_data(s, s->rank, p, bytes), sb, bytes);
     if (!cm_g.oversubscribed && bytes <= SELF_FOLD_MAX && s->n <= 8) {
         /* Every rank running at once: all fold in parallel, nobody waits
          * for a folded result to cross the cache. */
@@ -90,9 +91,7 @@ int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype 
 {
     MPI_Aint tlb;
     size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
-    int size;
-    PMPI_Comm_size(comm, &size);
-    if (size == 1 || count == 0) {
+    if (cm_comm_lookup(comm, NULL)->size == 1 || count == 0) {
         if (sbuf != rbuf && bytes)
             memcpy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
         return MPI_SUCCESS;

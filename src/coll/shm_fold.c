@@ -10,6 +10,7 @@
 #include "coll/shm_fold.h"
 #include "core/dt_basic.h"
 #include "core/op.h"
+#include "shm/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -23,7 +24,7 @@ int cm_shm_fold_slots(struct cm_shm *s, int p, size_t whole, char *acc, int coun
     if (count == 0)
         return MPI_SUCCESS;
     /* Slots hold whole vectors (whole bytes): that decides inline vs slot. */
-    memcpy(acc, (char *)cm_shm_data(s, s->n - 1, p, whole) + off, (size_t)count * (size_t)ext);
+    cm_copy_small(acc, (char *)cm_shm_data(s, s->n - 1, p, whole) + off, (size_t)count * (size_t)ext);
     /* Predefined op on a basic type: its loop directly (the tiny allreduce
      * is a handful of these; MPI_Reduce_local's checks would double it). */
     cm_op_kernel_fn kernel =

@@ -158,11 +158,6 @@ void cm_comm_finalize(void)
     cm_info_finalize();
 }
 
-MPI_Comm cm_coll_comm(MPI_Comm comm)
-{
-    return comm | CM_COMM_COLL_BIT;
-}
-
 int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);

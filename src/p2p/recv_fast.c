@@ -65,7 +65,7 @@ int cm_recv_fast(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag, 
                 return 0;
             uint32_t len = h->len;
             int msg_tag = h->tag;
-            cm_copy_payload(buf, cm_msg_payload(h), len);
+            cm_copy_small(buf, cm_msg_payload(h), len);
             cm_progress_consumed(src_world, h);
             if (status != MPI_STATUS_IGNORE) {
                 cm_status_set(status, c, src_world, msg_tag, len);

@@ -44,7 +44,7 @@ int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx,
     h->ctx = ctx;
     h->tag = tag;
     h->len = (uint32_t)bytes;
-    cm_copy_payload(cm_msg_payload(h), data, bytes);
+    cm_copy_small(cm_msg_payload(h), data, bytes);
     publish_and_wake(dst, h);
     cm_p2p_count(dst, bytes);
     return 1;

@@ -33,6 +33,7 @@
 #include <string.h>
 #include <stdatomic.h>
 #include "segment.h"
+#include "copy.h"
 
 #define CM_SLOT 64u
 #define CM_SLOT_HDR 16u
@@ -178,39 +179,5 @@ static inline int cm_ring_consume(struct cm_ring_rx *rx, struct cm_msg_hdr *h)
 
 static inline void *cm_msg_payload(struct cm_msg_hdr *h) { return (char *)h + CM_SLOT_HDR; }
 
-/* Copy a payload into or out of a slot.  Up to a slot's inline bytes it is
- * done here with overlapping fixed-size moves: a tiny message's latency is a
- * few dozen instructions, and libc's memcpy call and size dispatch would be a
- * good part of them. */
-static inline void cm_copy_payload(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    if (n > 32) {
-        memcpy(d, s, n);
-    } else if (n >= 16) {
-        char a[16], b[16];
-        __builtin_memcpy(a, s, 16);
-        __builtin_memcpy(b, s + n - 16, 16);
-        __builtin_memcpy(d, a, 16);
-        __builtin_memcpy(d + n - 16, b, 16);
-    } else if (n >= 8) {
-        uint64_t a, b;
-        __builtin_memcpy(&a, s, 8);
-        __builtin_memcpy(&b, s + n - 8, 8);
-        __builtin_memcpy(d, &a, 8);
-        __builtin_memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        __builtin_memcpy(&a, s, 4);
-        __builtin_memcpy(&b, s + n - 4, 4);
-        __builtin_memcpy(d, &a, 4);
-        __builtin_memcpy(d + n - 4, &b, 4);
-    } else if (n) {
-        d[0] = s[0];
-        d[n / 2] = s[n / 2];
-        d[n - 1] = s[n - 1];
-    }
-}
 
 #endif
