@@ -20,6 +20,10 @@ int cm_coll_gather_linear(const void *sbuf, int scount, MPI_Datatype stype, void
     cm_coll_dt(rtype, &d);
     if (sbuf != MPI_IN_PLACE)
         rc = cm_coll_copy(sbuf, scount, stype, cm_coll_at(rbuf, (MPI_Aint)root * rcount, &d), rcount, rtype, comm);
+    if (p == 2) /* one block to receive: a blocking receive needs no request */
+        return rc != MPI_SUCCESS ? rc
+                                 : PMPI_Recv(cm_coll_at(rbuf, (MPI_Aint)(1 - root) * rcount, &d), rcount, rtype,
+                                             1 - root, TAG, comm, MPI_STATUS_IGNORE);
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)p);
     if (!req)
         return MPI_ERR_NO_MEM;

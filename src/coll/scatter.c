@@ -18,6 +18,13 @@ int cm_coll_scatter_linear(const void *sbuf, int scount, MPI_Datatype stype, voi
         return PMPI_Recv(rbuf, rcount, rtype, root, TAG, comm, MPI_STATUS_IGNORE);
     struct cm_dt d;
     cm_coll_dt(stype, &d);
+    if (p == 2) { /* one block to send: a blocking send needs no request */
+        rc = PMPI_Send(cm_coll_at(sbuf, (MPI_Aint)(1 - root) * scount, &d), scount, stype, 1 - root, TAG, comm);
+        if (rc == MPI_SUCCESS && rbuf != MPI_IN_PLACE)
+            rc = cm_coll_copy(cm_coll_at(sbuf, (MPI_Aint)root * scount, &d), scount, stype, rbuf, rcount, rtype,
+                              comm);
+        return rc;
+    }
     MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)p);
     if (!req)
         return MPI_ERR_NO_MEM;

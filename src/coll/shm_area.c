@@ -16,6 +16,7 @@
 #include "core/state.h"
 #include "core/error.h"
 #include "shm/wait.h"
+#include "shm/copy.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -759,7 +760,7 @@ int cm_shm_pack(void *dst, const void *buf, int count, MPI_Datatype dt)
     if (!len)
         return MPI_SUCCESS;
     if (contig) {
-        memcpy(dst, (const char *)buf + tlb, len);
+        cm_copy_small(dst, (const char *)buf + tlb, len);
         return MPI_SUCCESS;
     }
     int pos = 0;
@@ -774,7 +775,7 @@ int cm_shm_unpack(const void *src, void *buf, int count, MPI_Datatype dt)
     if (!len)
         return MPI_SUCCESS;
     if (contig) {
-        memcpy((char *)buf + tlb, src, len);
+        cm_copy_small((char *)buf + tlb, src, len);
         return MPI_SUCCESS;
     }
     int pos = 0;

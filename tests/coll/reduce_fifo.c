@@ -5,9 +5,10 @@
  * call had folded it would corrupt that call's result.
  *
  * The root changes every 100 calls and sleeps now and then.  Each call
- * reduces 1..7 affine maps x -> a*x + b (two unsigned ints, 8..56 bytes)
- * under composition, which is associative but not commutative, so the
- * result also shows that the fold ran in rank order.  Every rank knows every
+ * reduces 1..15 affine maps x -> a*x + b (two unsigned ints, 8..120 bytes:
+ * the seq line alone and with its partner line) under composition, which is
+ * associative but not commutative, so the result also shows that the fold
+ * ran in rank order.  Every rank knows every
  * contribution (a function of rank, call and index) and the root checks
  * against its own fold.  Prints "reduce_fifo ok" on rank 0.
  */
@@ -17,7 +18,7 @@
 #include <unistd.h>
 
 #define CALLS 900
-#define MAXPAIRS 7
+#define MAXPAIRS 15
 
 /* (a1, b1) o (a2, b2): x -> a1 * (a2 * x + b2) + b1 */
 static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
