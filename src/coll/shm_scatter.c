@@ -19,19 +19,21 @@ static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Data
 {
     uint32_t k = s->bcasts++;
     struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
+    /* All blocks in the seq line when they fit: the reader takes one line. */
+    unsigned char *data = (size_t)s->n * b <= CM_SHM_BFIFO_INLINE ? e->inl : e->data;
     int me = s->rank, n = s->n, rc = MPI_SUCCESS;
     if (me == root) {
         cm_shm_bfifo_claim(s, k);
         for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
             if (i != me)
-                rc = cm_shm_pack(e->data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
+                rc = cm_shm_pack(data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
         if (!inplace && rc == MPI_SUCCESS)
             rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
     } else {
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-        rc = cm_shm_unpack(e->data + (size_t)me * b, rbuf, rcount, rtype);
+        rc = cm_shm_unpack(data + (size_t)me * b, rbuf, rcount, rtype);
     }
     cm_shm_bfifo_done(s, k);
     return rc;
