@@ -94,6 +94,14 @@ struct cm_shm_bfifo_entry {
     char pad0[128 - 64];
     unsigned char data[CM_SHM_BFIFO_BYTES];
 };
+/* A FIFO reader that has call k asks for the line of call k + 1 now: when
+ * the writer runs ahead (a loop of tiny collectives), that line is already
+ * written and arrives while this call finishes, instead of costing the next
+ * call a full cache-line transfer (8-byte bcast at 2 ranks 0.050 us against
+ * 0.064).  A line not yet written comes back shared and is invalidated by the
+ * writer as it would have been anyway. */
+static inline void cm_shm_prefetch(const void *line) { __builtin_prefetch(line, 0, 3); }
+
 /* Root of FIFO call k: wait until entry k may be overwritten. */
 void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k);
 /* Every rank after FIFO call k (root or reader): count it. */

@@ -76,6 +76,7 @@ static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, i
         cm_shm_wake32(&e->seq, &e->seq_waiters);
     } else {
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_shm_prefetch(cm_shm_bfifo(s, k + 1));
         rc = cm_shm_unpack(data, buf, count, dt);
     }
     cm_shm_bfifo_done(s, k);

@@ -36,6 +36,7 @@ static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datat
             continue;
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_shm_prefetch(cm_shm_rfifo(s, r, k + 1));
         int urc = cm_shm_unpack(e->data, (char *)rbuf + (size_t)r * blk, rcount, rtype);
         if (rc == MPI_SUCCESS)
             rc = urc;

@@ -35,6 +35,7 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
         if (r != me) {
             struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
             cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+            cm_shm_prefetch(cm_shm_rfifo(s, r, k + 1));
         }
     }
     /* Right fold in rank order: acc = x0 op (x1 op (... x_{n-1})).  In place

@@ -55,6 +55,7 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     if (me > 0) {
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me - 1, k);
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_shm_prefetch(cm_shm_rfifo(s, me - 1, k + 1));
         if (exclusive)
             memcpy(out, e->data, bytes);
         rc = fold(e->data, prefix, count, dt, op, tlb);

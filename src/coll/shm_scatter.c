@@ -33,6 +33,7 @@ static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Data
             rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
     } else {
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_shm_prefetch(cm_shm_bfifo(s, k + 1));
         rc = cm_shm_unpack(data + (size_t)me * b, rbuf, rcount, rtype);
     }
     cm_shm_bfifo_done(s, k);
