@@ -53,13 +53,23 @@ int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void 
     }
     cm_shm_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
     cm_shm_sync(s, NULL, NULL);
-    char *tmp = malloc(b);
-    for (int j = 0; j < n && tmp; j++) {
+    /* A contiguous receive block takes the read directly; otherwise through a
+     * bounce block that is then unpacked. */
+    int rcontig;
+    MPI_Aint rtlb;
+    cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, NULL);
+    char *tmp = rcontig ? NULL : malloc(b);
+    for (int j = 0; j < n && (rcontig || tmp); j++) {
         int i = (me + 1 + j) % n;
-        cm_shm_read(s, i, tmp, cm_shm_flag(s, i, p)->addr[0] + (uint64_t)me * b, b);
-        cm_shm_unpack(tmp, (char *)rbuf + i * rblk, rcount, rtype);
+        uint64_t from = cm_shm_flag(s, i, p)->addr[0] + (uint64_t)me * b;
+        if (rcontig) {
+            cm_shm_read(s, i, (char *)rbuf + i * rblk + rtlb, from, b);
+        } else {
+            cm_shm_read(s, i, tmp, from, b);
+            cm_shm_unpack(tmp, (char *)rbuf + i * rblk, rcount, rtype);
+        }
     }
-    if (!tmp)
+    if (!rcontig && !tmp)
         rc = MPI_ERR_NO_MEM;
     cm_shm_sync(s, NULL, NULL);
     free(tmp);
