@@ -42,6 +42,9 @@ int cm_coll_comm_check(MPI_Comm comm, int *size, int *rank);
 int cm_coll_dtype_check(MPI_Datatype dt);
 /* 0 when op is a valid reduction operation. */
 int cm_coll_op_check(MPI_Op op);
+/* 1 when the job has more ranks than cores (algorithms that pipeline many
+ * small messages lose there: every message can cost a context switch). */
+int cm_coll_oversubscribed(void);
 /* Next sequence number of nonblocking collectives on this (collective) communicator:
  * all ranks call it in the same order, so they agree on it. */
 unsigned cm_coll_nbc_seq(MPI_Comm collcomm);

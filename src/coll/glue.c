@@ -8,6 +8,7 @@
 #ifdef COREMPI
 #include "core/datatype.h"
 #include "core/op.h"
+#include "core/state.h"
 
 #include <stdlib.h>
 
@@ -35,6 +36,11 @@ int cm_coll_dtype_check(MPI_Datatype dt)
 int cm_coll_op_check(MPI_Op op)
 {
     return !cm_op_is_valid(op);
+}
+
+int cm_coll_oversubscribed(void)
+{
+    return cm_g.oversubscribed;
 }
 
 unsigned cm_coll_nbc_seq(MPI_Comm collcomm)

@@ -8,9 +8,6 @@
  *                so it wins for large vectors (> 1-4 KB on the Cell).
  */
 #include "coll/coll.h"
-#ifdef COREMPI
-#include "core/state.h"
-#endif
 
 #include <stdlib.h>
 
@@ -30,14 +27,7 @@ static int reduce_binomial_whole(const void *sbuf, void *rbuf, int count, MPI_Da
 #define SEGMENT_FROM (64 * 1024)
 #define SEGMENT_BYTES (8 * 1024)
 
-static int oversubscribed(void)
-{
-#ifdef COREMPI
-    return cm_g.oversubscribed;
-#else
-    return 0;
-#endif
-}
+
 
 int cm_coll_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                             MPI_Op op, int root, MPI_Comm comm)
@@ -45,7 +35,7 @@ int cm_coll_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     struct cm_dt d;
     cm_coll_dt(dt, &d);
     size_t bytes = (size_t)count * (size_t)d.size;
-    if (bytes <= SEGMENT_FROM || d.extent <= 0 || oversubscribed())
+    if (bytes <= SEGMENT_FROM || d.extent <= 0 || cm_coll_oversubscribed())
         return reduce_binomial_whole(sbuf, rbuf, count, dt, op, root, comm);
     int seg = (int)(SEGMENT_BYTES / (size_t)d.extent);
     if (seg < 1)

@@ -77,6 +77,7 @@ int cm_coll_comm_check(MPI_Comm comm, int *size, int *rank)
 
 int cm_coll_dtype_check(MPI_Datatype dt) { return dt == MPI_DATATYPE_NULL; }
 int cm_coll_op_check(MPI_Op op) { return op == MPI_OP_NULL; }
+int cm_coll_oversubscribed(void) { return 0; }
 
 int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
 {
