@@ -27,8 +27,6 @@ static int reduce_binomial_whole(const void *sbuf, void *rbuf, int count, MPI_Da
 #define SEGMENT_FROM (64 * 1024)
 #define SEGMENT_BYTES (8 * 1024)
 
-
-
 int cm_coll_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
                             MPI_Op op, int root, MPI_Comm comm)
 {

@@ -20,8 +20,6 @@
 #include "coll/shm_fold.h"
 #include "core/state.h"
 #include "shm/copy.h"
-#include "core/dt_basic.h"
-#include "core/op.h"
 
 #include <string.h>
 
@@ -41,7 +39,7 @@ struct fold_args {
 static void fold_all(void *arg)
 {
     struct fold_args *a = arg;
-    a->rc = cm_shm_fold_slots(a->s, a->p, a->bytes, cm_shm_result(a->s, a->p), a->count, a->dt, a->op, 0);
+    a->rc = cm_shm_fold_all(a->s, a->p, a->bytes, cm_shm_result(a->s, a->p), a->count, a->dt, a->op);
 }
 
 static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
@@ -53,18 +51,7 @@ static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t by
         /* Every rank running at once: all fold in parallel, nobody waits
          * for a folded result to cross the cache. */
         cm_shm_sync(s, NULL, NULL);
-        cm_op_kernel_fn kernel =
-            bytes <= CM_SHM_INLINE && cm_op_is_predefined(op) && cm_dt_is_basic(dt) ? cm_op_predefined_kernel(op, dt)
-                                                                                  : NULL;
-        if (!kernel)
-            return cm_shm_fold_slots(s, p, bytes, rb, count, dt, op, 0);
-        /* The common tiny case in line: a predefined op on a few basic
-         * elements, every vector in its owner's flag line, folded in rank
-         * order (x0 op (x1 op ...)) straight into the receive buffer. */
-        cm_copy_small(rb, cm_shm_flag(s, s->n - 1, p), bytes);
-        for (int r = s->n - 2; r >= 0; r--)
-            kernel(cm_shm_flag(s, r, p), rb, (size_t)count);
-        return MPI_SUCCESS;
+        return cm_shm_fold_all(s, p, bytes, rb, count, dt, op);
     }
     if (cm_g.oversubscribed || bytes < SPLIT_MIN || s->n <= 2) {
         struct fold_args a = { s, p, count, MPI_SUCCESS, bytes, dt, op };

@@ -8,8 +8,6 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
-#include "core/dt_basic.h"
-#include "core/op.h"
 #include "shm/copy.h"
 
 #include <stdlib.h>
@@ -25,10 +23,7 @@ int cm_shm_fold_slots(struct cm_shm *s, int p, size_t whole, char *acc, int coun
         return MPI_SUCCESS;
     /* Slots hold whole vectors (whole bytes): that decides inline vs slot. */
     cm_copy_small(acc, (char *)cm_shm_data(s, s->n - 1, p, whole) + off, (size_t)count * (size_t)ext);
-    /* Predefined op on a basic type: its loop directly (the tiny allreduce
-     * is a handful of these; MPI_Reduce_local's checks would double it). */
-    cm_op_kernel_fn kernel =
-        cm_op_is_predefined(op) && cm_dt_is_basic(dt) ? cm_op_predefined_kernel(op, dt) : NULL;
+    cm_op_kernel_fn kernel = cm_shm_kernel(op, dt);
     for (int r = s->n - 2; r >= 0; r--) {
         char *x = (char *)cm_shm_data(s, r, p, whole) + off;
         if (kernel) {

@@ -8,8 +8,6 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
-#include "core/dt_basic.h"
-#include "core/op.h"
 #include "core/state.h"
 
 #include <stdlib.h>
@@ -43,8 +41,7 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
     unsigned char own[CM_SHM_RFIFO_BYTES];
     memcpy(own, sb, bytes);
     memcpy(rb, me == n - 1 ? own : cm_shm_rfifo(s, n - 1, k)->data, bytes);
-    cm_op_kernel_fn kernel =
-        cm_op_is_predefined(op) && cm_dt_is_basic(dt) ? cm_op_predefined_kernel(op, dt) : NULL;
+    cm_op_kernel_fn kernel = cm_shm_kernel(op, dt);
     int rc = MPI_SUCCESS;
     for (int r = n - 2; r >= 0 && rc == MPI_SUCCESS; r--) {
         const unsigned char *x = r == me ? own : cm_shm_rfifo(s, r, k)->data;

@@ -13,21 +13,17 @@
  */
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
-#include "core/dt_basic.h"
-#include "core/op.h"
+#include "coll/shm_fold.h"
 
 #include <string.h>
 
 /* acc = x op acc */
 static int fold(const void *x, void *acc, int count, MPI_Datatype dt, MPI_Op op, MPI_Aint tlb)
 {
-    if (cm_op_is_predefined(op) && cm_dt_is_basic(dt)) {
-        cm_op_kernel_fn kernel = cm_op_predefined_kernel(op, dt);
-        if (kernel) {
-            kernel(x, acc, (size_t)count);
-            return MPI_SUCCESS;
-        }
+    cm_op_kernel_fn kernel = cm_shm_kernel(op, dt);
+    if (kernel) {
+        kernel(x, acc, (size_t)count);
+        return MPI_SUCCESS;
     }
     return PMPI_Reduce_local((const char *)x - tlb, (char *)acc - tlb, count, dt, op);
 }

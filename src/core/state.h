@@ -27,6 +27,7 @@ struct cm_state {
     size_t eager_max;              /* largest message sent eagerly (COREMPI_EAGER_MAX) */
     size_t frag_max;               /* fragment of a streamed message (COREMPI_FRAGMENT) */
     size_t stream_max;             /* rendezvous below this streams (COREMPI_STREAM_MAX) */
+    size_t coll_stream_max;        /* the same inside data-movement collectives (COREMPI_COLL_STREAM_MAX) */
     unsigned verbose;              /* COREMPI_VERBOSE bits */
 };
 

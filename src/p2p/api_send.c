@@ -50,21 +50,29 @@ static void fill(struct cm_request *r, const void *buf, int count, MPI_Datatype 
     r->mode = mode;
 }
 
-/* Blocking send in standard, ready or synchronous mode. */
-static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                         enum cm_send_mode mode, enum cm_call_id call, const char *name)
+/* A standard or ready send that fits the ring right now, written there
+ * before any request or large frame exists.  0: take send_blocking (which
+ * also reports bad arguments). */
+static inline int send_now(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
     uint16_t ctx = 0;
     struct cm_comm *c = cm_comm_lookup(comm, &ctx);
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    return likely(args_ok(c, t, buf, count, dest, tag)) && t->contig &&
+           cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[dest], ctx, tag);
+}
+
+/* Blocking send in standard, ready or synchronous mode, when send_now could not. */
+static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                         enum cm_send_mode mode, enum cm_call_id call, const char *name)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
     struct cm_datatype *t = cm_dt_lookup(dt);
     if (!likely(args_ok(c, t, buf, count, dest, tag))) {
         int rc = cm_p2p_check(name, buf, count, dt, dest, CM_PEER_DEST, tag, comm);
         if (rc || dest == MPI_PROC_NULL)
             return rc;
     }
-    if (mode != CM_MODE_SYNC && t->contig &&
-        cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[dest], ctx, tag))
-        return MPI_SUCCESS;
     struct cm_request r;
     memset(&r, 0, sizeof r);
     r.kind = CM_REQ_SEND;
@@ -78,12 +86,7 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, 
 int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CM_ENTER(Send);
-    /* The common case first, before send_blocking's frame is set up. */
-    uint16_t ctx = 0;
-    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
-    struct cm_datatype *t = cm_dt_lookup(datatype);
-    if (likely(args_ok(c, t, buf, count, dest, tag)) && t->contig &&
-        cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[dest], ctx, tag))
+    if (send_now(buf, count, datatype, dest, tag, comm))
         return MPI_SUCCESS;
     return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_STANDARD, CM_CALL_Send, "MPI_Send");
 }
@@ -91,6 +94,8 @@ int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int t
 int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     CM_ENTER(Rsend);
+    if (send_now(buf, count, datatype, dest, tag, comm))
+        return MPI_SUCCESS;
     return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_READY, CM_CALL_Rsend, "MPI_Rsend");
 }
 

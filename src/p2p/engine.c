@@ -88,6 +88,9 @@ int cm_p2p_init(void)
      * scatter and reduce at 8 ranks on 2 cores were 15-55% slower streamed,
      * so there the split copy starts at 512 KiB. */
     cm_g.stream_max = cm_env_size("COREMPI_STREAM_MAX", cm_g.oversubscribed ? 524288 : 2097152);
+    /* Collectives that only move data take the split copy from 1 MiB: see
+     * stream_max_for() in rndv.c. */
+    cm_g.coll_stream_max = cm_env_size("COREMPI_COLL_STREAM_MAX", 1048576);
     if (cm_g.frag_max > ring_max - 8)
         cm_g.frag_max = ring_max - 8;
     if (cm_g.frag_max < 64)

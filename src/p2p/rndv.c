@@ -165,7 +165,7 @@ void cm_rndv_part_done(const struct cm_wdone *d, int src_world)
 
 /* Inside a collective that only moves data (nothing reads the received
  * bytes right after), from this size on the split copy replaces the stream
- * (COREMPI_COLL_STREAM_MAX).  Two ranks, 1 MiB, bench/coll.c, runs alternated:
+ * (cm_g.coll_stream_max, COREMPI_COLL_STREAM_MAX).  Two ranks, 1 MiB, bench/coll.c, runs alternated:
  * streamed, bcast/gather/scatter/alltoall took 40/63/59-123/106 us when the
  * two vCPUs shared a cache and 100/130/122/230 when they did not (this VM
  * moves between the two within minutes; cache-line ping-pong 35 vs 160 ns);
@@ -174,14 +174,6 @@ void cm_rndv_part_done(const struct cm_wdone *d, int src_world)
  * the far cores.  Point-to-point keeps stream_max: a ping-pong's buffer was
  * just written by the other side, and there the stream wins at 1 MiB in both
  * cases (23 vs 16 GB/s, 10.7 vs 4.3). */
-static size_t coll_stream_max(void)
-{
-    static size_t v;
-    if (!v)
-        v = cm_env_size("COREMPI_COLL_STREAM_MAX", 1048576);
-    return v;
-}
-
 static int in_data_movement_collective(void)
 {
     if (!cm_coll_depth || !cm_g.self_ctl)
@@ -199,8 +191,8 @@ static int in_data_movement_collective(void)
 static size_t stream_max_for(void)
 {
     size_t m = cm_g.stream_max;
-    if (in_data_movement_collective() && coll_stream_max() < m)
-        m = coll_stream_max();
+    if (cm_g.coll_stream_max < m && in_data_movement_collective())
+        m = cm_g.coll_stream_max;
     return m;
 }
 
