@@ -51,6 +51,10 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     if (count == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
+    if (size == 1)      /* one rank: the result is its own vector, no tree needed */
+        return sendbuf == recvbuf ? MPI_SUCCESS
+                                  : api_done(comm, call, cm_coll_copy(sendbuf, count, datatype, recvbuf, count,
+                                                                      datatype, cc));
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE, cc, &q);
     return api_done(comm, call, ((cm_reduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, root, cc));
