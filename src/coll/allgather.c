@@ -71,7 +71,7 @@ int cm_coll_allgather_bruck(const void *sbuf, int scount, MPI_Datatype stype, vo
         rc = cm_coll_copy(TB(p - rank), rank * rcount, rtype, RB(0), rank * rcount, rtype, comm);
 #undef TB
 #undef RB
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }
 

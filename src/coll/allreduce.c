@@ -45,7 +45,7 @@ static int rdb_every(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     struct cm_members all = {0, 1, p, 0, 0};
     if (rc == MPI_SUCCESS)
         rc = cm_part_allreduce_rdb(rbuf, tmp, count, dt, op, &all, rank, TAG, comm, barrier_every);
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }
 
@@ -113,7 +113,7 @@ int cm_coll_allreduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_
     }
     if (rc == MPI_SUCCESS)
         rc = unfold(rbuf, count, dt, &st, rank, comm);
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }
 
@@ -141,7 +141,7 @@ int cm_coll_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype
     }
 #undef OFF
 #undef LEN
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }
 
@@ -165,7 +165,7 @@ int cm_coll_allreduce_hybrid_a(const void *sbuf, void *rbuf, int count, MPI_Data
     }
     if (rc == MPI_SUCCESS)
         rc = cm_part_bcast_binomial(rbuf, count, dt, &group, rank - leader, 0, TAG, comm);
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }
 
@@ -214,6 +214,6 @@ int cm_coll_allreduce_hybrid_b(const void *sbuf, void *rbuf, int count, MPI_Data
     }
     if (rc == MPI_SUCCESS)
         rc = unfold(rbuf, count, dt, &st, rank, comm);
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }

@@ -37,6 +37,6 @@ int cm_coll_alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, 
         else
             rc = PMPI_Sendrecv(out, scount, stype, dst, TAG, in, rcount, rtype, src, TAG, comm, MPI_STATUS_IGNORE);
     }
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }

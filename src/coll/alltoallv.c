@@ -43,6 +43,6 @@ int cm_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *
             rc = PMPI_Sendrecv(out, scounts[dst], stype, dst, TAG, in, rcounts[src], rtype, src, TAG, comm,
                                MPI_STATUS_IGNORE);
     }
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }

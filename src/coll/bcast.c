@@ -52,7 +52,7 @@ static int bytes_end(struct as_bytes *b, int rc, void *buf, int count, MPI_Datat
 {
     if (b->block && !is_root && rc == MPI_SUCCESS)
         rc = cm_coll_copy(b->buf, b->n, MPI_BYTE, buf, count, dt, comm);
-    free(b->block);
+    cm_coll_tmp_free(b->block);
     return rc;
 }
 

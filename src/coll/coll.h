@@ -205,8 +205,10 @@ struct cm_dt {
 void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d);
 /* A scratch buffer able to hold count elements of dt laid out as in a user
  * buffer.  Returns the address to pass as buf (may differ from the malloc'd
- * block, see *block); NULL on out of memory (count 0 gives a valid pointer). */
+ * block, see *block; scratch.c); NULL on out of memory (count 0 gives a valid pointer). */
 void *cm_coll_tmp(MPI_Datatype dt, int count, void **block);
+/* Give back a block from cm_coll_tmp (NULL is ignored). */
+void cm_coll_tmp_free(void *block);
 /* Address of element i of a buffer of dt. */
 static inline void *cm_coll_at(const void *buf, MPI_Aint i, const struct cm_dt *d)
 {

@@ -167,7 +167,7 @@ static void destroy_schedule(void *state)
 {
     struct cm_nbc *s = state;
     for (int i = 0; i < s->nblocks; i++)
-        free(s->blocks[i]);
+        cm_coll_tmp_free(s->blocks[i]);
     free(s->steps);
     free(s->reqs);
     free(s);

@@ -61,8 +61,8 @@ static int reduce_binomial_whole(const void *sbuf, void *rbuf, int count, MPI_Da
     void *tmp = cm_coll_tmp(dt, count, &b1);
     acc = rank == root ? rbuf : cm_coll_tmp(dt, count, &b2);
     if (!tmp || !acc) {
-        free(b1);
-        free(b2);
+        cm_coll_tmp_free(b1);
+        cm_coll_tmp_free(b2);
         return MPI_ERR_NO_MEM;
     }
     rc = cm_coll_copy(sbuf, count, dt, acc, count, dt, comm);
@@ -76,8 +76,8 @@ static int reduce_binomial_whole(const void *sbuf, void *rbuf, int count, MPI_Da
     }
     if (rc == MPI_SUCCESS && rank == root && top != root)
         rc = PMPI_Recv(rbuf, count, dt, top, TAG, comm, MPI_STATUS_IGNORE);
-    free(b1);
-    free(b2);
+    cm_coll_tmp_free(b1);
+    cm_coll_tmp_free(b2);
     return rc;
 }
 
@@ -95,8 +95,8 @@ int cm_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Dat
     void *tmp = cm_coll_tmp(dt, count, &b1);
     void *acc = rank == root && rank == top ? rbuf : cm_coll_tmp(dt, count, &b2);
     if (!tmp || !acc) {
-        free(b1);
-        free(b2);
+        cm_coll_tmp_free(b1);
+        cm_coll_tmp_free(b2);
         return MPI_ERR_NO_MEM;
     }
     struct cm_rsag st;
@@ -121,7 +121,7 @@ int cm_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Dat
     }
     if (rc == MPI_SUCCESS && rank == root && rank != top)
         rc = PMPI_Recv(rbuf, count, dt, top, TAG, comm, MPI_STATUS_IGNORE);
-    free(b1);
-    free(b2);
+    cm_coll_tmp_free(b1);
+    cm_coll_tmp_free(b2);
     return rc;
 }

@@ -28,7 +28,7 @@ int cm_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const i
     rc = cm_coll_reduce_binomial(sbuf, full, total, dt, op, 0, comm);
     if (rc == MPI_SUCCESS)
         rc = cm_coll_scatterv_linear(full, rcounts, displs, dt, rbuf, rcounts[rank], dt, 0, comm);
-    free(block);
+    cm_coll_tmp_free(block);
     free(displs);
     return rc;
 }

@@ -43,7 +43,7 @@ int cm_coll_reduce_scatter_block_pairwise(const void *sbuf, void *rbuf, int rcou
         rc = cm_coll_copy(copies + (size_t)(p - 1) * blk, rcount, dt, rbuf, rcount, dt, comm);
     for (int j = p - 2; j >= 0 && rc == MPI_SUCCESS; j--)
         rc = PMPI_Reduce_local(copies + (size_t)j * blk, rbuf, rcount, dt, op);
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }
 
@@ -67,6 +67,6 @@ int cm_coll_reduce_scatter_block_allreduce(const void *sbuf, void *rbuf, int rco
     if (rc == MPI_SUCCESS)
         rc = cm_coll_copy(all + (size_t)rank * (size_t)rcount * (size_t)d.extent, rcount, dt, rbuf, rcount, dt,
                           comm);
-    free(block);
+    cm_coll_tmp_free(block);
     return rc;
 }

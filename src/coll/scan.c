@@ -19,8 +19,8 @@ int cm_coll_scan_common(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
     void *b1 = NULL, *b2 = NULL;
     void *partial = cm_coll_tmp(dt, count, &b1), *in = cm_coll_tmp(dt, count, &b2);
     if (!partial || !in) {
-        free(b1);
-        free(b2);
+        cm_coll_tmp_free(b1);
+        cm_coll_tmp_free(b2);
         return MPI_ERR_NO_MEM;
     }
     rc = cm_coll_copy(sbuf, count, dt, partial, count, dt, comm);
@@ -47,8 +47,8 @@ int cm_coll_scan_common(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
             void *t = partial; partial = in; in = t;
         }
     }
-    free(b1);
-    free(b2);
+    cm_coll_tmp_free(b1);
+    cm_coll_tmp_free(b2);
     return rc;
 }
 

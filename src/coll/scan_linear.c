@@ -46,8 +46,8 @@ static int chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
                  : on_stack                    ? (void *)(small[1] - d.true_lb)
                                                : cm_coll_tmp(dt, count, &b2);
     if (!prefix || (exclusive && rank < p - 1 && !mine)) {
-        free(b1);
-        free(b2);
+        cm_coll_tmp_free(b1);
+        cm_coll_tmp_free(b2);
         return MPI_ERR_NO_MEM;
     }
     if (mine)
@@ -69,8 +69,8 @@ static int chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
         if (rc == MPI_SUCCESS && rank < p - 1)
             rc = PMPI_Send(rbuf, count, dt, rank + 1, tag, comm);
     }
-    free(b1);
-    free(b2);
+    cm_coll_tmp_free(b1);
+    cm_coll_tmp_free(b2);
     return rc;
 }
 

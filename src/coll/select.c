@@ -159,8 +159,8 @@ static const struct tune_row tuning[] = {
      */
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "shm"},
     {CM_COLL_BCAST, ANY_SIZE, 1024, 0, "shm"},
-    /* 2 ranks, after MPI_Init stopped temporaries from being faulted in per
-     * call (core/malloc_tune.c), `make tune` at 1 KiB..1 MiB: one streamed
+    /* 2 ranks, once temporaries stopped being faulted in per
+     * call (coll/scratch.c), `make tune` at 1 KiB..1 MiB: one streamed
      * or split-copy message and a local fold beat the shm slot and
      * single-copy paths from a few KiB on (reduce 16 KiB: binomial 3.8 us vs
      * shm 5.8; 1 MiB: 109 vs 163, Open MPI 109; allreduce 16 KiB: rdb 2.4

@@ -56,7 +56,7 @@ static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t by
     if (cm_g.oversubscribed || bytes < SPLIT_MIN || s->n <= 2) {
         struct fold_args a = { s, p, count, MPI_SUCCESS, bytes, dt, op };
         cm_shm_sync(s, fold_all, &a);
-        memcpy(rb, cm_shm_result(s, p), bytes);
+        cm_copy(rb, cm_shm_result(s, p), bytes);
         return a.rc;             /* only the folding rank can see an op error */
     }
     cm_shm_sync(s, NULL, NULL);
@@ -66,7 +66,7 @@ static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t by
     size_t es = bytes / (size_t)count;
     int rc = cm_shm_fold_slots(s, p, bytes, (char *)cm_shm_result(s, q) + (size_t)lo * es, hi - lo, dt, op, lo);
     cm_shm_sync(s, NULL, NULL);
-    memcpy(rb, cm_shm_result(s, q), bytes);
+    cm_copy(rb, cm_shm_result(s, q), bytes);
     return rc;
 }
 
@@ -93,7 +93,7 @@ int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
     if (cm_comm_lookup(comm, NULL)->size == 1 || count == 0) {
         if (sbuf != rbuf && bytes)
-            memcpy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
+            cm_copy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
         return MPI_SUCCESS;
     }
     struct cm_shm *s = cm_shm_get(comm, "MPI_Allreduce");

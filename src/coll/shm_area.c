@@ -17,6 +17,7 @@
 #include "core/error.h"
 #include "shm/wait.h"
 #include "shm/copy.h"
+#include "shm/cma.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -685,22 +686,14 @@ void cm_shm_read(struct cm_shm *s, int r, void *dst, uint64_t addr, size_t len)
 {
     if (r == s->rank) {
         if (dst != (void *)(uintptr_t)addr)
-            memmove(dst, (const void *)(uintptr_t)addr, len);
+            cm_move(dst, (const void *)(uintptr_t)addr, len);
         return;
     }
     pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)s->world_of[r])->pid;
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = { (char *)dst + done, len - done };
-        struct iovec rv = { (void *)(uintptr_t)(addr + done), len - done };
-        ssize_t got = process_vm_readv(pid, &l, 1, &rv, 1, 0);
-        if (got < 0 && errno == EINTR)
-            continue;
-        if (got <= 0)
-            cm_fatal("MPI collective", "single-copy read of %zu bytes from rank %d failed: %s", len - done,
-                     s->world_of[r], got < 0 ? strerror(errno) : "short read");
-        done += (size_t)got;
-    }
+    size_t done = cm_cma_read(pid, dst, addr, len);
+    if (done < len)
+        cm_fatal("MPI collective", "single-copy read of %zu bytes from rank %d failed: %s", len - done,
+                 s->world_of[r], strerror(errno));
 }
 
 /* ---- typed buffers as bytes -------------------------------------------- */

@@ -61,7 +61,7 @@ int cm_shm_reduce_my_slice(struct cm_shm *s, int p, int count, MPI_Datatype dt, 
             cm_shm_read(s, r, tmp, cm_shm_flag(s, r, p)->addr[0] + off, len);
             rc = PMPI_Reduce_local(tmp - tlb, acc - tlb, cn, dt, op);
         }
-        memcpy(out + off, acc, len);
+        cm_copy(out + off, acc, len);
         cm_shm_publish(s, len);
     }
     free(acc);

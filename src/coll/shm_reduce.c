@@ -9,6 +9,7 @@
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
 #include "core/state.h"
+#include "shm/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +25,7 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
     if (me != root) {
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
         cm_shm_rfifo_claim(s, k);
-        memcpy(e->data, sb, bytes);
+        cm_copy(e->data, sb, bytes);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
         return MPI_SUCCESS;
@@ -39,8 +40,8 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
     /* Right fold in rank order: acc = x0 op (x1 op (... x_{n-1})).  In place
      * the root's input is rb itself: keep it aside before rb takes x_{n-1}. */
     unsigned char own[CM_SHM_RFIFO_BYTES];
-    memcpy(own, sb, bytes);
-    memcpy(rb, me == n - 1 ? own : cm_shm_rfifo(s, n - 1, k)->data, bytes);
+    cm_copy(own, sb, bytes);
+    cm_copy(rb, me == n - 1 ? own : cm_shm_rfifo(s, n - 1, k)->data, bytes);
     cm_op_kernel_fn kernel = cm_shm_kernel(op, dt);
     int rc = MPI_SUCCESS;
     for (int r = n - 2; r >= 0 && rc == MPI_SUCCESS; r--) {
@@ -64,7 +65,7 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     PMPI_Comm_rank(comm, &rank);
     if (size == 1 || count == 0) {
         if (sbuf != rbuf && bytes)
-            memcpy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
+            cm_copy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
         return MPI_SUCCESS;
     }
     struct cm_shm *s = cm_shm_get(comm, "MPI_Reduce");
@@ -75,7 +76,7 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     if (bytes <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled())
         return reduce_fifo(s, sb, (char *)rbuf + tlb, bytes, tlb, count, dt, op, root);
     if (bytes <= s->slot_bytes && bytes < cm_shm_cma_min()) {
-        memcpy(cm_shm_data(s, rank, p, bytes), sb, bytes);
+        cm_copy(cm_shm_data(s, rank, p, bytes), sb, bytes);
         cm_shm_sync(s, NULL, NULL);
         if (rank != root)
             return MPI_SUCCESS;

@@ -14,6 +14,7 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
+#include "shm/copy.h"
 
 #include <string.h>
 
@@ -46,22 +47,22 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     uint32_t k = s->to_root++;
     char *out = (char *)rbuf + tlb;
     unsigned char prefix[CM_SHM_RFIFO_BYTES];   /* becomes x0 op ... op x(me) */
-    memcpy(prefix, (const char *)sbuf + tlb, bytes); /* before rbuf changes: in place */
+    cm_copy(prefix, (const char *)sbuf + tlb, bytes); /* before rbuf changes: in place */
     int rc = MPI_SUCCESS;
     if (me > 0) {
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me - 1, k);
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
         cm_shm_prefetch(cm_shm_rfifo(s, me - 1, k + 1));
         if (exclusive)
-            memcpy(out, e->data, bytes);
+            cm_copy(out, e->data, bytes);
         rc = fold(e->data, prefix, count, dt, op, tlb);
     }
     if (!exclusive)
-        memcpy(out, prefix, bytes);
+        cm_copy(out, prefix, bytes);
     if (me < n - 1) {
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
         cm_shm_rfifo_claim(s, k);
-        memcpy(e->data, prefix, bytes);
+        cm_copy(e->data, prefix, bytes);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
     } else {

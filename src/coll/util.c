@@ -1,5 +1,5 @@
 /*
- * util.c -- datatype arithmetic, scratch buffers and local copies shared by
+ * util.c -- datatype arithmetic and local copies shared by
  * the collective algorithms.
  */
 #include "coll/coll.h"
@@ -9,6 +9,7 @@
 
 #ifdef COREMPI
 #include "core/datatype.h"
+#include "shm/copy.h"
 #endif
 
 void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d)
@@ -31,19 +32,6 @@ void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d)
     PMPI_Type_size(dt, &d->size);
 }
 
-void *cm_coll_tmp(MPI_Datatype dt, int count, void **block)
-{
-    struct cm_dt d;
-    cm_coll_dt(dt, &d);
-    /* Element i lives at buf + i*extent and touches [true_lb, true_lb+true_extent)
-     * from there: size the block for the last element and shift the base back. */
-    size_t bytes = count > 0 ? (size_t)d.true_extent + (size_t)(count - 1) * (size_t)d.extent : 0;
-    *block = malloc(bytes > 0 ? bytes : 1);
-    if (!*block)
-        return NULL;
-    return (char *)*block - d.true_lb;
-}
-
 static int contiguous(const struct cm_dt *d)
 {
     return d->size == d->extent && d->size == d->true_extent;
@@ -61,7 +49,7 @@ int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int
     if (sbytes == 0)
         return MPI_SUCCESS;
     if (contiguous(&s) && contiguous(&r) && sbytes <= (size_t)rcount * (size_t)r.size) {
-        memmove((char *)dst + r.true_lb, (const char *)src + s.true_lb, sbytes);
+        cm_move((char *)dst + r.true_lb, (const char *)src + s.true_lb, sbytes);
         return MPI_SUCCESS;
     }
     /* Holes or different layouts: let point-to-point do the (un)packing. */

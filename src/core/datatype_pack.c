@@ -11,6 +11,7 @@
 #include "core/dt_basic.h"
 #include "core/comm.h"
 #include "core/error.h"
+#include "shm/copy.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -48,9 +49,9 @@ static void strided(int unpack, char *u, MPI_Aint stride, char *pk, size_t bl, s
 static inline void xfer(int unpack, char *u, char *pk, size_t n)
 {
     if (unpack)
-        memcpy(u, pk, n);
+        cm_copy(u, pk, n);
     else
-        memcpy(pk, u, n);
+        cm_copy(pk, u, n);
 }
 
 /* The block holding packed offset r of one repetition (binary search). */

@@ -13,7 +13,6 @@
 #include "core/bsend.h"
 #include "core/group.h"
 #include "core/op.h"
-#include "core/malloc_tune.h"
 #include "p2p/p2p.h"
 #include "p2p/outq.h"
 #include "shm/wait.h"
@@ -130,7 +129,6 @@ static int init_common(int required, int *provided)
     cm_g.main_thread = pthread_self();
     if (provided)
         *provided = cm_g.thread_level;
-    cm_malloc_tune();
     int rc;
     if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))
         cm_fatal("MPI_Init", "initialisation failed (error class %d)", rc);

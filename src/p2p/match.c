@@ -6,6 +6,7 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "shm/ring.h"
+#include "shm/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -67,7 +68,7 @@ void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t 
         u->data = malloc(len);
         if (!u->data)
             cm_fatal("progress", "out of memory for an unexpected message of %zu bytes", len);
-        memcpy(u->data, data, len);
+        cm_copy(u->data, data, len);
     }
 }
 
@@ -141,7 +142,7 @@ void cm_recv_deliver(struct cm_request *r, int src_world, int tag, const void *d
     if (r->expected) {
         void *target = recv_target(r);
         if (target)
-            memcpy(target, data, r->expected);
+            cm_copy(target, data, r->expected);
         else
             cm_dt_unpack(data, r->expected, r->buf, r->count, cm_dt_lookup(r->dtype));
     }

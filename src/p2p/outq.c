@@ -4,6 +4,7 @@
 #include "core/error.h"
 #include "core/state.h"
 #include "shm/ring.h"
+#include "shm/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -81,7 +82,7 @@ void cm_outq_push_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
     struct item *it = item_new(ITEM_CTRL);
     it->kind = kind;
     it->len = len;
-    memcpy(it->payload, payload, len);
+    cm_copy(it->payload, payload, len);
     push(dst, it);
 }
 

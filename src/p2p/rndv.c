@@ -14,6 +14,8 @@
 #include "core/datatype.h"
 #include "shm/segment.h"
 #include "shm/ring.h"
+#include "shm/cma.h"
+#include "shm/copy.h"
 
 #include <errno.h>
 #include <stdlib.h>
@@ -24,30 +26,21 @@
 static int read_peer(int src_world, void *dst, uint64_t addr, size_t len)
 {
     if (src_world == cm_g.rank) {
-        memcpy(dst, (const void *)(uintptr_t)addr, len);
+        cm_copy(dst, (const void *)(uintptr_t)addr, len);
         return 0;
     }
     pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)src_world)->pid;
-    size_t done = 0;
-    while (done < len) {
-        struct iovec l = { (char *)dst + done, len - done };
-        struct iovec r = { (void *)(uintptr_t)(addr + done), len - done };
-        ssize_t n = process_vm_readv(pid, &l, 1, &r, 1, 0);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            if (done == 0) {
-                if (cm_g.verbose)
-                    fprintf(stderr, "corempi: rank %d: process_vm_readv from rank %d refused (%s); using the bounce-buffer path\n",
-                            cm_g.rank, src_world, strerror(errno));
-                cm_g.cma_ok = 0;
-                return -1;
-            }
-            cm_fatal("MPI_Recv", "single-copy read from rank %d failed after %zu of %zu bytes: %s",
-                     src_world, done, len, strerror(errno));
-        }
-        done += (size_t)n;
+    size_t done = cm_cma_read(pid, dst, addr, len);
+    if (done == 0 && len > 0) {
+        if (cm_g.verbose)
+            fprintf(stderr, "corempi: rank %d: process_vm_readv from rank %d refused (%s); using the bounce-buffer path\n",
+                    cm_g.rank, src_world, strerror(errno));
+        cm_g.cma_ok = 0;
+        return -1;
     }
+    if (done < len)
+        cm_fatal("MPI_Recv", "single-copy read from rank %d failed after %zu of %zu bytes: %s", src_world, done,
+                 len, strerror(errno));
     return 0;
 }
 
@@ -135,21 +128,7 @@ void cm_rndv_write_part(const struct cm_wcts *w, int dst_world)
 {
     struct cm_request *s = (struct cm_request *)(uintptr_t)w->sender_token;
     pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)dst_world)->pid;
-    struct iovec l = { (char *)s->data + w->offset, w->len }, rem = { (void *)(uintptr_t)w->dst_addr, w->len };
-    size_t done = 0;
-    while (done < w->len) {
-        ssize_t n = process_vm_writev(pid, &l, 1, &rem, 1, 0);
-        if (n <= 0) {
-            if (n < 0 && errno == EINTR)
-                continue;
-            break;
-        }
-        done += (size_t)n;
-        l.iov_base = (char *)l.iov_base + n;
-        l.iov_len -= (size_t)n;
-        rem.iov_base = (char *)rem.iov_base + n;
-        rem.iov_len -= (size_t)n;
-    }
+    size_t done = cm_cma_write(pid, w->dst_addr, (const char *)s->data + w->offset, w->len);
     struct cm_wdone d = { w->receiver_token, done == w->len };
     cm_send_ctrl(dst_world, CM_MSG_WDONE, &d, sizeof d);
 }
@@ -238,7 +217,7 @@ void cm_rndv_data(const void *payload, uint32_t len)
         if (keep > n)
             keep = n;
         if (r->target)
-            memcpy((char *)r->target + r->received, (const char *)payload + 8, keep);
+            cm_copy((char *)r->target + r->received, (const char *)payload + 8, keep);
         else /* non-contiguous receive buffer: unpack this piece in place */
             cm_dt_unpack_range((const char *)payload + 8, keep, r->buf, r->count, cm_dt_lookup(r->dtype),
                                r->received);

@@ -17,6 +17,7 @@
 #include "core/bsend.h"
 #include "shm/ring.h"
 #include "shm/wait.h"
+#include "shm/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -72,7 +73,7 @@ int cm_write_first(struct cm_request *r)
         }
         if (r->bytes) {
             if (r->data)
-                memcpy(p, r->data, r->bytes);
+                cm_copy(p, r->data, r->bytes);
             else /* non-contiguous: packed straight into the ring */
                 cm_dt_pack(r->buf, r->count, cm_dt_lookup(r->dtype), p);
         }
@@ -109,7 +110,7 @@ int cm_write_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
     h->ctx = 0;
     h->tag = 0;
     h->len = len;
-    memcpy(cm_msg_payload(h), payload, len);
+    cm_copy(cm_msg_payload(h), payload, len);
     publish_and_wake(dst, h);
     return 1;
 }
@@ -132,7 +133,7 @@ int cm_write_stream(struct cm_request *r)
         h->len = (uint32_t)(chunk + 8);
         memcpy(p, &r->peer_token, 8);
         if (r->data)
-            memcpy(p + 8, (const char *)r->data + r->streamed, chunk);
+            cm_copy(p + 8, (const char *)r->data + r->streamed, chunk);
         else /* non-contiguous: each fragment is packed from the user's buffer */
             cm_dt_pack_range(r->buf, r->count, cm_dt_lookup(r->dtype), r->streamed, p + 8, chunk);
         r->streamed += chunk;
