@@ -214,6 +214,15 @@ static inline void *cm_coll_at(const void *buf, MPI_Aint i, const struct cm_dt *
 {
     return (char *)buf + i * d->extent;
 }
+/* Elements in the next segment of at most seg_bytes (at least one) that
+ * starts at element off of count. */
+static inline int cm_coll_segment(const struct cm_dt *d, size_t seg_bytes, int off, int count)
+{
+    int seg = (int)(seg_bytes / (size_t)d->extent);
+    if (seg < 1)
+        seg = 1;
+    return count - off < seg ? count - off : seg;
+}
 /* Local copy between typed buffers with the same type signature. */
 int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
                  MPI_Datatype rtype, MPI_Comm comm);

@@ -35,12 +35,9 @@ int cm_coll_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     size_t bytes = (size_t)count * (size_t)d.size;
     if (bytes <= SEGMENT_FROM || d.extent <= 0 || cm_coll_oversubscribed())
         return reduce_binomial_whole(sbuf, rbuf, count, dt, op, root, comm);
-    int seg = (int)(SEGMENT_BYTES / (size_t)d.extent);
-    if (seg < 1)
-        seg = 1;
     int rc = MPI_SUCCESS;
-    for (int off = 0; off < count && rc == MPI_SUCCESS; off += seg) {
-        int n = count - off < seg ? count - off : seg;
+    for (int off = 0, n; off < count && rc == MPI_SUCCESS; off += n) {
+        n = cm_coll_segment(&d, SEGMENT_BYTES, off, count);
         rc = reduce_binomial_whole(cm_coll_at(sbuf, off, &d), rbuf ? cm_coll_at(rbuf, off, &d) : NULL, n, dt, op,
                                    root, comm);
     }

@@ -90,12 +90,9 @@ static int segmented(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     cm_coll_dt(dt, &d);
     if (d.extent <= 0 || (size_t)count * (size_t)d.size <= 2 * SEGMENT_BYTES)
         return chain(sbuf, rbuf, count, dt, op, comm, exclusive, tag);
-    int seg = (int)(SEGMENT_BYTES / (size_t)d.extent);
-    if (seg < 1)
-        seg = 1;
     int rc = MPI_SUCCESS;
-    for (int off = 0; off < count && rc == MPI_SUCCESS; off += seg) {
-        int n = count - off < seg ? count - off : seg;
+    for (int off = 0, n; off < count && rc == MPI_SUCCESS; off += n) {
+        n = cm_coll_segment(&d, SEGMENT_BYTES, off, count);
         const void *sb = sbuf == rbuf ? cm_coll_at(rbuf, off, &d) : cm_coll_at(sbuf, off, &d);
         rc = chain(sb, cm_coll_at(rbuf, off, &d), n, dt, op, comm, exclusive, tag);
     }
