@@ -149,7 +149,7 @@ static const struct tune_row tuning[] = {
      *    storm at the root); p2p is better at 2 ranks.
      *  - bcast up to 1 KiB: the broadcast FIFO (no sync: the root runs up
      *    to 16 calls ahead) 1.1-1.5x at 2 ranks, 1.0-1.4x at 8 vs binomial.
-     *    Above 1 KiB point-to-point wins at every size since rendezvous
+     *    Above 16 KiB point-to-point wins at every size since rendezvous
      *    streams through the rings (<512 KiB) and splits the copy (beyond):
      *    at 2 ranks flat/binomial vs shm 2-3x (64 KiB: 3.7-4.2 us vs
      *    6.3-7.3; 1 MiB: 41-45 vs 131-155).  Scatter, and bcast above 1 KiB
@@ -159,6 +159,15 @@ static const struct tune_row tuning[] = {
      */
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "shm"},
     {CM_COLL_BCAST, ANY_SIZE, 1024, 0, "shm"},
+    /* Up to one shm slot (16 KiB), the slot's single sync now beats a
+     * point-to-point message (bench/coll.c -s, 5 alternated runs, medians,
+     * 2026-11-24): 2 ranks 2/8/16 KiB 0.2/0.4/0.9 us vs flat 0.5/2.2/2.1
+     * (Open MPI 0.7/3.9/4.7); 8 ranks on 2 cores, 16 KiB 10.2 vs flat 13.9
+     * and binomial 16.5 (Open MPI 32), while 2-8 KiB stay with flat
+     * (2.5-6.9 vs shm 7.6-8.8 and binomial 2.9-8.0). */
+    {CM_COLL_BCAST, 2, 16384, 0, "shm"},
+    {CM_COLL_BCAST, 8, 8192, 0, "flat"},
+    {CM_COLL_BCAST, 8, 16384, 0, "shm"},
     /* 2 ranks, once temporaries stopped being faulted in per
      * call (coll/scratch.c), `make tune` at 1 KiB..1 MiB: one streamed
      * or split-copy message and a local fold beat the shm slot and
