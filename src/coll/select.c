@@ -173,10 +173,15 @@ static const struct tune_row tuning[] = {
      * or split-copy message and a local fold beat the shm slot and
      * single-copy paths from a few KiB on (reduce 16 KiB: binomial 3.8 us vs
      * shm 5.8; 1 MiB: 109 vs 163, Open MPI 109; allreduce 16 KiB: rdb 2.4
-     * vs 6.0; 1 MiB: rabenseifner 140 vs shm 151, Open MPI ~160). */
-    {CM_COLL_REDUCE, 2, 4096, 0, "shm"},
+     * vs 6.0; 1 MiB: rabenseifner 140 vs shm 151, Open MPI ~160).
+     * Re-measured 2026-11-24 (bench/coll.c -s, 4 alternated runs, medians):
+     * the slot path now wins up to its 16 KiB -- reduce 8/16 KiB 0.6/1.2 us
+     * vs binomial 4.3/1.9, allreduce 8/16 KiB 1.1/2.1 vs rdb 1.6/2.9 (Open
+     * MPI 3.2/5.1 and 4.6/15.3) -- and loses from 32 KiB (reduce 8.2 vs
+     * 5.2, allreduce 8.6 vs 6.7). */
+    {CM_COLL_REDUCE, 2, 16384, 0, "shm"},
     {CM_COLL_REDUCE, 2, ANY_BYTES, 0, "binomial"},
-    {CM_COLL_ALLREDUCE, 2, 1024, 0, "shm"},
+    {CM_COLL_ALLREDUCE, 2, 16384, 0, "shm"},
     {CM_COLL_ALLREDUCE, 2, 65536, 0, "rdb"},
     {CM_COLL_ALLREDUCE, 2, ANY_BYTES, 0, "rabenseifner"},
     {CM_COLL_REDUCE, 4, ANY_BYTES, 0, "shm"},
@@ -188,7 +193,11 @@ static const struct tune_row tuning[] = {
     {CM_COLL_ALLREDUCE, ANY_SIZE, 4096, 0, "shm"},
     {CM_COLL_ALLREDUCE, 4, ANY_BYTES, 0, "shm"},
     {CM_COLL_ALLGATHER, ANY_SIZE, 1024, 0, "shm"},
-    {CM_COLL_ALLGATHER, 2, 32768, 0, "rdb"},   /* one streamed exchange: 16 KiB 2.2 us vs shm 3.4 */
+    /* 2 ranks: the slot up to 16 KiB (8/16 KiB 1.1/2.0 us vs rdb 1.3/2.9,
+     * Open MPI 6.1/10.1; 2026-11-24, 4 alternated runs), then one streamed
+     * exchange (32 KiB 5.2 vs shm 6.1). */
+    {CM_COLL_ALLGATHER, 2, 16384, 0, "shm"},
+    {CM_COLL_ALLGATHER, 2, 32768, 0, "rdb"},
     {CM_COLL_ALLGATHER, ANY_SIZE, 4096, 0, "shm"},
     {CM_COLL_ALLGATHER, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_ALLTOALL, 4, 1024, 0, "shm"},
@@ -206,6 +215,12 @@ static const struct tune_row tuning[] = {
     {CM_COLL_EXSCAN, 2, CM_SHM_RFIFO_BYTES, 0, "shm"},
     {CM_COLL_SCATTER, 2, 512, 0, "shm"},  /* the bcast FIFO: 8 B 0.09 us vs linear 0.12; 512 B 0.11 vs 0.21 */
     {CM_COLL_GATHER, ANY_SIZE, CM_SHM_RFIFO_BYTES, 0, "shm"},  /* the reduce FIFO: 2 ranks 0.08 us vs linear 0.145 */
+    /* 2 ranks, a block of up to a slot (16 KiB) goes through it, beyond
+     * that one message: gather 8/16 KiB 0.9/1.4 us vs linear 1.5/2.5,
+     * scatter 1.2/2.4 vs 2.4/4.6, and 64 KiB linear 5.2-5.7 vs shm 9.4-11.6
+     * (Open MPI 4.1/5.6, 3.6/4.7, 11-12.5; 2026-11-24, 4 alternated runs). */
+    {CM_COLL_SCATTER, 2, 16384, 0, "shm"},
+    {CM_COLL_GATHER, 2, 16384, 0, "shm"},
     {CM_COLL_GATHER, 2, ANY_BYTES, 0, "linear"},
     {CM_COLL_GATHER, ANY_SIZE, 4096, 0, "shm"},
 #endif
