@@ -159,39 +159,32 @@ static const struct tune_row tuning[] = {
      */
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "shm"},
     {CM_COLL_BCAST, ANY_SIZE, 1024, 0, "shm"},
-    /* Up to one shm slot (16 KiB), the slot's single sync now beats a
-     * point-to-point message (bench/coll.c -s, 5 alternated runs, medians,
-     * 2026-11-24): 2 ranks 2/8/16 KiB 0.2/0.4/0.9 us vs flat 0.5/2.2/2.1
-     * (Open MPI 0.7/3.9/4.7); 8 ranks on 2 cores, 16 KiB 10.2 vs flat 13.9
-     * and binomial 16.5 (Open MPI 32), while 2-8 KiB stay with flat
-     * (2.5-6.9 vs shm 7.6-8.8 and binomial 2.9-8.0). */
-    {CM_COLL_BCAST, 2, 16384, 0, "shm"},
+    /* With 256 KiB slots, and larger vectors going through them piece by
+     * piece, the shm paths win most sizes (2026-11-24, bench/coll.c -s, 3
+     * alternated runs, medians in us; Open MPI in brackets):
+     *  2 ranks: bcast to 64 KiB (3.0 vs flat 5.8 [9.6]), one message beyond
+     *    (1 MiB 64 vs shm 85 [103]); reduce and allreduce at every size
+     *    (reduce 1 MiB 100 vs binomial 179 [129]; allreduce 1 MiB 135 vs
+     *    Rabenseifner 190 [192], 4 MiB 690 vs 1262 [1117]).
+     *  8 ranks on 2 cores: bcast, reduce, allreduce and scatter at every size
+     *    from 16 KiB (bcast 1 MiB 184 vs two-to-all 428 [477]; reduce 64 KiB
+     *    35 vs binomial 103 [117]; allreduce 1 MiB 624 vs Rabenseifner 1542
+     *    [1347]; scatter 256 KiB 115 vs linear 160 [153]); bcast of 2-8 KiB
+     *    flat (2.5-6.9 vs shm 7.6-8.8).
+     *  gather: shm to 256 KiB blocks (2 ranks 24 vs linear 26 [39]; 8 ranks
+     *    103 vs 122 [291]), linear beyond (1 MiB: 91 vs 138 [137]; 589 vs
+     *    972 [1690]). */
+    {CM_COLL_BCAST, 2, 65536, 0, "shm"},
+    {CM_COLL_BCAST, 2, ANY_BYTES, 0, "flat"},
     {CM_COLL_BCAST, 8, 8192, 0, "flat"},
-    {CM_COLL_BCAST, 8, 16384, 0, "shm"},
-    /* 2 ranks, once temporaries stopped being faulted in per
-     * call (coll/scratch.c), `make tune` at 1 KiB..1 MiB: one streamed
-     * or split-copy message and a local fold beat the shm slot and
-     * single-copy paths from a few KiB on (reduce 16 KiB: binomial 3.8 us vs
-     * shm 5.8; 1 MiB: 109 vs 163, Open MPI 109; allreduce 16 KiB: rdb 2.4
-     * vs 6.0; 1 MiB: rabenseifner 140 vs shm 151, Open MPI ~160).
-     * Re-measured 2026-11-24 (bench/coll.c -s, 4 alternated runs, medians):
-     * the slot path now wins up to its 16 KiB -- reduce 8/16 KiB 0.6/1.2 us
-     * vs binomial 4.3/1.9, allreduce 8/16 KiB 1.1/2.1 vs rdb 1.6/2.9 (Open
-     * MPI 3.2/5.1 and 4.6/15.3) -- and loses from 32 KiB (reduce 8.2 vs
-     * 5.2, allreduce 8.6 vs 6.7). */
-    {CM_COLL_REDUCE, 2, 16384, 0, "shm"},
-    {CM_COLL_REDUCE, 2, ANY_BYTES, 0, "binomial"},
-    {CM_COLL_ALLREDUCE, 2, 16384, 0, "shm"},
-    {CM_COLL_ALLREDUCE, 2, 65536, 0, "rdb"},
-    {CM_COLL_ALLREDUCE, 2, ANY_BYTES, 0, "rabenseifner"},
+    {CM_COLL_BCAST, 8, ANY_BYTES, 0, "shm"},
+    {CM_COLL_REDUCE, 2, ANY_BYTES, 0, "shm"},
+    {CM_COLL_ALLREDUCE, 2, ANY_BYTES, 0, "shm"},
     {CM_COLL_REDUCE, 4, ANY_BYTES, 0, "shm"},
-    {CM_COLL_REDUCE, ANY_SIZE, 64, 0, "shm"},
-    /* 8 ranks on 2 cores: binomial 11 us at 16 KiB, 65 at 64 KiB, 203 at
-     * 256 KiB against Rabenseifner 46 / 93 / 502 and shm 111 / 130 / 246. */
-    {CM_COLL_REDUCE, 8, 262144, 0, "binomial"},
     {CM_COLL_REDUCE, 8, ANY_BYTES, 0, "shm"},
+    {CM_COLL_REDUCE, ANY_SIZE, 64, 0, "shm"},
+    {CM_COLL_ALLREDUCE, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_ALLREDUCE, ANY_SIZE, 4096, 0, "shm"},
-    {CM_COLL_ALLREDUCE, 4, ANY_BYTES, 0, "shm"},
     {CM_COLL_ALLGATHER, ANY_SIZE, 1024, 0, "shm"},
     /* 2 ranks: the slot up to 16 KiB (8/16 KiB 1.1/2.0 us vs rdb 1.3/2.9,
      * Open MPI 6.1/10.1; 2026-11-24, 4 alternated runs), then one streamed
@@ -215,13 +208,13 @@ static const struct tune_row tuning[] = {
     {CM_COLL_EXSCAN, 2, CM_SHM_RFIFO_BYTES, 0, "shm"},
     {CM_COLL_SCATTER, 2, 512, 0, "shm"},  /* the bcast FIFO: 8 B 0.09 us vs linear 0.12; 512 B 0.11 vs 0.21 */
     {CM_COLL_GATHER, ANY_SIZE, CM_SHM_RFIFO_BYTES, 0, "shm"},  /* the reduce FIFO: 2 ranks 0.08 us vs linear 0.145 */
-    /* 2 ranks, a block of up to a slot (16 KiB) goes through it, beyond
-     * that one message: gather 8/16 KiB 0.9/1.4 us vs linear 1.5/2.5,
-     * scatter 1.2/2.4 vs 2.4/4.6, and 64 KiB linear 5.2-5.7 vs shm 9.4-11.6
-     * (Open MPI 4.1/5.6, 3.6/4.7, 11-12.5; 2026-11-24, 4 alternated runs). */
+    /* 2 ranks, scatter: a block of up to 16 KiB through the slot, beyond
+     * that one message (8/16 KiB 1.2/2.4 us vs linear 2.4/4.6; 64 KiB
+     * linear 6.8 vs shm 8.8 [9.5]). */
     {CM_COLL_SCATTER, 2, 16384, 0, "shm"},
-    {CM_COLL_GATHER, 2, 16384, 0, "shm"},
-    {CM_COLL_GATHER, 2, ANY_BYTES, 0, "linear"},
+    {CM_COLL_SCATTER, 2, ANY_BYTES, 0, "linear"},
+    {CM_COLL_SCATTER, 8, ANY_BYTES, 0, "shm"},
+    {CM_COLL_GATHER, 8, 262144, 0, "shm"},
     {CM_COLL_GATHER, ANY_SIZE, 4096, 0, "shm"},
 #endif
     /* Reduce-scatter, equal blocks (bytes = one rank's block): tiny blocks

@@ -235,6 +235,20 @@ static inline size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, M
  * replace the slots (COREMPI_SHM_CHUNK, COREMPI_SHM_CMA_MIN). */
 size_t cm_shm_chunk(void);
 size_t cm_shm_cma_min(void);
+/* A vector larger than a slot goes through the slots piece by piece
+ * (COREMPI_SHM_CHUNKED=0 turns to the single-copy protocols instead). */
+int cm_shm_chunked(const struct cm_shm *s, size_t bytes);
+/* Elements of the piece that starts at element off of count, es bytes each. */
+static inline int cm_shm_piece(const struct cm_shm *s, size_t es, int off, int count)
+{
+    int per = (int)(s->slot_bytes / es);
+    if (per < 1)
+        per = 1;
+    return count - off < per ? count - off : per;
+}
+/* From this many bytes every rank folds a slice of the slots even with more
+ * ranks than cores: one core folding n vectors costs more than a second sync. */
+#define CM_SHM_SPLIT_FOLD_MIN (32 * 1024)
 
 /* Verbose note (COREMPI_VERBOSE=coll), once per message kind. */
 void cm_shm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

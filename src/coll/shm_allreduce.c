@@ -9,7 +9,17 @@
  * a few KiB the fold is split instead: rank j folds slice j (core
  * specialization), a second sync, everyone copies out.
  *
- * Large vectors (single copy, seed 003): rank j reads slice j of every
+ * From CM_SHM_SPLIT_FOLD_MIN the fold is split even with more ranks than
+ * cores or with 2 ranks: the second sync costs less than one core folding
+ * everything (8 ranks on 2 cores, 1 MiB: 848 us against 1225).
+ *
+ * Larger than a slot: the vector goes through the slots piece by piece
+ * (cm_shm_chunked), which beats the single copy below wherever we measured
+ * it (8 ranks on 2 cores, 1 MiB in 256 KiB pieces: 848 us, single copy
+ * 2164, Open MPI 1736-2329; 2 ranks: 128 us, Rabenseifner 173-187, Open
+ * MPI 180-185).
+ *
+ * Single copy (seed 003; COREMPI_SHM_CHUNKED=0): rank j reads slice j of every
  * rank's buffer with process_vm_readv, folds it, and announces finished
  * chunks on its message counter; the others copy those chunks from its
  * receive buffer as they appear.  A final sync keeps every buffer alive until
@@ -53,20 +63,16 @@ static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t by
         cm_shm_sync(s, NULL, NULL);
         return cm_shm_fold_all(s, p, bytes, rb, count, dt, op);
     }
-    if (cm_g.oversubscribed || bytes < SPLIT_MIN || s->n <= 2) {
+    if (bytes < CM_SHM_SPLIT_FOLD_MIN && (cm_g.oversubscribed || bytes < SPLIT_MIN || s->n <= 2)) {
         struct fold_args a = { s, p, count, MPI_SUCCESS, bytes, dt, op };
         cm_shm_sync(s, fold_all, &a);
         cm_copy(rb, cm_shm_result(s, p), bytes);
         return a.rc;             /* only the folding rank can see an op error */
     }
     cm_shm_sync(s, NULL, NULL);
-    int lo, hi;
-    cm_shm_slice(count, s->n, s->rank, &lo, &hi);
-    int q = cm_shm_parity(s);
-    size_t es = bytes / (size_t)count;
-    int rc = cm_shm_fold_slots(s, p, bytes, (char *)cm_shm_result(s, q) + (size_t)lo * es, hi - lo, dt, op, lo);
-    cm_shm_sync(s, NULL, NULL);
-    cm_copy(rb, cm_shm_result(s, q), bytes);
+    const void *result;
+    int rc = cm_shm_fold_split(s, p, bytes, count, dt, op, &result);
+    cm_copy(rb, result, bytes);
     return rc;
 }
 
@@ -101,6 +107,15 @@ int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     char *rb = (char *)rbuf + tlb;
     if (s && bytes <= s->slot_bytes && bytes < cm_shm_cma_min())
         return allreduce_slots(s, sb, rb, bytes, count, dt, op);
+    if (s && cm_shm_chunked(s, bytes)) {
+        size_t es = bytes / (size_t)count;
+        int rc = MPI_SUCCESS;
+        for (int off = 0, n; off < count && rc == MPI_SUCCESS; off += n) {
+            n = cm_shm_piece(s, es, off, count);
+            rc = allreduce_slots(s, sb + (size_t)off * es, rb + (size_t)off * es, (size_t)n * es, n, dt, op);
+        }
+        return rc;
+    }
     if (s && s->cma)
         return allreduce_single_copy(s, sb, rb, bytes, count, dt, op);
     if (s && bytes <= s->slot_bytes)

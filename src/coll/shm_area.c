@@ -85,7 +85,7 @@ static size_t slot_bytes_default(void)
 {
     static size_t v;
     if (!v)
-        v = (env_size("COREMPI_SHM_SLOT", 16384) + 63) & ~(size_t)63;
+        v = (env_size("COREMPI_SHM_SLOT", 256 * 1024) + 63) & ~(size_t)63;
     return v;
 }
 
@@ -103,6 +103,14 @@ size_t cm_shm_cma_min(void)
     if (!v)
         v = env_size("COREMPI_SHM_CMA_MIN", slot_bytes_default() + 1);
     return v;
+}
+
+int cm_shm_chunked(const struct cm_shm *s, size_t bytes)
+{
+    static size_t v = (size_t)-1;
+    if (v == (size_t)-1)
+        v = env_size("COREMPI_SHM_CHUNKED", 1);
+    return v && bytes > s->slot_bytes;
 }
 
 void cm_shm_note(const char *fmt, ...)

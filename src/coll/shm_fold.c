@@ -87,3 +87,17 @@ void cm_shm_fetch_slice(struct cm_shm *s, int p, int k, int count, size_t esize,
     }
 }
 #endif
+
+int cm_shm_fold_split(struct cm_shm *s, int p, size_t bytes, int count, MPI_Datatype dt, MPI_Op op,
+                      const void **result)
+{
+    int lo, hi;
+    cm_shm_slice(count, s->n, s->rank, &lo, &hi);
+    int q = cm_shm_parity(s);
+    size_t es = bytes / (size_t)count;
+    char *out = cm_shm_result(s, q);
+    int rc = cm_shm_fold_slots(s, p, bytes, out + (size_t)lo * es, hi - lo, dt, op, lo);
+    cm_shm_sync(s, NULL, NULL);
+    *result = out;
+    return rc;
+}

@@ -25,6 +25,12 @@ static inline cm_op_kernel_fn cm_shm_kernel(MPI_Op op, MPI_Datatype dt)
 int cm_shm_fold_slots(struct cm_shm *s, int p, size_t whole, char *acc, int count, MPI_Datatype dt, MPI_Op op,
                       int elem_off);
 
+/* Core specialization after the sync that published parity p's slots: every
+ * rank folds its slice into the shared result, a second sync, and *result
+ * holds the whole folded vector (count elements, bytes in all). */
+int cm_shm_fold_split(struct cm_shm *s, int p, size_t bytes, int count, MPI_Datatype dt, MPI_Op op,
+                      const void **result);
+
 /* The same fold of whole vectors, in line when they sit in the flag lines and
  * the op has a kernel (the tiny allreduce: 108-110 ns per 8-byte call at 2
  * ranks against 115-119 through the call above). */

@@ -1,7 +1,9 @@
 /*
- * shm_reduce.c -- reduce on the shared area.  Small vectors: everyone copies
- * into its slot, one sync, the root folds the slots in rank order.  Large
- * vectors: the single-copy slice reduction of shm_allreduce.c, each rank
+ * shm_reduce.c -- reduce on the shared area.  Up to a slot: everyone copies
+ * into its slot, one sync, the root folds the slots in rank order (from
+ * CM_SHM_SPLIT_FOLD_MIN every rank folds a slice).  Larger: piece by piece
+ * through the slots.  With COREMPI_SHM_CHUNKED=0, large
+ * vectors take the single-copy slice reduction of shm_allreduce.c, each rank
  * keeping its finished slice in a private buffer that the root reads as the
  * owner's message counter announces chunks.
  */
@@ -55,6 +57,24 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
     return rc;
 }
 
+/* Through the slots: everyone copies in, one sync; the root folds them all,
+ * or from CM_SHM_SPLIT_FOLD_MIN every rank folds its slice into the shared
+ * result and a second sync hands it to the root. */
+static int reduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
+                        MPI_Op op, int root)
+{
+    int p = cm_shm_parity(s);
+    cm_copy(cm_shm_data(s, s->rank, p, bytes), sb, bytes);
+    cm_shm_sync(s, NULL, NULL);
+    if (bytes < CM_SHM_SPLIT_FOLD_MIN)
+        return s->rank == root ? cm_shm_fold_slots(s, p, bytes, rb, count, dt, op, 0) : MPI_SUCCESS;
+    const void *result;
+    int rc = cm_shm_fold_split(s, p, bytes, count, dt, op, &result);
+    if (s->rank == root)
+        cm_copy(rb, result, bytes);
+    return rc;
+}
+
 int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                        MPI_Comm comm)
 {
@@ -71,16 +91,21 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     struct cm_shm *s = cm_shm_get(comm, "MPI_Reduce");
     if (!s || (bytes > s->slot_bytes && !s->cma))
         return cm_coll_reduce_binomial(sbuf, rbuf, count, dt, op, root, comm);
-    int p = cm_shm_parity(s);
     const char *sb = (const char *)sbuf + tlb;
     if (bytes <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled())
         return reduce_fifo(s, sb, (char *)rbuf + tlb, bytes, tlb, count, dt, op, root);
-    if (bytes <= s->slot_bytes && bytes < cm_shm_cma_min()) {
-        cm_copy(cm_shm_data(s, rank, p, bytes), sb, bytes);
-        cm_shm_sync(s, NULL, NULL);
-        if (rank != root)
-            return MPI_SUCCESS;
-        return cm_shm_fold_slots(s, p, bytes, (char *)rbuf + tlb, count, dt, op, 0);
+    char *rb = (char *)rbuf + tlb;   /* rbuf is only significant (and only touched) at the root */
+    if (bytes <= s->slot_bytes && bytes < cm_shm_cma_min())
+        return reduce_slots(s, sb, rb, bytes, count, dt, op, root);
+    if (cm_shm_chunked(s, bytes)) {
+        size_t es = bytes / (size_t)count;
+        int rc = MPI_SUCCESS;
+        for (int off = 0, n; off < count && rc == MPI_SUCCESS; off += n) {
+            n = cm_shm_piece(s, es, off, count);
+            char *at = rank == root ? rb + (size_t)off * es : NULL;
+            rc = reduce_slots(s, sb + (size_t)off * es, at, (size_t)n * es, n, dt, op, root);
+        }
+        return rc;
     }
     /* Single copy: my slice goes to the root's buffer if I am the root, else
      * to a private one published at the slice's origin minus its offset. */
@@ -95,6 +120,7 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
             return MPI_ERR_NO_MEM;
         out = mine - (size_t)lo * (size_t)ext;   /* only [lo, hi) is touched */
     }
+    int p = cm_shm_parity(s);
     struct cm_shm_flag *f = cm_shm_flag(s, rank, p);
     f->addr[0] = (uint64_t)(uintptr_t)sb;
     f->addr[1] = (uint64_t)(uintptr_t)mine - (uint64_t)lo * (uint64_t)ext;

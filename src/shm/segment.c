@@ -10,11 +10,12 @@
 #define CM_RING_BYTES_MIN (16u * 1024u)
 #define CM_RINGS_TOTAL_MAX (1ull << 30)
 /* Collective areas: room per rank for the shared-memory collectives' areas
- * (src/coll/shm_area.c).  An area holds 2 x 16 KiB slots per member plus
- * its FIFOs, about 40 KiB per member: a quarter of this leaves room for
- * several live communicators.  Pages are touched only when an area uses
- * them, so the size costs address space, not memory. */
-#define CM_COLL_BYTES_PER_RANK (1024u * 1024u)
+ * (src/coll/shm_area.c).  An area holds 2 x 256 KiB slots per member, two
+ * results of a slot and its FIFOs, a little over 512 KiB per member: this
+ * leaves room for about 14 live communicators of the job's full size.
+ * Pages are touched only when an area uses them (large collectives), so
+ * the size costs address space, not memory. */
+#define CM_COLL_BYTES_PER_RANK (8u * 1024u * 1024u)
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) & ~(a - 1); }
 

@@ -2,7 +2,8 @@
 # from tests/coll/CMakeLists.txt.
 #  - coll.shm.*: coll_test with every shm algorithm forced, 1..9 ranks (8 and 9
 #    oversubscribe the 2-core CI machine), plus small slots/chunks and a
-#    chain tree (many pipelined chunks) and single copy switched off.
+#    chain tree (many pipelined chunks), mid-sized slots (large vectors in
+#    pieces), the single-copy protocols, and single copy switched off.
 #  - coll.shm_areas.*: areas recycled across many communicators; areas
 #    exhausted by many live communicators (fallback must stay right).
 set(CM_SHM_FORCE COREMPI_BARRIER=shm COREMPI_BCAST=shm COREMPI_REDUCE=shm COREMPI_ALLREDUCE=shm
@@ -15,6 +16,13 @@ foreach(n 3 8)
     ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=64 COREMPI_SHM_CHUNK=1000 COREMPI_SHM_FANOUT=1)
 endforeach()
 cm_coll_case(shm.no_single_copy 4 ENV ${CM_SHM_FORCE} COREMPI_SINGLE_COPY=0)
+# Large vectors piece by piece through slots of an odd size (the split fold
+# from 32 KiB per piece, remainders), and the single-copy protocols that
+# replace the pieces when COREMPI_SHM_CHUNKED=0.
+foreach(n 3 8)
+  cm_coll_case(shm.mid_slots ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=40000)
+  cm_coll_case(shm.single_copy ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_CHUNKED=0 COREMPI_SHM_SLOT=16384)
+endforeach()
 # Syncs through per-rank flag lines (the default with a core per rank) forced
 # at more ranks than cores, so that waiters sleep and must be woken; and the
 # arrival counter forced at 2 ranks.
