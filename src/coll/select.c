@@ -206,6 +206,18 @@ static const struct tune_row tuning[] = {
      * cores 1.32 against 1.07-1.9 (Open MPI 1.1-1.3): the p2p chain there. */
     {CM_COLL_SCAN, 2, CM_SHM_RFIFO_BYTES, 0, "shm"},
     {CM_COLL_EXSCAN, 2, CM_SHM_RFIFO_BYTES, 0, "shm"},
+    /* Larger: at 8 ranks on 2 cores the slots with every rank running the
+     * prefix of its slice (both cores fold at once) beat the chain from
+     * 64 KiB: 75 / 207 / 1305 us at 64 KiB / 256 KiB / 1 MiB against
+     * 109 / 304 / 1588 (Open MPI 84 / 211 / 1482; 3 alternated runs,
+     * 2026-11-24); the chain keeps smaller vectors (1 KiB 4.0 vs 20) and
+     * 2 ranks (64 KiB 7.6 vs 8.6). */
+    {CM_COLL_SCAN, 2, ANY_BYTES, 0, "linear"},
+    {CM_COLL_EXSCAN, 2, ANY_BYTES, 0, "linear"},
+    {CM_COLL_SCAN, 8, 32768, 0, "linear"},
+    {CM_COLL_EXSCAN, 8, 32768, 0, "linear"},
+    {CM_COLL_SCAN, 8, ANY_BYTES, 0, "shm"},
+    {CM_COLL_EXSCAN, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_SCATTER, 2, 512, 0, "shm"},  /* the bcast FIFO: 8 B 0.09 us vs linear 0.12; 512 B 0.11 vs 0.21 */
     {CM_COLL_GATHER, ANY_SIZE, CM_SHM_RFIFO_BYTES, 0, "shm"},  /* the reduce FIFO: 2 ranks 0.08 us vs linear 0.145 */
     /* 2 ranks, scatter: a block of up to 16 KiB through the slot, beyond

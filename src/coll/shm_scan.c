@@ -8,8 +8,7 @@
  * root does for reduce and gather: having rank n-2's entry of call k, it
  * knows every entry of every call up to k was read (rank r+1 reads r's entry
  * before writing its own, and no rank writes call k before finishing the
- * calls before it).  Vectors above CM_SHM_RFIFO_BYTES take the chain over
- * point-to-point (scan_linear.c).
+ * calls before it).  Larger vectors go through the slots (scan_slots).
  */
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
@@ -71,13 +70,66 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     return rc;
 }
 
+/* Above the FIFO, up to a slot: everyone copies its vector into its slot of
+ * parity p, one sync; rank j then runs the prefix along the ranks for its
+ * element slice j into the slots of the other parity q
+ * (q_r = q_{r-1} op p_r, a left fold in rank order), a second sync, and
+ * rank r copies q_r (scan) or q_{r-1} (exscan) out.  The prefixes go to q,
+ * not back into p, because the next call copies into p at once, while a
+ * slower rank may still be copying its prefix out; q is written again only
+ * after the next call's first sync.  Both cores fold at once, where the
+ * chain folds one rank after another. */
+static int scan_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
+                      MPI_Op op, int exclusive, MPI_Aint tlb)
+{
+    int n = s->n, me = s->rank, p = cm_shm_parity(s);
+    cm_copy(cm_shm_slot(s, me, p), sb, bytes);
+    cm_shm_sync(s, NULL, NULL);
+    int q = cm_shm_parity(s), lo, hi, rc = MPI_SUCCESS;
+    cm_shm_slice(count, n, me, &lo, &hi);
+    size_t es = bytes / (size_t)count, at = (size_t)lo * es, len = (size_t)(hi - lo) * es;
+    for (int r = 0; r < n && len; r++) {
+        char *acc = (char *)cm_shm_slot(s, r, q) + at;
+        cm_copy(acc, (char *)cm_shm_slot(s, r, p) + at, len);
+        if (r > 0 && rc == MPI_SUCCESS)
+            rc = fold((char *)cm_shm_slot(s, r - 1, q) + at, acc, hi - lo, dt, op, tlb);
+    }
+    cm_shm_sync(s, NULL, NULL);
+    if (!exclusive)
+        cm_copy(rb, cm_shm_slot(s, me, q), bytes);
+    else if (me > 0)
+        cm_copy(rb, cm_shm_slot(s, me - 1, q), bytes);
+    return rc;
+}
+
+static int scan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                    int exclusive)
+{
+    MPI_Aint tlb;
+    size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
+    struct cm_shm *s = bytes > CM_SHM_RFIFO_BYTES && cm_comm_lookup(comm, NULL)->size > 1
+                           ? cm_shm_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
+                           : NULL;
+    if (!s || (bytes > s->slot_bytes && !cm_shm_chunked(s, bytes)))
+        return scan_fifo(sbuf, rbuf, count, dt, op, comm, exclusive);
+    const char *sb = (const char *)sbuf + tlb;
+    char *rb = (char *)rbuf + tlb;
+    size_t es = bytes / (size_t)count;
+    int rc = MPI_SUCCESS;
+    for (int off = 0, n; off < count && rc == MPI_SUCCESS; off += n) {
+        n = cm_shm_piece(s, es, off, count);
+        rc = scan_slots(s, sb + (size_t)off * es, rb + (size_t)off * es, (size_t)n * es, n, dt, op, exclusive, tlb);
+    }
+    return rc;
+}
+
 int cm_coll_scan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    return scan_fifo(sbuf, rbuf, count, dt, op, comm, 0);
+    return scan_shm(sbuf, rbuf, count, dt, op, comm, 0);
 }
 
 int cm_coll_exscan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    return scan_fifo(sbuf, rbuf, count, dt, op, comm, 1);
+    return scan_shm(sbuf, rbuf, count, dt, op, comm, 1);
 }
 #endif

@@ -7,7 +7,8 @@
 #  - coll.shm_areas.*: areas recycled across many communicators; areas
 #    exhausted by many live communicators (fallback must stay right).
 set(CM_SHM_FORCE COREMPI_BARRIER=shm COREMPI_BCAST=shm COREMPI_REDUCE=shm COREMPI_ALLREDUCE=shm
-    COREMPI_ALLGATHER=shm COREMPI_GATHER=shm COREMPI_SCATTER=shm COREMPI_ALLTOALL=shm)
+    COREMPI_ALLGATHER=shm COREMPI_GATHER=shm COREMPI_SCATTER=shm COREMPI_ALLTOALL=shm
+    COREMPI_SCAN=shm COREMPI_EXSCAN=shm)
 foreach(n RANGE 1 9)
   cm_coll_case(shm ${n} ENV ${CM_SHM_FORCE})
 endforeach()
