@@ -9,9 +9,31 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
+#include "core/state.h"
+#include "shm/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* Contiguous blocks larger than a slot, more ranks than cores: rounds in
+ * which every rank copies the next slot-sized part of its block into its
+ * slot, one sync, and takes everyone's part out (the slot is written again
+ * two rounds later, after a sync every reader passed having copied out). */
+static void allgather_pieces(struct cm_shm *s, const char *mine, char *rb, size_t b, int inplace)
+{
+    int n = s->n, me = s->rank;
+    if (!inplace)
+        cm_copy(rb + (size_t)me * b, mine, b);
+    for (size_t off = 0; off < b; off += s->slot_bytes) {
+        size_t len = b - off < s->slot_bytes ? b - off : s->slot_bytes;
+        int p = cm_shm_parity(s);
+        cm_copy(cm_shm_slot(s, me, p), mine + off, len);
+        cm_shm_sync(s, NULL, NULL);
+        for (int i = 0; i < n; i++)
+            if (i != me)
+                cm_copy(rb + (size_t)i * b + off, cm_shm_slot(s, i, p), len);
+    }
+}
 
 int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                           MPI_Datatype rtype, MPI_Comm comm)
@@ -38,6 +60,14 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
             if (!(i == me && inplace) && rc == MPI_SUCCESS)
                 rc = cm_shm_unpack(cm_shm_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
         return rc;
+    }
+    int scontig;
+    MPI_Aint stlb, rtlb;
+    cm_shm_bytes(mycount, mytype, &scontig, &stlb, NULL);
+    cm_shm_bytes(rcount, rtype, NULL, &rtlb, NULL);
+    if (cm_g.oversubscribed && scontig && rcontig && blk == b && cm_shm_chunked(s, b)) {
+        allgather_pieces(s, (const char *)mybuf + stlb, (char *)rbuf + rtlb, b, inplace);
+        return MPI_SUCCESS;
     }
     struct cm_shm_view v;
     if ((rc = cm_shm_view(&v, mybuf, mycount, mytype, 1)) != MPI_SUCCESS)
