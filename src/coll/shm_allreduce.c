@@ -55,6 +55,12 @@ static void fold_all(void *arg)
 static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
                            MPI_Op op)
 {
+    if (bytes >= CM_SHM_SPLIT_FOLD_MIN || (!cm_g.oversubscribed && bytes >= SPLIT_MIN && s->n > 2)) {
+        const void *result;
+        int rc = cm_shm_fold_split(s, sb, bytes, count, dt, op, &result);
+        cm_copy(rb, result, bytes);
+        return rc;
+    }
     int p = cm_shm_parity(s);
     cm_copy_small(cm_shm_data(s, s->rank, p, bytes), sb, bytes);
     if (!cm_g.oversubscribed && bytes <= SELF_FOLD_MAX && s->n <= 8) {
@@ -63,17 +69,10 @@ static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t by
         cm_shm_sync(s, NULL, NULL);
         return cm_shm_fold_all(s, p, bytes, rb, count, dt, op);
     }
-    if (bytes < CM_SHM_SPLIT_FOLD_MIN && (cm_g.oversubscribed || bytes < SPLIT_MIN || s->n <= 2)) {
-        struct fold_args a = { s, p, count, MPI_SUCCESS, bytes, dt, op };
-        cm_shm_sync(s, fold_all, &a);
-        cm_copy(rb, cm_shm_result(s, p), bytes);
-        return a.rc;             /* only the folding rank can see an op error */
-    }
-    cm_shm_sync(s, NULL, NULL);
-    const void *result;
-    int rc = cm_shm_fold_split(s, p, bytes, count, dt, op, &result);
-    cm_copy(rb, result, bytes);
-    return rc;
+    struct fold_args a = { s, p, count, MPI_SUCCESS, bytes, dt, op };
+    cm_shm_sync(s, fold_all, &a);
+    cm_copy(rb, cm_shm_result(s, p), bytes);
+    return a.rc;             /* only the folding rank can see an op error */
 }
 
 static int allreduce_single_copy(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count,

@@ -16,16 +16,24 @@
 int cm_shm_fold_slots(struct cm_shm *s, int p, size_t whole, char *acc, int count, MPI_Datatype dt, MPI_Op op,
                       int elem_off)
 {
+    return cm_shm_fold_slots_own(s, p, whole, acc, count, dt, op, elem_off, NULL);
+}
+
+int cm_shm_fold_slots_own(struct cm_shm *s, int p, size_t whole, char *acc, int count, MPI_Datatype dt, MPI_Op op,
+                          int elem_off, const char *own)
+{
     MPI_Aint tlb, ext;
     cm_shm_bytes(1, dt, NULL, &tlb, &ext);
     size_t off = (size_t)elem_off * (size_t)ext;
     if (count == 0)
         return MPI_SUCCESS;
     /* Slots hold whole vectors (whole bytes): that decides inline vs slot. */
-    cm_copy_small(acc, (char *)cm_shm_data(s, s->n - 1, p, whole) + off, (size_t)count * (size_t)ext);
+    int me = own ? s->rank : -1;
+    const char *last = me == s->n - 1 ? own : (const char *)cm_shm_data(s, s->n - 1, p, whole);
+    cm_copy_small(acc, last + off, (size_t)count * (size_t)ext);
     cm_op_kernel_fn kernel = cm_shm_kernel(op, dt);
     for (int r = s->n - 2; r >= 0; r--) {
-        char *x = (char *)cm_shm_data(s, r, p, whole) + off;
+        const char *x = (r == me ? own : (const char *)cm_shm_data(s, r, p, whole)) + off;
         if (kernel) {
             kernel(x, acc, (size_t)count);
             continue;
@@ -86,18 +94,20 @@ void cm_shm_fetch_slice(struct cm_shm *s, int p, int k, int count, size_t esize,
         cm_shm_read(s, k, dst + off, f->addr[1] + off, len);
     }
 }
-#endif
-
-int cm_shm_fold_split(struct cm_shm *s, int p, size_t bytes, int count, MPI_Datatype dt, MPI_Op op,
+int cm_shm_fold_split(struct cm_shm *s, const char *sb, size_t bytes, int count, MPI_Datatype dt, MPI_Op op,
                       const void **result)
 {
-    int lo, hi;
+    int lo, hi, p = cm_shm_parity(s);
     cm_shm_slice(count, s->n, s->rank, &lo, &hi);
-    int q = cm_shm_parity(s);
-    size_t es = bytes / (size_t)count;
-    char *out = cm_shm_result(s, q);
-    int rc = cm_shm_fold_slots(s, p, bytes, out + (size_t)lo * es, hi - lo, dt, op, lo);
+    size_t es = bytes / (size_t)count, a = (size_t)lo * es, b = (size_t)hi * es;
+    char *slot = cm_shm_data(s, s->rank, p, bytes);
+    cm_copy_small(slot, sb, a);
+    cm_copy_small(slot + b, sb + b, bytes - b);
+    cm_shm_sync(s, NULL, NULL);
+    char *out = cm_shm_result(s, cm_shm_parity(s));
+    int rc = cm_shm_fold_slots_own(s, p, bytes, out + a, hi - lo, dt, op, lo, sb);
     cm_shm_sync(s, NULL, NULL);
     *result = out;
     return rc;
 }
+#endif

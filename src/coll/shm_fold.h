@@ -24,11 +24,16 @@ static inline cm_op_kernel_fn cm_shm_kernel(MPI_Op op, MPI_Datatype dt)
  * is the rank order even for non-commutative ops. */
 int cm_shm_fold_slots(struct cm_shm *s, int p, size_t whole, char *acc, int count, MPI_Datatype dt, MPI_Op op,
                       int elem_off);
+/* The same, with the calling rank's x taken from own (a whole vector) instead
+ * of its slot. */
+int cm_shm_fold_slots_own(struct cm_shm *s, int p, size_t whole, char *acc, int count, MPI_Datatype dt, MPI_Op op,
+                          int elem_off, const char *own);
 
-/* Core specialization after the sync that published parity p's slots: every
- * rank folds its slice into the shared result, a second sync, and *result
- * holds the whole folded vector (count elements, bytes in all). */
-int cm_shm_fold_split(struct cm_shm *s, int p, size_t bytes, int count, MPI_Datatype dt, MPI_Op op,
+/* Core specialization: every rank copies sb into its slot except its own
+ * slice, which it folds straight from sb (a copy in and a read less), one
+ * sync, every rank folds its slice into the shared result, a second sync,
+ * and *result holds the whole folded vector (count elements, bytes in all). */
+int cm_shm_fold_split(struct cm_shm *s, const char *sb, size_t bytes, int count, MPI_Datatype dt, MPI_Op op,
                       const void **result);
 
 /* The same fold of whole vectors, in line when they sit in the flag lines and

@@ -63,16 +63,17 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
 static int reduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
                         MPI_Op op, int root)
 {
+    if (bytes >= CM_SHM_SPLIT_FOLD_MIN) {
+        const void *result;
+        int rc = cm_shm_fold_split(s, sb, bytes, count, dt, op, &result);
+        if (s->rank == root)
+            cm_copy(rb, result, bytes);
+        return rc;
+    }
     int p = cm_shm_parity(s);
     cm_copy(cm_shm_data(s, s->rank, p, bytes), sb, bytes);
     cm_shm_sync(s, NULL, NULL);
-    if (bytes < CM_SHM_SPLIT_FOLD_MIN)
-        return s->rank == root ? cm_shm_fold_slots(s, p, bytes, rb, count, dt, op, 0) : MPI_SUCCESS;
-    const void *result;
-    int rc = cm_shm_fold_split(s, p, bytes, count, dt, op, &result);
-    if (s->rank == root)
-        cm_copy(rb, result, bytes);
-    return rc;
+    return s->rank == root ? cm_shm_fold_slots(s, p, bytes, rb, count, dt, op, 0) : MPI_SUCCESS;
 }
 
 int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
