@@ -207,7 +207,11 @@ void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d);
  * buffer.  Returns the address to pass as buf (may differ from the malloc'd
  * block, see *block; scratch.c); NULL on out of memory (count 0 gives a valid pointer). */
 void *cm_coll_tmp(MPI_Datatype dt, int count, void **block);
-/* Give back a block from cm_coll_tmp (NULL is ignored). */
+/* The same, but in room (room_bytes, 16-byte aligned: the caller's stack)
+ * when it fits, leaving *block NULL: tiny collectives called in a loop then
+ * pay no malloc/free pair per call. */
+void *cm_coll_tmp_in(MPI_Datatype dt, int count, void *room, size_t room_bytes, void **block);
+/* Give back a block from cm_coll_tmp or cm_coll_tmp_in (NULL is ignored). */
 void cm_coll_tmp_free(void *block);
 /* Address of element i of a buffer of dt. */
 static inline void *cm_coll_at(const void *buf, MPI_Aint i, const struct cm_dt *d)

@@ -14,11 +14,9 @@
  */
 #include "coll/coll.h"
 
-#include <string.h>
+#include <stdlib.h>
 
 #define SMALL_VECTOR 256
-
-#include <stdlib.h>
 
 int cm_coll_reduce_scatter_block_pairwise(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
                                           MPI_Op op, MPI_Comm comm)
@@ -61,23 +59,19 @@ int cm_coll_reduce_scatter_block_allreduce(const void *sbuf, void *rbuf, int rco
     cm_coll_dt(dt, &d);
     int total = rcount * p;
     void *block = NULL;
-    /* The tuning table sends only tiny blocks here: their vector lives on
-     * the stack rather than in a malloc/free pair per call. */
+    /* The tuning table sends only tiny blocks here: their vector goes on
+     * the stack. */
     _Alignas(16) unsigned char small[SMALL_VECTOR];
-    size_t span = (size_t)d.true_extent + (size_t)(total - 1) * (size_t)d.extent;
-    int on_stack = total > 0 && span <= SMALL_VECTOR && d.true_lb >= 0 && (size_t)d.true_lb <= span;
-    char *all = on_stack ? (char *)small - d.true_lb : cm_coll_tmp(dt, total, &block);
+    char *all = cm_coll_tmp_in(dt, total, small, SMALL_VECTOR, &block);
     if (!all)
         return MPI_ERR_NO_MEM;
     struct cm_coll_query q = { p, total, (size_t)total * (size_t)d.size, cm_coll_is_commutative(op),
                                d.size == d.extent && d.size == d.true_extent };
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, comm, &q);
     rc = ((cm_allreduce_fn)a->fn)(sbuf, all, total, dt, op, comm);
-    char *mine = all + (size_t)rank * (size_t)rcount * (size_t)d.extent;
-    if (rc == MPI_SUCCESS && d.size == d.extent && d.size == d.true_extent)
-        memcpy((char *)rbuf + d.true_lb, mine + d.true_lb, (size_t)rcount * (size_t)d.size);
-    else if (rc == MPI_SUCCESS)
-        rc = cm_coll_copy(mine, rcount, dt, rbuf, rcount, dt, comm);
+    if (rc == MPI_SUCCESS)
+        rc = cm_coll_copy(all + (size_t)rank * (size_t)rcount * (size_t)d.extent, rcount, dt, rbuf, rcount, dt,
+                          comm);
     cm_coll_tmp_free(block);
     return rc;
 }

@@ -37,16 +37,10 @@ static int chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
     /* A loop of tiny scans runs as a pipeline along the chain, one call per
      * message: the temporaries of a few dozen bytes live on the stack, not
      * in two malloc/free pairs per call. */
-    struct cm_dt d;
-    cm_coll_dt(dt, &d);
-    size_t span = count > 0 ? (size_t)d.true_extent + (size_t)(count - 1) * (size_t)d.extent : 0;
     _Alignas(16) unsigned char small[2][SMALL_SCAN];
-    int on_stack = span <= SMALL_SCAN && d.true_lb >= 0 && (size_t)d.true_lb <= span;
-    void *prefix = on_stack ? (void *)(small[0] - d.true_lb) : cm_coll_tmp(dt, count, &b1);
+    void *prefix = cm_coll_tmp_in(dt, count, small[0], SMALL_SCAN, &b1);
     /* exclusive: my contribution must outlive rbuf taking the prefix (in place) */
-    void *mine = !(exclusive && rank < p - 1) ? NULL
-                 : on_stack                    ? (void *)(small[1] - d.true_lb)
-                                               : cm_coll_tmp(dt, count, &b2);
+    void *mine = exclusive && rank < p - 1 ? cm_coll_tmp_in(dt, count, small[1], SMALL_SCAN, &b2) : NULL;
     if (!prefix || (exclusive && rank < p - 1 && !mine)) {
         cm_coll_tmp_free(b1);
         cm_coll_tmp_free(b2);

@@ -74,13 +74,31 @@ static void *block_data(struct block *b)
     return (char *)b + HEADER;
 }
 
+/* Element i lives at buf + i*extent and touches [true_lb, true_lb+true_extent)
+ * from there: the bytes a buffer of count elements spans. */
+static size_t span_of(const struct cm_dt *d, int count)
+{
+    return count > 0 ? (size_t)d->true_extent + (size_t)(count - 1) * (size_t)d->extent : 0;
+}
+
+void *cm_coll_tmp_in(MPI_Datatype dt, int count, void *room, size_t room_bytes, void **block)
+{
+    struct cm_dt d;
+    cm_coll_dt(dt, &d);
+    size_t span = span_of(&d, count);
+    if (count > 0 && span <= room_bytes && d.true_lb >= 0 && (size_t)d.true_lb <= span) {
+        *block = NULL;
+        return (char *)room - d.true_lb;
+    }
+    return cm_coll_tmp(dt, count, block);
+}
+
 void *cm_coll_tmp(MPI_Datatype dt, int count, void **block)
 {
     struct cm_dt d;
     cm_coll_dt(dt, &d);
-    /* Element i lives at buf + i*extent and touches [true_lb, true_lb+true_extent)
-     * from there: size the block for the last element and shift the base back. */
-    size_t bytes = count > 0 ? (size_t)d.true_extent + (size_t)(count - 1) * (size_t)d.extent : 0;
+    /* Size the block for the last element and shift the base back by true_lb. */
+    size_t bytes = span_of(&d, count);
     struct block *b = bytes >= POOL_FROM ? pool_take(bytes) : NULL;
     if (!b) {
         /* Pooled sizes round up to an eighth of their power of two, so

@@ -7,7 +7,6 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
-#include "shm/copy.h"
 
 #include <stdlib.h>
 
@@ -30,18 +29,8 @@ static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Data
                 rc = cm_shm_pack(data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
-        if (!inplace && rc == MPI_SUCCESS) {
-            /* The root's own block: a plain copy when both layouts are (the
-             * general copy's type lookups were a third of a tiny scatter). */
-            int scontig, rcontig;
-            MPI_Aint stlb, rtlb;
-            cm_shm_bytes(scount, stype, &scontig, &stlb, NULL);
-            cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, NULL);
-            if (scontig && rcontig)
-                cm_copy_small((char *)rbuf + rtlb, (const char *)sbuf + (size_t)me * blk + stlb, b);
-            else
-                rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
-        }
+        if (!inplace && rc == MPI_SUCCESS)
+            rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
     } else {
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
         cm_shm_prefetch(cm_shm_bfifo(s, k + 1));

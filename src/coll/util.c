@@ -44,7 +44,10 @@ int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int
         return MPI_SUCCESS;
     struct cm_dt s, r;
     cm_coll_dt(stype, &s);
-    cm_coll_dt(rtype, &r);
+    if (rtype == stype)
+        r = s;      /* the usual case: one type lookup per copy, not two */
+    else
+        cm_coll_dt(rtype, &r);
     size_t sbytes = (size_t)scount * (size_t)s.size;
     if (sbytes == 0)
         return MPI_SUCCESS;

@@ -38,14 +38,6 @@ static inline void cm_copy(void *dst, const void *src, size_t n)
         memcpy(dst, src, n);
 }
 
-/* memmove for the same: buffers that may overlap (a user's, in place). */
-static inline void cm_move(void *dst, const void *src, size_t n)
-{
-    if ((uintptr_t)dst - (uintptr_t)src >= n && (uintptr_t)src - (uintptr_t)dst >= n)
-        cm_copy(dst, src, n);
-    else
-        memmove(dst, src, n);
-}
 
 /* Copy n bytes; up to 32 of them here with overlapping fixed-size moves.  A
  * tiny message's or collective's cost is a few dozen instructions, and
@@ -79,6 +71,16 @@ static inline void cm_copy_small(void *dst, const void *src, size_t n)
         d[n / 2] = s[n / 2];
         d[n - 1] = s[n - 1];
     }
+}
+
+/* memmove for the same: buffers that may overlap (a user's, in place); a
+ * tiny one in line (the root's own block of a tiny scatter, say). */
+static inline void cm_move(void *dst, const void *src, size_t n)
+{
+    if ((uintptr_t)dst - (uintptr_t)src >= n && (uintptr_t)src - (uintptr_t)dst >= n)
+        cm_copy_small(dst, src, n);
+    else
+        memmove(dst, src, n);
 }
 
 #endif
