@@ -91,6 +91,8 @@ build_all() {
         log "floor_cacheline did not build (see below)"
     cc -O2 -std=c11 -o "$work/floor/floor_cma" "$here/floor_cma.c" 2>>"$work/build.log" ||
         log "floor_cma did not build"
+    cc -O2 -std=c11 -o "$work/floor/floor_sched" "$here/floor_sched.c" 2>>"$work/build.log" ||
+        log "floor_sched did not build"
     for c in "${contenders[@]}"; do
         mkdir -p "$work/$c"
         if ! command -v "${mpicc[$c]}" >/dev/null 2>&1; then
@@ -175,11 +177,13 @@ placement_note() {
     fi
 }
 
+# run_floor ["PROG ARGS"...]: the given floors, by default the 2-rank ones.
 run_floor() {
-    local prog
-    for prog in floor_cacheline floor_cma; do
-        [ -x "$work/floor/$prog" ] || continue
-        timeout -k 5 60 "$work/floor/$prog" $qflag >"$work/out.floor" 2>"$work/out.floor.err" ||
+    local prog progs=("$@")
+    [ $# -gt 0 ] || progs=(floor_cacheline floor_cma)
+    for prog in "${progs[@]}"; do
+        [ -x "$work/floor/${prog%% *}" ] || continue
+        timeout -k 5 60 $work/floor/$prog $qflag >"$work/out.floor" 2>"$work/out.floor.err" ||
             log "  $prog failed: $(head -c 300 "$work/out.floor.err")"
         awk '$1 == "floor" && NF == 4 { print "floor", $1 ":" $2 ":" $3, $4 }' "$work/out.floor" >>"$records"
     done
@@ -283,6 +287,9 @@ table() {
         case $key in
         pingpong:latency:*) floor_key="floor:latency:0" ;;
         pingpong:bw:*) floor_key="floor:bw:${key##*:}" ;;
+        # Every rank depends on every rank's call: one scheduling round each.
+        coll8:barrier:0 | coll8:allreduce:8 | coll8:allgather:8 | coll8:alltoall:8 | coll8:reduce_scatter_block:8)
+            floor_key="floor:sched:8" ;;
         esac
         v=""
         [ -n "$floor_key" ] && v=$(floor_median "$floor_key")
@@ -301,6 +308,15 @@ ring_floor_note() {
     lat=$(median corempi "pingpong:latency:1")
     [ -n "$rf" ] || return 0
     echo "Ring floor: a ring of lines per direction, the next line per message (what any two-queue design, MPI's included, must pay), same two threads: $rf µs; corempi 1 B / ring floor = $(ratio "$lat" "$rf")."
+}
+
+# The floor under the 8-rank rows whose every rank waits for every other.
+sched_floor_note() {
+    local f
+    f=$(floor_median "floor:sched:8")
+    [ -n "$f" ] || return 0
+    echo
+    echo "Scheduling floor: 8 processes pinned 4 to a core doing nothing but sched_yield take $f µs per round (every process ran once). A barrier, allreduce, allgather, alltoall or reduce_scatter_block cannot end on a rank before every other rank has run since its previous call, so a loop of them costs at least that per call in any library; corempi's barrier / floor = $(ratio "$(median corempi coll8:barrier:0)" "$f"), Open MPI's = $(ratio "$(median openmpi coll8:barrier:0)" "$f")."
 }
 
 report() {
@@ -326,6 +342,7 @@ report() {
     table "Collectives, 2 ranks: µs per call (slowest rank)" "collective, bytes per rank" "<1 = corempi faster" coll2
     placement_note coll2
     table "Collectives, 8 ranks on $(nproc) cores: µs per call (slowest rank)" "collective, bytes per rank" "<1 = corempi faster" coll8
+    sched_floor_note
     table "Start-up: wall time of \`mpirun -n 8 ./hello\`, ms (median of $hello_runs)" "ranks" "<1 = corempi faster" hello:ranks
     prof_table
 }
@@ -384,6 +401,7 @@ for ((r = 0; r < rounds8; r++)); do
         log "time budget: stopping after $r round(s) at 8 ranks"; rounds8=$r; break
     fi
     log "[${SECONDS}s] round $((r + 1))/$rounds8: collectives at 8 ranks (one job per collective, limit ${limit8}s each)"
+    run_floor "floor_sched 8"
     # One job per collective: a library that stalls in one collective
     # still gets measured in the others.
     for part in $coll8_names; do
