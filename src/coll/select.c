@@ -148,7 +148,9 @@ static const struct tune_row tuning[] = {
      *  - gather up to 4 KiB at 3+ ranks (2-50x at 8: no unexpected-message
      *    storm at the root); p2p is better at 2 ranks.
      *  - bcast up to 1 KiB: the broadcast FIFO (no sync: the root runs up
-     *    to 16 calls ahead) 1.1-1.5x at 2 ranks, 1.0-1.4x at 8 vs binomial.
+     *    to 64 calls ahead) 1.1-1.5x at 2 ranks, 1.0-1.4x at 8 vs binomial
+     *    with 16 entries; 64 took 8 ranks on 2 cores from 0.41-0.42 us per
+     *    8-byte call to 0.18 (Open MPI 0.39-0.44): more calls per time slice.
      *    Above 16 KiB point-to-point wins at every size since rendezvous
      *    streams through the rings (<512 KiB) and splits the copy (beyond):
      *    at 2 ranks flat/binomial vs shm 2-3x (64 KiB: 3.7-4.2 us vs
@@ -202,10 +204,13 @@ static const struct tune_row tuning[] = {
      * against 1868-2154, and ties at 1 MiB (7500-8000 vs 7333-9031). */
     {CM_COLL_ALLTOALL, 8, ANY_BYTES, 0, "shm"},
     /* Tiny scans along the chain through the reduce FIFO: 2 ranks, 8 B 0.07 us
-     * against 0.14 over point-to-point (Open MPI 0.09-0.10); at 8 ranks on 2
-     * cores 1.32 against 1.07-1.9 (Open MPI 1.1-1.3): the p2p chain there. */
-    {CM_COLL_SCAN, 2, CM_SHM_RFIFO_BYTES, 0, "shm"},
-    {CM_COLL_EXSCAN, 2, CM_SHM_RFIFO_BYTES, 0, "shm"},
+     * against 0.14 over point-to-point (Open MPI 0.09-0.10).  At 8 ranks on 2
+     * cores it lost to the p2p chain while the FIFO had 32 entries (1.9-3.2
+     * us: a rank could run only 32 calls ahead per time slice); with 128,
+     * 0.28-0.38 against the chain's 0.39-0.91 (Open MPI 0.40-0.44;
+     * 2026-11-24, 3 alternated runs). */
+    {CM_COLL_SCAN, 8, CM_SHM_RFIFO_BYTES, 0, "shm"},
+    {CM_COLL_EXSCAN, 8, CM_SHM_RFIFO_BYTES, 0, "shm"},
     /* Larger: at 8 ranks on 2 cores the slots with every rank running the
      * prefix of its slice (both cores fold at once) beat the chain from
      * 64 KiB: 75 / 207 / 1305 us at 64 KiB / 256 KiB / 1 MiB against

@@ -80,7 +80,7 @@ struct cm_shm {                   /* this rank's view of its communicator's area
  * fourth call.  No deadlock from the batching: a rank that finished every
  * call before k has published at least k - ACK_EVERY + 1 of them, and the
  * root of call k needs only k + 1 - ENTRIES. */
-#define CM_SHM_BFIFO_ENTRIES 16
+#define CM_SHM_BFIFO_ENTRIES 64
 #define CM_SHM_BFIFO_ACK_EVERY 4
 #define CM_SHM_BFIFO_BYTES 1024
 #define CM_SHM_BFIFO_INLINE 56
@@ -119,7 +119,7 @@ int cm_shm_bfifo_enabled(void);
  * others' seq, folds in rank order and acknowledges (cm_shm_rfifo_done).  A
  * rank reuses an entry once the acks show the call CM_SHM_RFIFO_ENTRIES ago
  * consumed.  Only entry 0's ack word of each rank is used. */
-#define CM_SHM_RFIFO_ENTRIES 32
+#define CM_SHM_RFIFO_ENTRIES 128
 /* Up to 56 bytes share the seq line; the rest fills the line after it, the
  * seq line's adjacent-line partner, which the prefetcher fetches with it:
  * 64 to 120 bytes measured 0.065-0.075 us per 2-rank reduce, like 56 bytes,

@@ -4,7 +4,8 @@
  * ahead, so a non-root that reused an entry before the root of an earlier
  * call had folded it would corrupt that call's result.
  *
- * The root changes every 100 calls and sleeps now and then.  Each call
+ * The root changes every 300 calls (more than the FIFO's 128 entries, so
+ * the others can wrap around it) and sleeps now and then.  Each call
  * reduces 1..15 affine maps x -> a*x + b (two unsigned ints, 8..120 bytes:
  * the seq line alone and with its partner line) under composition, which is
  * associative but not commutative, so the result also shows that the fold
@@ -17,7 +18,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
-#define CALLS 900
+#define CALLS 2700
+#define STINT 300
 #define MAXPAIRS 15
 
 /* (a1, b1) o (a2, b2): x -> a1 * (a2 * x + b2) + b1 */
@@ -51,9 +53,10 @@ int main(int argc, char **argv)
     MPI_Op_create(compose, 0, &op);
     int bad = 0;
     for (int call = 0; call < CALLS; call++) {
-        /* The root stays for 100 calls so that the others can run ahead of
-         * it (a new root would wait for the old one's next contribution). */
-        int root = (call / 100) % size, n = 1 + call % MAXPAIRS;
+        /* The root stays for STINT calls so that the others can run a whole
+         * FIFO ahead of it (a new root would wait for the old one's next
+         * contribution). */
+        int root = (call / STINT) % size, n = 1 + call % MAXPAIRS;
         unsigned mine[2 * MAXPAIRS], out[2 * MAXPAIRS];
         for (int i = 0; i < n; i++)
             contribution(rank, call, i, &mine[2 * i]);
