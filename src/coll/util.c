@@ -42,17 +42,23 @@ int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int
 {
     if (src == dst && stype == rtype && scount == rcount)
         return MPI_SUCCESS;
-    struct cm_dt s, r;
+    /* The usual case, one type for both sides, looks the type up once.  By
+     * pointer, not by copying the struct: a copy reads back with 16-byte
+     * loads what the lookup just wrote with 8-byte stores, which the store
+     * buffer cannot forward (a third of this function's time in a tiny
+     * scatter). */
+    struct cm_dt s, r_own;
+    const struct cm_dt *r = &s;
     cm_coll_dt(stype, &s);
-    if (rtype == stype)
-        r = s;      /* the usual case: one type lookup per copy, not two */
-    else
-        cm_coll_dt(rtype, &r);
+    if (rtype != stype) {
+        cm_coll_dt(rtype, &r_own);
+        r = &r_own;
+    }
     size_t sbytes = (size_t)scount * (size_t)s.size;
     if (sbytes == 0)
         return MPI_SUCCESS;
-    if (contiguous(&s) && contiguous(&r) && sbytes <= (size_t)rcount * (size_t)r.size) {
-        cm_move((char *)dst + r.true_lb, (const char *)src + s.true_lb, sbytes);
+    if (contiguous(&s) && contiguous(r) && sbytes <= (size_t)rcount * (size_t)r->size) {
+        cm_move((char *)dst + r->true_lb, (const char *)src + s.true_lb, sbytes);
         return MPI_SUCCESS;
     }
     /* Holes or different layouts: let point-to-point do the (un)packing. */
