@@ -412,10 +412,17 @@ static struct {
     const struct cm_coll_algo *a;
 } last_choice[CM_COLL_NUM];
 
+/* y is the caller's fresh query, just written field by field with 4-byte
+ * stores.  Compared plainly, GCC merges two int compares into one 8-byte
+ * load, which the store buffer cannot forward from two 4-byte stores: a stall
+ * that was a sixth of a tiny scatter's root.  Relaxed atomic loads are never
+ * merged, so each reads exactly one stored field. */
+static int field(const int *f) { return __atomic_load_n(f, __ATOMIC_RELAXED); }
+
 static int same_query(const struct cm_coll_query *x, const struct cm_coll_query *y)
 {
-    return x->size == y->size && x->count == y->count && x->bytes == y->bytes &&
-           x->commutative == y->commutative && x->contiguous == y->contiguous;
+    return x->size == field(&y->size) && x->count == field(&y->count) && x->bytes == y->bytes &&
+           x->commutative == field(&y->commutative) && x->contiguous == field(&y->contiguous);
 }
 
 static const struct cm_coll_algo *choose(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q);
