@@ -634,6 +634,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
         if (!announced)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
+        cm_wait_sleeper_barrier();      /* the waker may not fence (wait.h) */
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0) {
             struct timespec ts = { 0, 200 * 1000000L };
@@ -645,8 +646,8 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
 
 void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
 {
-    atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(waiters, memory_order_seq_cst))
+    cm_wake_fence();
+    if (atomic_load_explicit(waiters, memory_order_relaxed))
         futex(word, FUTEX_WAKE, INT_MAX, NULL);
 }
 

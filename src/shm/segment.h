@@ -63,6 +63,9 @@ struct cm_seg_header {
     _Alignas(CM_CACHELINE) _Atomic uint32_t abort_flag;
     int32_t abort_code;
     int32_t abort_rank;
+    /* Ranks whose sleeps run a global memory barrier (wait.h): once all
+     * nranks have joined, wakers drop their own fence. */
+    _Alignas(CM_CACHELINE) _Atomic uint32_t fence_free_ranks;
 };
 
 /*

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <linux/futex.h>
+#include <linux/membarrier.h>
 #include <sched.h>
 #include <stdint.h>
 #include <sys/syscall.h>
@@ -49,6 +50,48 @@ int cm_wait_backoff(struct cm_waiter *w)
     return 0;
 }
 
+/* ---- fence-free wakers (wait.h) ------------------------------------------ */
+
+int cm_wait_fence_free_all;
+static int sleeper_barrier;                  /* this rank registered */
+static _Atomic uint32_t *joined;             /* hdr->fence_free_ranks */
+static uint32_t job_ranks;
+
+static long membarrier(int cmd)
+{
+    return syscall(SYS_membarrier, cmd, 0, 0);
+}
+
+void cm_wait_join_fence_free(struct cm_seg_header *hdr)
+{
+    const char *env = getenv("COREMPI_FENCE_FREE");
+    joined = &hdr->fence_free_ranks;
+    job_ranks = hdr->nranks;
+    if (env && *env && strtoul(env, NULL, 0) == 0)
+        return;
+    long can = membarrier(MEMBARRIER_CMD_QUERY);
+    if (can < 0 || !(can & MEMBARRIER_CMD_GLOBAL_EXPEDITED) ||
+        membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) != 0)
+        return;
+    /* Barrier first, count second: a waker that sees the full count must
+     * find every sleeper running the barrier. */
+    sleeper_barrier = 1;
+    atomic_fetch_add_explicit(joined, 1, memory_order_seq_cst);
+}
+
+int cm_wait_fence_free_slow(void)
+{
+    if (joined && atomic_load_explicit(joined, memory_order_acquire) == job_ranks)
+        cm_wait_fence_free_all = 1;
+    return cm_wait_fence_free_all;
+}
+
+void cm_wait_sleeper_barrier(void)
+{
+    if (sleeper_barrier)
+        membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+}
+
 static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
 {
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
@@ -59,6 +102,7 @@ void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, 
     uint32_t bell = atomic_load_explicit(&self->doorbell, memory_order_acquire);
     atomic_store_explicit(&self->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
+    cm_wait_sleeper_barrier();
     if (!recheck(arg)) {
         struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
         futex(&self->doorbell, FUTEX_WAIT, bell, &ts);
