@@ -179,11 +179,12 @@ placement_note() {
 
 # run_floor ["PROG ARGS"...]: the given floors, by default the 2-rank ones.
 run_floor() {
-    local prog progs=("$@")
+    local prog name args progs=("$@")
     [ $# -gt 0 ] || progs=(floor_cacheline floor_cma)
     for prog in "${progs[@]}"; do
-        [ -x "$work/floor/${prog%% *}" ] || continue
-        timeout -k 5 60 $work/floor/$prog $qflag >"$work/out.floor" 2>"$work/out.floor.err" ||
+        read -r name args <<<"$prog"
+        [ -x "$work/floor/$name" ] || continue
+        timeout -k 5 60 "$work/floor/$name" $args $qflag >"$work/out.floor" 2>"$work/out.floor.err" ||
             log "  $prog failed: $(head -c 300 "$work/out.floor.err")"
         awk '$1 == "floor" && NF == 4 { print "floor", $1 ":" $2 ":" $3, $4 }' "$work/out.floor" >>"$records"
     done

@@ -38,7 +38,6 @@ static inline void cm_copy(void *dst, const void *src, size_t n)
         memcpy(dst, src, n);
 }
 
-
 /* Copy n bytes; up to 32 of them here with overlapping fixed-size moves.  A
  * tiny message's or collective's cost is a few dozen instructions, and
  * libc's memcpy call and size dispatch would be a good part of them. */
