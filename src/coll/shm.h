@@ -51,10 +51,29 @@ struct cm_shm_flag {              /* one 64-byte line */
 _Static_assert(sizeof(struct cm_shm_flag) == 64, "a flag is one line");
 _Static_assert(CM_SHM_INLINE <= __builtin_offsetof(struct cm_shm_flag, arrived), "inline payload stops before arrived");
 
+/* The meeting line of a 2-rank communicator: both ranks' arrival words and
+ * payloads of up to CM_SHM_MEET_BYTES in one line.  With a line per rank
+ * each call moves two lines (each rank's write must first take its line
+ * back from the reader's cache, then the reader fetches it); through one
+ * line both writes land in the same hand-over.  Two threads doing nothing
+ * but this exchange (store mine, poll the other's): 0.030-0.038 us per round
+ * through one line against 0.055 through a line per rank and parity with
+ * shared caches, 0.198 against 0.27 with split caches.  With more ranks
+ * every writer would take the line in turn, so only 2-rank areas use it. */
+#define CM_SHM_MEET_RANKS 2
+#define CM_SHM_MEET_BYTES 8
+struct cm_shm_meet {
+    _Alignas(64) _Atomic uint32_t arrived[CM_SHM_MEET_RANKS];   /* as cm_shm_flag.arrived */
+    uint64_t pad;
+    unsigned char inl[CM_SHM_MEET_RANKS][2][CM_SHM_MEET_BYTES]; /* [rank][parity], 8-aligned */
+};
+_Static_assert(sizeof(struct cm_shm_meet) == 64, "the meeting line is one line");
+
 struct cm_shm {                   /* this rank's view of its communicator's area */
     char *base;                   /* area start in the segment */
     char *flags;                  /* first flag line (rank 0, parity 0) */
     char *slots;                  /* first data slot (rank 0, parity 0) */
+    struct cm_shm_meet *meet;     /* the meeting line; NULL unless n == CM_SHM_MEET_RANKS */
     int n, rank;
     const int *world_of;
     size_t slot_bytes;            /* one data slot (per rank, per parity) */
@@ -177,10 +196,13 @@ static inline void *cm_shm_slot(struct cm_shm *s, int r, int p)
 {
     return s->slots + ((size_t)r * 2 + (size_t)p) * s->slot_bytes;
 }
-/* Where bytes of rank r's data go for parity p: inline in the flag line when
- * they fit (one line moves), else the slot. */
+/* Where bytes of rank r's data go for parity p: in the meeting line when it
+ * exists and they fit, else inline in the flag line when they fit (one line
+ * moves), else the slot. */
 static inline void *cm_shm_data(struct cm_shm *s, int r, int p, size_t bytes)
 {
+    if (bytes <= CM_SHM_MEET_BYTES && s->meet)
+        return s->meet->inl[r][p];
     return bytes <= CM_SHM_INLINE ? (void *)cm_shm_flag(s, r, p) : cm_shm_slot(s, r, p);
 }
 void *cm_shm_result(struct cm_shm *s, int p);

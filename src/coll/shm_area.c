@@ -44,7 +44,7 @@ struct region {
     _Atomic uint64_t bitmap[];      /* 1 = unit in use */
 };
 
-struct area_hdr {                   /* the sync block: four line pairs */
+struct area_hdr {                   /* the sync block: five line pairs */
     _Alignas(128) _Atomic uint32_t refs;
     uint32_t units, first;
     char pad0[LINE2 - 12];
@@ -54,6 +54,8 @@ struct area_hdr {                   /* the sync block: four line pairs */
     char pad2[LINE2 - 4];
     _Alignas(128) _Atomic uint32_t sleepers;
     char pad3[LINE2 - 4];
+    _Alignas(128) struct cm_shm_meet meet;    /* used by 2-rank areas only */
+    char pad4[LINE2 - sizeof(struct cm_shm_meet)];
 };
 
 struct progress_line {
@@ -424,6 +426,8 @@ struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll)
     s->base = (char *)region() + msg[0];
     s->flags = s->base + flags_off();
     s->slots = s->base + slots_off(c->size, slot);
+    if (c->size == CM_SHM_MEET_RANKS)
+        s->meet = &((struct area_hdr *)s->base)->meet;
     s->n = c->size;
     s->rank = c->rank;
     s->world_of = c->world_of;
@@ -477,25 +481,34 @@ static int sync_yields(void)
  * read-modify-write on one line and then the release word to move. */
 #define FLAG_SYNC_MAX 8
 
-/* Wake ranks sleeping on my arrival word.  The full fence pairs with the
- * sleeper's (fetch-add on sleepers, then re-read of my word): one of us sees
- * the other, so no wake-up is lost. */
+/* Wake ranks sleeping on my arrival word.  The fence pairs with the
+ * sleeper's (fetch-add on sleepers, membarrier, then re-read of my word): one
+ * of us sees the other, so no wake-up is lost.  With fence-free wakers
+ * (shm/wait.h) the sleeper's membarrier stands in for my fence: this is on
+ * the path of every tiny collective with a core per rank. */
 static void flag_wake(struct area_hdr *a, _Atomic uint32_t *mine)
 {
-    atomic_thread_fence(memory_order_seq_cst);
+    cm_wake_fence();
     if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
         futex(mine, FUTEX_WAKE, INT_MAX, NULL);
+}
+
+/* Where rank r announces its arrival at an epoch of parity p: beside the
+ * payload it may carry, in the meeting line or in its flag line. */
+static _Atomic uint32_t *arrival_word(struct cm_shm *s, int r, int p)
+{
+    return s->meet ? &s->meet->arrived[r] : &cm_shm_flag(s, r, p)->arrived;
 }
 
 static void flag_sync(struct cm_shm *s, uint32_t e)
 {
     struct area_hdr *a = hdr(s);
     int p = (int)(e & 1);
-    _Atomic uint32_t *mine = &cm_shm_flag(s, s->rank, p)->arrived;
+    _Atomic uint32_t *mine = arrival_word(s, s->rank, p);
     atomic_store_explicit(mine, e, memory_order_release);
     int woken = 0, announced = 0;
     for (int i = 1; i < s->n; i++) {
-        _Atomic uint32_t *w = &cm_shm_flag(s, (s->rank + i) % s->n, p)->arrived;
+        _Atomic uint32_t *w = arrival_word(s, (s->rank + i) % s->n, p);
         struct cm_waiter wt;
         cm_waiter_reset(&wt);
         for (;;) {
@@ -513,6 +526,7 @@ static void flag_sync(struct cm_shm *s, uint32_t e)
             if (!announced)
                 announce_blocked(announced = 1);
             atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
+            cm_wait_sleeper_barrier();
             v = atomic_load_explicit(w, memory_order_seq_cst);
             if ((int32_t)(v - e) < 0) {
                 struct timespec ts = { 0, 200 * 1000000L };
@@ -567,8 +581,9 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
     if (old + 1 == k * (uint32_t)s->n) {
         if (last)
             last(arg);
-        atomic_store_explicit(&a->release, e, memory_order_seq_cst);
-        if (atomic_load_explicit(&a->sleepers, memory_order_seq_cst))
+        atomic_store_explicit(&a->release, e, memory_order_release);
+        cm_wake_fence();
+        if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
             futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
         return;
     }
@@ -605,6 +620,7 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
         if (!announced)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
+        cm_wait_sleeper_barrier();
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
         if ((int32_t)(v - e) < 0) {
             struct timespec ts = { 0, 200 * 1000000L };
