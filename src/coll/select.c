@@ -164,8 +164,8 @@ static const struct tune_row tuning[] = {
     /* With 256 KiB slots, and larger vectors going through them piece by
      * piece, the shm paths win most sizes (2026-11-24, bench/coll.c -s, 3
      * alternated runs, medians in us; Open MPI in brackets):
-     *  2 ranks: bcast to 64 KiB (3.0 vs flat 5.8 [9.6]), one message beyond
-     *    (1 MiB 64 vs shm 85 [103]); reduce and allreduce at every size
+     *  2 ranks: bcast to 64 KiB (3.0 vs flat 5.8 [9.6]; beyond: below);
+     *    reduce and allreduce at every size
      *    (reduce 1 MiB 100 vs binomial 179 [129]; allreduce 1 MiB 135 vs
      *    Rabenseifner 190 [192], 4 MiB 690 vs 1262 [1117]).
      *  8 ranks on 2 cores: bcast, reduce, allreduce and scatter at every size
@@ -176,8 +176,15 @@ static const struct tune_row tuning[] = {
      *  gather: shm to 256 KiB blocks (2 ranks 24 vs linear 26 [39]; 8 ranks
      *    103 vs 122 [291]), linear beyond (1 MiB: 91 vs 138 [137]; 589 vs
      *    972 [1690]). */
-    {CM_COLL_BCAST, 2, 65536, 0, "shm"},
-    {CM_COLL_BCAST, 2, ANY_BYTES, 0, "flat"},
+    /* 2 ranks beyond 64 KiB: the slot pieces overtook the split single
+     * copy of a p2p message once slots grew to 256 KiB (CMA moves 17 GB/s
+     * here, memcpy through the shared cache several times that): 2026-11-24
+     * evening, COREMPI_BCAST=shm vs flat, 2 alternated runs each placement,
+     *   shared caches: 256 KiB 3.8-4.0 vs 5.4-5.7, 1 MiB 15.6-19.5 vs
+     *     31-33, 4 MiB 71 vs 124-127;
+     *   split caches: 256 KiB 7.4-7.8 vs 13.7-14.6, 1 MiB 31-32 vs 34-48,
+     *     4 MiB 122-130 vs 132-139 [Open MPI 17.5-18.7, 66-69, 259-264]. */
+    {CM_COLL_BCAST, 2, ANY_BYTES, 0, "shm"},
     {CM_COLL_BCAST, 8, 8192, 0, "flat"},
     {CM_COLL_BCAST, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_REDUCE, 2, ANY_BYTES, 0, "shm"},
