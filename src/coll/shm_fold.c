@@ -19,12 +19,6 @@ int cm_shm_fold_slots(struct cm_shm *s, int p, size_t whole, char *acc, int coun
     return cm_shm_fold_slots_own(s, p, whole, acc, count, dt, op, elem_off, NULL);
 }
 
-/* Rank r's vector: my own buffer when given, else r's slot. */
-static const char *operand(struct cm_shm *s, int p, size_t whole, const char *own, int r)
-{
-    return own && r == s->rank ? own : (const char *)cm_shm_data(s, r, p, whole);
-}
-
 int cm_shm_fold_slots_own(struct cm_shm *s, int p, size_t whole, char *acc, int count, MPI_Datatype dt, MPI_Op op,
                           int elem_off, const char *own)
 {
@@ -34,17 +28,12 @@ int cm_shm_fold_slots_own(struct cm_shm *s, int p, size_t whole, char *acc, int 
     if (count == 0)
         return MPI_SUCCESS;
     /* Slots hold whole vectors (whole bytes): that decides inline vs slot. */
+    int me = own ? s->rank : -1;
+    const char *last = me == s->n - 1 ? own : (const char *)cm_shm_data(s, s->n - 1, p, whole);
+    cm_copy_small(acc, last + off, (size_t)count * (size_t)ext);
     cm_op_kernel_fn kernel = cm_shm_kernel(op, dt);
-    cm_op_kernel3_fn kernel3 = cm_shm_kernel3(op, dt);
-    int r = s->n - 2;
-    if (kernel3 && r >= 0) {
-        kernel3(operand(s, p, whole, own, r) + off, operand(s, p, whole, own, r + 1) + off, acc, (size_t)count);
-        r--;
-    } else {
-        cm_copy_small(acc, operand(s, p, whole, own, s->n - 1) + off, (size_t)count * (size_t)ext);
-    }
-    for (; r >= 0; r--) {
-        const char *x = operand(s, p, whole, own, r) + off;
+    for (int r = s->n - 2; r >= 0; r--) {
+        const char *x = (r == me ? own : (const char *)cm_shm_data(s, r, p, whole)) + off;
         if (kernel) {
             kernel(x, acc, (size_t)count);
             continue;

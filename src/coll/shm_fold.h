@@ -18,13 +18,6 @@ static inline cm_op_kernel_fn cm_shm_kernel(MPI_Op op, MPI_Datatype dt)
     return cm_op_is_predefined(op) && cm_dt_is_basic(dt) ? cm_op_predefined_kernel(op, dt) : NULL;
 }
 
-/* Its three-operand twin (out = left op right): the first step of a fold
- * writes the accumulator without copying an operand into it first. */
-static inline cm_op_kernel3_fn cm_shm_kernel3(MPI_Op op, MPI_Datatype dt)
-{
-    return cm_op_is_predefined(op) && cm_dt_is_basic(dt) ? cm_op_predefined_kernel3(op, dt) : NULL;
-}
-
 /* Into acc (count elements, bytes at acc): x_0 op x_1 op ... op x_{n-1}, where
  * x_r is rank r's data of parity p (a whole-bytes vector; this folds count
  * elements from element elem_off on).  A right fold, so the operand order
@@ -53,9 +46,8 @@ static inline int cm_shm_fold_all(struct cm_shm *s, int p, size_t bytes, char *a
     cm_op_kernel_fn kernel = bytes <= CM_SHM_INLINE ? cm_shm_kernel(op, dt) : NULL;
     if (!kernel)
         return cm_shm_fold_slots(s, p, bytes, acc, count, dt, op, 0);
-    cm_shm_kernel3(op, dt)(cm_shm_data(s, s->n - 2, p, bytes), cm_shm_data(s, s->n - 1, p, bytes), acc,
-                           (size_t)count);
-    for (int r = s->n - 3; r >= 0; r--)
+    cm_copy_small(acc, cm_shm_data(s, s->n - 1, p, bytes), bytes);
+    for (int r = s->n - 2; r >= 0; r--)
         kernel(cm_shm_data(s, r, p, bytes), acc, (size_t)count);
     return MPI_SUCCESS;
 }
