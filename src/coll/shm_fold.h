@@ -37,9 +37,8 @@ int cm_shm_fold_split(struct cm_shm *s, const char *sb, size_t bytes, int count,
                       const void **result);
 
 /* The same fold of whole vectors, in line when they sit in the flag lines (or
- * the meeting line) and
- * the op has a kernel (the tiny allreduce: 108-110 ns per 8-byte call at 2
- * ranks against 115-119 through the call above). */
+ * the meeting line) and the op has a kernel (the tiny allreduce: 108-110 ns
+ * per 8-byte call at 2 ranks against 115-119 through the call above). */
 static inline int cm_shm_fold_all(struct cm_shm *s, int p, size_t bytes, char *acc, int count, MPI_Datatype dt,
                                   MPI_Op op)
 {

@@ -11,14 +11,16 @@
  * more.
  * Each round, rank 0 waits for one of: a point-to-point message (p2p
  * doorbell), a broadcast from another root (broadcast FIFO: readers sleep),
- * or, as the root of a reduce, the others' contributions (reduce FIFO: the
- * root sleeps).  Prints "wake_sleepers ok" on rank 0.
+ * as the root of a reduce, the others' contributions (reduce FIFO: the
+ * root sleeps), or the others' arrival at an allreduce (the epoch sync:
+ * arrival words, in the meeting line at 2 ranks, or the arrival counter with
+ * more ranks than cores).  Prints "wake_sleepers ok" on rank 0.
  */
 #include <mpi.h>
 #include <stdio.h>
 #include <unistd.h>
 
-#define ROUNDS 240
+#define ROUNDS 320
 #define STALL 0.150        /* s: far below any scheduling delay, far above a lost wake's 0.2 */
 
 int main(int argc, char **argv)
@@ -30,7 +32,7 @@ int main(int argc, char **argv)
     int stalls = 0, wrong = 0;
     double worst = 0;
     for (int i = 0; i < ROUNDS; i++) {
-        int kind = i % 3, v = i, sum = 0;
+        int kind = i % 4, v = i, sum = 0;
         /* The waker pauses 1-3 ms: past the waiter's spin and yields, so
          * the waiter is asleep when the data comes. */
         useconds_t pause = 1000 + (useconds_t)(i * 37 % 2000);
@@ -50,12 +52,18 @@ int main(int argc, char **argv)
             v = rank == root ? i : -1;
             MPI_Bcast(&v, 1, MPI_INT, root, MPI_COMM_WORLD);
             wrong += v != i;
-        } else {
+        } else if (kind == 2) {
             if (rank != 0)
                 usleep(pause);
             v = i + rank;
             MPI_Reduce(&v, &sum, 1, MPI_INT, MPI_SUM, 0, MPI_COMM_WORLD);
             wrong += rank == 0 && sum != size * i + size * (size - 1) / 2;
+        } else {
+            if (rank != 0)
+                usleep(pause);
+            v = i + rank;
+            MPI_Allreduce(&v, &sum, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+            wrong += sum != size * i + size * (size - 1) / 2;
         }
         double t = MPI_Wtime() - t0 - (rank == 0 ? 0 : pause * 1e-6);
         if (t > worst)
