@@ -1,22 +1,22 @@
 /*
  * shm_allgather.c -- allgather on the shared area.  Small blocks: each rank
  * copies its block into its slot, one sync, everyone copies all blocks out.
- * Large blocks: each rank publishes where its block is, one sync, everyone
- * reads every block straight from its owner (starting with its right-hand
- * neighbour so that owners are not all read at once), and a final sync.
+ * Larger contiguous blocks: the same in rounds, a slot-sized part at a time.
+ * Otherwise (or COREMPI_SHM_CHUNKED=0): each rank publishes where its block
+ * is, one sync, everyone reads every block straight from its owner (starting
+ * with its right-hand neighbour so that owners are not all read at once), and
+ * a final sync.
  * Any datatypes: non-contiguous blocks go through a packed copy.
  */
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
-#include "core/state.h"
 #include "shm/copy.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-/* Contiguous blocks larger than a slot, more ranks than cores: rounds in
- * which every rank copies the next slot-sized part of its block into its
+/* Contiguous blocks larger than a slot: rounds in which every rank copies the next slot-sized part of its block into its
  * slot, one sync, and takes everyone's part out (the slot is written again
  * two rounds later, after a sync every reader passed having copied out). */
 static void allgather_pieces(struct cm_shm *s, const char *mine, char *rb, size_t b, int inplace)
@@ -65,7 +65,13 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
     MPI_Aint stlb, rtlb;
     cm_shm_bytes(mycount, mytype, &scontig, &stlb, NULL);
     cm_shm_bytes(rcount, rtype, NULL, &rtlb, NULL);
-    if (cm_g.oversubscribed && scontig && rcontig && blk == b && cm_shm_chunked(s, b)) {
+    /* The rounds beat the direct reads at 2 ranks with a core each too, as
+     * a cross-process read (CMA) moves 17 GB/s here against several times
+     * that for a copy through the segment: 1 MiB blocks 57-86 us against
+     * 90-94, 4 MiB 398-402 against 480-514 (Open MPI 87-91 / 434-447;
+     * split caches, 2026-11-24, later, alternated runs).  With more ranks than
+     * cores they also spare the readers a time slice each. */
+    if (scontig && rcontig && blk == b && cm_shm_chunked(s, b)) {
         allgather_pieces(s, (const char *)mybuf + stlb, (char *)rbuf + rtlb, b, inplace);
         return MPI_SUCCESS;
     }

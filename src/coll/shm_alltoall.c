@@ -10,7 +10,6 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
-#include "core/state.h"
 #include "shm/copy.h"
 
 #include <stdlib.h>
@@ -77,11 +76,13 @@ int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void 
     MPI_Aint stlb, rtlb;
     cm_shm_bytes(scount, stype, &scontig, &stlb, NULL);
     cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, NULL);
-    /* Rounds through the slots beat the direct reads only with more ranks
-     * than cores (8 ranks on 2 cores, 64 KiB / 1 MiB blocks: 170 / 8018 us
-     * against 253 / 8434, Open MPI 305 / 8658); at 2 ranks with a core each
-     * the direct read wins (1 MiB 149 against 352). */
-    if (cm_g.oversubscribed && scontig && rcontig && s->slot_bytes >= (size_t)n &&
+    /* Rounds through the slots beat the direct reads: with more ranks than
+     * cores (8 ranks on 2 cores, 64 KiB / 1 MiB blocks: 170 / 8018 us
+     * against 253 / 8434, Open MPI 305 / 8658) and, since the slots hold
+     * 256 KiB, at 2 ranks with a core each (CMA moves 17 GB/s here): 256 KiB
+     * 18-19 against 22-34, 1 MiB 83-90 against 93-96, 4 MiB 402-449 against
+     * 524-578 (Open MPI 23-38 / 89-92 / 462-478; split caches, 2026-11-24, later). */
+    if (scontig && rcontig && s->slot_bytes >= (size_t)n &&
         cm_shm_chunked(s, (size_t)n * b)) {
         alltoall_pieces(s, (const char *)sbuf + stlb, (char *)rbuf + rtlb, b);
         free(copy);
