@@ -68,7 +68,12 @@ int cm_dt_reduce_local_derived(const void *inbuf, void *inoutbuf, int count,
 
 typedef void (*cm_op_kernel_fn)(const void *in, void *inout, size_t n);
 
-/* The loop for (predefined op, predefined type), or NULL when not allowed. */
+/* out[i] = left[i] op right[i], none of the three overlapping. */
+typedef void (*cm_op_kernel3_fn)(const void *left, const void *right, void *out, size_t n);
+
+/* The loop for (predefined op, predefined type), or NULL when not allowed;
+ * the three-operand twin likewise. */
 cm_op_kernel_fn cm_op_predefined_kernel(MPI_Op op, MPI_Datatype basic);
+cm_op_kernel3_fn cm_op_predefined_kernel3(MPI_Op op, MPI_Datatype basic);
 
 #endif

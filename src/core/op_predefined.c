@@ -39,7 +39,10 @@
 #define CM_KERNEL
 #endif
 
-/* inout[i] = EXPR(a = in[i], b = inout[i]) */
+/* inout[i] = EXPR(a = in[i], b = inout[i]), and the three-operand twin
+ * fname_3: out[i] = EXPR(a = left[i], b = right[i]).  The twin saves the
+ * 2-rank shared-memory allreduce a copy of one operand into the result
+ * (src/coll/shm_allreduce.c, fold_two). */
 #define CM_LOOP(fname, T, EXPR)                                             \
     CM_KERNEL static void fname(const void *restrict in_,                   \
                                 void *restrict inout_, size_t n)            \
@@ -50,12 +53,37 @@
             T a = in[i], b = io[i];                                         \
             io[i] = (EXPR);                                                 \
         }                                                                   \
+    }                                                                       \
+    CM_KERNEL static void fname##_3(const void *restrict left_,             \
+                                    const void *restrict right_,            \
+                                    void *restrict out_, size_t n)          \
+    {                                                                       \
+        const T *restrict left = (const T *)left_;                          \
+        const T *restrict right = (const T *)right_;                        \
+        T *restrict out = (T *)out_;                                        \
+        for (size_t i = 0; i < n; i++) {                                    \
+            T a = left[i], b = right[i];                                    \
+            out[i] = (EXPR);                                                \
+        }                                                                   \
     }
 
-#define CM_REPLACE(fname, T)                                                \
-    static void fname(const void *in, void *inout, size_t n)                \
+/* REPLACE and NO_OP (MPI_NO_OP leaves the right operand, inout, as it is). */
+#define CM_REPLACE(s, T)                                                    \
+    static void replace_##s(const void *in, void *inout, size_t n)          \
     {                                                                       \
         memcpy(inout, in, n * sizeof(T));                                   \
+    }                                                                       \
+    static void replace_##s##_3(const void *left, const void *right,        \
+                                void *out, size_t n)                        \
+    {                                                                       \
+        (void)right;                                                        \
+        memcpy(out, left, n * sizeof(T));                                   \
+    }                                                                       \
+    static void noop_##s##_3(const void *left, const void *right,           \
+                             void *out, size_t n)                           \
+    {                                                                       \
+        (void)left;                                                         \
+        memcpy(out, right, n * sizeof(T));                                  \
     }
 
 static void cm_op_noop(const void *in, void *inout, size_t n)
@@ -75,7 +103,7 @@ static void cm_op_noop(const void *in, void *inout, size_t n)
     CM_LOOP(band_##s, T, (T)(a & b))                                        \
     CM_LOOP(bor_##s, T, (T)(a | b))                                         \
     CM_LOOP(bxor_##s, T, (T)(a ^ b))                                        \
-    CM_REPLACE(replace_##s, T)
+    CM_REPLACE(s, T)
 
 /* Floating point: NaN propagates from either side (a != a tests for NaN). */
 #define CM_FLOAT_LOOPS(s, T)                                                \
@@ -83,37 +111,49 @@ static void cm_op_noop(const void *in, void *inout, size_t n)
     CM_LOOP(min_##s, T, (a < b || a != a) ? a : b)                          \
     CM_LOOP(sum_##s, T, a + b)                                              \
     CM_LOOP(prod_##s, T, a * b)                                             \
-    CM_REPLACE(replace_##s, T)
+    CM_REPLACE(s, T)
 
 #define CM_COMPLEX_LOOPS(s, T)                                              \
     CM_LOOP(sum_##s, T, a + b)                                              \
     CM_LOOP(prod_##s, T, a * b)                                             \
-    CM_REPLACE(replace_##s, T)
+    CM_REPLACE(s, T)
 
 /* MAXLOC/MINLOC on struct { V val; int idx; }.  BETTER(x, y): x's value beats y's. */
 #define CM_PAIR_LOOP(fname, S, BETTER)                                      \
+    static inline S fname##_pick(S a, S b)                                  \
+    {                                                                       \
+        int a_nan = a.val != a.val, b_nan = b.val != b.val;                 \
+        int tie = (a_nan && b_nan) || (!a_nan && !b_nan && a.val == b.val); \
+        if (tie) {                                                          \
+            if (a.idx < b.idx)                                              \
+                b.idx = a.idx;                                              \
+            return b;                                                       \
+        }                                                                   \
+        return (a_nan && !b_nan) || (!b_nan && (BETTER)) ? a : b;           \
+    }                                                                       \
     CM_KERNEL static void fname(const void *restrict in_,                   \
                                 void *restrict inout_, size_t n)            \
     {                                                                       \
         const S *restrict in = (const S *)in_;                              \
         S *restrict io = (S *)inout_;                                       \
-        for (size_t i = 0; i < n; i++) {                                    \
-            S a = in[i], b = io[i];                                         \
-            int a_nan = a.val != a.val, b_nan = b.val != b.val;             \
-            int tie = (a_nan && b_nan) || (!a_nan && !b_nan && a.val == b.val); \
-            if (tie) {                                                      \
-                if (a.idx < b.idx)                                          \
-                    io[i].idx = a.idx;                                      \
-            } else if ((a_nan && !b_nan) || (!b_nan && (BETTER))) {         \
-                io[i] = a;                                                  \
-            }                                                               \
-        }                                                                   \
+        for (size_t i = 0; i < n; i++)                                      \
+            io[i] = fname##_pick(in[i], io[i]);                             \
+    }                                                                       \
+    CM_KERNEL static void fname##_3(const void *restrict left_,             \
+                                    const void *restrict right_,            \
+                                    void *restrict out_, size_t n)          \
+    {                                                                       \
+        const S *restrict left = (const S *)left_;                          \
+        const S *restrict right = (const S *)right_;                        \
+        S *restrict out = (S *)out_;                                        \
+        for (size_t i = 0; i < n; i++)                                      \
+            out[i] = fname##_pick(left[i], right[i]);                       \
     }
 
 #define CM_PAIR_LOOPS(s, S)                                                 \
     CM_PAIR_LOOP(maxloc_##s, S, a.val > b.val)                              \
     CM_PAIR_LOOP(minloc_##s, S, a.val < b.val)                              \
-    CM_REPLACE(replace_##s, S)
+    CM_REPLACE(s, S)
 
 /* ---- instantiation, one set per representation -------------------------- */
 
@@ -139,7 +179,7 @@ CM_LOOP(land_bool, uint8_t, (uint8_t)((a != 0) & (b != 0)))
 CM_LOOP(lor_bool, uint8_t, (uint8_t)((a != 0) | (b != 0)))
 CM_LOOP(lxor_bool, uint8_t, (uint8_t)((a != 0) ^ (b != 0)))
 
-CM_REPLACE(replace_wchar, wchar_t)
+CM_REPLACE(wchar, wchar_t)
 
 CM_PAIR_LOOPS(float_int, struct cm_pair_float_int)
 CM_PAIR_LOOPS(double_int, struct cm_pair_double_int)
@@ -174,37 +214,46 @@ _Static_assert(sizeof(MPI_Offset) == 8 && sizeof(MPI_Count) == 8, "MPI_Offset/MP
 #define CM_CAT_(a, b) a##b
 #define CM_CAT(a, b) CM_CAT_(a, b)
 
+/* An entry: the two-operand loop and its three-operand twin. */
+#define CM_K(f) { f, CM_CAT(f, _3) }
+
 #define CM_ROW_COMMON(dt, s)                                                \
-    [MPI_REPLACE][dt] = CM_CAT(replace_, s), [MPI_NO_OP][dt] = cm_op_noop
+    [MPI_REPLACE][dt] = CM_K(CM_CAT(replace_, s)),                          \
+    [MPI_NO_OP][dt] = { cm_op_noop, CM_CAT(CM_CAT(noop_, s), _3) }
 
 /* C integer: every op but MINLOC/MAXLOC. */
 #define CM_ROW_C_INT(dt, s)                                                 \
-    [MPI_MAX][dt] = CM_CAT(max_, s), [MPI_MIN][dt] = CM_CAT(min_, s),       \
-    [MPI_SUM][dt] = CM_CAT(sum_, s), [MPI_PROD][dt] = CM_CAT(prod_, s),     \
-    [MPI_LAND][dt] = CM_CAT(land_, s), [MPI_LOR][dt] = CM_CAT(lor_, s),     \
-    [MPI_LXOR][dt] = CM_CAT(lxor_, s), [MPI_BAND][dt] = CM_CAT(band_, s),   \
-    [MPI_BOR][dt] = CM_CAT(bor_, s), [MPI_BXOR][dt] = CM_CAT(bxor_, s),     \
+    [MPI_MAX][dt] = CM_K(CM_CAT(max_, s)), [MPI_MIN][dt] = CM_K(CM_CAT(min_, s)),  \
+    [MPI_SUM][dt] = CM_K(CM_CAT(sum_, s)), [MPI_PROD][dt] = CM_K(CM_CAT(prod_, s)),  \
+    [MPI_LAND][dt] = CM_K(CM_CAT(land_, s)), [MPI_LOR][dt] = CM_K(CM_CAT(lor_, s)),  \
+    [MPI_LXOR][dt] = CM_K(CM_CAT(lxor_, s)), [MPI_BAND][dt] = CM_K(CM_CAT(band_, s)),  \
+    [MPI_BOR][dt] = CM_K(CM_CAT(bor_, s)), [MPI_BXOR][dt] = CM_K(CM_CAT(bxor_, s)),  \
     CM_ROW_COMMON(dt, s)
 
 /* Multi-language types (MPI_AINT, MPI_OFFSET, MPI_COUNT): MPI 4.0 allows
  * MAX/MIN, SUM/PROD and the bitwise ops, not the logical ones. */
 #define CM_ROW_MULTI_LANG(dt, s)                                            \
-    [MPI_MAX][dt] = CM_CAT(max_, s), [MPI_MIN][dt] = CM_CAT(min_, s),       \
-    [MPI_SUM][dt] = CM_CAT(sum_, s), [MPI_PROD][dt] = CM_CAT(prod_, s),     \
-    [MPI_BAND][dt] = CM_CAT(band_, s), [MPI_BOR][dt] = CM_CAT(bor_, s),     \
-    [MPI_BXOR][dt] = CM_CAT(bxor_, s), CM_ROW_COMMON(dt, s)
+    [MPI_MAX][dt] = CM_K(CM_CAT(max_, s)), [MPI_MIN][dt] = CM_K(CM_CAT(min_, s)),  \
+    [MPI_SUM][dt] = CM_K(CM_CAT(sum_, s)), [MPI_PROD][dt] = CM_K(CM_CAT(prod_, s)),  \
+    [MPI_BAND][dt] = CM_K(CM_CAT(band_, s)), [MPI_BOR][dt] = CM_K(CM_CAT(bor_, s)),  \
+    [MPI_BXOR][dt] = CM_K(CM_CAT(bxor_, s)), CM_ROW_COMMON(dt, s)
 
 #define CM_ROW_FLOAT(dt, s)                                                 \
-    [MPI_MAX][dt] = max_##s, [MPI_MIN][dt] = min_##s,                       \
-    [MPI_SUM][dt] = sum_##s, [MPI_PROD][dt] = prod_##s, CM_ROW_COMMON(dt, s)
+    [MPI_MAX][dt] = CM_K(max_##s), [MPI_MIN][dt] = CM_K(min_##s),           \
+    [MPI_SUM][dt] = CM_K(sum_##s), [MPI_PROD][dt] = CM_K(prod_##s), CM_ROW_COMMON(dt, s)
 
 #define CM_ROW_COMPLEX(dt, s)                                               \
-    [MPI_SUM][dt] = sum_##s, [MPI_PROD][dt] = prod_##s, CM_ROW_COMMON(dt, s)
+    [MPI_SUM][dt] = CM_K(sum_##s), [MPI_PROD][dt] = CM_K(prod_##s), CM_ROW_COMMON(dt, s)
 
 #define CM_ROW_PAIR(dt, s)                                                  \
-    [MPI_MAXLOC][dt] = maxloc_##s, [MPI_MINLOC][dt] = minloc_##s, CM_ROW_COMMON(dt, s)
+    [MPI_MAXLOC][dt] = CM_K(maxloc_##s), [MPI_MINLOC][dt] = CM_K(minloc_##s), CM_ROW_COMMON(dt, s)
 
-static const cm_op_kernel_fn cm_op_table[CM_OP_NUM_PREDEFINED][CM_DT_NUM_PREDEFINED] = {
+struct cm_op_kernels {
+    cm_op_kernel_fn two;
+    cm_op_kernel3_fn three;
+};
+
+static const struct cm_op_kernels cm_op_table[CM_OP_NUM_PREDEFINED][CM_DT_NUM_PREDEFINED] = {
     /* printable characters and packed bytes: no arithmetic (MPI 4.0 6.9.3) */
     CM_ROW_COMMON(MPI_CHAR, i8),
     CM_ROW_COMMON(MPI_WCHAR, wchar),
@@ -241,12 +290,12 @@ static const cm_op_kernel_fn cm_op_table[CM_OP_NUM_PREDEFINED][CM_DT_NUM_PREDEFI
     CM_ROW_COMPLEX(MPI_C_DOUBLE_COMPLEX, cd),
     CM_ROW_COMPLEX(MPI_C_LONG_DOUBLE_COMPLEX, cld),
 
-    [MPI_LAND][MPI_C_BOOL] = land_bool, [MPI_LOR][MPI_C_BOOL] = lor_bool,
-    [MPI_LXOR][MPI_C_BOOL] = lxor_bool, CM_ROW_COMMON(MPI_C_BOOL, u8),
+    [MPI_LAND][MPI_C_BOOL] = CM_K(land_bool), [MPI_LOR][MPI_C_BOOL] = CM_K(lor_bool),
+    [MPI_LXOR][MPI_C_BOOL] = CM_K(lxor_bool), CM_ROW_COMMON(MPI_C_BOOL, u8),
 
     /* byte: bitwise ops only */
-    [MPI_BAND][MPI_BYTE] = band_u8, [MPI_BOR][MPI_BYTE] = bor_u8,
-    [MPI_BXOR][MPI_BYTE] = bxor_u8, CM_ROW_COMMON(MPI_BYTE, u8),
+    [MPI_BAND][MPI_BYTE] = CM_K(band_u8), [MPI_BOR][MPI_BYTE] = CM_K(bor_u8),
+    [MPI_BXOR][MPI_BYTE] = CM_K(bxor_u8), CM_ROW_COMMON(MPI_BYTE, u8),
 
     CM_ROW_PAIR(MPI_FLOAT_INT, float_int),
     CM_ROW_PAIR(MPI_DOUBLE_INT, double_int),
@@ -260,5 +309,12 @@ cm_op_kernel_fn cm_op_predefined_kernel(MPI_Op op, MPI_Datatype basic)
 {
     if (!cm_op_is_predefined(op) || basic <= 0 || basic >= CM_DT_NUM_PREDEFINED)
         return NULL;
-    return cm_op_table[op][basic];
+    return cm_op_table[op][basic].two;
+}
+
+cm_op_kernel3_fn cm_op_predefined_kernel3(MPI_Op op, MPI_Datatype basic)
+{
+    if (!cm_op_is_predefined(op) || basic <= 0 || basic >= CM_DT_NUM_PREDEFINED)
+        return NULL;
+    return cm_op_table[op][basic].three;
 }

@@ -488,6 +488,45 @@ static void test_every_op_on_every_type(void **state)
     print_message("ops checked on %d (op, type) pairs, %d rejected\n", checked, rejected);
 }
 
+/* The three-operand twins (out = left op right) must agree with the
+ * reference on every allowed pair, and leave both operands untouched. */
+static void test_three_operand_kernels(void **state)
+{
+    (void)state;
+    const size_t n = 1003;
+    int checked = 0;
+    for (MPI_Op op = 1; op < CM_OP_NUM_PREDEFINED; op++) {
+        for (MPI_Datatype dt = 1; dt < CM_DT_NUM_PREDEFINED; dt++) {
+            cm_op_kernel3_fn k3 = cm_op_predefined_kernel3(op, dt);
+            if (!ref_allowed(op, dt)) {
+                if (k3 && op != MPI_REPLACE && op != MPI_NO_OP)
+                    fail_msg("%s on %s has a three-operand loop but is not allowed", cm_op_name(op),
+                             cm_dt_basic_name(dt));
+                continue;
+            }
+            if (!k3)
+                fail_msg("%s on %s: no three-operand loop", cm_op_name(op), cm_dt_basic_name(dt));
+            size_t ext = cm_dt_basic_extent(dt);
+            unsigned char *left = malloc(ext * n), *right = malloc(ext * n), *out = malloc(ext * n);
+            unsigned char *left0 = malloc(ext * n), *right0 = malloc(ext * n);
+            assert_non_null(left);
+            fill(dt, left, n);
+            fill(dt, right, n);
+            memset(out, 0xa5, ext * n);
+            memcpy(left0, left, ext * n);
+            memcpy(right0, right, ext * n);
+            k3(left, right, out, n);
+            check_result(op, dt, left0, right0, out, n);
+            assert_memory_equal(left, left0, ext * n);
+            assert_memory_equal(right, right0, ext * n);
+            checked++;
+            free(left), free(right), free(out), free(left0), free(right0);
+        }
+    }
+    assert_true(checked > 300);
+    print_message("three-operand loops checked on %d (op, type) pairs\n", checked);
+}
+
 static void test_rejected_examples(void **state)
 {
     (void)state;
@@ -860,6 +899,7 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_basic_types),
         cmocka_unit_test(test_every_op_on_every_type),
+        cmocka_unit_test(test_three_operand_kernels),
         cmocka_unit_test(test_rejected_examples),
         cmocka_unit_test(test_minloc_maxloc_ties),
         cmocka_unit_test(test_logical_on_non_boolean_values),
