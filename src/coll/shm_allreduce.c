@@ -10,14 +10,18 @@
  * specialization), a second sync, everyone copies out.
  *
  * From CM_SHM_SPLIT_FOLD_MIN the fold is split even with more ranks than
- * cores or with 2 ranks: the second sync costs less than one core folding
- * everything (8 ranks on 2 cores, 1 MiB: 848 us against 1225).
+ * cores: the second sync costs less than one core folding everything (8
+ * ranks on 2 cores, 1 MiB: 848 us against 1225).
+ *
+ * 2 ranks, beyond 256 B: both fold the whole vector, each reading the
+ * other's copy from its slot (cm_shm_fold_two): one sync, and no folded half
+ * crosses back (8 KiB 0.36 us against 0.57, 64 KiB 2.6 against 4.1).
  *
  * Larger than a slot: the vector goes through the slots piece by piece
- * (cm_shm_chunked), which beats the single copy below wherever we measured
- * it (8 ranks on 2 cores, 1 MiB in 256 KiB pieces: 848 us, single copy
- * 2164, Open MPI 1736-2329; 2 ranks: 128 us, Rabenseifner 173-187, Open
- * MPI 180-185).
+ * (cm_shm_chunked), one sync per piece, which beats the single copy below
+ * wherever we measured it (8 ranks on 2 cores, 1 MiB in 256 KiB pieces: 848
+ * us, single copy 2164, Open MPI 1736-2329; 2 ranks: 128 us, Rabenseifner
+ * 173-187, Open MPI 180-185).
  *
  * Single copy (seed 003; COREMPI_SHM_CHUNKED=0): rank j reads slice j of every
  * rank's buffer with process_vm_readv, folds it, and announces finished
@@ -55,6 +59,8 @@ static void fold_all(void *arg)
 static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
                            MPI_Op op)
 {
+    if (s->n == 2 && bytes > SELF_FOLD_MAX)
+        return cm_shm_fold_two(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
     if (bytes >= CM_SHM_SPLIT_FOLD_MIN || (!cm_g.oversubscribed && bytes >= SPLIT_MIN && s->n > 2)) {
         const void *result;
         int rc = cm_shm_fold_split(s, sb, bytes, count, dt, op, &result);
@@ -106,15 +112,10 @@ int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     char *rb = (char *)rbuf + tlb;
     if (s && bytes <= s->slot_bytes && bytes < cm_shm_cma_min())
         return allreduce_slots(s, sb, rb, bytes, count, dt, op);
-    if (s && cm_shm_chunked(s, bytes)) {
-        size_t es = bytes / (size_t)count;
-        int rc = MPI_SUCCESS;
-        for (int off = 0, n; off < count && rc == MPI_SUCCESS; off += n) {
-            n = cm_shm_piece(s, es, off, count);
-            rc = allreduce_slots(s, sb + (size_t)off * es, rb + (size_t)off * es, (size_t)n * es, n, dt, op);
-        }
-        return rc;
-    }
+    if (s && cm_shm_chunked(s, bytes) && s->n == 2)
+        return cm_shm_fold_two(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
+    if (s && cm_shm_chunked(s, bytes))
+        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op);
     if (s && s->cma)
         return allreduce_single_copy(s, sb, rb, bytes, count, dt, op);
     if (s && bytes <= s->slot_bytes)

@@ -3,7 +3,7 @@
 #  - coll.shm.*: coll_test with every shm algorithm forced, 1..9 ranks (8 and 9
 #    oversubscribe the 2-core CI machine), plus small slots/chunks and a
 #    chain tree (many pipelined chunks), mid-sized slots (large vectors in
-#    pieces), the single-copy protocols, and single copy switched off.
+#    pieces; 2 ranks have pieces of their own in allreduce), the single-copy protocols, and single copy switched off.
 #  - coll.shm_areas.*: areas recycled across many communicators; areas
 #    exhausted by many live communicators (fallback must stay right).
 set(CM_SHM_FORCE COREMPI_BARRIER=shm COREMPI_BCAST=shm COREMPI_REDUCE=shm COREMPI_ALLREDUCE=shm
@@ -12,7 +12,7 @@ set(CM_SHM_FORCE COREMPI_BARRIER=shm COREMPI_BCAST=shm COREMPI_REDUCE=shm COREMP
 foreach(n RANGE 1 9)
   cm_coll_case(shm ${n} ENV ${CM_SHM_FORCE})
 endforeach()
-foreach(n 3 8)
+foreach(n 2 3 8)
   cm_coll_case(shm.tiny_slots ${n}
     ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=64 COREMPI_SHM_CHUNK=1000 COREMPI_SHM_FANOUT=1)
 endforeach()
@@ -20,8 +20,10 @@ cm_coll_case(shm.no_single_copy 4 ENV ${CM_SHM_FORCE} COREMPI_SINGLE_COPY=0)
 # Large vectors piece by piece through slots of an odd size (the split fold
 # from 32 KiB per piece, remainders), and the single-copy protocols that
 # replace the pieces when COREMPI_SHM_CHUNKED=0.
-foreach(n 3 8)
+foreach(n 2 3 8)
   cm_coll_case(shm.mid_slots ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=40000)
+endforeach()
+foreach(n 3 8)
   cm_coll_case(shm.single_copy ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_CHUNKED=0 COREMPI_SHM_SLOT=16384)
 endforeach()
 # Syncs through per-rank flag lines (the default with a core per rank) forced
