@@ -21,6 +21,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <sched.h>
 #include <linux/futex.h>
 #include <sched.h>
 #include <stdarg.h>
@@ -632,12 +633,14 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
 
 /* ---- a word that grows: wait for it, bump it ------------------------------ */
 
+#define FIFO_YIELDS 16
+
 void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target)
 {
     (void)s;
     struct cm_waiter w;
     cm_waiter_reset(&w);
-    int announced = 0;
+    int announced = 0, yields = 0;
     for (;;) {
         uint32_t v = atomic_load_explicit(word, memory_order_acquire);
         if ((int32_t)(v - target) >= 0) {
@@ -647,6 +650,18 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
         }
         if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
             continue;
+        /* A FIFO reader behind its writer with more ranks than cores: the
+         * writer is usually runnable, a few calls ahead, and yielding lets it
+         * fill more entries before this rank runs again; sleeping costs it a
+         * wake-up system call per entry.  8 ranks on 2 cores, 8-byte scan
+         * along the chain: 0.25-0.35 us with 16 yields against 0.33-0.60
+         * with the usual 2 (Open MPI 0.41-0.51); gather and reduce 0.63
+         * against 0.69. */
+        if (cm_g.oversubscribed && yields < FIFO_YIELDS) {
+            yields++;
+            sched_yield();
+            continue;
+        }
         if (!announced)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
