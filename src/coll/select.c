@@ -62,7 +62,7 @@ static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise)
 static const struct cm_coll_algo reduce_scatter_algos[] = { ALGO(reduce_scatter, reduce_scatterv) };
 static const struct cm_coll_algo reduce_scatter_block_algos[] = {
     ALGO(reduce_scatter_block, reduce_scatter), ALGO(reduce_scatter_block, pairwise),
-    ALGO(reduce_scatter_block, allreduce),
+    ALGO(reduce_scatter_block, allreduce) SHM_ALGO(reduce_scatter_block, cm_shm_applies_reduction),
 };
 static const struct cm_coll_algo scan_algos[] = {
     ALGO(scan, rdb), ALGO(scan, linear) SHM_ALGO(scan, cm_shm_applies_reduction),
@@ -247,6 +247,13 @@ static const struct tune_row tuning[] = {
      * direct exchange (1 KiB 0.48 vs 0.85; 1 MiB 157 vs 295, Open MPI
      * 1200-1570); 8 ranks: reduce + scatterv up to 4 KiB (1 KiB: 22-26 vs
      * pairwise 40), pairwise beyond (64 KiB 418-594, Open MPI 1740-1810). */
+    /* Through the shared area up to 8 ranks (itself taking the allreduce
+     * route beyond a slot): one sync, each rank folds its block straight
+     * into its buffer (2026-11-24, us, shm / allreduce / pairwise [Open
+     * MPI]): 2 ranks 8 B 0.10 / 0.16 / 0.27 [0.16], 1 KiB 0.15 / 0.26 /
+     * 0.40 [0.36], 64 KiB 3.4 / 5.4 / 5.5 [9.7]; 8 ranks on 2 cores 1 KiB
+     * 6.4 / 7.2 / 33 [29], 16 KiB 23 / 38 / 61 [92]. */
+    {CM_COLL_REDUCE_SCATTER_BLOCK, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_REDUCE_SCATTER_BLOCK, 16, 64, 0, "allreduce"},
     {CM_COLL_REDUCE_SCATTER_BLOCK, 2, ANY_BYTES, 0, "pairwise"},
     {CM_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, 4096, 0, "reduce_scatter"},

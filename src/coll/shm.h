@@ -293,6 +293,8 @@ int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
                         MPI_Datatype rtype, int root, MPI_Comm comm);
 int cm_coll_scan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_exscan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_reduce_scatter_block_shm(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
+                                     MPI_Comm comm);
 int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                          MPI_Datatype rtype, MPI_Comm comm);
 

@@ -147,15 +147,14 @@ int cm_shm_fold_pieces(struct cm_shm *s, const char *sb, char *rb, int count, si
     return rc;
 }
 
-/* out = x0 op x1 (n elements, bytes in all) at 2 ranks, own being my vector
- * and other the other rank's.  A predefined op writes out in one pass over
- * both (2-rank allreduce, 1 MiB: 39-43 us against 53-56 with the copy below,
- * shared caches; 64-74 against 74-86 split).  A user op gets the first
- * operand by a copy; where it commutes that is the other's vector (a op b ==
- * b op a exactly for two operands), as a copy pulls another cache's lines
- * faster than the op's loop.  out must not be own. */
-static int fold_two(const char *own, const char *other, char *out, int n, size_t bytes, MPI_Datatype dt, MPI_Op op,
-                    int me)
+/* A predefined op writes out in one pass over both operands (2-rank
+ * allreduce, 1 MiB: 39-43 us against 53-56 with the copy below, shared
+ * caches; 64-74 against 74-86 split).  A user op gets the first operand by a
+ * copy; where it commutes that is the other's vector (a op b == b op a
+ * exactly for two operands), as a copy pulls another cache's lines faster
+ * than the op's loop. */
+int cm_shm_fold_pair(const char *own, const char *other, char *out, int n, size_t bytes, MPI_Datatype dt,
+                     MPI_Op op, int me)
 {
     const char *x0 = me == 0 ? own : other, *x1 = me == 0 ? other : own;
     cm_op_kernel3_fn kernel3 = cm_shm_kernel3(op, dt);
@@ -188,7 +187,7 @@ int cm_shm_fold_two(struct cm_shm *s, const char *sb, char *rb, int count, size_
         if (!folds)
             continue;
         const char *own = sb == rb ? mine : sb + at;
-        int frc = fold_two(own, cm_shm_slot(s, 1 - me, p), rb + at, n, len, dt, op, me);
+        int frc = cm_shm_fold_pair(own, cm_shm_slot(s, 1 - me, p), rb + at, n, len, dt, op, me);
         if (rc == MPI_SUCCESS)
             rc = frc;                 /* no early exit: the other counts on every sync */
     }

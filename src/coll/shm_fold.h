@@ -52,6 +52,11 @@ int cm_shm_fold_split(struct cm_shm *s, const char *sb, size_t bytes, int count,
 int cm_shm_fold_pieces(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt,
                        MPI_Op op);
 
+/* 2 ranks: out = x0 op x1 (n elements, bytes in all), own being rank me's
+ * vector and other the other rank's; out must not be own. */
+int cm_shm_fold_pair(const char *own, const char *other, char *out, int n, size_t bytes, MPI_Datatype dt,
+                     MPI_Op op, int me);
+
 /* 2 ranks: the fold of a vector of count elements (es bytes each) by the
  * rank(s) that want it -- root, or both when root < 0 -- each reading the
  * other's copy of a piece from its slot, so that a piece needs one sync and
