@@ -14,7 +14,7 @@
  * ranks on 2 cores, 1 MiB: 848 us against 1225).
  *
  * 2 ranks, beyond 256 B: both fold the whole vector, each reading the
- * other's copy from its slot (cm_shm_fold_two): one sync, and no folded half
+ * other's copy from its slot (cm_shm_fold_pieces): one sync, and no folded half
  * crosses back (8 KiB 0.36 us against 0.57, 64 KiB 2.6 against 4.1).
  *
  * Larger than a slot: the vector goes through the slots piece by piece
@@ -60,7 +60,7 @@ static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t by
                            MPI_Op op)
 {
     if (s->n == 2 && bytes > SELF_FOLD_MAX)
-        return cm_shm_fold_two(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
+        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
     if (bytes >= CM_SHM_SPLIT_FOLD_MIN || (!cm_g.oversubscribed && bytes >= SPLIT_MIN && s->n > 2)) {
         const void *result;
         int rc = cm_shm_fold_split(s, sb, bytes, count, dt, op, &result);
@@ -112,10 +112,8 @@ int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype 
     char *rb = (char *)rbuf + tlb;
     if (s && bytes <= s->slot_bytes && bytes < cm_shm_cma_min())
         return allreduce_slots(s, sb, rb, bytes, count, dt, op);
-    if (s && cm_shm_chunked(s, bytes) && s->n == 2)
-        return cm_shm_fold_two(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
     if (s && cm_shm_chunked(s, bytes))
-        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op);
+        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
     if (s && s->cma)
         return allreduce_single_copy(s, sb, rb, bytes, count, dt, op);
     if (s && bytes <= s->slot_bytes)

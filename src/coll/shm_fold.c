@@ -120,10 +120,12 @@ int cm_shm_fold_split(struct cm_shm *s, const char *sb, size_t bytes, int count,
     return rc;
 }
 
-int cm_shm_fold_pieces(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt,
-                       MPI_Op op)
+static int split_pieces(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt,
+                        MPI_Op op, int root)
 {
     int rc = MPI_SUCCESS;
+    if (root >= 0 && root != s->rank)
+        rb = NULL;                    /* a reduce's non-root wants no result */
     const char *folded = NULL;      /* the last piece's result: complete after the next sync */
     size_t folded_off = 0, folded_len = 0;
     for (int off = 0, n; off < count; off += n) {
@@ -170,8 +172,8 @@ int cm_shm_fold_pair(const char *own, const char *other, char *out, int n, size_
     return PMPI_Reduce_local(in - tlb, out - tlb, n, dt, op);
 }
 
-int cm_shm_fold_two(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt, MPI_Op op,
-                    int root)
+static int two_pieces(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt,
+                      MPI_Op op, int root)
 {
     int rc = MPI_SUCCESS, me = s->rank, folds = root < 0 || root == me;
     for (int off = 0, n; off < count; off += n) {
@@ -192,5 +194,11 @@ int cm_shm_fold_two(struct cm_shm *s, const char *sb, char *rb, int count, size_
             rc = frc;                 /* no early exit: the other counts on every sync */
     }
     return rc;
+}
+int cm_shm_fold_pieces(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt,
+                       MPI_Op op, int root)
+{
+    return s->n == 2 ? two_pieces(s, sb, rb, count, es, dt, op, root)
+                     : split_pieces(s, sb, rb, count, es, dt, op, root);
 }
 #endif

@@ -42,35 +42,32 @@ int cm_shm_fold_slots_own(struct cm_shm *s, int p, size_t whole, char *acc, int 
 int cm_shm_fold_split(struct cm_shm *s, const char *sb, size_t bytes, int count, MPI_Datatype dt, MPI_Op op,
                       const void **result);
 
-/* A vector of count elements (es bytes each) larger than a slot: split folds
- * piece by piece with one sync per piece instead of two.  The sync that
- * opens piece k + 1 also closes the fold of piece k, whose result is then
- * copied to rb (NULL: not wanted, a non-root of reduce); the result buffer of
- * piece k is folded into again by piece k + 2, after a sync that every reader
- * passed having copied it out, and a slot is refilled two pieces later
- * likewise. */
-int cm_shm_fold_pieces(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt,
-                       MPI_Op op);
-
 /* 2 ranks: out = x0 op x1 (n elements, bytes in all), own being rank me's
  * vector and other the other rank's; out must not be own. */
 int cm_shm_fold_pair(const char *own, const char *other, char *out, int n, size_t bytes, MPI_Datatype dt,
                      MPI_Op op, int me);
 
-/* 2 ranks: the fold of a vector of count elements (es bytes each) by the
- * rank(s) that want it -- root, or both when root < 0 -- each reading the
- * other's copy of a piece from its slot, so that a piece needs one sync and
- * no folded half crosses back (2-rank allreduce, 1 MiB: 39-43 us against
- * 55-57 through the split fold, shared caches; Open MPI 100-106).  A reduce's
- * non-root copies piece k + 1 in while the root folds piece k.  No closing
- * sync: the next write to the slots read last goes to the other parity, and
- * the one after follows a sync that the reader reaches only when done. */
-int cm_shm_fold_two(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt, MPI_Op op,
-                    int root);
+/* The fold of a vector of count elements (es bytes each) for root (a
+ * reduce), or for every rank when root < 0 (an allreduce), through the slots
+ * piece by piece with one sync per piece.
+ *  - 2 ranks: each rank that wants the result reads the other's copy of a
+ *    piece from its slot and folds it whole, so no folded half crosses back
+ *    (2-rank allreduce, 1 MiB: 39-43 us against 55-57 through the split
+ *    fold, shared caches; Open MPI 100-106); a reduce's non-root copies piece
+ *    k + 1 in while the root folds piece k.  No closing sync: the next write
+ *    to the slots read last goes to the other parity, and the one after
+ *    follows a sync that the reader reaches only when done.
+ *  - More ranks: split folds.  The sync that opens piece k + 1 also closes
+ *    the fold of piece k, whose result is then copied to rb by the ranks
+ *    that want it; the result buffer of piece k is folded into again by
+ *    piece k + 2, after a sync that every reader passed having copied it
+ *    out, and a slot is refilled two pieces later likewise. */
+int cm_shm_fold_pieces(struct cm_shm *s, const char *sb, char *rb, int count, size_t es, MPI_Datatype dt,
+                       MPI_Op op, int root);
 
 /* The same fold of whole vectors, in line when they sit in the flag lines (or
  * the meeting line) and the op has a kernel (the tiny allreduce: 108-110 ns
- * per 8-byte call at 2 ranks against 115-119 through the call above). */
+ * per 8-byte call at 2 ranks against 115-119 through cm_shm_fold_slots). */
 static inline int cm_shm_fold_all(struct cm_shm *s, int p, size_t bytes, char *acc, int count, MPI_Datatype dt,
                                   MPI_Op op)
 {

@@ -67,7 +67,7 @@ static int reduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes
                         MPI_Op op, int root)
 {
     if (s->n == 2)
-        return cm_shm_fold_two(s, sb, rb, count, bytes / (size_t)count, dt, op, root);
+        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, root);
     if (bytes >= CM_SHM_SPLIT_FOLD_MIN) {
         const void *result;
         int rc = cm_shm_fold_split(s, sb, bytes, count, dt, op, &result);
@@ -103,10 +103,8 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     char *rb = (char *)rbuf + tlb;   /* rbuf is only significant (and only touched) at the root */
     if (bytes <= s->slot_bytes && bytes < cm_shm_cma_min())
         return reduce_slots(s, sb, rb, bytes, count, dt, op, root);
-    if (cm_shm_chunked(s, bytes) && size == 2)
-        return cm_shm_fold_two(s, sb, rb, count, bytes / (size_t)count, dt, op, root);
     if (cm_shm_chunked(s, bytes))
-        return cm_shm_fold_pieces(s, sb, rank == root ? rb : NULL, count, bytes / (size_t)count, dt, op);
+        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, root);
     /* Single copy: my slice goes to the root's buffer if I am the root, else
      * to a private one published at the slice's origin minus its offset. */
     int lo, hi;
