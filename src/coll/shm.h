@@ -237,6 +237,12 @@ void cm_shm_view_done(struct cm_shm_view *v, int unpack);
 /* Copy count elements of dt between a user buffer and contiguous bytes. */
 int cm_shm_pack(void *dst, const void *buf, int count, MPI_Datatype dt);
 int cm_shm_unpack(const void *src, void *buf, int count, MPI_Datatype dt);
+/* Bytes [off, off + len) of the packed form of count elements of dt: the
+ * pieces of a vector larger than a slot.  Ranks may describe the same data
+ * with types of different layouts (only the signatures match), so every
+ * rank must take the same piecewise path whatever its own type looks like. */
+void cm_shm_pack_part(void *dst, const void *buf, int count, MPI_Datatype dt, size_t off, size_t len);
+void cm_shm_unpack_part(const void *src, void *buf, int count, MPI_Datatype dt, size_t off, size_t len);
 /* Bytes of count elements of dt, and whether the type has no holes (any
  * output may be NULL).  Inline, reading the type object: the front ends
  * checked dt, and every shared-memory call asks once or twice. */

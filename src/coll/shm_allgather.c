@@ -1,7 +1,7 @@
 /*
  * shm_allgather.c -- allgather on the shared area.  Small blocks: each rank
  * copies its block into its slot, one sync, everyone copies all blocks out.
- * Larger contiguous blocks: the same in rounds, a slot-sized part at a time.
+ * Larger blocks: the same in rounds, a slot-sized part at a time.
  * Otherwise (or COREMPI_SHM_CHUNKED=0): each rank publishes where its block
  * is, one sync, everyone reads every block straight from its owner (starting
  * with its right-hand neighbour so that owners are not all read at once), and
@@ -16,23 +16,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Contiguous blocks larger than a slot: rounds in which every rank copies the next slot-sized part of its block into its
- * slot, one sync, and takes everyone's part out (the slot is written again
- * two rounds later, after a sync every reader passed having copied out). */
-static void allgather_pieces(struct cm_shm *s, const char *mine, char *rb, size_t b, int inplace)
+/* Blocks larger than a slot: rounds in which every rank copies the next
+ * slot-sized part of its packed block into its slot, one sync, and takes
+ * everyone's part out (the slot is written again two rounds later, after a
+ * sync every reader passed having copied out).  Any layouts: ranks' types
+ * need only match in signature, so all must take this path alike. */
+static int allgather_pieces(struct cm_shm *s, const void *mybuf, int mycount, MPI_Datatype mytype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, size_t blk, size_t b, int inplace, MPI_Comm comm)
 {
-    int n = s->n, me = s->rank;
+    int n = s->n, me = s->rank, rc = MPI_SUCCESS;
     if (!inplace)
-        cm_copy(rb + (size_t)me * b, mine, b);
+        rc = cm_coll_copy(mybuf, mycount, mytype, (char *)rbuf + (size_t)me * blk, rcount, rtype, comm);
     for (size_t off = 0; off < b; off += s->slot_bytes) {
         size_t len = b - off < s->slot_bytes ? b - off : s->slot_bytes;
         int p = cm_shm_parity(s);
-        cm_copy(cm_shm_slot(s, me, p), mine + off, len);
+        cm_shm_pack_part(cm_shm_slot(s, me, p), mybuf, mycount, mytype, off, len);
         cm_shm_sync(s, NULL, NULL);
         for (int i = 0; i < n; i++)
             if (i != me)
-                cm_copy(rb + (size_t)i * b + off, cm_shm_slot(s, i, p), len);
+                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len);
     }
+    return rc;
 }
 
 int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -61,20 +65,14 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
                 rc = cm_shm_unpack(cm_shm_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
         return rc;
     }
-    int scontig;
-    MPI_Aint stlb, rtlb;
-    cm_shm_bytes(mycount, mytype, &scontig, &stlb, NULL);
-    cm_shm_bytes(rcount, rtype, NULL, &rtlb, NULL);
     /* The rounds beat the direct reads at 2 ranks with a core each too, as
      * a cross-process read (CMA) moves 17 GB/s here against several times
      * that for a copy through the segment: 1 MiB blocks 57-86 us against
      * 90-94, 4 MiB 398-402 against 480-514 (Open MPI 87-91 / 434-447;
      * split caches, 2026-11-24, later, alternated runs).  With more ranks than
      * cores they also spare the readers a time slice each. */
-    if (scontig && rcontig && blk == b && cm_shm_chunked(s, b)) {
-        allgather_pieces(s, (const char *)mybuf + stlb, (char *)rbuf + rtlb, b, inplace);
-        return MPI_SUCCESS;
-    }
+    if (cm_shm_chunked(s, b))
+        return allgather_pieces(s, mybuf, mycount, mytype, rbuf, rcount, rtype, blk, b, inplace, comm);
     struct cm_shm_view v;
     if ((rc = cm_shm_view(&v, mybuf, mycount, mytype, 1)) != MPI_SUCCESS)
         return rc;

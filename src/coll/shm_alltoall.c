@@ -1,7 +1,7 @@
 /*
  * shm_alltoall.c -- all-to-all on the shared area.  Small: each rank copies
  * its whole send buffer into its slot, one sync, everyone picks its block out
- * of every slot.  Larger, contiguous: the same in rounds, a part of every
+ * of every slot.  Larger: the same in rounds, a part of every
  * block at a time.  Otherwise (or COREMPI_SHM_CHUNKED=0): each rank
  * publishes its send buffer, one sync, everyone reads its block from every
  * peer directly, final sync.
@@ -14,11 +14,13 @@
 
 #include <stdlib.h>
 
-/* Contiguous blocks too large for the slots together: rounds in which every
- * rank copies the next len bytes of each of its n blocks into its slot, one
- * sync, and takes its part out of every slot.  A slot is written again two
- * rounds later, after a sync that every reader passed having copied out. */
-static void alltoall_pieces(struct cm_shm *s, const char *sb, char *rb, size_t b)
+/* Blocks too large for the slots together: rounds in which every rank
+ * copies the next len bytes of each of its n packed blocks into its slot,
+ * one sync, and takes its part out of every slot.  A slot is written again
+ * two rounds later, after a sync that every reader passed having copied
+ * out.  Any layouts (ranks' types need only match in signature). */
+static void alltoall_pieces(struct cm_shm *s, const char *sbuf, int scount, MPI_Datatype stype, size_t sblk,
+                            char *rbuf, int rcount, MPI_Datatype rtype, size_t rblk, size_t b)
 {
     int n = s->n, me = s->rank;
     size_t step = s->slot_bytes / (size_t)n;
@@ -28,12 +30,16 @@ static void alltoall_pieces(struct cm_shm *s, const char *sb, char *rb, size_t b
         char *mine = cm_shm_slot(s, me, p);
         for (int j = 0; j < n; j++)
             if (j != me)
-                cm_copy(mine + (size_t)j * len, sb + (size_t)j * b + off, len);
-        cm_copy(rb + (size_t)me * b + off, sb + (size_t)me * b + off, len);
+                cm_shm_pack_part(mine + (size_t)j * len, sbuf + (size_t)j * sblk, scount, stype, off, len);
+        /* Own part packed where it would go for others: free, and any
+         * pair of layouts unpacks from it. */
+        cm_shm_pack_part(mine + (size_t)me * len, sbuf + (size_t)me * sblk, scount, stype, off, len);
+        cm_shm_unpack_part(mine + (size_t)me * len, rbuf + (size_t)me * rblk, rcount, rtype, off, len);
         cm_shm_sync(s, NULL, NULL);
         for (int i = 0; i < n; i++)
             if (i != me)
-                cm_copy(rb + (size_t)i * b + off, (char *)cm_shm_slot(s, i, p) + (size_t)me * len, len);
+                cm_shm_unpack_part((char *)cm_shm_slot(s, i, p) + (size_t)me * len, rbuf + (size_t)i * rblk, rcount,
+                                   rtype, off, len);
     }
 }
 
@@ -72,9 +78,9 @@ int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void 
         free(copy);
         return rc;
     }
-    int scontig, rcontig;
-    MPI_Aint stlb, rtlb;
-    cm_shm_bytes(scount, stype, &scontig, &stlb, NULL);
+    int rcontig;
+    MPI_Aint sext, rtlb;
+    cm_shm_bytes(scount, stype, NULL, NULL, &sext);
     cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, NULL);
     /* Rounds through the slots beat the direct reads: with more ranks than
      * cores (8 ranks on 2 cores, 64 KiB / 1 MiB blocks: 170 / 8018 us
@@ -82,9 +88,8 @@ int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void 
      * 256 KiB, at 2 ranks with a core each (CMA moves 17 GB/s here): 256 KiB
      * 18-19 against 22-34, 1 MiB 83-90 against 93-96, 4 MiB 402-449 against
      * 524-578 (Open MPI 23-38 / 89-92 / 462-478; split caches, 2026-11-24, later). */
-    if (scontig && rcontig && s->slot_bytes >= (size_t)n &&
-        cm_shm_chunked(s, (size_t)n * b)) {
-        alltoall_pieces(s, (const char *)sbuf + stlb, (char *)rbuf + rtlb, b);
+    if (s->slot_bytes >= (size_t)n && cm_shm_chunked(s, (size_t)n * b)) {
+        alltoall_pieces(s, sbuf, scount, stype, (size_t)scount * (size_t)sext, rbuf, rcount, rtype, rblk, b);
         free(copy);
         return MPI_SUCCESS;
     }

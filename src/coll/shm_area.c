@@ -774,6 +774,28 @@ void cm_shm_view_done(struct cm_shm_view *v, int unpack)
     v->tmp = NULL;
 }
 
+void cm_shm_pack_part(void *dst, const void *buf, int count, MPI_Datatype dt, size_t off, size_t len)
+{
+    int contig;
+    MPI_Aint tlb;
+    cm_shm_bytes(count, dt, &contig, &tlb, NULL);
+    if (contig)
+        cm_copy(dst, (const char *)buf + tlb + off, len);
+    else
+        cm_dt_pack_range(buf, count, cm_dt_lookup(dt), off, dst, len);
+}
+
+void cm_shm_unpack_part(const void *src, void *buf, int count, MPI_Datatype dt, size_t off, size_t len)
+{
+    int contig;
+    MPI_Aint tlb;
+    cm_shm_bytes(count, dt, &contig, &tlb, NULL);
+    if (contig)
+        cm_copy((char *)buf + tlb + off, src, len);
+    else
+        cm_dt_unpack_range(src, len, buf, count, cm_dt_lookup(dt), off);
+}
+
 /* ---- applies_to ---------------------------------------------------------- */
 
 int cm_shm_applies(const struct cm_coll_query *q)

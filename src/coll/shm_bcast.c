@@ -3,8 +3,8 @@
  *
  * Small (up to 2 KiB): the broadcast FIFO below -- no sync at all.  Up to a
  * slot (or with COREMPI_SHM_BFIFO=0): the root copies into its slot, one
- * sync, the others copy out.  Larger and contiguous: the same, a slot-sized
- * piece at a time.  With COREMPI_SHM_CHUNKED=0 or a non-contiguous type, large
+ * sync, the others copy out.  Larger: the same, a slot-sized piece of the
+ * packed vector at a time.  With COREMPI_SHM_CHUNKED=0, large
  * (seed 003's shared-address broadcast with message
  * counters): ranks form a tree of fan-out COREMPI_SHM_FANOUT (default 4)
  * rooted at the root; each reads its parent's buffer chunk by chunk straight
@@ -63,20 +63,21 @@ static int bcast_single_copy(struct cm_shm *s, void *buf, int count, MPI_Datatyp
     return MPI_SUCCESS;
 }
 
-/* Larger than a slot, contiguous: slot-sized pieces, each copied in by the
- * root and out by the others after one sync; a piece's slot is not written
- * again before the sync after next, when everyone has copied it out.  8 ranks
- * on 2 cores, 1 MiB in 256 KiB pieces: see the tuning table (select.c). */
-static int bcast_pieces(struct cm_shm *s, char *bytes_at, size_t bytes, int root)
+/* Larger than a slot: slot-sized pieces of the packed vector, each copied
+ * in by the root and out by the others after one sync; a piece's slot is
+ * not written again before the sync after next, when everyone has copied it
+ * out.  8 ranks on 2 cores, 1 MiB in 256 KiB pieces: see the tuning table
+ * (select.c). */
+static int bcast_pieces(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, size_t bytes, int root)
 {
     for (size_t off = 0; off < bytes; off += s->slot_bytes) {
         size_t len = bytes - off < s->slot_bytes ? bytes - off : s->slot_bytes;
         void *slot = cm_shm_slot(s, root, cm_shm_parity(s));
         if (s->rank == root)
-            cm_copy(slot, bytes_at + off, len);
+            cm_shm_pack_part(slot, buf, count, dt, off, len);
         cm_shm_sync(s, NULL, NULL);
         if (s->rank != root)
-            cm_copy(bytes_at + off, slot, len);
+            cm_shm_unpack_part(slot, buf, count, dt, off, len);
     }
     return MPI_SUCCESS;
 }
@@ -124,11 +125,8 @@ int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
             rc = cm_shm_unpack(slot, buf, count, dt);
         return rc;
     }
-    MPI_Aint tlb;
-    int contiguous;
-    cm_shm_bytes(count, dt, &contiguous, &tlb, NULL);
-    if (s && contiguous && cm_shm_chunked(s, bytes))
-        return bcast_pieces(s, (char *)buf + tlb, bytes, root);
+    if (s && cm_shm_chunked(s, bytes))
+        return bcast_pieces(s, buf, count, dt, bytes, root);
     if (s && s->cma)
         return bcast_single_copy(s, buf, count, dt, root);
     return cm_coll_bcast_binomial_ordered(buf, count, dt, root, comm);

@@ -30,6 +30,7 @@ static long checks;
 enum kind { K_INT, K_DOUBLE, K_STRUCT, K_VEC, K_NUM };
 struct pair { int a; double b; };
 static MPI_Datatype kind_dt[K_NUM];
+static MPI_Datatype gap_int;  /* an int, then a hole of one int (test_mixed_layouts) */
 static size_t kind_ext[K_NUM] = {sizeof(int), sizeof(double), sizeof(struct pair), 3 * sizeof(int)};
 static const char *kind_name[K_NUM] = {"int", "double", "struct", "vector"};
 #define SENTINEL (-7)
@@ -90,7 +91,7 @@ static void make_types(void)
 {
     kind_dt[K_INT] = MPI_INT;
     kind_dt[K_DOUBLE] = MPI_DOUBLE;
-    kind_dt[K_STRUCT] = kind_dt[K_VEC] = MPI_DATATYPE_NULL;
+    kind_dt[K_STRUCT] = kind_dt[K_VEC] = gap_int = MPI_DATATYPE_NULL;
     if (!HAVE(MPI_Type_create_struct) || !HAVE(MPI_Type_vector) || !HAVE(MPI_Type_create_resized) ||
         !HAVE(MPI_Type_commit) || !HAVE(MPI_Type_free)) {
         if (rank == 0)
@@ -107,6 +108,8 @@ static void make_types(void)
     if (MPI_Type_vector(2, 1, 2, MPI_INT, &t) == MPI_SUCCESS &&
         MPI_Type_create_resized(t, 0, 3 * sizeof(int), &r) == MPI_SUCCESS && MPI_Type_commit(&r) == MPI_SUCCESS)
         kind_dt[K_VEC] = r;
+    if (MPI_Type_create_resized(MPI_INT, 0, 2 * sizeof(int), &r) == MPI_SUCCESS && MPI_Type_commit(&r) == MPI_SUCCESS)
+        gap_int = r;
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL);
     if (rank == 0 && (kind_dt[K_STRUCT] == MPI_DATATYPE_NULL || kind_dt[K_VEC] == MPI_DATATYPE_NULL))
         printf("note: derived datatypes unavailable, struct/vector cases skipped\n");
@@ -233,6 +236,77 @@ static void test_mixed_types(MPI_Comm comm, long n)
         CHECK(buf[2 * i] == val(i, 0) && buf[2 * i + 1] == val(i, 1), "allgather 2int/int from %d", i);
     }
     free(buf);
+}
+
+/* The same signature under different layouts: ints packed on some ranks,
+ * an int every other slot (a resized MPI_INT, holes between elements) on
+ * the others.  Every rank must take the same path through a collective
+ * whatever its own layout (a piecewise copy on one side and a direct read
+ * on the other would move garbage).  Layout of rank r: packed when
+ * (r + flip) is even. */
+
+static int gapped(int r, int flip) { return (r + flip) % 2 != 0; }
+static int *lay_at(int *buf, int r, int flip, long i) { return gapped(r, flip) ? buf + 2 * i : buf + i; }
+static MPI_Datatype lay_dt(int r, int flip) { return gapped(r, flip) ? gap_int : MPI_INT; }
+
+static void test_mixed_layouts(MPI_Comm comm, long n)
+{
+    int p, me;
+    MPI_Comm_size(comm, &p);
+    MPI_Comm_rank(comm, &me);
+    if (gap_int == MPI_DATATYPE_NULL)
+        return;
+    int *s = malloc(sizeof(int) * (2 * n * p + 1)), *r = malloc(sizeof(int) * (2 * n * p + 1));
+    CHECK(s && r, "out of memory");
+    for (int flip = 0; flip < 2; flip++) {
+        MPI_Datatype mine = lay_dt(me, flip);
+        for (int root = 0; root < p; root += p > 2 ? p - 1 : 1) {
+            for (long i = 0; i < 2 * n * p; i++) s[i] = r[i] = SENTINEL;
+            for (long i = 0; i < n; i++)
+                if (me == root) *lay_at(s, me, flip, i) = val(root, i);
+            CHECK_MPI(MPI_Bcast(s, (int)n, mine, root, comm));
+            for (long i = 0; i < n; i++) {
+                checks++;
+                CHECK(*lay_at(s, me, flip, i) == val(root, i), "bcast layouts flip=%d n=%ld root=%d int %ld", flip,
+                      n, root, i);
+            }
+            /* scatter: blocks of n at the root in its layout */
+            for (long i = 0; i < n * p; i++)
+                if (me == root) *lay_at(s, me, flip, i) = val(root + 7, i);
+            CHECK_MPI(MPI_Scatter(s, (int)n, mine, r, (int)n, mine, root, comm));
+            for (long i = 0; i < n; i++) {
+                checks++;
+                CHECK(*lay_at(r, me, flip, i) == val(root + 7, me * n + i), "scatter layouts flip=%d n=%ld root=%d "
+                      "int %ld", flip, n, root, i);
+            }
+            for (long i = 0; i < n; i++) *lay_at(s, me, flip, i) = val(me + 3, i);
+            for (long i = 0; i < 2 * n * p; i++) r[i] = SENTINEL;
+            CHECK_MPI(MPI_Gather(s, (int)n, mine, r, (int)n, mine, root, comm));
+            for (long i = 0; me == root && i < n * p; i++) {
+                checks++;
+                CHECK(*lay_at(r, me, flip, i) == val((int)(i / n) + 3, i % n), "gather layouts flip=%d n=%ld root=%d "
+                      "int %ld", flip, n, root, i);
+            }
+        }
+        for (long i = 0; i < 2 * n * p; i++) r[i] = SENTINEL;
+        for (long i = 0; i < n; i++) *lay_at(s, me, flip, i) = val(me, i);
+        CHECK_MPI(MPI_Allgather(s, (int)n, mine, r, (int)n, mine, comm));
+        for (long i = 0; i < n * p; i++) {
+            checks++;
+            CHECK(*lay_at(r, me, flip, i) == val((int)(i / n), i % n), "allgather layouts flip=%d n=%ld int %ld", flip,
+                  n, i);
+        }
+        for (long i = 0; i < 2 * n * p; i++) r[i] = SENTINEL;
+        for (long i = 0; i < n * p; i++) *lay_at(s, me, flip, i) = val(me * p + (int)(i / n), i % n);
+        CHECK_MPI(MPI_Alltoall(s, (int)n, mine, r, (int)n, mine, comm));
+        for (long i = 0; i < n * p; i++) {
+            checks++;
+            CHECK(*lay_at(r, me, flip, i) == val((int)(i / n) * p + me, i % n), "alltoall layouts flip=%d n=%ld "
+                  "int %ld", flip, n, i);
+        }
+    }
+    free(s);
+    free(r);
 }
 
 /* v-variants: rank i contributes n + i % 3 elements; blocks one element apart. */
@@ -569,8 +643,11 @@ static void run_suite(MPI_Comm comm, int full)
     }
     test_mixed_types(comm, 1);
     test_mixed_types(comm, 7);
+    test_mixed_layouts(comm, 7);
     if (full)
         test_mixed_types(comm, quick ? 1001 : 50001);
+    if (full)
+        test_mixed_layouts(comm, quick ? 1001 : 70001);
     for (int rk = 0; rk < R_NUM; rk++) {
         if (rk == R_VEC_SUM && kind_dt[K_VEC] == MPI_DATATYPE_NULL)
             continue;
