@@ -174,8 +174,7 @@ static const struct tune_row tuning[] = {
      *    [1347]; scatter 256 KiB 115 vs linear 160 [153]); bcast of 2-8 KiB
      *    flat (2.5-6.9 vs shm 7.6-8.8).
      *  gather: shm to 256 KiB blocks (2 ranks 24 vs linear 26 [39]; 8 ranks
-     *    103 vs 122 [291]), linear beyond (1 MiB: 91 vs 138 [137]; 589 vs
-     *    972 [1690]). */
+     *    103 vs 122 [291]); beyond, see gather's rows below. */
     /* 2 ranks beyond 64 KiB: the slot pieces overtook the split single
      * copy of a p2p message once slots grew to 256 KiB (CMA moves 17 GB/s
      * here, memcpy through the shared cache several times that): 2026-11-24
@@ -222,23 +221,37 @@ static const struct tune_row tuning[] = {
      * prefix of its slice (both cores fold at once) beat the chain from
      * 64 KiB: 75 / 207 / 1305 us at 64 KiB / 256 KiB / 1 MiB against
      * 109 / 304 / 1588 (Open MPI 84 / 211 / 1482; 3 alternated runs,
-     * 2026-11-24); the chain keeps smaller vectors (1 KiB 4.0 vs 20) and
-     * 2 ranks (64 KiB 7.6 vs 8.6). */
+     * 2026-11-24); the chain keeps smaller vectors (1 KiB 4.0 vs 20; 16 KiB
+     * 8-13 vs 14; at 32 KiB the slots lead, 18.5-21.7 vs 25-26.6 [26-28])
+     * and 2 ranks (64 KiB 7.6 vs 8.6). */
     {CM_COLL_SCAN, 2, ANY_BYTES, 0, "linear"},
     {CM_COLL_EXSCAN, 2, ANY_BYTES, 0, "linear"},
-    {CM_COLL_SCAN, 8, 32768, 0, "linear"},
-    {CM_COLL_EXSCAN, 8, 32768, 0, "linear"},
+    {CM_COLL_SCAN, 8, 16384, 0, "linear"},
+    {CM_COLL_EXSCAN, 8, 16384, 0, "linear"},
     {CM_COLL_SCAN, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_EXSCAN, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_SCATTER, 2, 512, 0, "shm"},  /* the bcast FIFO: 8 B 0.09 us vs linear 0.12; 512 B 0.11 vs 0.21 */
     {CM_COLL_GATHER, ANY_SIZE, CM_SHM_RFIFO_BYTES, 0, "shm"},  /* the reduce FIFO: 2 ranks 0.08 us vs linear 0.145 */
-    /* 2 ranks, scatter: a block of up to 16 KiB through the slot, beyond
-     * that one message (8/16 KiB 1.2/2.4 us vs linear 2.4/4.6; 64 KiB
-     * linear 6.8 vs shm 8.8 [9.5]). */
+    /* 2 ranks, scatter: a block of up to 16 KiB through the slot, then one
+     * streamed message up to a slot (8/16 KiB 1.2/2.4 us vs linear 2.4/4.6;
+     * 64 KiB linear 6.8 vs shm 8.8 [9.5]; 256 KiB 6.9-8.6 vs 11), and
+     * beyond a slot the slot pieces, whose copies in and out overlap (512
+     * KiB 16.2-16.7 vs 17-19.5, 1 MiB 39-40 vs 55-56, 4 MiB 191-204 vs
+     * 215-240 [39, 83-85, 345-365]; shared caches, 3 alternated runs).
+     * 8 ranks on 2 cores: the slot pieces also beat each receiver reading
+     * its block from the root (CMA): 512 KiB 111-130 vs 224-236, 1 MiB
+     * 275-300 vs 410-436 [180-188, 644-748].
+     * Gather, the mirror image: slot pieces at 8 ranks at every size (1 MiB
+     * 242-288 vs linear 415-428 [939-1096]); at 2 ranks to 1 MiB (1 MiB
+     * 48-49 vs 58 [89-91]), linear at 4 MiB (213-215 vs 231-238 [352-389];
+     * split caches). */
     {CM_COLL_SCATTER, 2, 16384, 0, "shm"},
-    {CM_COLL_SCATTER, 2, ANY_BYTES, 0, "linear"},
+    {CM_COLL_SCATTER, 2, 262144, 0, "linear"},
+    {CM_COLL_SCATTER, 2, ANY_BYTES, 0, "shm"},
     {CM_COLL_SCATTER, 8, ANY_BYTES, 0, "shm"},
-    {CM_COLL_GATHER, 8, 262144, 0, "shm"},
+    {CM_COLL_GATHER, 2, 1048576, 0, "shm"},
+    {CM_COLL_GATHER, 2, ANY_BYTES, 0, "linear"},
+    {CM_COLL_GATHER, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_GATHER, ANY_SIZE, 4096, 0, "shm"},
 #endif
     /* Reduce-scatter, equal blocks (bytes = one rank's block): tiny blocks

@@ -1,7 +1,9 @@
 /*
  * shm_gather.c -- gather on the shared area: tiny blocks through the reduce
- * FIFO (no sync), small blocks through the senders' slots (one sync, the root copies out); large ones read by the root
- * straight from each sender's buffer, then a sync that releases the senders.
+ * FIFO (no sync), small blocks through the senders' slots (one sync, the
+ * root copies out), larger ones the same way a slot-sized part at a time.
+ * With COREMPI_SHM_CHUNKED=0, large ones are read by the root straight from
+ * each sender's buffer, then a sync releases the senders.
  */
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
@@ -45,6 +47,29 @@ static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datat
     return rc;
 }
 
+/* Blocks larger than a slot: rounds in which every sender copies the next
+ * slot-sized part of its block into its slot, one sync, and the root copies
+ * every part out while the senders fill the other parity (written again two
+ * rounds later, after a sync the root passed having copied out). */
+static int gather_pieces(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                         MPI_Datatype rtype, size_t blk, int root, int inplace, size_t b, MPI_Comm comm)
+{
+    int n = s->n, me = s->rank, rc = MPI_SUCCESS;
+    if (me == root && !inplace)
+        rc = cm_coll_copy(sbuf, scount, stype, (char *)rbuf + (size_t)me * blk, rcount, rtype, comm);
+    for (size_t off = 0; off < b; off += s->slot_bytes) {
+        size_t len = b - off < s->slot_bytes ? b - off : s->slot_bytes;
+        int p = cm_shm_parity(s);
+        if (me != root)
+            cm_shm_pack_part(cm_shm_slot(s, me, p), sbuf, scount, stype, off, len);
+        cm_shm_sync(s, NULL, NULL);
+        for (int i = 0; me == root && i < n; i++)
+            if (i != me)
+                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len);
+    }
+    return rc;
+}
+
 int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, int root, MPI_Comm comm)
 {
@@ -80,6 +105,8 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
                 rc = cm_shm_unpack(cm_shm_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
         return rc;
     }
+    if (cm_shm_chunked(s, b))
+        return gather_pieces(s, sbuf, scount, stype, rbuf, rcount, rtype, blk, root, inplace, b, comm);
     struct cm_shm_view v = {0};
     if (!inplace && (rc = cm_shm_view(&v, sbuf, scount, stype, 1)) != MPI_SUCCESS)
         return rc;

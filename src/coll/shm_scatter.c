@@ -1,8 +1,10 @@
 /*
  * shm_scatter.c -- scatter on the shared area: tiny ones through the
- * broadcast FIFO (no sync); small blocks written by the root straight into each receiver's slot (one sync, everyone copies its own
- * out); large ones read by each receiver straight from the root's buffer,
- * then a sync that releases the root.
+ * broadcast FIFO (no sync); small blocks written by the root straight into
+ * each receiver's slot (one sync, everyone copies its own out); larger ones
+ * the same way a slot-sized part at a time.  With COREMPI_SHM_CHUNKED=0,
+ * large ones are read by each receiver straight from the root's buffer, then
+ * a sync releases the root.
  */
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
@@ -40,6 +42,31 @@ static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Data
     return rc;
 }
 
+/* Blocks larger than a slot: rounds in which the root copies the next
+ * slot-sized part of every block into its receiver's slot, one sync, and
+ * each receiver copies its part out while the root fills the other parity.
+ * A slot is written again two rounds later, after a sync its reader passed
+ * having copied out.  Against every receiver reading its block from the
+ * root's buffer (CMA, 17 GB/s here): see the tuning table (select.c). */
+static int scatter_pieces(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, size_t blk, void *rbuf,
+                          int rcount, MPI_Datatype rtype, int root, int inplace, size_t b, MPI_Comm comm)
+{
+    int n = s->n, me = s->rank, rc = MPI_SUCCESS;
+    if (me == root && !inplace)
+        rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
+    for (size_t off = 0; off < b; off += s->slot_bytes) {
+        size_t len = b - off < s->slot_bytes ? b - off : s->slot_bytes;
+        int p = cm_shm_parity(s);
+        for (int i = 0; me == root && i < n; i++)
+            if (i != me)
+                cm_shm_pack_part(cm_shm_slot(s, i, p), (const char *)sbuf + (size_t)i * blk, scount, stype, off, len);
+        cm_shm_sync(s, NULL, NULL);
+        if (me != root)
+            cm_shm_unpack_part(cm_shm_slot(s, me, p), rbuf, rcount, rtype, off, len);
+    }
+    return rc;
+}
+
 int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                         MPI_Datatype rtype, int root, MPI_Comm comm)
 {
@@ -71,6 +98,8 @@ int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
             rc = cm_shm_unpack(cm_shm_data(s, me, p, b), rbuf, rcount, rtype);
         return rc;
     }
+    if (cm_shm_chunked(s, b))
+        return scatter_pieces(s, sbuf, scount, stype, blk, rbuf, rcount, rtype, root, inplace, b, comm);
     struct cm_shm_view v = {0};
     if (me == root && (rc = cm_shm_view(&v, sbuf, scount * n, stype, 1)) != MPI_SUCCESS)
         return rc;
