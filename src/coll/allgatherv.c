@@ -1,6 +1,10 @@
 /*
- * allgatherv.c -- all-gather with per-rank counts: a ring (p-1 rounds, one
- * block per round), which needs no assumption on the counts.
+ * allgatherv.c -- all-gather with per-rank counts:
+ *  - ring: p-1 rounds, one block per round, which needs no assumption on the
+ *    counts;
+ *  - regular: equal counts at displacements 0, n, 2n, ... (every rank sees
+ *    all counts and displacements, so all agree) take the tuned allgather,
+ *    anything else the ring.
  */
 #include "coll/coll.h"
 
@@ -24,4 +28,20 @@ int cm_coll_allgatherv_ring(const void *sbuf, int scount, MPI_Datatype stype, vo
                            MPI_STATUS_IGNORE);
     }
     return rc;
+}
+
+int cm_coll_allgatherv_regular(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                               const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm)
+{
+    int p;
+    PMPI_Comm_size(comm, &p);
+    for (int i = 0; i < p; i++)
+        if (rcounts[i] != rcounts[0] || displs[i] != i * rcounts[0])
+            return cm_coll_allgatherv_ring(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+    struct cm_dt d;
+    cm_coll_dt(rtype, &d);
+    struct cm_coll_query q = { p, rcounts[0], (size_t)rcounts[0] * (size_t)d.size, 1,
+                               d.size == d.extent && d.size == d.true_extent };
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHER, comm, &q);
+    return ((cm_allgather_fn)a->fn)(sbuf, scount, stype, rbuf, rcounts[0], rtype, comm);
 }

@@ -172,6 +172,8 @@ int cm_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *dis
                             void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
 int cm_coll_allgatherv_ring(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                             const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_allgatherv_regular(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                               const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
 int cm_coll_alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                               MPI_Datatype rtype, MPI_Comm comm);
 int cm_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
@@ -182,6 +184,13 @@ int cm_coll_alltoallw_pairwise(const void *sbuf, const int *scounts, const int *
                                const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
 int cm_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const int *rcounts,
                                            MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+int cm_coll_reduce_scatter_allreduce(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                                     MPI_Comm comm);
+int cm_coll_reduce_scatter_equal(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                                 MPI_Comm comm);
+/* Tuned allreduce of total elements, keeping [off, off + count) in rbuf. */
+int cm_coll_allreduce_part(const void *sbuf, void *rbuf, int total, int off, int count, MPI_Datatype dt, MPI_Op op,
+                           MPI_Comm comm);
 int cm_coll_reduce_scatter_block_reduce_scatter(const void *sbuf, void *rbuf, int rcount,
                                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_reduce_scatter_block_pairwise(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,

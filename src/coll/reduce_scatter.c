@@ -1,6 +1,11 @@
 /*
- * reduce_scatter.c -- reduce-scatter with per-rank counts: binomial reduce
- * of the whole vector to rank 0 (rank ordered), then a linear scatterv.
+ * reduce_scatter.c -- reduce-scatter with per-rank counts:
+ *  - reduce_scatterv: binomial reduce of the whole vector to rank 0 (rank
+ *    ordered), then a linear scatterv;
+ *  - allreduce: the tuned allreduce of the whole vector, each rank keeping
+ *    its part;
+ *  - equal: equal counts (every rank sees all counts, so all agree) take the
+ *    tuned reduce_scatter_block, other counts the allreduce route.
  */
 #include "coll/coll.h"
 
@@ -31,4 +36,35 @@ int cm_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const i
     cm_coll_tmp_free(block);
     free(displs);
     return rc;
+}
+
+int cm_coll_reduce_scatter_allreduce(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                                     MPI_Comm comm)
+{
+    int rank, p;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &p);
+    int total = 0, off = 0;
+    for (int i = 0; i < p; i++) {
+        if (i == rank)
+            off = total;
+        total += rcounts[i];
+    }
+    return cm_coll_allreduce_part(sbuf, rbuf, total, off, rcounts[rank], dt, op, comm);
+}
+
+int cm_coll_reduce_scatter_equal(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
+                                 MPI_Comm comm)
+{
+    int p;
+    PMPI_Comm_size(comm, &p);
+    for (int i = 1; i < p; i++)
+        if (rcounts[i] != rcounts[0])
+            return cm_coll_reduce_scatter_allreduce(sbuf, rbuf, rcounts, dt, op, comm);
+    struct cm_dt d;
+    cm_coll_dt(dt, &d);
+    struct cm_coll_query q = { p, rcounts[0], (size_t)rcounts[0] * (size_t)d.size, cm_coll_is_commutative(op),
+                               d.size == d.extent && d.size == d.true_extent };
+    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER_BLOCK, comm, &q);
+    return ((cm_reduce_scatter_block_fn)a->fn)(sbuf, rbuf, rcounts[0], dt, op, comm);
 }

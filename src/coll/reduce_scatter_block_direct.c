@@ -49,15 +49,16 @@ int cm_coll_reduce_scatter_block_pairwise(const void *sbuf, void *rbuf, int rcou
     return rc;
 }
 
-int cm_coll_reduce_scatter_block_allreduce(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
-                                           MPI_Op op, MPI_Comm comm)
+/* The tuned allreduce of all total elements into scratch, then elements
+ * [off, off + count) to rbuf: any split of the vector, since every rank
+ * reduces all of it. */
+int cm_coll_allreduce_part(const void *sbuf, void *rbuf, int total, int off, int count, MPI_Datatype dt, MPI_Op op,
+                           MPI_Comm comm)
 {
-    int rank, p, rc;
-    PMPI_Comm_rank(comm, &rank);
+    int p, rc;
     PMPI_Comm_size(comm, &p);
     struct cm_dt d;
     cm_coll_dt(dt, &d);
-    int total = rcount * p;
     void *block = NULL;
     /* The tuning table sends only tiny blocks here: their vector goes on
      * the stack. */
@@ -70,8 +71,16 @@ int cm_coll_reduce_scatter_block_allreduce(const void *sbuf, void *rbuf, int rco
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, comm, &q);
     rc = ((cm_allreduce_fn)a->fn)(sbuf, all, total, dt, op, comm);
     if (rc == MPI_SUCCESS)
-        rc = cm_coll_copy(all + (size_t)rank * (size_t)rcount * (size_t)d.extent, rcount, dt, rbuf, rcount, dt,
-                          comm);
+        rc = cm_coll_copy(all + (size_t)off * (size_t)d.extent, count, dt, rbuf, count, dt, comm);
     cm_coll_tmp_free(block);
     return rc;
+}
+
+int cm_coll_reduce_scatter_block_allreduce(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                                           MPI_Op op, MPI_Comm comm)
+{
+    int rank, p;
+    PMPI_Comm_rank(comm, &rank);
+    PMPI_Comm_size(comm, &p);
+    return cm_coll_allreduce_part(sbuf, rbuf, rcount * p, rank * rcount, rcount, dt, op, comm);
 }

@@ -51,7 +51,7 @@ static const struct cm_coll_algo allgather_algos[] = {
     ALGO(allgather, rdb), ALGO(allgather, bruck), ALGO(allgather, ring), ALGO(allgather, gather_bcast),
     ALGO(allgather, hybrid) SHM_ALGO(allgather, cm_shm_applies),
 };
-static const struct cm_coll_algo allgatherv_algos[] = { ALGO(allgatherv, ring) };
+static const struct cm_coll_algo allgatherv_algos[] = { ALGO(allgatherv, ring), ALGO(allgatherv, regular) };
 static const struct cm_coll_algo gather_algos[] = { ALGO(gather, linear) SHM_ALGO(gather, cm_shm_applies) };
 static const struct cm_coll_algo gatherv_algos[] = { ALGO(gatherv, linear) };
 static const struct cm_coll_algo scatter_algos[] = { ALGO(scatter, linear) SHM_ALGO(scatter, cm_shm_applies) };
@@ -59,7 +59,9 @@ static const struct cm_coll_algo scatterv_algos[] = { ALGO(scatterv, linear) };
 static const struct cm_coll_algo alltoall_algos[] = { ALGO(alltoall, pairwise) SHM_ALGO(alltoall, cm_shm_applies) };
 static const struct cm_coll_algo alltoallv_algos[] = { ALGO(alltoallv, pairwise) };
 static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise) };
-static const struct cm_coll_algo reduce_scatter_algos[] = { ALGO(reduce_scatter, reduce_scatterv) };
+static const struct cm_coll_algo reduce_scatter_algos[] = {
+    ALGO(reduce_scatter, reduce_scatterv), ALGO(reduce_scatter, allreduce), ALGO(reduce_scatter, equal),
+};
 static const struct cm_coll_algo reduce_scatter_block_algos[] = {
     ALGO(reduce_scatter_block, reduce_scatter), ALGO(reduce_scatter_block, pairwise),
     ALGO(reduce_scatter_block, allreduce) SHM_ALGO(reduce_scatter_block, cm_shm_applies_reduction),
@@ -271,6 +273,15 @@ static const struct tune_row tuning[] = {
     {CM_COLL_REDUCE_SCATTER_BLOCK, 2, ANY_BYTES, 0, "pairwise"},
     {CM_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, 4096, 0, "reduce_scatter"},
     {CM_COLL_REDUCE_SCATTER_BLOCK, ANY_SIZE, ANY_BYTES, 0, "pairwise"},
+    /* Reduce-scatter with counts: equal counts the reduce_scatter_block rows
+     * above, other counts the allreduce route (bench/coll.c's equal blocks
+     * forced through each, 2026-11-24, us [Open MPI]: 2 ranks 8 B
+     * allreduce 0.18 / reduce_scatterv 0.31 [0.49], 1 MiB 110 / 285
+     * [206]; 8 ranks on 2 cores 8 B 5.4 / 19.3 [13.6], 64 KiB 134 / 349
+     * [312], 1 MiB 4329 / 11371 [7699]).  Allgatherv with equal counts
+     * back to back: allgather. */
+    {CM_COLL_REDUCE_SCATTER, ANY_SIZE, ANY_BYTES, 0, "equal"},
+    {CM_COLL_ALLGATHERV, ANY_SIZE, ANY_BYTES, 0, "regular"},
     /* Scan/exscan: the chain up to 16 ranks at every size (2 ranks, 8 B:
      * 0.14 us vs rdb 0.29, 1 MiB 87-171 vs 209-323; 8 ranks on 2 cores: 8 B
      * 1.0-1.1 vs 15-16, 64 KiB 49-61 vs 139-145, 1 MiB 754-1878 vs

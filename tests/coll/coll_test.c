@@ -310,8 +310,10 @@ static void test_mixed_layouts(MPI_Comm comm, long n)
 }
 
 /* v-variants: rank i contributes n + i % 3 elements; blocks one element apart. */
-static void test_v(MPI_Comm comm, enum kind k, long n)
+static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
 {
+    int gap = !regular;  /* regular: every count n, blocks back to back (the
+                          * plain collective's layout, which may be routed there) */
     int p, me;
     MPI_Comm_size(comm, &p);
     MPI_Comm_rank(comm, &me);
@@ -323,15 +325,15 @@ static void test_v(MPI_Comm comm, enum kind k, long n)
     MPI_Datatype *wt = malloc(sizeof(MPI_Datatype) * p);
     long tot = 0, stot = 0, rtot = 0;
     for (int i = 0; i < p; i++) {
-        cnt[i] = (int)n + i % 3;
+        cnt[i] = (int)n + (regular ? 0 : i % 3);
         dsp[i] = (int)tot;
-        tot += cnt[i] + 1;
-        scnt[i] = (int)n + (me + i) % 3;  /* to i */
+        tot += cnt[i] + gap;
+        scnt[i] = (int)n + (regular ? 0 : (me + i) % 3);  /* to i */
         sdsp[i] = (int)stot;
-        stot += scnt[i] + 1;
-        rcnt[i] = (int)n + (i + me) % 3;  /* from i */
+        stot += scnt[i] + gap;
+        rcnt[i] = (int)n + (regular ? 0 : (i + me) % 3);  /* from i */
         rdsp[i] = (int)rtot;
-        rtot += rcnt[i] + 1;
+        rtot += rcnt[i] + gap;
         wsd[i] = sdsp[i] * (int)kind_ext[k];
         wrd[i] = rdsp[i] * (int)kind_ext[k];
         wt[i] = dt;
@@ -347,7 +349,7 @@ static void test_v(MPI_Comm comm, enum kind k, long n)
             for (int i = 0; i < p; i++) {
                 for (long e = 0; e < cnt[i]; e++)
                     EXPECT(k, r, dsp[i] + e, val(i, e), "gatherv %s root %d from %d elem %ld", kind_name[k], root, i, e);
-                CHECK(untouched(k, r, dsp[i] + cnt[i]), "gatherv wrote into a gap");
+                CHECK(regular || untouched(k, r, dsp[i] + cnt[i]), "gatherv wrote into a gap");
             }
         /* in place at the root: its block is already in place */
         for (size_t i = 0; i < rints; i++) ri[i] = SENTINEL;
@@ -377,7 +379,7 @@ static void test_v(MPI_Comm comm, enum kind k, long n)
         for (int i = 0; i < p; i++) {
             for (long e = 0; e < cnt[i]; e++)
                 EXPECT(k, r, dsp[i] + e, val(i, e), "allgatherv %s inplace=%d from %d elem %ld", kind_name[k], inplace, i, e);
-            CHECK(untouched(k, r, dsp[i] + cnt[i]), "allgatherv wrote into a gap");
+            CHECK(regular || untouched(k, r, dsp[i] + cnt[i]), "allgatherv wrote into a gap");
         }
     }
     for (int w = 0; w < 2; w++) {
@@ -392,7 +394,7 @@ static void test_v(MPI_Comm comm, enum kind k, long n)
             for (long e = 0; e < rcnt[i]; e++)
                 EXPECT(k, r, rdsp[i] + e, val(i * p + me, e), "alltoall%c %s from %d elem %ld", w ? 'w' : 'v',
                        kind_name[k], i, e);
-            CHECK(untouched(k, r, rdsp[i] + rcnt[i]), "alltoallv wrote into a gap");
+            CHECK(regular || untouched(k, r, rdsp[i] + rcnt[i]), "alltoallv wrote into a gap");
         }
     }
     /* in place: the receive layout is also the send layout (symmetric counts) */
@@ -573,6 +575,17 @@ static void test_reductions(MPI_Comm comm, enum rkind rk, long n, int every_root
 }
 
 /* Reduce_scatter (counts n, n+1, ...) and Reduce_scatter_block: my block of the rank-ordered fold. */
+/* Equal blocks of n: rank me's result is block me of the fold of all ranks. */
+static void check_own_block(enum rkind rk, const void *r, long n, int me, int p, const char *what, int inplace)
+{
+    for (long e = 0; e < n; e++) {
+        char want[16];
+        rexpect(rk, 0, p - 1, me * n + e, want);
+        checks++;
+        CHECK(req(rk, RAT(rk, r, e), want), "%s %s n=%ld inplace=%d elem %ld", what, rkind_name[rk], n, inplace, e);
+    }
+}
+
 static void test_reduce_scatter(MPI_Comm comm, enum rkind rk, long n)
 {
     int p, me;
@@ -598,15 +611,15 @@ static void test_reduce_scatter(MPI_Comm comm, enum rkind rk, long n)
             CHECK(req(rk, RAT(rk, r, e), want), "reduce_scatter %s n=%ld inplace=%d elem %ld", rkind_name[rk], n,
                   inplace, e);
         }
+        /* equal counts: may be routed to reduce_scatter_block */
+        for (int i = 0; i < p; i++) cnt[i] = (int)n;
+        for (long e = 0; e < n * p; e++) rin(rk, me, e, RAT(rk, inplace ? r : s, e));
+        CHECK_MPI(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : s, r, cnt, dt, op, comm));
+        check_own_block(rk, r, n, me, p, "reduce_scatter equal", inplace);
+        for (int i = 0; i < p; i++) cnt[i] = (int)n + i % 2;
         for (long e = 0; e < n * p; e++) rin(rk, me, e, RAT(rk, inplace ? r : s, e));
         CHECK_MPI(MPI_Reduce_scatter_block(inplace ? MPI_IN_PLACE : s, r, (int)n, dt, op, comm));
-        for (long e = 0; e < n; e++) {
-            char want[16];
-            rexpect(rk, 0, p - 1, me * n + e, want);
-            checks++;
-            CHECK(req(rk, RAT(rk, r, e), want), "reduce_scatter_block %s n=%ld inplace=%d elem %ld", rkind_name[rk],
-                  n, inplace, e);
-        }
+        check_own_block(rk, r, n, me, p, "reduce_scatter_block", inplace);
     }
     free(s);
     free(r);
@@ -637,7 +650,8 @@ static void run_suite(MPI_Comm comm, int full)
             test_allgather_alltoall(comm, (enum kind)k, n);
             if (full) {
                 test_gather_scatter(comm, (enum kind)k, n);
-                test_v(comm, (enum kind)k, n);
+                test_v(comm, (enum kind)k, n, 0);
+                test_v(comm, (enum kind)k, n, 1);
             }
         }
     }
