@@ -21,6 +21,7 @@
 
 #include <stddef.h>
 #include <mpi.h>
+#include <stdlib.h>
 
 #ifdef COREMPI
 #include "core/comm.h"
@@ -235,6 +236,19 @@ static inline int cm_coll_segment(const struct cm_dt *d, size_t seg_bytes, int o
     if (seg < 1)
         seg = 1;
     return count - off < seg ? count - off : seg;
+}
+/* Communicators up to this size keep a linear algorithm's requests on the
+ * stack (a malloc per call was a fifth of a tiny 2-rank call): few is the
+ * caller's array of CM_COLL_FEW_REQS, NULL returned when out of memory. */
+#define CM_COLL_FEW_REQS 64
+static inline MPI_Request *cm_coll_reqs(MPI_Request *few, int n)
+{
+    return n <= CM_COLL_FEW_REQS ? few : (MPI_Request *)malloc(sizeof(MPI_Request) * (size_t)n);
+}
+static inline void cm_coll_reqs_free(MPI_Request *req, const MPI_Request *few)
+{
+    if (req != few)
+        free(req);
 }
 /* Local copy between typed buffers with the same type signature. */
 int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,

@@ -19,7 +19,7 @@ int cm_coll_gatherv_linear(const void *sbuf, int scount, MPI_Datatype stype, voi
     cm_coll_dt(rtype, &d);
     if (sbuf != MPI_IN_PLACE)
         rc = cm_coll_copy(sbuf, scount, stype, cm_coll_at(rbuf, displs[root], &d), rcounts[root], rtype, comm);
-    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)p);
+    MPI_Request few[CM_COLL_FEW_REQS], *req = cm_coll_reqs(few, p);
     if (!req)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
@@ -27,6 +27,6 @@ int cm_coll_gatherv_linear(const void *sbuf, int scount, MPI_Datatype stype, voi
             rc = PMPI_Irecv(cm_coll_at(rbuf, displs[i], &d), rcounts[i], rtype, i, TAG, comm, &req[n++]);
     if (rc == MPI_SUCCESS)
         rc = PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-    free(req);
+    cm_coll_reqs_free(req, few);
     return rc;
 }

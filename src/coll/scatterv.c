@@ -17,7 +17,7 @@ int cm_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *dis
         return PMPI_Recv(rbuf, rcount, rtype, root, TAG, comm, MPI_STATUS_IGNORE);
     struct cm_dt d;
     cm_coll_dt(stype, &d);
-    MPI_Request *req = malloc(sizeof(MPI_Request) * (size_t)p);
+    MPI_Request few[CM_COLL_FEW_REQS], *req = cm_coll_reqs(few, p);
     if (!req)
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
@@ -26,6 +26,6 @@ int cm_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *dis
     if (rc == MPI_SUCCESS && rbuf != MPI_IN_PLACE)
         rc = cm_coll_copy(cm_coll_at(sbuf, displs[root], &d), scounts[root], stype, rbuf, rcount, rtype, comm);
     int rc2 = PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
-    free(req);
+    cm_coll_reqs_free(req, few);
     return rc != MPI_SUCCESS ? rc : rc2;
 }

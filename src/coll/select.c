@@ -53,9 +53,9 @@ static const struct cm_coll_algo allgather_algos[] = {
 };
 static const struct cm_coll_algo allgatherv_algos[] = { ALGO(allgatherv, ring), ALGO(allgatherv, regular) };
 static const struct cm_coll_algo gather_algos[] = { ALGO(gather, linear) SHM_ALGO(gather, cm_shm_applies) };
-static const struct cm_coll_algo gatherv_algos[] = { ALGO(gatherv, linear) };
+static const struct cm_coll_algo gatherv_algos[] = { ALGO(gatherv, linear) SHM_ALGO(gatherv, cm_shm_applies) };
 static const struct cm_coll_algo scatter_algos[] = { ALGO(scatter, linear) SHM_ALGO(scatter, cm_shm_applies) };
-static const struct cm_coll_algo scatterv_algos[] = { ALGO(scatterv, linear) };
+static const struct cm_coll_algo scatterv_algos[] = { ALGO(scatterv, linear) SHM_ALGO(scatterv, cm_shm_applies) };
 static const struct cm_coll_algo alltoall_algos[] = { ALGO(alltoall, pairwise) SHM_ALGO(alltoall, cm_shm_applies) };
 static const struct cm_coll_algo alltoallv_algos[] = { ALGO(alltoallv, pairwise) };
 static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise) };
@@ -255,6 +255,10 @@ static const struct tune_row tuning[] = {
     {CM_COLL_GATHER, 2, ANY_BYTES, 0, "linear"},
     {CM_COLL_GATHER, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_GATHER, ANY_SIZE, 4096, 0, "shm"},
+    /* Gatherv/scatterv: blocks small enough ride the FIFOs, the others go
+     * point to point as in linear, so shm is never the slower. */
+    {CM_COLL_GATHERV, ANY_SIZE, ANY_BYTES, 0, "shm"},
+    {CM_COLL_SCATTERV, ANY_SIZE, ANY_BYTES, 0, "shm"},
 #endif
     /* Reduce-scatter, equal blocks (bytes = one rank's block): tiny blocks
      * through the tuned allreduce (2 ranks, 8 B: 0.18 us vs reduce+scatterv

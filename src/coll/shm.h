@@ -297,6 +297,10 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
                        MPI_Datatype rtype, int root, MPI_Comm comm);
 int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                         MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                        const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
+                         int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
 int cm_coll_scan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_exscan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_reduce_scatter_block_shm(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,

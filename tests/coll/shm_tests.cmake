@@ -8,7 +8,8 @@
 #    exhausted by many live communicators (fallback must stay right).
 set(CM_SHM_FORCE COREMPI_BARRIER=shm COREMPI_BCAST=shm COREMPI_REDUCE=shm COREMPI_ALLREDUCE=shm
     COREMPI_ALLGATHER=shm COREMPI_GATHER=shm COREMPI_SCATTER=shm COREMPI_ALLTOALL=shm
-    COREMPI_SCAN=shm COREMPI_EXSCAN=shm COREMPI_REDUCE_SCATTER_BLOCK=shm)
+    COREMPI_SCAN=shm COREMPI_EXSCAN=shm COREMPI_REDUCE_SCATTER_BLOCK=shm COREMPI_GATHERV=shm
+    COREMPI_SCATTERV=shm)
 foreach(n RANGE 1 9)
   cm_coll_case(shm ${n} ENV ${CM_SHM_FORCE})
 endforeach()

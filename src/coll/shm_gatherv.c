@@ -1,0 +1,69 @@
+/*
+ * shm_gatherv.c -- gatherv on the shared area.  Every block of up to
+ * CM_SHM_RFIFO_BYTES goes through its sender's reduce-FIFO entry (no sync,
+ * as in gather); larger blocks are sent point to point.  The choice is made
+ * per block from its size, which its sender (its own count) and the root
+ * (the counts) both know, so no rank needs the others' counts.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm.h"
+
+#include <stdlib.h>
+
+#define TAG CM_TAG_GATHERV
+
+static int fifo_block(size_t bytes) { return bytes > 0 && bytes <= CM_SHM_RFIFO_BYTES; }
+
+int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
+                        const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    int n, me;
+    PMPI_Comm_size(comm, &n);
+    PMPI_Comm_rank(comm, &me);
+    struct cm_shm *s = n > 1 && cm_shm_rfifo_enabled() ? cm_shm_get(comm, "MPI_Gatherv") : NULL;
+    if (!s)
+        return cm_coll_gatherv_linear(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+    /* Every rank takes call number k, whichever way its block goes: the
+     * entries of one call line up across ranks. */
+    uint32_t k = s->to_root++;
+    if (me != root) {
+        size_t b = cm_shm_bytes(scount, stype, NULL, NULL, NULL);
+        if (!fifo_block(b))
+            return b ? PMPI_Send(sbuf, scount, stype, root, TAG, comm) : MPI_SUCCESS;
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
+        cm_shm_rfifo_claim(s, k);
+        int rc = cm_shm_pack(e->data, sbuf, scount, stype);
+        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        return rc;
+    }
+    struct cm_dt d;
+    cm_coll_dt(rtype, &d);
+    int rc = MPI_SUCCESS, nreq = 0;
+    if (sbuf != MPI_IN_PLACE)
+        rc = cm_coll_copy(sbuf, scount, stype, cm_coll_at(rbuf, displs[me], &d), rcounts[me], rtype, comm);
+    MPI_Request few[CM_COLL_FEW_REQS], *req = cm_coll_reqs(few, n);
+    if (!req)
+        return MPI_ERR_NO_MEM;
+    /* Large blocks first, so that their copies run while small ones arrive. */
+    for (int r = 0; r < n && rc == MPI_SUCCESS; r++) {
+        size_t b = (size_t)rcounts[r] * (size_t)d.size;
+        if (r != me && b && !fifo_block(b))
+            rc = PMPI_Irecv(cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype, r, TAG, comm, &req[nreq++]);
+    }
+    for (int r = 0; r < n; r++) {
+        if (r == me || !fifo_block((size_t)rcounts[r] * (size_t)d.size))
+            continue;
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
+        cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        int urc = cm_shm_unpack(e->data, cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype);
+        if (rc == MPI_SUCCESS)
+            rc = urc;
+    }
+    cm_shm_rfifo_done(s, k);
+    int wrc = nreq ? PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    cm_coll_reqs_free(req, few);
+    return rc != MPI_SUCCESS ? rc : wrc;
+}
+#endif
