@@ -57,8 +57,8 @@ static const struct cm_coll_algo gatherv_algos[] = { ALGO(gatherv, linear) SHM_A
 static const struct cm_coll_algo scatter_algos[] = { ALGO(scatter, linear) SHM_ALGO(scatter, cm_shm_applies) };
 static const struct cm_coll_algo scatterv_algos[] = { ALGO(scatterv, linear) SHM_ALGO(scatterv, cm_shm_applies) };
 static const struct cm_coll_algo alltoall_algos[] = { ALGO(alltoall, pairwise) SHM_ALGO(alltoall, cm_shm_applies) };
-static const struct cm_coll_algo alltoallv_algos[] = { ALGO(alltoallv, pairwise) };
-static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise) };
+static const struct cm_coll_algo alltoallv_algos[] = { ALGO(alltoallv, pairwise) SHM_ALGO(alltoallv, cm_shm_applies) };
+static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise) SHM_ALGO(alltoallw, cm_shm_applies) };
 static const struct cm_coll_algo reduce_scatter_algos[] = {
     ALGO(reduce_scatter, reduce_scatterv), ALGO(reduce_scatter, allreduce), ALGO(reduce_scatter, equal),
 };
@@ -211,6 +211,13 @@ static const struct tune_row tuning[] = {
      * receive buffer (no bounce block) it also leads at 256 KiB, 1566-1644
      * against 1868-2154, and ties at 1 MiB (7500-8000 vs 7333-9031). */
     {CM_COLL_ALLTOALL, 8, ANY_BYTES, 0, "shm"},
+    /* Alltoallv/w in rounds through the slots (shm_alltoallv.c) against
+     * pairwise exchange, 2026-11-24, us [Open MPI in the bench run just
+     * before]: 2 ranks 8 B 0.11 vs 0.20 [0.156], 64 KiB 2.5 vs 3.9 [6.6],
+     * 1 MiB 61 vs 94 [88]; 8 ranks on 2 cores 8 B 5.3 vs 26.5 [16-21],
+     * 64 KiB 95 vs 180 [214-220], 1 MiB 3477 vs 4346 [4277-4738]. */
+    {CM_COLL_ALLTOALLV, 8, ANY_BYTES, 0, "shm"},
+    {CM_COLL_ALLTOALLW, 8, ANY_BYTES, 0, "shm"},
     /* Tiny scans along the chain through the reduce FIFO: 2 ranks, 8 B 0.07 us
      * against 0.14 over point-to-point (Open MPI 0.09-0.10).  At 8 ranks on 2
      * cores it lost to the p2p chain while the FIFO had 32 entries (1.9-3.2

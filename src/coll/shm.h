@@ -297,6 +297,11 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
                        MPI_Datatype rtype, int root, MPI_Comm comm);
 int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                         MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_coll_alltoallv_shm(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
+                          const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm);
+int cm_coll_alltoallw_shm(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes,
+                          void *rbuf, const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
+                          MPI_Comm comm);
 int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
                         const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
 int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
