@@ -6,7 +6,8 @@
  *   coll <name> <bytes> <usec>        (barrier prints bytes = 0)
  * <bytes> is what one rank contributes: the broadcast buffer; the reduced
  * vector (MPI_INT, MPI_SUM); one block of allgather/gather/scatter/
- * reduce_scatter_block; one peer's block of alltoall.
+ * reduce_scatter_block; one peer's block of alltoall.  The v-variants and
+ * reduce_scatter use equal blocks, as OSU's do.
  *
  * Options: -q quick; -v all sizes (4 B..4 MiB, powers of 4, plus 8 B);
  * -c name,name  only these collectives; -s bytes,bytes  only these sizes;
@@ -24,16 +25,33 @@
 
 enum coll_kind {
     K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_ALLGATHER, K_ALLTOALL,
-    K_GATHER, K_SCATTER, K_REDUCE_SCATTER_BLOCK, K_SCAN, K_COUNT
-};
-
-static const char *const coll_names[K_COUNT] = {
-    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
-    "gather", "scatter", "reduce_scatter_block", "scan",
+    K_GATHER, K_SCATTER, K_REDUCE_SCATTER_BLOCK, K_SCAN,
+    K_EXSCAN, K_REDUCE_SCATTER, K_ALLGATHERV, K_GATHERV, K_SCATTERV, K_ALLTOALLV, K_ALLTOALLW, K_COUNT
 };
 
 static int rank, nranks;
 static unsigned char *sendbuf, *recvbuf;
+
+static const char *const coll_names[K_COUNT] = {
+    "barrier", "bcast", "reduce", "allreduce", "allgather", "alltoall",
+    "gather", "scatter", "reduce_scatter_block", "scan",
+    "exscan", "reduce_scatter", "allgatherv", "gatherv", "scatterv", "alltoallv", "alltoallw",
+};
+
+/* The v-variants run OSU-style: every block the same size, at j * bytes. */
+static int *counts, *displs, *wdispls;
+static MPI_Datatype *wtypes;
+
+static void set_layout(int bytes)
+{
+    for (int j = 0; j < nranks; j++) {
+        counts[j] = bytes;
+        displs[j] = j * bytes;
+        wdispls[j] = j * bytes;
+        wtypes[j] = MPI_BYTE;
+    }
+}
+
 
 static void put_int(unsigned char *block, int v) { memcpy(block, &v, sizeof v); }
 static int get_int(const unsigned char *block)
@@ -127,6 +145,55 @@ static void one_call(enum coll_kind k, int bytes)
             put_int(sendbuf + j * blk, s + rank + j);
         MPI_Reduce_scatter_block(sendbuf, recvbuf, ints, MPI_INT, MPI_SUM, w);
         expect(get_int(recvbuf), p * s + rank_sum + p * rank, k, bytes);
+        break;
+    case K_EXSCAN:
+        put_int(sendbuf, s + rank);
+        MPI_Exscan(sendbuf, recvbuf, ints, MPI_INT, MPI_SUM, w);
+        if (rank > 0)
+            expect(get_int(recvbuf), rank * s + rank * (rank - 1) / 2, k, bytes);
+        break;
+    case K_REDUCE_SCATTER:
+        for (int j = 0; j < p; j++) {
+            put_int(sendbuf + j * blk, s + rank + j);
+            counts[j] = ints;
+        }
+        MPI_Reduce_scatter(sendbuf, recvbuf, counts, MPI_INT, MPI_SUM, w);
+        expect(get_int(recvbuf), p * s + rank_sum + p * rank, k, bytes);
+        break;
+    case K_ALLGATHERV:
+        set_layout(bytes);
+        put_int(sendbuf, s + rank);
+        MPI_Allgatherv(sendbuf, bytes, MPI_BYTE, recvbuf, counts, displs, MPI_BYTE, w);
+        for (int j = 0; j < p; j++)
+            expect(get_int(recvbuf + j * blk), s + j, k, bytes);
+        break;
+    case K_GATHERV:
+        set_layout(bytes);
+        put_int(sendbuf, s + rank);
+        MPI_Gatherv(sendbuf, bytes, MPI_BYTE, recvbuf, counts, displs, MPI_BYTE, root, w);
+        if (rank == root)
+            for (int j = 0; j < p; j++)
+                expect(get_int(recvbuf + j * blk), s + j, k, bytes);
+        break;
+    case K_SCATTERV:
+        set_layout(bytes);
+        if (rank == root)
+            for (int j = 0; j < p; j++)
+                put_int(sendbuf + j * blk, s + j);
+        MPI_Scatterv(sendbuf, counts, displs, MPI_BYTE, recvbuf, bytes, MPI_BYTE, root, w);
+        expect(get_int(recvbuf), s + rank, k, bytes);
+        break;
+    case K_ALLTOALLV:
+    case K_ALLTOALLW:
+        set_layout(bytes);
+        for (int j = 0; j < p; j++)
+            put_int(sendbuf + j * blk, s + 31 * rank + j);
+        if (k == K_ALLTOALLV)
+            MPI_Alltoallv(sendbuf, counts, displs, MPI_BYTE, recvbuf, counts, displs, MPI_BYTE, w);
+        else
+            MPI_Alltoallw(sendbuf, counts, wdispls, wtypes, recvbuf, counts, wdispls, wtypes, w);
+        for (int i = 0; i < p; i++)
+            expect(get_int(recvbuf + i * blk), s + 31 * i + rank, k, bytes);
         break;
     default:
         break;
@@ -226,7 +293,11 @@ int main(int argc, char **argv)
     size_t room = (size_t)(biggest ? biggest : 4) * (size_t)nranks;
     sendbuf = malloc(room);
     recvbuf = malloc(room);
-    if (!sendbuf || !recvbuf)
+    counts = malloc(sizeof(int) * (size_t)nranks);
+    displs = malloc(sizeof(int) * (size_t)nranks);
+    wdispls = malloc(sizeof(int) * (size_t)nranks);
+    wtypes = malloc(sizeof(MPI_Datatype) * (size_t)nranks);
+    if (!sendbuf || !recvbuf || !counts || !displs || !wdispls || !wtypes)
         MPI_Abort(MPI_COMM_WORLD, 2);
     memset(sendbuf, 0, room); /* also the first touch, outside any timing */
     memset(recvbuf, 0, room);
@@ -254,6 +325,10 @@ int main(int argc, char **argv)
     }
     free(sendbuf);
     free(recvbuf);
+    free(counts);
+    free(displs);
+    free(wdispls);
+    free(wtypes);
     MPI_Finalize();
     return 0;
 }

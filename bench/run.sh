@@ -27,11 +27,12 @@ if [ -n "$quick" ]; then
 else
     rounds=3; rounds8=2; hello_runs=10; limit2=120; limit8=12; qflag=
     coll8_sizes=8,65536,1048576
-    coll8_names="barrier bcast reduce allreduce allgather alltoall gather scatter reduce_scatter_block scan"
+    coll8_names="barrier bcast reduce allreduce allgather alltoall gather scatter reduce_scatter_block scan
+                 exscan reduce_scatter allgatherv gatherv scatterv alltoallv alltoallw"
 fi
 # Later rounds are skipped once this many seconds are spent (the first round
 # always runs): a loaded machine must not stretch `make bench` without end.
-budget=${BENCH_BUDGET:-$([ -n "$quick" ] && echo 60 || echo 480)}
+budget=${BENCH_BUDGET:-$([ -n "$quick" ] && echo 60 || echo 600)}
 rounds=${BENCH_ROUNDS:-$rounds}
 vflag=${verbose:+-v}
 coll8_sizes=${BENCH_COLL8_SIZES:-$coll8_sizes}
