@@ -38,10 +38,7 @@ int cm_coll_allgatherv_regular(const void *sbuf, int scount, MPI_Datatype stype,
     for (int i = 0; i < p; i++)
         if (rcounts[i] != rcounts[0] || displs[i] != i * rcounts[0])
             return cm_coll_allgatherv_ring(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-    struct cm_dt d;
-    cm_coll_dt(rtype, &d);
-    struct cm_coll_query q = { p, rcounts[0], (size_t)rcounts[0] * (size_t)d.size, 1,
-                               d.size == d.extent && d.size == d.true_extent };
+    struct cm_coll_query q = cm_coll_query_of(p, rcounts[0], rtype, 1);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHER, comm, &q);
     return ((cm_allgather_fn)a->fn)(sbuf, scount, stype, rbuf, rcounts[0], rtype, comm);
 }

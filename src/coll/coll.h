@@ -237,6 +237,15 @@ static inline int cm_coll_segment(const struct cm_dt *d, size_t seg_bytes, int o
         seg = 1;
     return count - off < seg ? count - off : seg;
 }
+/* The selection query for count elements of dt on a communicator of size. */
+static inline struct cm_coll_query cm_coll_query_of(int size, int count, MPI_Datatype dt, int commutative)
+{
+    struct cm_dt d;
+    cm_coll_dt(dt, &d);
+    struct cm_coll_query q = { size, count, (size_t)count * (size_t)d.size, commutative,
+                               d.size == d.extent && d.size == d.true_extent };
+    return q;
+}
 /* Communicators up to this size keep a linear algorithm's requests on the
  * stack (a malloc per call was a fifth of a tiny 2-rank call): few is the
  * caller's array of CM_COLL_FEW_REQS, NULL returned when out of memory. */

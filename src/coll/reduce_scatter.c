@@ -61,10 +61,7 @@ int cm_coll_reduce_scatter_equal(const void *sbuf, void *rbuf, const int *rcount
     for (int i = 1; i < p; i++)
         if (rcounts[i] != rcounts[0])
             return cm_coll_reduce_scatter_allreduce(sbuf, rbuf, rcounts, dt, op, comm);
-    struct cm_dt d;
-    cm_coll_dt(dt, &d);
-    struct cm_coll_query q = { p, rcounts[0], (size_t)rcounts[0] * (size_t)d.size, cm_coll_is_commutative(op),
-                               d.size == d.extent && d.size == d.true_extent };
+    struct cm_coll_query q = cm_coll_query_of(p, rcounts[0], dt, cm_coll_is_commutative(op));
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER_BLOCK, comm, &q);
     return ((cm_reduce_scatter_block_fn)a->fn)(sbuf, rbuf, rcounts[0], dt, op, comm);
 }

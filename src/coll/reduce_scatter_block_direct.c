@@ -66,8 +66,7 @@ int cm_coll_allreduce_part(const void *sbuf, void *rbuf, int total, int off, int
     char *all = cm_coll_tmp_in(dt, total, small, SMALL_VECTOR, &block);
     if (!all)
         return MPI_ERR_NO_MEM;
-    struct cm_coll_query q = { p, total, (size_t)total * (size_t)d.size, cm_coll_is_commutative(op),
-                               d.size == d.extent && d.size == d.true_extent };
+    struct cm_coll_query q = cm_coll_query_of(p, total, dt, cm_coll_is_commutative(op));
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, comm, &q);
     rc = ((cm_allreduce_fn)a->fn)(sbuf, all, total, dt, op, comm);
     if (rc == MPI_SUCCESS)

@@ -297,6 +297,8 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
                        MPI_Datatype rtype, int root, MPI_Comm comm);
 int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                         MPI_Datatype rtype, int root, MPI_Comm comm);
+/* A gather's non-root, call k: its block into its reduce-FIFO entry. */
+int cm_shm_gather_fifo_send(struct cm_shm *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype);
 int cm_coll_alltoallv_shm(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
                           const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm);
 int cm_coll_alltoallw_shm(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes,

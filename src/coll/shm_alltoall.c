@@ -19,10 +19,11 @@
  * one sync, and takes its part out of every slot.  A slot is written again
  * two rounds later, after a sync that every reader passed having copied
  * out.  Any layouts (ranks' types need only match in signature). */
-static void alltoall_pieces(struct cm_shm *s, const char *sbuf, int scount, MPI_Datatype stype, size_t sblk,
-                            char *rbuf, int rcount, MPI_Datatype rtype, size_t rblk, size_t b)
+static int alltoall_pieces(struct cm_shm *s, const char *sbuf, int scount, MPI_Datatype stype, size_t sblk,
+                           char *rbuf, int rcount, MPI_Datatype rtype, size_t rblk, size_t b, MPI_Comm comm)
 {
     int n = s->n, me = s->rank;
+    int rc = cm_coll_copy(sbuf + (size_t)me * sblk, scount, stype, rbuf + (size_t)me * rblk, rcount, rtype, comm);
     size_t step = s->slot_bytes / (size_t)n;
     for (size_t off = 0; off < b; off += step) {
         size_t len = b - off < step ? b - off : step;
@@ -31,16 +32,13 @@ static void alltoall_pieces(struct cm_shm *s, const char *sbuf, int scount, MPI_
         for (int j = 0; j < n; j++)
             if (j != me)
                 cm_shm_pack_part(mine + (size_t)j * len, sbuf + (size_t)j * sblk, scount, stype, off, len);
-        /* Own part packed where it would go for others: free, and any
-         * pair of layouts unpacks from it. */
-        cm_shm_pack_part(mine + (size_t)me * len, sbuf + (size_t)me * sblk, scount, stype, off, len);
-        cm_shm_unpack_part(mine + (size_t)me * len, rbuf + (size_t)me * rblk, rcount, rtype, off, len);
         cm_shm_sync(s, NULL, NULL);
         for (int i = 0; i < n; i++)
             if (i != me)
                 cm_shm_unpack_part((char *)cm_shm_slot(s, i, p) + (size_t)me * len, rbuf + (size_t)i * rblk, rcount,
                                    rtype, off, len);
     }
+    return rc;
 }
 
 int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
@@ -89,9 +87,10 @@ int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void 
      * 18-19 against 22-34, 1 MiB 83-90 against 93-96, 4 MiB 402-449 against
      * 524-578 (Open MPI 23-38 / 89-92 / 462-478; split caches, 2026-11-24, later). */
     if (s->slot_bytes >= (size_t)n && cm_shm_chunked(s, (size_t)n * b)) {
-        alltoall_pieces(s, sbuf, scount, stype, (size_t)scount * (size_t)sext, rbuf, rcount, rtype, rblk, b);
+        rc = alltoall_pieces(s, sbuf, scount, stype, (size_t)scount * (size_t)sext, rbuf, rcount, rtype, rblk, b,
+                             comm);
         free(copy);
-        return MPI_SUCCESS;
+        return rc;
     }
     struct cm_shm_view v;
     if ((rc = cm_shm_view(&v, sbuf, scount * n, stype, 1)) != MPI_SUCCESS) {

@@ -14,19 +14,23 @@
 /* Blocks of up to CM_SHM_RFIFO_BYTES through the reduce FIFO (shm.h): a
  * non-root packs its block into its entry and returns; the root unpacks
  * each block as it appears, then acks every entry. */
+int cm_shm_gather_fifo_send(struct cm_shm *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype)
+{
+    struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, s->rank, k);
+    cm_shm_rfifo_claim(s, k);
+    int rc = cm_shm_pack(e->data, sbuf, scount, stype);
+    atomic_store_explicit(&e->seq, k + 1, memory_order_release);
+    cm_shm_wake32(&e->seq, &e->seq_waiters);
+    return rc;
+}
+
 static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                        int rcount, MPI_Datatype rtype, int root, int inplace, size_t blk)
 {
     uint32_t k = s->to_root++;
     int me = s->rank, n = s->n, rc = MPI_SUCCESS;
-    if (me != root) {
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
-        cm_shm_rfifo_claim(s, k);
-        rc = cm_shm_pack(e->data, sbuf, scount, stype);
-        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
-        cm_shm_wake32(&e->seq, &e->seq_waiters);
-        return rc;
-    }
+    if (me != root)
+        return cm_shm_gather_fifo_send(s, k, sbuf, scount, stype);
     if (!inplace) {
         unsigned char own[CM_SHM_RFIFO_BYTES];
         rc = cm_shm_pack(own, sbuf, scount, stype);

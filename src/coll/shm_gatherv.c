@@ -31,12 +31,7 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
         size_t b = cm_shm_bytes(scount, stype, NULL, NULL, NULL);
         if (!fifo_block(b))
             return b ? PMPI_Send(sbuf, scount, stype, root, TAG, comm) : MPI_SUCCESS;
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
-        cm_shm_rfifo_claim(s, k);
-        int rc = cm_shm_pack(e->data, sbuf, scount, stype);
-        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
-        cm_shm_wake32(&e->seq, &e->seq_waiters);
-        return rc;
+        return cm_shm_gather_fifo_send(s, k, sbuf, scount, stype);
     }
     struct cm_dt d;
     cm_coll_dt(rtype, &d);
