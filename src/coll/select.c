@@ -224,8 +224,8 @@ static const struct tune_row tuning[] = {
      * us: a rank could run only 32 calls ahead per time slice); with 128,
      * 0.28-0.38 against the chain's 0.39-0.91 (Open MPI 0.40-0.44;
      * 2026-11-24, 3 alternated runs). */
-    {CM_COLL_SCAN, 8, CM_SHM_RFIFO_BYTES, 0, "shm"},
-    {CM_COLL_EXSCAN, 8, CM_SHM_RFIFO_BYTES, 0, "shm"},
+    {CM_COLL_SCAN, 8, CM_SHM_RFIFO_PAIR_BYTES, 0, "shm"},
+    {CM_COLL_EXSCAN, 8, CM_SHM_RFIFO_PAIR_BYTES, 0, "shm"},
     /* Larger: at 8 ranks on 2 cores the slots with every rank running the
      * prefix of its slice (both cores fold at once) beat the chain from
      * 64 KiB: 75 / 207 / 1305 us at 64 KiB / 256 KiB / 1 MiB against
@@ -240,7 +240,7 @@ static const struct tune_row tuning[] = {
     {CM_COLL_SCAN, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_EXSCAN, 8, ANY_BYTES, 0, "shm"},
     {CM_COLL_SCATTER, 2, 512, 0, "shm"},  /* the bcast FIFO: 8 B 0.09 us vs linear 0.12; 512 B 0.11 vs 0.21 */
-    {CM_COLL_GATHER, ANY_SIZE, CM_SHM_RFIFO_BYTES, 0, "shm"},  /* the reduce FIFO: 2 ranks 0.08 us vs linear 0.145 */
+    {CM_COLL_GATHER, ANY_SIZE, CM_SHM_RFIFO_PAIR_BYTES, 0, "shm"},  /* the reduce FIFO: 2 ranks 0.08 us vs linear 0.145 */
     /* 2 ranks, scatter: a block of up to 16 KiB through the slot, then one
      * streamed message up to a slot (8/16 KiB 1.2/2.4 us vs linear 2.4/4.6;
      * 64 KiB linear 6.8 vs shm 8.8 [9.5]; 256 KiB 6.9-8.6 vs 11), and

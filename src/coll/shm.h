@@ -139,19 +139,25 @@ int cm_shm_bfifo_enabled(void);
  * rank reuses an entry once the acks show the call CM_SHM_RFIFO_ENTRIES ago
  * consumed.  Only entry 0's ack word of each rank is used. */
 #define CM_SHM_RFIFO_ENTRIES 128
-/* Up to 56 bytes share the seq line; the rest fills the line after it, the
- * seq line's adjacent-line partner, which the prefetcher fetches with it:
- * 64 to 120 bytes measured 0.065-0.075 us per 2-rank reduce, like 56 bytes,
- * against 0.12 through the slots. */
-#define CM_SHM_RFIFO_BYTES 120
+/* Up to 56 bytes share the seq line; up to CM_SHM_RFIFO_PAIR_BYTES fill the
+ * line after it too, the seq line's adjacent-line partner, which the
+ * prefetcher fetches with it: 64 to 120 bytes measured 0.065-0.075 us per
+ * 2-rank reduce, like 56 bytes, against 0.12 through the slots.  Reduce goes
+ * on through the FIFO up to CM_SHM_RFIFO_BYTES (three more lines): at 2
+ * ranks the slot's sync held the non-root back for 121-504 bytes, 0.10-0.11
+ * us against Open MPI's eager 0.08-0.09.  Gather, gatherv and scan keep to
+ * the line pair, where they were measured. */
+#define CM_SHM_RFIFO_PAIR_BYTES 120
+#define CM_SHM_RFIFO_BYTES 504
 struct cm_shm_rfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* written by the owner */
     _Atomic uint32_t seq_waiters;            /* a sleeping root */
-    unsigned char data[CM_SHM_RFIFO_BYTES];  /* the seq line and its partner */
+    unsigned char data[CM_SHM_RFIFO_BYTES];  /* from the seq line on */
     _Alignas(128) _Atomic uint32_t ack;      /* written by the root of the reduce */
     _Atomic uint32_t ack_waiters;            /* a sleeping owner */
     char pad1[128 - 8];
 };
+_Static_assert(sizeof(struct cm_shm_rfifo_entry) == 640, "the data ends where the ack pair starts");
 struct cm_shm_rfifo_entry *cm_shm_rfifo(struct cm_shm *s, int r, unsigned k);
 /* Tiny gathers use the same entries and count (shm_gather.c): every rank
  * calls the collectives in the same order, so all agree on k.

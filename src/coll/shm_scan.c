@@ -37,7 +37,7 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
     /* The same answer on every rank: same count and type signature. */
-    struct cm_shm *s = n > 1 && bytes && bytes <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled()
+    struct cm_shm *s = n > 1 && bytes && bytes <= CM_SHM_RFIFO_PAIR_BYTES && cm_shm_rfifo_enabled()
                            ? cm_shm_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
                            : NULL;
     if (!s)
@@ -45,7 +45,7 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
                          : cm_coll_scan_linear(sbuf, rbuf, count, dt, op, comm);
     uint32_t k = s->to_root++;
     char *out = (char *)rbuf + tlb;
-    unsigned char prefix[CM_SHM_RFIFO_BYTES];   /* becomes x0 op ... op x(me) */
+    unsigned char prefix[CM_SHM_RFIFO_PAIR_BYTES];   /* becomes x0 op ... op x(me) */
     cm_copy(prefix, (const char *)sbuf + tlb, bytes); /* before rbuf changes: in place */
     int rc = MPI_SUCCESS;
     if (me > 0) {
@@ -107,7 +107,7 @@ static int scan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 {
     MPI_Aint tlb;
     size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
-    struct cm_shm *s = bytes > CM_SHM_RFIFO_BYTES && cm_comm_lookup(comm, NULL)->size > 1
+    struct cm_shm *s = bytes > CM_SHM_RFIFO_PAIR_BYTES && cm_comm_lookup(comm, NULL)->size > 1
                            ? cm_shm_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
                            : NULL;
     if (!s || (bytes > s->slot_bytes && !cm_shm_chunked(s, bytes)))

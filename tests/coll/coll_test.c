@@ -637,12 +637,15 @@ static void test_barrier(MPI_Comm comm)
 
 static void run_suite(MPI_Comm comm, int full)
 {
-    static const long small[] = {0, 1, 7, 1000};
+    /* 31 elements are 124-372 bytes: past the reduce FIFO's first line pair,
+     * inside its entry (shm.h). */
+    static const long small[] = {0, 1, 7, 31, 1000};
+    enum { NSMALL = sizeof small / sizeof small[0] };
     test_barrier(comm);
     for (int k = 0; k < K_NUM; k++) {
         if (kind_dt[k] == MPI_DATATYPE_NULL)
             continue;
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < NSMALL; i++) {
             long n = small[i];
             if (!full && n == 1000)
                 continue;
@@ -670,7 +673,7 @@ static void run_suite(MPI_Comm comm, int full)
         if (rk == R_VEC_SUM)
             continue;
 #endif
-        for (int i = 0; i < 4; i++) {
+        for (int i = 0; i < NSMALL; i++) {
             long n = small[i];
             if (!full && n == 1000)
                 continue;
