@@ -13,6 +13,15 @@
 
 static struct cm_request *posted_head, *posted_tail;
 static struct cm_unexp *unexp_head, *unexp_tail;
+/* Per sender, the same messages: a receive from one source walks only that
+ * source's.  When senders run ahead of a busy receiver (many to one, more
+ * ranks than cores) the unexpected messages pile up, and a walk of all of
+ * them per receive took 89% of the time (8 ranks, 256 B: 16-53 us per round
+ * of 7 messages against Open MPI's 1.5-1.9).  Arrival order within a sender
+ * is all a specific-source receive needs; MPI_ANY_SOURCE walks the list of
+ * all. */
+struct src_list { struct cm_unexp *head, *tail; };
+static struct src_list *by_src;   /* world size entries, made on first use */
 
 static inline int fits(int want_src, int want_tag, int src, int tag)
 {
@@ -46,15 +55,32 @@ struct cm_request *cm_match_posted(uint16_t ctx, int src_world, int tag)
 static struct cm_unexp *unexp_new(int src, uint16_t ctx, int tag, size_t len)
 {
     struct cm_unexp *u = calloc(1, sizeof *u);
-    if (!u)
+    if (!by_src)
+        by_src = calloc((size_t)cm_g.size, sizeof *by_src);
+    if (!u || !by_src)
         cm_fatal("progress", "out of memory for an unexpected message");
     u->src_world = src;
     u->ctx = ctx;
     u->tag = tag;
     u->len = len;
+    u->prev = unexp_tail;
     if (unexp_tail) unexp_tail->next = u; else unexp_head = u;
     unexp_tail = u;
+    struct src_list *l = &by_src[src];
+    u->src_prev = l->tail;
+    if (l->tail) l->tail->src_next = u; else l->head = u;
+    l->tail = u;
     return u;
+}
+
+static void unexp_unlink(struct cm_unexp *u)
+{
+    if (u->prev) u->prev->next = u->next; else unexp_head = u->next;
+    if (u->next) u->next->prev = u->prev; else unexp_tail = u->prev;
+    struct src_list *l = &by_src[u->src_world];
+    if (u->src_prev) u->src_prev->src_next = u->src_next; else l->head = u->src_next;
+    if (u->src_next) u->src_next->src_prev = u->src_prev; else l->tail = u->src_prev;
+    u->next = u->prev = u->src_next = u->src_prev = NULL;
 }
 
 void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t token,
@@ -82,18 +108,19 @@ void cm_unexp_add_rts(int src, uint16_t ctx, int tag, uint64_t token, uint64_t a
 
 struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove)
 {
-    struct cm_unexp *prev = NULL;
-    for (struct cm_unexp *u = unexp_head; u; prev = u, u = u->next) {
-        if (u->ctx != ctx || !fits(src_world, tag, u->src_world, u->tag))
-            continue;
-        if (remove) {
-            if (prev) prev->next = u->next; else unexp_head = u->next;
-            if (unexp_tail == u) unexp_tail = prev;
-            u->next = NULL;
-        }
-        return u;
+    struct cm_unexp *u;
+    if (src_world >= 0) {
+        u = by_src ? by_src[src_world].head : NULL;
+        while (u && (u->ctx != ctx || !fits(src_world, tag, u->src_world, u->tag)))
+            u = u->src_next;
+    } else {
+        u = unexp_head;
+        while (u && (u->ctx != ctx || !fits(src_world, tag, u->src_world, u->tag)))
+            u = u->next;
     }
-    return NULL;
+    if (u && remove)
+        unexp_unlink(u);
+    return u;
 }
 
 void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes)
@@ -236,5 +263,7 @@ void cm_match_finalize(void)
         free(u);
     }
     unexp_tail = NULL;
+    free(by_src);
+    by_src = NULL;
     posted_head = posted_tail = NULL;
 }

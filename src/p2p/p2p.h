@@ -17,9 +17,12 @@
 
 struct cm_comm;
 
-/* A message that arrived before its receive was posted. */
+/* A message that arrived before its receive was posted.  It sits on two
+ * lists in arrival order: all messages (for MPI_ANY_SOURCE) and its sender's
+ * (match.c). */
 struct cm_unexp {
-    struct cm_unexp *next;
+    struct cm_unexp *next, *prev;          /* all messages */
+    struct cm_unexp *src_next, *src_prev;  /* this sender's */
     int src_world;
     uint16_t ctx;
     uint8_t kind;          /* CM_MSG_EAGER or CM_MSG_RTS */
