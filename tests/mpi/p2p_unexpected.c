@@ -75,6 +75,14 @@ static void accept(const unsigned char *b, const MPI_Status *st, int want_src, i
     taken[src][seq] = 1;
 }
 
+static void recv_checked(int src, int tag, const char *how)
+{
+    unsigned char b[BYTES + 1];
+    MPI_Status st;
+    CHECK_MPI(MPI_Recv(b, BYTES + 1, MPI_BYTE, src, tag, MPI_COMM_WORLD, &st));
+    accept(b, &st, src, tag, how);
+}
+
 static void receive_all(void)
 {
     unsigned char b[BYTES + 1];
@@ -93,22 +101,18 @@ static void receive_all(void)
             tag = tag_of(oldest(s, MPI_ANY_TAG) + 1 + (step / 6) % 2);
             if (oldest(s, tag) < 0)
                 tag = tag_of(oldest(s, MPI_ANY_TAG));
-            CHECK_MPI(MPI_Recv(b, BYTES + 1, MPI_BYTE, s, tag, MPI_COMM_WORLD, &st));
-            accept(b, &st, s, tag, "Recv(source, tag)");
+            recv_checked(s, tag, "Recv(source, tag)");
             break;
         case 1:
-            CHECK_MPI(MPI_Recv(b, BYTES + 1, MPI_BYTE, s, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-            accept(b, &st, s, MPI_ANY_TAG, "Recv(source, ANY_TAG)");
+            recv_checked(s, MPI_ANY_TAG, "Recv(source, ANY_TAG)");
             break;
         case 2:
             if (!any_left_with_tag(tag))
                 continue;
-            CHECK_MPI(MPI_Recv(b, BYTES + 1, MPI_BYTE, MPI_ANY_SOURCE, tag, MPI_COMM_WORLD, &st));
-            accept(b, &st, MPI_ANY_SOURCE, tag, "Recv(ANY_SOURCE, tag)");
+            recv_checked(MPI_ANY_SOURCE, tag, "Recv(ANY_SOURCE, tag)");
             break;
         case 3:
-            CHECK_MPI(MPI_Recv(b, BYTES + 1, MPI_BYTE, MPI_ANY_SOURCE, MPI_ANY_TAG, MPI_COMM_WORLD, &st));
-            accept(b, &st, MPI_ANY_SOURCE, MPI_ANY_TAG, "Recv(ANY_SOURCE, ANY_TAG)");
+            recv_checked(MPI_ANY_SOURCE, MPI_ANY_TAG, "Recv(ANY_SOURCE, ANY_TAG)");
             break;
         case 4: { /* Probe names a message; Recv of its source and tag must get that one */
             MPI_Status pst;
