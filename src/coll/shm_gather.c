@@ -11,7 +11,7 @@
 
 #include <stdlib.h>
 
-/* Blocks of up to CM_SHM_RFIFO_PAIR_BYTES through the reduce FIFO (shm.h): a
+/* Blocks of up to CM_SHM_RFIFO_BYTES through the reduce FIFO (shm.h): a
  * non-root packs its block into its entry and returns; the root unpacks
  * each block as it appears, then acks every entry. */
 int cm_shm_gather_fifo_send(struct cm_shm *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype)
@@ -32,7 +32,7 @@ static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datat
     if (me != root)
         return cm_shm_gather_fifo_send(s, k, sbuf, scount, stype);
     if (!inplace) {
-        unsigned char own[CM_SHM_RFIFO_PAIR_BYTES];
+        unsigned char own[CM_SHM_RFIFO_BYTES];
         rc = cm_shm_pack(own, sbuf, scount, stype);
         if (rc == MPI_SUCCESS)
             rc = cm_shm_unpack(own, (char *)rbuf + (size_t)me * blk, rcount, rtype);
@@ -97,7 +97,7 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
     if (me == root)
         cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, &rext);
     size_t blk = (size_t)rcount * (size_t)rext;
-    if (b <= CM_SHM_RFIFO_PAIR_BYTES && cm_shm_rfifo_enabled())
+    if (b <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled())
         return gather_fifo(s, sbuf, scount, stype, rbuf, rcount, rtype, root, inplace, blk);
     int p = cm_shm_parity(s), rc = MPI_SUCCESS;
     if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
