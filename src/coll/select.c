@@ -162,7 +162,9 @@ static const struct tune_row tuning[] = {
      * reduction, ...) passes the call on to the next matching row.
      */
     {CM_COLL_BARRIER, ANY_SIZE, ANY_BYTES, 0, "shm"},
-    {CM_COLL_BCAST, ANY_SIZE, 1024, 0, "shm"},
+    /* The bcast FIFO, up to an entry (shm.h): 8 ranks, 2 / 4 KiB 0.30 / 0.53
+     * us vs flat 1.5-1.7 / 2.5-3.9 (Open MPI 9.4-10 / 16-20; 2026-11-25). */
+    {CM_COLL_BCAST, ANY_SIZE, CM_SHM_BFIFO_BYTES, 0, "shm"},
     /* With 256 KiB slots, and larger vectors going through them piece by
      * piece, the shm paths win most sizes (2026-11-24, bench/coll.c -s, 3
      * alternated runs, medians in us; Open MPI in brackets):
@@ -173,7 +175,7 @@ static const struct tune_row tuning[] = {
      *  8 ranks on 2 cores: bcast, reduce, allreduce and scatter at every size
      *    from 16 KiB (bcast 1 MiB 184 vs two-to-all 428 [477]; reduce 64 KiB
      *    35 vs binomial 103 [117]; allreduce 1 MiB 624 vs Rabenseifner 1542
-     *    [1347]; scatter 256 KiB 115 vs linear 160 [153]); bcast of 2-8 KiB
+     *    [1347]; scatter 256 KiB 115 vs linear 160 [153]); bcast of 5-8 KiB
      *    flat (2.5-6.9 vs shm 7.6-8.8).
      *  gather: shm to 256 KiB blocks (2 ranks 24 vs linear 26 [39]; 8 ranks
      *    103 vs 122 [291]); beyond, see gather's rows below. */
