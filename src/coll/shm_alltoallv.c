@@ -8,7 +8,9 @@
  * block out of the senders' slots.  With the first round every rank also
  * publishes its largest outgoing block in its flag line; after that round's
  * sync all read the same maxima and so run the same number of rounds.
- * Blocks that all fit one step (the usual small call) cost one sync.
+ * Blocks that all fit one step (the usual small call) cost one sync.  At 2
+ * ranks each rank's receive is the other's send, so both know the largest
+ * block from their own counts.
  *
  * MPI_IN_PLACE: send and receive layouts are the same, and round r reads
  * and writes byte range r of each block only after packing it, so later
@@ -39,6 +41,22 @@ static size_t side_bytes(const struct side *x, int j)
     return x->counts[j] ? cm_shm_bytes(x->counts[j], side_type(x, j), NULL, NULL, NULL) : 0;
 }
 
+/* Two ranks, both blocks of at most CM_SHM_INLINE bytes: one sync, the
+ * payloads in the meeting or flag lines.  rc: the own block's copy. */
+static int tiny_pair(struct cm_shm *s, const struct side *snd, const struct side *rcv, int peer, size_t out,
+                     size_t in, size_t most, int rc)
+{
+    int p = cm_shm_parity(s);
+    if (out)
+        cm_shm_pack_part(cm_shm_data(s, s->rank, p, most), side_at(snd, peer), snd->counts[peer],
+                         side_type(snd, peer), 0, out);
+    cm_shm_sync(s, NULL, NULL);
+    if (in)
+        cm_shm_unpack_part(cm_shm_data(s, peer, p, most), side_at(rcv, peer), rcv->counts[peer],
+                           side_type(rcv, peer), 0, in);
+    return rc;
+}
+
 static int rounds(struct cm_shm *s, const struct side *snd, const struct side *rcv, int inplace, MPI_Comm comm)
 {
     int n = s->n, me = s->rank, rc = MPI_SUCCESS;
@@ -49,10 +67,20 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
     for (int j = 0; j < n; j++)
         if (j != me && side_bytes(snd, j) > mine_max)
             mine_max = side_bytes(snd, j);
+    if (n == 2) {
+        /* What I receive is what the other sends: both know the largest
+         * block without asking, and a tiny pair of blocks rides with the
+         * sync (8 B: 0.11 us vs 0.14-0.16 through the slot). */
+        int peer = 1 - me;
+        size_t in = side_bytes(rcv, peer);
+        all_max = in > mine_max ? in : mine_max;
+        if (all_max <= CM_SHM_INLINE)
+            return tiny_pair(s, snd, rcv, peer, mine_max, in, all_max, rc);
+    }
     for (size_t off = 0;; off += step) {
         int p = cm_shm_parity(s);
         char *slot = cm_shm_slot(s, me, p);
-        if (off == 0)
+        if (off == 0 && n > 2)
             cm_shm_flag(s, me, p)->addr[0] = mine_max;
         for (int j = 0; j < n; j++) {
             size_t b = side_bytes(snd, j);
@@ -61,7 +89,7 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
                                  b - off < step ? b - off : step);
         }
         cm_shm_sync(s, NULL, NULL);
-        for (int i = 0; off == 0 && i < n; i++)
+        for (int i = 0; off == 0 && n > 2 && i < n; i++)
             if (cm_shm_flag(s, i, p)->addr[0] > all_max)
                 all_max = cm_shm_flag(s, i, p)->addr[0];
         for (int i = 0; i < n; i++) {
