@@ -64,9 +64,11 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
     if (!inplace)
         rc = cm_coll_copy(side_at(snd, me), snd->counts[me], side_type(snd, me), side_at(rcv, me), rcv->counts[me],
                           side_type(rcv, me), comm);
-    for (int j = 0; j < n; j++)
-        if (j != me && side_bytes(snd, j) > mine_max)
-            mine_max = side_bytes(snd, j);
+    for (int j = 0; j < n; j++) {
+        size_t b = j != me ? side_bytes(snd, j) : 0;
+        if (b > mine_max)
+            mine_max = b;
+    }
     if (n == 2) {
         /* What I receive is what the other sends: both know the largest
          * block without asking, and a tiny pair of blocks rides with the
