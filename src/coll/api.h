@@ -28,6 +28,7 @@
  * were a fifth of its instructions as calls through the glue. */
 #include "core/comm.h"
 #include "core/datatype.h"
+#include "core/dt_basic.h"
 #include "core/op.h"
 
 static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)
@@ -85,10 +86,27 @@ static inline int api_type(MPI_Comm comm, const char *call, MPI_Datatype dt, con
     return 0;
 }
 
-static inline int api_op(MPI_Comm comm, const char *call, MPI_Op op)
+/* op valid, and (a predefined op) defined on dt's basic type: MPI_SUM on
+ * MPI_BYTE failed only on the rank that happened to fold, while the others
+ * returned success with a result they never got. */
+static inline int api_op(MPI_Comm comm, const char *call, MPI_Op op, MPI_Datatype dt)
 {
     if (op == MPI_OP_NULL || api_op_bad(op))
         return cm_error(comm, MPI_ERR_OP, call, "invalid reduction operation");
+#ifdef COREMPI
+    if (cm_op_is_predefined(op)) {
+        const struct cm_datatype *t = cm_dt_lookup(dt);
+        MPI_Datatype basic = cm_dt_is_basic(dt) ? dt : t->basic;
+        if (!basic)
+            return cm_error(comm, MPI_ERR_OP, call, "%s is not defined on a datatype of mixed basic types",
+                            cm_op_name(op));
+        if (!cm_op_allowed(op, basic))
+            return cm_error(comm, MPI_ERR_OP, call, "%s is not defined on %s%s", cm_op_name(op),
+                            cm_dt_basic_name(basic), basic == dt ? "" : " (the datatype's basic type)");
+    }
+#else
+    (void)dt;
+#endif
     return 0;
 }
 

@@ -38,7 +38,7 @@ static int reduction_args(MPI_Comm comm, const char *call, const void **sendbuf,
 {
     int rc;
     if ((rc = api_comm(comm, call, size, rank)) || (rc = api_count(comm, call, count, "count")) ||
-        (rc = api_type(comm, call, dt, "datatype")) || (rc = api_op(comm, call, op)))
+        (rc = api_type(comm, call, dt, "datatype")) || (rc = api_op(comm, call, op, dt)))
         return rc;
     if (*sendbuf == MPI_IN_PLACE) {
         *sendbuf = recvbuf;

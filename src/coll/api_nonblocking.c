@@ -83,7 +83,7 @@ static int reduce_args(MPI_Comm comm, const char *call, const void **sendbuf, vo
 {
     int rc;
     if ((rc = api_count(comm, call, count, "count")) || (rc = api_type(comm, call, dt, "datatype")) ||
-        (rc = api_op(comm, call, op)))
+        (rc = api_op(comm, call, op, dt)))
         return rc;
     int receives = all || rank == root;
     if (*sendbuf == MPI_IN_PLACE) {

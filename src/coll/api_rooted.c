@@ -36,7 +36,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)) ||
         (rc = api_count(comm, call, count, "count")) || (rc = api_type(comm, call, datatype, "datatype")) ||
-        (rc = api_op(comm, call, op)))
+        (rc = api_op(comm, call, op, datatype)))
         return rc;
     if (sendbuf == MPI_IN_PLACE) {
         if (rank != root)
