@@ -3,6 +3,9 @@
  * Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan, Exscan.
  */
 #include "coll/api.h"
+#ifdef COREMPI
+#include "coll/shm.h"
+#endif
 
 #pragma weak MPI_Barrier = PMPI_Barrier
 #pragma weak MPI_Allreduce = PMPI_Allreduce
@@ -21,6 +24,10 @@ int PMPI_Barrier(MPI_Comm comm)
     static const char call[] = "MPI_Barrier";
     API_ENTER(Barrier);
     int size, rank, rc;
+#ifdef COREMPI
+    if ((rc = cm_coll_barrier_shortcut(comm)) != CM_COLL_NO_SHORTCUT)
+        return rc;
+#endif
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
     if (size == 1)
@@ -28,7 +35,12 @@ int PMPI_Barrier(MPI_Comm comm)
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, 0, MPI_BYTE, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BARRIER, cc, &q);
-    return api_done(comm, call, ((cm_barrier_fn)a->fn)(cc));
+    rc = ((cm_barrier_fn)a->fn)(cc);
+#ifdef COREMPI
+    if (a->fn == (void (*)(void))cm_coll_barrier_shm && rc == MPI_SUCCESS)
+        cm_coll_barrier_shortcut_note(cc);
+#endif
+    return api_done(comm, call, rc);
 }
 
 /* Checks common to the reductions; resolves MPI_IN_PLACE to sbuf == rbuf.
@@ -58,6 +70,10 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     static const char call[] = "MPI_Allreduce";
     API_ENTER(Allreduce);
     int size, rank, rc;
+#ifdef COREMPI
+    if ((rc = cm_coll_allreduce_shortcut(sendbuf, recvbuf, count, datatype, op, comm)) != CM_COLL_NO_SHORTCUT)
+        return rc;
+#endif
     if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     if (count == 0)
@@ -65,7 +81,12 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, cc, &q);
-    return api_done(comm, call, ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
+    rc = ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc);
+#ifdef COREMPI
+    if (a->fn == (void (*)(void))cm_coll_allreduce_shm && rc == MPI_SUCCESS && q.bytes <= CM_SHM_MEET_BYTES)
+        cm_coll_allreduce_shortcut_note(cc, &q);
+#endif
+    return api_done(comm, call, rc);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)

@@ -85,6 +85,10 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     uint32_t bcasts;              /* broadcasts through the FIFO so far */
     uint32_t bfifo_clear;         /* every other rank finished this many FIFO calls (last look) */
     uint32_t to_root;             /* reduces and gathers through the reduce FIFO so far */
+    /* Bit 8 (bytes - 1) + count - 1: an allreduce of count elements, bytes in
+     * all, was selected to run here and may take the shortcut (shm_allreduce.c). */
+    uint64_t allreduce_shortcut;
+    int barrier_shortcut;         /* a barrier was selected to run here, and may go straight */
 };
 
 /* Broadcast FIFO (seed 003's Bcast FIFO, without its fetch-and-increment):
@@ -189,6 +193,8 @@ void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
  * every member calls it in the same call).  NULL: no area (region full,
  * singleton without segment); the caller then runs a p2p algorithm. */
 struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll);
+/* The area of cc if it has one already; attaches nothing (local). */
+struct cm_shm *cm_shm_peek(MPI_Comm cc);
 
 /* Parity of the epoch the next sync will close. */
 static inline int cm_shm_parity(const struct cm_shm *s) { return (int)((s->epoch + 1) & 1); }
@@ -222,6 +228,11 @@ _Atomic uint64_t *cm_shm_progress(struct cm_shm *s, int r);
 /* End an epoch: returns when all members arrived.  The last to arrive runs
  * last(arg) first (NULL: nothing). */
 void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg);
+/* 1 when cm_shm_sync(s, NULL, NULL) is a flag sync (a core per rank). */
+int cm_shm_flag_syncs(const struct cm_shm *s);
+/* cm_shm_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
+ * (s->meet && cm_shm_flag_syncs(s)), straight through the meeting line. */
+void cm_shm_meet_sync(struct cm_shm *s);
 
 /* Message counters: publish `bytes` more of my data; wait until rank r has
  * published `upto` bytes counted from base. */
@@ -297,11 +308,21 @@ int cm_shm_applies(const struct cm_coll_query *q);
 int cm_shm_applies_reduction(const struct cm_coll_query *q);
 
 /* The algorithms (registered as "shm"). */
+#define CM_COLL_NO_SHORTCUT (-1)   /* a front end's shortcut does not apply: take the long way */
 int cm_coll_barrier_shm(MPI_Comm comm);
+/* The front end's shortcut for the barrier, as cm_coll_allreduce_shortcut. */
+int cm_coll_barrier_shortcut(MPI_Comm comm);
+void cm_coll_barrier_shortcut_note(MPI_Comm cc);
 int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                        MPI_Comm comm);
 int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+/* The front end's shortcut for a tiny allreduce on 2 ranks: CM_COLL_NO_SHORTCUT
+ * unless an earlier call of this shape ran cm_coll_allreduce_shm and noted it
+ * with cm_coll_allreduce_shortcut_note (then the call is done). */
+int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                               MPI_Comm comm);
+void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q);
 int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                           MPI_Datatype rtype, MPI_Comm comm);
 int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,

@@ -393,6 +393,14 @@ static long create_area(int n, size_t slot)
     return (long)first * UNIT;
 }
 
+struct cm_shm *cm_shm_peek(MPI_Comm cc)
+{
+    struct cm_comm *c = cm_comm_lookup(cc, NULL);
+    if (!c || !c->coll || c->coll_free != percomm_free)
+        return NULL;
+    return ((struct percomm *)c->coll)->shm;
+}
+
 struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll)
 {
     struct cm_comm *c = cm_comm_lookup(cc, NULL);
@@ -501,6 +509,49 @@ static _Atomic uint32_t *arrival_word(struct cm_shm *s, int r, int p)
     return s->meet ? &s->meet->arrived[r] : &cm_shm_flag(s, r, p)->arrived;
 }
 
+/* Wait until rank r's arrival word w reaches epoch e.  Before sleeping, wake
+ * whoever sleeps on my word (*woken): they may be the ones I wait for,
+ * waiting for me. */
+static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _Atomic uint32_t *mine,
+                          int *woken, int *announced)
+{
+    struct cm_waiter wt;
+    cm_waiter_reset(&wt);
+    for (;;) {
+        uint32_t v = atomic_load_explicit(w, memory_order_acquire);
+        if ((int32_t)(v - e) >= 0)
+            return;
+        if (cm_wait_backoff(&wt))
+            continue;
+        if (!*woken) {
+            flag_wake(a, mine);
+            *woken = 1;
+        }
+        if (!*announced)
+            announce_blocked(*announced = 1);
+        atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
+        cm_wait_sleeper_barrier();
+        v = atomic_load_explicit(w, memory_order_seq_cst);
+        if ((int32_t)(v - e) < 0) {
+            struct timespec ts = { 0, 200 * 1000000L };
+            futex(w, FUTEX_WAIT, v, &ts);
+        }
+        atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
+    }
+}
+
+/* After the others arrived: the wake-up owed to sleepers on my word.
+ * Checked now, not right after my store: by now the store has left the store
+ * buffer, so the fence does not wait for the line to change hands.  A rank
+ * that went to sleep waiting for me is woken here at the latest. */
+static void flag_sync_end(struct area_hdr *a, _Atomic uint32_t *mine, int woken, int announced)
+{
+    if (announced)
+        announce_blocked(0);
+    if (!woken)
+        flag_wake(a, mine);
+}
+
 static void flag_sync(struct cm_shm *s, uint32_t e)
 {
     struct area_hdr *a = hdr(s);
@@ -508,42 +559,23 @@ static void flag_sync(struct cm_shm *s, uint32_t e)
     _Atomic uint32_t *mine = arrival_word(s, s->rank, p);
     atomic_store_explicit(mine, e, memory_order_release);
     int woken = 0, announced = 0;
-    for (int i = 1; i < s->n; i++) {
-        _Atomic uint32_t *w = arrival_word(s, (s->rank + i) % s->n, p);
-        struct cm_waiter wt;
-        cm_waiter_reset(&wt);
-        for (;;) {
-            uint32_t v = atomic_load_explicit(w, memory_order_acquire);
-            if ((int32_t)(v - e) >= 0)
-                break;
-            if (cm_wait_backoff(&wt))
-                continue;
-            /* Before sleeping, wake whoever sleeps on my word: they may be
-             * the ones I wait for, waiting for me. */
-            if (!woken) {
-                flag_wake(a, mine);
-                woken = 1;
-            }
-            if (!announced)
-                announce_blocked(announced = 1);
-            atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
-            cm_wait_sleeper_barrier();
-            v = atomic_load_explicit(w, memory_order_seq_cst);
-            if ((int32_t)(v - e) < 0) {
-                struct timespec ts = { 0, 200 * 1000000L };
-                futex(w, FUTEX_WAIT, v, &ts);
-            }
-            atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
-        }
+    for (int i = 1, r = s->rank + 1; i < s->n; i++, r++) {
+        if (r == s->n)          /* the others from mine on, without a division */
+            r = 0;
+        await_arrival(a, arrival_word(s, r, p), e, mine, &woken, &announced);
     }
-    if (announced)
-        announce_blocked(0);
-    /* Checked after the others arrived, not right after my store: by now the
-     * store has left the store buffer, so the fence does not wait for the
-     * line to change hands.  A rank that went to sleep waiting for me is
-     * woken here at the latest. */
-    if (!woken)
-        flag_wake(a, mine);
+    flag_sync_end(a, mine, woken, announced);
+}
+
+void cm_shm_meet_sync(struct cm_shm *s)
+{
+    struct area_hdr *a = hdr(s);
+    uint32_t e = ++s->epoch;
+    _Atomic uint32_t *mine = &s->meet->arrived[s->rank];
+    atomic_store_explicit(mine, e, memory_order_release);
+    int woken = 0, announced = 0;
+    await_arrival(a, &s->meet->arrived[s->rank ^ 1], e, mine, &woken, &announced);
+    flag_sync_end(a, mine, woken, announced);
 }
 
 /* COREMPI_SHM_SYNC=flags|counter overrides the choice below (tests force
@@ -566,6 +598,8 @@ static int use_flag_sync(const struct cm_shm *s)
     default: return !cm_g.oversubscribed && s->n <= FLAG_SYNC_MAX;
     }
 }
+
+int cm_shm_flag_syncs(const struct cm_shm *s) { return use_flag_sync(s); }
 
 void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
 {

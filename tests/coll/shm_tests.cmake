@@ -35,11 +35,17 @@ foreach(n 3 5 9)
 endforeach()
 cm_coll_case(shm.counter_sync 2 ENV ${CM_SHM_FORCE} COREMPI_SHM_SYNC=counter)
 
-add_executable(colltest_shm_areas ${CMAKE_CURRENT_LIST_DIR}/shm_areas.c)
-target_include_directories(colltest_shm_areas PRIVATE ${PROJECT_SOURCE_DIR}/include)
-target_link_libraries(colltest_shm_areas PRIVATE corempi)
-set_target_properties(colltest_shm_areas PROPERTIES
-  OUTPUT_NAME shm_areas RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+# A test program of this directory, tests/coll/<name>.c, built against corempi.
+function(cm_coll_program name)
+  add_executable(colltest_${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
+  target_include_directories(colltest_${name} PRIVATE ${PROJECT_SOURCE_DIR}/include)
+  target_link_libraries(colltest_${name} PRIVATE corempi)
+  set_target_properties(colltest_${name} PROPERTIES
+    OUTPUT_NAME ${name} RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+endfunction()
+
+cm_coll_program(shm_areas)
+
 function(cm_shm_areas_case name nprocs mode)
   add_test(NAME coll.shm_areas.${name}.n${nprocs}
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/shm_check.sh ${mode} --
@@ -55,11 +61,7 @@ cm_shm_areas_case(hold 3 exhausted hold 60)
 # A FIFO test program: built once, run at 2 ranks with a core each and at
 # 3, 5 and 9 ranks oversubscribed, with env forcing the shared-memory path.
 function(cm_shm_fifo_test name env)
-  add_executable(colltest_${name} ${CMAKE_CURRENT_LIST_DIR}/${name}.c)
-  target_include_directories(colltest_${name} PRIVATE ${PROJECT_SOURCE_DIR}/include)
-  target_link_libraries(colltest_${name} PRIVATE corempi)
-  set_target_properties(colltest_${name} PROPERTIES
-    OUTPUT_NAME ${name} RUNTIME_OUTPUT_DIRECTORY ${CMAKE_CURRENT_BINARY_DIR})
+  cm_coll_program(${name})
   foreach(n 2 3 5 9)
     add_test(NAME coll.shm.${name}.n${n}
              COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_${name}>)
@@ -77,3 +79,20 @@ cm_shm_fifo_test(reduce_fifo "COREMPI_REDUCE=shm")
 # rotating root and a sometimes slow reader, so roots run the whole FIFO
 # ahead and must wait for the batched acknowledgements.
 cm_shm_fifo_test(bcast_fifo "COREMPI_BCAST=shm;COREMPI_SCATTER=shm")
+
+# The front ends' shortcuts for the 2-rank tiny allreduce and barrier: with
+# the default selection at 1-3 ranks (only 2 has them), and at 2 ranks where
+# they must stay off: another algorithm forced, syncs on the arrival counter.
+cm_coll_program(shortcut)
+function(cm_shortcut_case name n env)
+  add_test(NAME coll.shm.shortcut.${name}.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_shortcut>)
+  set_tests_properties(coll.shm.shortcut.${name}.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "shortcut ok")
+endfunction()
+foreach(n 1 2 3)
+  cm_shortcut_case(default ${n} "")
+endforeach()
+cm_shortcut_case(forced_shm 2 "COREMPI_ALLREDUCE=shm;COREMPI_BARRIER=shm")
+cm_shortcut_case(forced_rdb 2 "COREMPI_ALLREDUCE=rdb;COREMPI_BARRIER=dissemination")
+cm_shortcut_case(counter_sync 2 "COREMPI_SHM_SYNC=counter")
