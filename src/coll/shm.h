@@ -32,7 +32,9 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "coll/coll.h"
+#include "core/comm.h"
 #include "core/datatype.h"
+#include "core/op.h"
 
 #define CM_SHM_INLINE 56          /* tiny payloads take the flag line up to `arrived` */
 
@@ -89,6 +91,10 @@ struct cm_shm {                   /* this rank's view of its communicator's area
      * all, was selected to run here and may take the shortcut (shm_allreduce.c). */
     uint64_t allreduce_shortcut;
     int barrier_shortcut;         /* a barrier was selected to run here, and may go straight */
+    int comm_index;               /* the communicator's handle without CM_COMM_COLL_BIT */
+    MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
+    MPI_Datatype last_dt;
+    cm_op_kernel3_fn last_fold;
 };
 
 /* Broadcast FIFO (seed 003's Bcast FIFO, without its fetch-and-increment):
@@ -193,8 +199,19 @@ void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
  * every member calls it in the same call).  NULL: no area (region full,
  * singleton without segment); the caller then runs a p2p algorithm. */
 struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll);
-/* The area of cc if it has one already; attaches nothing (local). */
-struct cm_shm *cm_shm_peek(MPI_Comm cc);
+/* The area of cc if it has one already; attaches nothing (local).  The
+ * shortcuts ask for the same communicator call after call: the last answer
+ * is kept (reset when its area is freed; calls are never concurrent, the
+ * thread level stops at MPI_THREAD_SERIALIZED). */
+struct cm_shm *cm_shm_peek_slow(MPI_Comm cc);
+extern struct cm_shm *cm_shm_recent;
+static inline struct cm_shm *cm_shm_peek(MPI_Comm cc)
+{
+    struct cm_shm *s = cm_shm_recent;
+    if (s && s->comm_index == (cc & ~CM_COMM_COLL_BIT))
+        return s;
+    return cm_shm_peek_slow(cc);
+}
 
 /* Parity of the epoch the next sync will close. */
 static inline int cm_shm_parity(const struct cm_shm *s) { return (int)((s->epoch + 1) & 1); }

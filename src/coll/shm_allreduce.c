@@ -78,9 +78,14 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
         sbuf = rbuf;
     else if (!sbuf || sbuf == rbuf)
         return CM_COLL_NO_SHORTCUT;
-    cm_op_kernel3_fn fold = cm_op_predefined_kernel3(op, dt);
-    if (!fold)
-        return CM_COLL_NO_SHORTCUT;
+    cm_op_kernel3_fn fold = s->last_fold;
+    if (op != s->last_op || dt != s->last_dt) {
+        if (!(fold = cm_op_predefined_kernel3(op, dt)))
+            return CM_COLL_NO_SHORTCUT;
+        s->last_op = op;
+        s->last_dt = dt;
+        s->last_fold = fold;
+    }
     int p = cm_shm_parity(s);
     cm_copy_small(s->meet->inl[s->rank][p], sbuf, bytes);
     cm_shm_meet_sync(s);

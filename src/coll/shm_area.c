@@ -334,6 +334,8 @@ static void give_units(struct region *g, uint32_t first, uint32_t units)
 static void percomm_free(void *p)
 {
     struct percomm *pc = p;
+    if (pc && pc->shm == cm_shm_recent)
+        cm_shm_recent = NULL;
     if (pc && pc->shm) {
         struct area_hdr *a = hdr(pc->shm);
         if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
@@ -393,12 +395,17 @@ static long create_area(int n, size_t slot)
     return (long)first * UNIT;
 }
 
-struct cm_shm *cm_shm_peek(MPI_Comm cc)
+struct cm_shm *cm_shm_recent;
+
+struct cm_shm *cm_shm_peek_slow(MPI_Comm cc)
 {
     struct cm_comm *c = cm_comm_lookup(cc, NULL);
     if (!c || !c->coll || c->coll_free != percomm_free)
         return NULL;
-    return ((struct percomm *)c->coll)->shm;
+    struct cm_shm *s = ((struct percomm *)c->coll)->shm;
+    if (s)
+        cm_shm_recent = s;
+    return s;
 }
 
 struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll)
@@ -440,6 +447,7 @@ struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll)
     s->n = c->size;
     s->rank = c->rank;
     s->world_of = c->world_of;
+    s->comm_index = cc & ~CM_COMM_COLL_BIT;
     s->slot_bytes = slot;
     s->result_bytes = slot;
     s->cma = (int)msg[1];
