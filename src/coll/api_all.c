@@ -64,16 +64,12 @@ static int reduction_args(MPI_Comm comm, const char *call, const void **sendbuf,
     return 0;
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm)
+/* The checked, selected way (every call but the shortcut's). */
+static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void *recvbuf, int count,
+                                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Allreduce";
-    API_ENTER(Allreduce);
     int size, rank, rc;
-#ifdef COREMPI
-    if ((rc = cm_coll_allreduce_shortcut(sendbuf, recvbuf, count, datatype, op, comm)) != CM_COLL_NO_SHORTCUT)
-        return rc;
-#endif
     if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     if (count == 0)
@@ -87,6 +83,18 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
         cm_coll_allreduce_shortcut_note(cc, &q);
 #endif
     return api_done(comm, call, rc);
+}
+
+int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                   MPI_Comm comm)
+{
+    API_ENTER(Allreduce);
+#ifdef COREMPI
+    int rc = cm_coll_allreduce_shortcut(sendbuf, recvbuf, count, datatype, op, comm);
+    if (rc != CM_COLL_NO_SHORTCUT)
+        return rc;
+#endif
+    return allreduce_checked(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
 int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)

@@ -38,9 +38,7 @@ size_t cm_env_size(const char *name, size_t def)
     return (size_t)v;
 }
 
-int cm_check_initialized(const char *call)
+int cm_check_initialized_fail(const char *call)
 {
-    if (cm_g.initialized && !cm_g.finalized)
-        return MPI_SUCCESS;
     cm_fatal(call, "%s", cm_g.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
 }
