@@ -281,7 +281,10 @@ int cm_shm_unpack(const void *src, void *buf, int count, MPI_Datatype dt);
  * with types of different layouts (only the signatures match), so every
  * rank must take the same piecewise path whatever its own type looks like. */
 void cm_shm_pack_part(void *dst, const void *buf, int count, MPI_Datatype dt, size_t off, size_t len);
-void cm_shm_unpack_part(const void *src, void *buf, int count, MPI_Datatype dt, size_t off, size_t len);
+void cm_shm_unpack_part(const void *src, void *buf, int count, MPI_Datatype dt, size_t off, size_t len, int nt);
+/* Whether a call in which this rank copies `out` bytes out of the slots into
+ * the user's buffers should copy them with non-temporal stores (nt above). */
+int cm_shm_out_nt(size_t out);
 /* Bytes of count elements of dt, and whether the type has no holes (any
  * output may be NULL).  Inline, reading the type object: the front ends
  * checked dt, and every shared-memory call asks once or twice. */

@@ -24,7 +24,7 @@
 static int allgather_pieces(struct cm_shm *s, const void *mybuf, int mycount, MPI_Datatype mytype, void *rbuf,
                              int rcount, MPI_Datatype rtype, size_t blk, size_t b, int inplace, MPI_Comm comm)
 {
-    int n = s->n, me = s->rank, rc = MPI_SUCCESS;
+    int n = s->n, me = s->rank, rc = MPI_SUCCESS, nt = cm_shm_out_nt((size_t)(n - 1) * b);
     if (!inplace)
         rc = cm_coll_copy(mybuf, mycount, mytype, (char *)rbuf + (size_t)me * blk, rcount, rtype, comm);
     for (size_t off = 0; off < b; off += s->slot_bytes) {
@@ -34,7 +34,7 @@ static int allgather_pieces(struct cm_shm *s, const void *mybuf, int mycount, MP
         cm_shm_sync(s, NULL, NULL);
         for (int i = 0; i < n; i++)
             if (i != me)
-                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len);
+                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len, nt);
     }
     return rc;
 }

@@ -22,7 +22,7 @@
 static int alltoall_pieces(struct cm_shm *s, const char *sbuf, int scount, MPI_Datatype stype, size_t sblk,
                            char *rbuf, int rcount, MPI_Datatype rtype, size_t rblk, size_t b, MPI_Comm comm)
 {
-    int n = s->n, me = s->rank;
+    int n = s->n, me = s->rank, nt = cm_shm_out_nt((size_t)(n - 1) * b);
     int rc = cm_coll_copy(sbuf + (size_t)me * sblk, scount, stype, rbuf + (size_t)me * rblk, rcount, rtype, comm);
     size_t step = s->slot_bytes / (size_t)n;
     for (size_t off = 0; off < b; off += step) {
@@ -36,7 +36,7 @@ static int alltoall_pieces(struct cm_shm *s, const char *sbuf, int scount, MPI_D
         for (int i = 0; i < n; i++)
             if (i != me)
                 cm_shm_unpack_part((char *)cm_shm_slot(s, i, p) + (size_t)me * len, rbuf + (size_t)i * rblk, rcount,
-                                   rtype, off, len);
+                                   rtype, off, len, nt);
     }
     return rc;
 }

@@ -53,7 +53,7 @@ static int tiny_pair(struct cm_shm *s, const struct side *snd, const struct side
     cm_shm_sync(s, NULL, NULL);
     if (in)
         cm_shm_unpack_part(cm_shm_data(s, peer, p, most), side_at(rcv, peer), rcv->counts[peer],
-                           side_type(rcv, peer), 0, in);
+                           side_type(rcv, peer), 0, in, 0);
     return rc;
 }
 
@@ -64,11 +64,14 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
     if (!inplace)
         rc = cm_coll_copy(side_at(snd, me), snd->counts[me], side_type(snd, me), side_at(rcv, me), rcv->counts[me],
                           side_type(rcv, me), comm);
+    size_t out = 0;
     for (int j = 0; j < n; j++) {
         size_t b = j != me ? side_bytes(snd, j) : 0;
         if (b > mine_max)
             mine_max = b;
+        out += j != me ? side_bytes(rcv, j) : 0;
     }
+    int nt = cm_shm_out_nt(out);
     if (n == 2) {
         /* What I receive is what the other sends: both know the largest
          * block without asking, and a tiny pair of blocks rides with the
@@ -98,7 +101,7 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
             size_t b = side_bytes(rcv, i);
             if (i != me && b > off)
                 cm_shm_unpack_part((char *)cm_shm_slot(s, i, p) + (size_t)me * step, side_at(rcv, i), rcv->counts[i],
-                                   side_type(rcv, i), off, b - off < step ? b - off : step);
+                                   side_type(rcv, i), off, b - off < step ? b - off : step, nt);
         }
         if (off + step >= all_max)
             return rc;

@@ -77,7 +77,7 @@ static int bcast_pieces(struct cm_shm *s, void *buf, int count, MPI_Datatype dt,
             cm_shm_pack_part(slot, buf, count, dt, off, len);
         cm_shm_sync(s, NULL, NULL);
         if (s->rank != root)
-            cm_shm_unpack_part(slot, buf, count, dt, off, len);
+            cm_shm_unpack_part(slot, buf, count, dt, off, len, 0);
     }
     return MPI_SUCCESS;
 }

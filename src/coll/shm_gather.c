@@ -58,7 +58,7 @@ static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datat
 static int gather_pieces(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                          MPI_Datatype rtype, size_t blk, int root, int inplace, size_t b, MPI_Comm comm)
 {
-    int n = s->n, me = s->rank, rc = MPI_SUCCESS;
+    int n = s->n, me = s->rank, rc = MPI_SUCCESS, nt = me == root && cm_shm_out_nt((size_t)(n - 1) * b);
     if (me == root && !inplace)
         rc = cm_coll_copy(sbuf, scount, stype, (char *)rbuf + (size_t)me * blk, rcount, rtype, comm);
     for (size_t off = 0; off < b; off += s->slot_bytes) {
@@ -69,7 +69,7 @@ static int gather_pieces(struct cm_shm *s, const void *sbuf, int scount, MPI_Dat
         cm_shm_sync(s, NULL, NULL);
         for (int i = 0; me == root && i < n; i++)
             if (i != me)
-                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len);
+                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len, nt);
     }
     return rc;
 }

@@ -62,7 +62,7 @@ static int scatter_pieces(struct cm_shm *s, const void *sbuf, int scount, MPI_Da
                 cm_shm_pack_part(cm_shm_slot(s, i, p), (const char *)sbuf + (size_t)i * blk, scount, stype, off, len);
         cm_shm_sync(s, NULL, NULL);
         if (me != root)
-            cm_shm_unpack_part(cm_shm_slot(s, me, p), rbuf, rcount, rtype, off, len);
+            cm_shm_unpack_part(cm_shm_slot(s, me, p), rbuf, rcount, rtype, off, len, 0);
     }
     return rc;
 }

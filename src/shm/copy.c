@@ -31,22 +31,51 @@ __attribute__((target("avx2"))) static void copy_avx2(char *d, const char *s, si
     memcpy(d + i, s + i, n - i); /* under 128 bytes: no "rep movsb" */
 }
 
-static void copy_sse2(char *d, const char *s, size_t n)
+static inline __attribute__((always_inline)) void put16(char *d, __m128i v, int nt)
+{
+    if (nt)
+        _mm_stream_si128((__m128i *)d, v);
+    else
+        _mm_storeu_si128((__m128i *)d, v);
+}
+
+/* nt: non-temporal stores, after a head that aligns the destination to 16 B
+ * (SSE2 is in every x86-64: no dispatch needed for those either). */
+static inline __attribute__((always_inline)) void copy_sse2_as(char *d, const char *s, size_t n, int nt)
 {
     size_t i = 0;
+    if (nt) {
+        i = (16 - ((uintptr_t)d & 15)) & 15;
+        if (i > n)
+            i = n;
+        memcpy(d, s, i);
+    }
     for (; i + 64 <= n; i += 64) {
         __m128i a = _mm_loadu_si128((const __m128i *)(s + i));
         __m128i b = _mm_loadu_si128((const __m128i *)(s + i + 16));
         __m128i c = _mm_loadu_si128((const __m128i *)(s + i + 32));
         __m128i e = _mm_loadu_si128((const __m128i *)(s + i + 48));
-        _mm_storeu_si128((__m128i *)(d + i), a);
-        _mm_storeu_si128((__m128i *)(d + i + 16), b);
-        _mm_storeu_si128((__m128i *)(d + i + 32), c);
-        _mm_storeu_si128((__m128i *)(d + i + 48), e);
+        put16(d + i, a, nt);
+        put16(d + i + 16, b, nt);
+        put16(d + i + 32, c, nt);
+        put16(d + i + 48, e, nt);
     }
     memcpy(d + i, s + i, n - i);
+    if (nt)
+        _mm_sfence();           /* ordered before whatever store announces the data */
 }
+
+static void copy_sse2(char *d, const char *s, size_t n) { copy_sse2_as(d, s, n, 0); }
 #endif
+
+void cm_copy_nt(void *dst, const void *src, size_t n)
+{
+#if defined(__x86_64__)
+    copy_sse2_as(dst, src, n, 1);
+#else
+    memcpy(dst, src, n);
+#endif
+}
 
 void cm_copy_unskewed(void *dst, const void *src, size_t n)
 {

@@ -29,6 +29,14 @@ static inline int cm_copy_skewed(const void *dst, const void *src)
 /* Copy without the stall: a vector loop where memcpy would hit it. */
 void cm_copy_unskewed(void *dst, const void *src, size_t n);
 
+/* Copy with non-temporal stores (the destination bypasses the caches). */
+void cm_copy_stream(void *dst, const void *src, size_t n);
+
+/* memcpy with non-temporal stores: the destination goes to memory without
+ * first being read into the cache, and evicts nothing on the way.  For
+ * outputs larger than the caches can keep (shm/copy.c). */
+void cm_copy_nt(void *dst, const void *src, size_t n);
+
 /* memcpy for message and collective data (no overlap). */
 static inline void cm_copy(void *dst, const void *src, size_t n)
 {

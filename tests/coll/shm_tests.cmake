@@ -24,6 +24,11 @@ cm_coll_case(shm.no_single_copy 4 ENV ${CM_SHM_FORCE} COREMPI_SINGLE_COPY=0)
 foreach(n 2 3 8)
   cm_coll_case(shm.mid_slots ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=40000)
 endforeach()
+# The same pieces copied out with non-temporal stores (normally only from
+# 1-4 MiB out per rank): every size, odd ones included, takes them here.
+foreach(n 2 5)
+  cm_coll_case(shm.nt_copy ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=40000 COREMPI_COLL_NT_MIN=1)
+endforeach()
 foreach(n 3 8)
   cm_coll_case(shm.single_copy ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_CHUNKED=0 COREMPI_SHM_SLOT=16384)
 endforeach()
