@@ -87,6 +87,7 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     uint32_t bcasts;              /* broadcasts through the FIFO so far */
     uint32_t bfifo_clear;         /* every other rank finished this many FIFO calls (last look) */
     uint32_t to_root;             /* reduces and gathers through the reduce FIFO so far */
+    uint32_t rfifo_clear;         /* my reduce-FIFO entries consumed up to this call (last look) */
     /* Bit 8 (bytes - 1) + count - 1: an allreduce of count elements, bytes in
      * all, was selected to run here and may take the shortcut (shm_allreduce.c). */
     uint64_t allreduce_shortcut;

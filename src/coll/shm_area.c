@@ -215,10 +215,18 @@ struct cm_shm_rfifo_entry *cm_shm_rfifo(struct cm_shm *s, int r, unsigned k)
 
 _Static_assert(CM_SHM_RFIFO_ACK_EVERY < CM_SHM_RFIFO_ENTRIES, "a claim must not wait for a later call");
 
+/* The ack word is written by whichever rank consumed the latest calls,
+ * every CM_SHM_RFIFO_ACK_EVERY calls, often from the other core: read on
+ * every call it cost a line's trip across the cores every eighth call.
+ * The last value read says how many calls ahead are free already. */
 void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k)
 {
+    uint32_t need = k + 1 - CM_SHM_RFIFO_ENTRIES;
+    if ((int32_t)(s->rfifo_clear - need) >= 0)
+        return;
     struct cm_shm_rfifo_entry *a = cm_shm_rfifo(s, s->rank, 0);
-    cm_shm_wait32(s, &a->ack, &a->ack_waiters, k + 1 - CM_SHM_RFIFO_ENTRIES);
+    cm_shm_wait32(s, &a->ack, &a->ack_waiters, need);
+    s->rfifo_clear = atomic_load_explicit(&a->ack, memory_order_acquire);
 }
 
 void cm_shm_rfifo_done(struct cm_shm *s, uint32_t k)
@@ -707,7 +715,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
         if (!announced)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
-        cm_wait_sleeper_barrier();      /* the waker may not fence (wait.h) */
+        cm_wait_fifo_sleeper_barrier(); /* the waker may not fence (wait.h) */
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0) {
             struct timespec ts = { 0, 200 * 1000000L };
@@ -719,7 +727,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
 
 void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
 {
-    cm_wake_fence();
+    cm_wake_fence_fifo();
     if (atomic_load_explicit(waiters, memory_order_relaxed))
         futex(word, FUTEX_WAKE, INT_MAX, NULL);
 }

@@ -124,8 +124,9 @@ static int init_common(int required, int *provided)
     cm_g.self_ctl = cm_seg_ctl(cm_g.seg, (uint32_t)cm_g.rank);
     cm_g.oversubscribed = (cm_g.hdr->flags & CM_SEG_OVERSUBSCRIBED) != 0;
     cm_wait_configure(cm_g.oversubscribed);
-    /* With a core per rank sleeping is rare: let sleepers carry the fence. */
-    if (fd >= 0 && !cm_g.oversubscribed)
+    /* With a core per rank sleeping is rare: let sleepers carry the fence
+     * (with more ranks than cores, only on the collectives' FIFO words). */
+    if (fd >= 0)
         cm_wait_join_fence_free(cm_g.seg);
     cm_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                       : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;

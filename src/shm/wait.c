@@ -17,6 +17,7 @@
  * that a sleeping peer could use. */
 static unsigned spin_limit = 20000;
 static unsigned yield_limit = 16;
+static int crowded;                          /* more ranks than cores */
 
 void cm_wait_configure(int oversubscribed)
 {
@@ -27,6 +28,7 @@ void cm_wait_configure(int oversubscribed)
         spin_limit = 0;
         yield_limit = 2;
     }
+    crowded = oversubscribed;
 }
 
 unsigned cm_wait_spin_limit(void) { return spin_limit; }
@@ -53,6 +55,7 @@ int cm_wait_backoff(struct cm_waiter *w)
 /* ---- fence-free wakers (wait.h) ------------------------------------------ */
 
 int cm_wait_fence_free_all;
+int cm_wait_fifo_fence_free_all;
 static int sleeper_barrier;                  /* this rank registered */
 static _Atomic uint32_t *joined;             /* hdr->fence_free_ranks */
 static uint32_t job_ranks;
@@ -79,14 +82,27 @@ void cm_wait_join_fence_free(struct cm_seg_header *hdr)
     atomic_fetch_add_explicit(joined, 1, memory_order_seq_cst);
 }
 
-int cm_wait_fence_free_slow(void)
+int cm_wait_fifo_fence_free_slow(void)
 {
     if (joined && atomic_load_explicit(joined, memory_order_acquire) == job_ranks)
+        cm_wait_fifo_fence_free_all = 1;
+    return cm_wait_fifo_fence_free_all;
+}
+
+int cm_wait_fence_free_slow(void)
+{
+    if (!crowded && cm_wait_fifo_fence_free_slow())
         cm_wait_fence_free_all = 1;
     return cm_wait_fence_free_all;
 }
 
 void cm_wait_sleeper_barrier(void)
+{
+    if (sleeper_barrier && !crowded)
+        membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED);
+}
+
+void cm_wait_fifo_sleeper_barrier(void)
 {
     if (sleeper_barrier)
         membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED);
