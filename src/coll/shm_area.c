@@ -235,7 +235,7 @@ void cm_shm_rfifo_done(struct cm_shm *s, uint32_t k)
         return;
     for (int r = 0; r < s->n; r++)
         atomic_store_explicit(&cm_shm_rfifo(s, r, 0)->ack, k + 1, memory_order_release);
-    atomic_thread_fence(memory_order_seq_cst);   /* pairs with a sleeper's fetch-add, as in cm_shm_wake32 */
+    cm_wake_fence_fifo();   /* as in cm_shm_wake32: its sleepers wait in cm_shm_wait32 */
     for (int r = 0; r < s->n; r++) {
         struct cm_shm_rfifo_entry *a = cm_shm_rfifo(s, r, 0);
         if (atomic_load_explicit(&a->ack_waiters, memory_order_relaxed))
@@ -854,7 +854,7 @@ void cm_shm_unpack_part(const void *src, void *buf, int count, MPI_Datatype dt, 
  * Non-temporal stores do neither.  8 ranks on 2 cores, alltoall of 256 KiB /
  * 512 KiB / 1 MiB / 4 MiB blocks (1.75-28 MiB out per rank): 6 / 12 / 19 /
  * 18% faster (medians of 4-5 alternated runs); 1 MiB blocks, 3 runs each:
- * allgather 923-1160 us against 1566-1892, alltoall(v,w) 2800-4300 against
+ * allgather 923-1270 us against 1566-2214, alltoall(v,w) 2800-4680 against
  * 3570-4790 (Open MPI 4680-5060).  2 ranks: 2 MiB out per rank no gain (a
  * core's 1 MiB L2 is not shared with other ranks), 4 MiB alltoall(v) 15%.
  * So from 4 MiB out per core's worth of ranks: 4 MiB at 2 ranks on 2 cores,
