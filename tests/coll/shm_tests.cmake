@@ -101,3 +101,22 @@ endforeach()
 cm_shortcut_case(forced_shm 2 "COREMPI_ALLREDUCE=shm;COREMPI_BARRIER=shm")
 cm_shortcut_case(forced_rdb 2 "COREMPI_ALLREDUCE=rdb;COREMPI_BARRIER=dissemination")
 cm_shortcut_case(counter_sync 2 "COREMPI_SHM_SYNC=counter")
+
+# A late root, then a loop of gathervs to another root in which the late
+# rank sends nothing (issue 18): the FIFO's acknowledgement must wait for
+# every rank, or the others wrap around the late root's unread entries.
+# Default selection and both rooted collectives forced onto the shared area.
+cm_coll_program(rooted_lag)
+foreach(n 2 3 5 8)
+  foreach(mode default shm)
+    if(mode STREQUAL "shm")
+      set(env "COREMPI_GATHER=shm;COREMPI_GATHERV=shm;COREMPI_REDUCE=shm;COREMPI_DEADLOCK_TIMEOUT=20")
+    else()
+      set(env "COREMPI_DEADLOCK_TIMEOUT=20")
+    endif()
+    add_test(NAME coll.shm.rooted_lag.${mode}.n${n}
+             COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_rooted_lag>)
+    set_tests_properties(coll.shm.rooted_lag.${mode}.n${n} PROPERTIES
+      TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "rooted_lag ok")
+  endforeach()
+endforeach()
