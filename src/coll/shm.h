@@ -185,7 +185,14 @@ void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k);
 /* The root after consuming call k.  When the root of call k has every
  * other rank's entry for k, every rank has finished all calls before k
  * (program order), so "all calls up to k consumed" is the root's to say,
- * whoever the earlier roots were.  It says so every CM_SHM_RFIFO_ACK_EVERY
+ * whoever the earlier roots were.
+ * INVARIANT: in every to-root call k, every rank other than the one that
+ * acknowledges publishes its entry k (an empty one if it has nothing to
+ * send), and the acknowledging rank has seen all of them, directly (reduce,
+ * gather, gatherv) or along the chain (scan).  A call that lets one rank
+ * skip its entry breaks the argument: the acknowledgement then covers calls
+ * that rank has not finished, and acks stop growing monotonically
+ * (docs/protocols.md, tests/coll/rooted_lag.c).  It says so every CM_SHM_RFIFO_ACK_EVERY
  * calls, on one ack word per rank: fewer lines change hands than an ack per
  * entry and call.  Needs CM_SHM_RFIFO_ACK_EVERY < CM_SHM_RFIFO_ENTRIES. */
 #define CM_SHM_RFIFO_ACK_EVERY 8

@@ -4,6 +4,14 @@
  * as in gather); larger blocks are sent point to point.  The choice is made
  * per block from its size, which its sender (its own count) and the root
  * (the counts) both know, so no rank needs the others' counts.
+ *
+ * Every non-root publishes its entry of call k, even for an empty or a
+ * point-to-point block, and the root waits for all of them: the root's
+ * acknowledgement (cm_shm_rfifo_done) speaks for every earlier call of the
+ * FIFO, which is true only if every rank has arrived at call k (shm.h).
+ * Until 2026-11-25 empty and large blocks skipped their entry; a root that
+ * was late for an earlier gather then had its unread entries overwritten by
+ * ranks that wrapped around the FIFO (issue 18, tests/coll/rooted_lag.c).
  */
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
@@ -32,9 +40,10 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     uint32_t k = s->to_root++;
     if (me != root) {
         size_t b = cm_shm_bytes(scount, stype, NULL, NULL, NULL);
-        if (!fifo_block(b))
-            return b ? PMPI_Send(sbuf, scount, stype, root, TAG, comm) : MPI_SUCCESS;
-        return cm_shm_gather_fifo_send(s, k, sbuf, scount, stype);
+        if (fifo_block(b))
+            return cm_shm_gather_fifo_send(s, k, sbuf, scount, stype);
+        int rc = cm_shm_gather_fifo_send(s, k, sbuf, 0, stype);   /* "I am at call k" */
+        return b && rc == MPI_SUCCESS ? PMPI_Send(sbuf, scount, stype, root, TAG, comm) : rc;
     }
     struct cm_dt d;
     cm_coll_dt(rtype, &d);
@@ -51,10 +60,12 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
             rc = PMPI_Irecv(cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype, r, TAG, comm, &req[nreq++]);
     }
     for (int r = 0; r < n; r++) {
-        if (r == me || !fifo_block((size_t)rcounts[r] * (size_t)d.size))
+        if (r == me)
             continue;
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        if (!fifo_block((size_t)rcounts[r] * (size_t)d.size))
+            continue;
         int urc = cm_shm_unpack(e->data, cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype);
         if (rc == MPI_SUCCESS)
             rc = urc;
