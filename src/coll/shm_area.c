@@ -15,6 +15,7 @@
 #include "coll/shm.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "p2p/p2p.h"
 #include "shm/wait.h"
 #include "shm/copy.h"
 #include "shm/cma.h"
@@ -499,6 +500,25 @@ static int sync_yields(void)
     return v;
 }
 
+/* A rank waiting in a shared-memory collective still owes progress to its
+ * pending nonblocking operations (MPI-4.1 §3.7.4, §6.12): a peer may be
+ * blocked until one of our schedules sends its next round, and the peer may
+ * be the one we wait for (tests/mpi/nbc_progress.c: Ibarrier on one
+ * communicator, Bcast on another, 5 ranks deadlocked before).  So every
+ * wait below runs the progress engine while anything is pending, and then
+ * sleeps only briefly: a message for us rings our doorbell, not this word.
+ * Returns the futex timeout to use. */
+static const struct timespec long_nap = { 0, 200 * 1000000L };   /* a lost wake-up costs this, not a hang */
+
+static const struct timespec *progress_pending(const struct timespec *normal)
+{
+    static const struct timespec brief = { 0, 100 * 1000L };
+    if (cm_progress_quiet())
+        return normal;
+    cm_progress(-1);
+    return &brief;
+}
+
 /* Flag sync: up to this many ranks, each with a core, arrive by storing the
  * epoch in their own flag line and poll the others' lines.  Every rank reads
  * n - 1 lines but no line is written by two ranks: at 2 ranks a sync is one
@@ -533,10 +553,14 @@ static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _
 {
     struct cm_waiter wt;
     cm_waiter_reset(&wt);
+    const struct timespec *nap = &long_nap;
+    unsigned polls = 0;
     for (;;) {
         uint32_t v = atomic_load_explicit(w, memory_order_acquire);
         if ((int32_t)(v - e) >= 0)
             return;
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = progress_pending(&long_nap);
         if (cm_wait_backoff(&wt))
             continue;
         if (!*woken) {
@@ -548,10 +572,8 @@ static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
         v = atomic_load_explicit(w, memory_order_seq_cst);
-        if ((int32_t)(v - e) < 0) {
-            struct timespec ts = { 0, 200 * 1000000L };
-            futex(w, FUTEX_WAIT, v, &ts);
-        }
+        if ((int32_t)(v - e) < 0)
+            futex(w, FUTEX_WAIT, v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -642,6 +664,8 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
     cm_waiter_reset(&w);
     int yields = 0, announced = 0, budget = sync_yields();
     uint32_t seen = old + 1;
+    const struct timespec *nap = &long_nap;
+    unsigned polls = 0;
     for (;;) {
         uint32_t v = atomic_load_explicit(&a->release, memory_order_acquire);
         if ((int32_t)(v - e) >= 0) {
@@ -654,6 +678,8 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
          * the scheduler (7.5 instead of 8-9 switches per 8-rank barrier) but
          * measured 2-4x slower when other jobs share the cores: a woken
          * sleeper waits for their time slices, a yielder does not. */
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = progress_pending(&long_nap);
         if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
             continue;
         /* Oversubscribed: keep yielding while other members still arrive
@@ -673,10 +699,8 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
-        if ((int32_t)(v - e) < 0) {
-            struct timespec ts = { 0, 200 * 1000000L };
-            futex(&a->release, FUTEX_WAIT, v, &ts);
-        }
+        if ((int32_t)(v - e) < 0)
+            futex(&a->release, FUTEX_WAIT, v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -691,6 +715,8 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int announced = 0, yields = 0;
+    const struct timespec *nap = &long_nap;
+    unsigned polls = 0;
     for (;;) {
         uint32_t v = atomic_load_explicit(word, memory_order_acquire);
         if ((int32_t)(v - target) >= 0) {
@@ -698,6 +724,8 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
                 announce_blocked(0);
             return;
         }
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = progress_pending(&long_nap);
         if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
             continue;
         /* A FIFO reader behind its writer with more ranks than cores: the
@@ -717,10 +745,8 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
         cm_wait_fifo_sleeper_barrier(); /* the waker may not fence (wait.h) */
         v = atomic_load_explicit(word, memory_order_seq_cst);
-        if ((int32_t)(v - target) < 0) {
-            struct timespec ts = { 0, 200 * 1000000L };
-            futex(word, FUTEX_WAIT, v, &ts);
-        }
+        if ((int32_t)(v - target) < 0)
+            futex(word, FUTEX_WAIT, v, nap);
         atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
     }
 }
@@ -749,6 +775,9 @@ void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int announced = 0;
+    static const struct timespec counter_nap = { 0, 50 * 1000000L };
+    const struct timespec *nap = &counter_nap;
+    unsigned polls = 0;
     for (;;) {
         uint64_t v = atomic_load_explicit(&l->bytes, memory_order_acquire);
         if (v - base >= upto) {
@@ -756,16 +785,16 @@ void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
                 announce_blocked(0);
             return;
         }
+        if ((polls++ & 63) == 0)
+            nap = progress_pending(&counter_nap);
         if (cm_wait_backoff(&w))
             continue;
         if (!announced)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(&l->waiters, 1, memory_order_seq_cst);
         v = atomic_load_explicit(&l->bytes, memory_order_seq_cst);
-        if (v - base < upto) {
-            struct timespec ts = { 0, 50 * 1000000L };
-            futex(&l->bytes, FUTEX_WAIT, (uint32_t)v, &ts);    /* low half, little-endian */
-        }
+        if (v - base < upto)
+            futex(&l->bytes, FUTEX_WAIT, (uint32_t)v, nap);    /* low half, little-endian */
         atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
     }
 }
