@@ -5,6 +5,7 @@
  */
 #include "coll/api.h"
 #include "coll/nbc.h"
+#include "coll/shm.h"
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 #pragma weak MPI_Ibcast = PMPI_Ibcast
@@ -28,9 +29,8 @@ static int start(MPI_Comm comm, const char *call, struct cm_nbc *s, int rc, MPI_
     return MPI_SUCCESS;
 }
 
-/* Communicator, request pointer, and a fresh schedule on the collective context. */
-static int begin(MPI_Comm comm, const char *call, MPI_Request *request, int *size, int *rank, MPI_Comm *cc,
-                 struct cm_nbc **s)
+/* Communicator and request pointer. */
+static int begin_args(MPI_Comm comm, const char *call, MPI_Request *request, int *size, int *rank, MPI_Comm *cc)
 {
     int rc = api_comm(comm, call, size, rank);
     if (rc)
@@ -38,10 +38,22 @@ static int begin(MPI_Comm comm, const char *call, MPI_Request *request, int *siz
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
     *cc = cm_coll_comm(comm);
-    *s = cm_nbc_new(*cc);
-    if (!*s)
-        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     return 0;
+}
+
+/* A fresh schedule on the collective context. */
+static int new_schedule(MPI_Comm comm, const char *call, MPI_Comm cc, struct cm_nbc **s)
+{
+    *s = cm_nbc_new(cc);
+    return *s ? 0 : cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+}
+
+/* Both. */
+static int begin(MPI_Comm comm, const char *call, MPI_Request *request, int *size, int *rank, MPI_Comm *cc,
+                 struct cm_nbc **s)
+{
+    int rc = begin_args(comm, call, request, size, rank, cc);
+    return rc ? rc : new_schedule(comm, call, *cc, s);
 }
 
 /* Argument errors found after begin(): drop the schedule, keep the error. */
@@ -58,7 +70,11 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
+        return rc;
+    if (cm_shm_nbc_barrier(cc, request) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
     return start(comm, call, s, cm_nbc_build_barrier(s, cc), request);
 }
@@ -70,11 +86,15 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
-        return fail(s, rc);
+        return rc;
+    if (cm_shm_nbc_bcast(buffer, count, datatype, root, cc, request) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     return start(comm, call, s, cm_nbc_build_bcast(s, buffer, count, datatype, root, cc), request);
 }
 
@@ -107,11 +127,15 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, root, rank, 0)))
-        return fail(s, rc);
+        return rc;
+    if (cm_shm_nbc_reduce(sendbuf, recvbuf, count, datatype, op, root, cc, request) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     return start(comm, call, s, cm_nbc_build_reduce(s, sendbuf, recvbuf, count, datatype, op, root, cc), request);
 }
 
@@ -123,10 +147,14 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, 0, rank, 1)))
-        return fail(s, rc);
+        return rc;
+    if (cm_shm_nbc_allreduce(sendbuf, recvbuf, count, datatype, op, cc, request) == MPI_SUCCESS)
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     rc = cm_nbc_build_reduce(s, sendbuf, recvbuf, count, datatype, op, 0, cc);
     if (rc == MPI_SUCCESS)
         rc = cm_nbc_build_bcast(s, recvbuf, count, datatype, 0, cc);

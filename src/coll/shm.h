@@ -96,6 +96,13 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
+    /* Nonblocking collectives started here and not yet finished, in start
+     * order (shm_nbc.c).  Only the head moves; a blocking collective on the
+     * area first finishes them all (cm_shm_get, cm_shm_peek), so every
+     * member runs the area's calls in one order, one at a time, as the
+     * epoch and FIFO arguments above require. */
+    struct cm_shm_nbc *nbc_head, *nbc_tail;
+    int nbc_busy;                 /* the queue is being advanced (no re-entry from progress) */
 };
 
 /* Broadcast FIFO (seed 003's Bcast FIFO, without its fetch-and-increment):
@@ -138,6 +145,8 @@ static inline void cm_shm_prefetch(const void *line) { __builtin_prefetch(line, 
 
 /* Root of FIFO call k: wait until entry k may be overwritten. */
 void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k);
+/* The same without waiting: 1 when entry k may be written now. */
+int cm_shm_bfifo_try_claim(struct cm_shm *s, uint32_t k);
 /* Every rank after FIFO call k (root or reader): count it. */
 void cm_shm_bfifo_done(struct cm_shm *s, uint32_t k);
 struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i);
@@ -182,6 +191,7 @@ int cm_shm_rfifo_enabled(void);
 /* A non-root before filling its entry for to-root call k: waits until call
  * k - CM_SHM_RFIFO_ENTRIES was consumed. */
 void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k);
+int cm_shm_rfifo_try_claim(struct cm_shm *s, uint32_t k);
 /* The root after consuming call k.  When the root of call k has every
  * other rank's entry for k, every rank has finished all calls before k
  * (program order), so "all calls up to k consumed" is the root's to say,
@@ -213,13 +223,22 @@ struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll);
  * thread level stops at MPI_THREAD_SERIALIZED). */
 struct cm_shm *cm_shm_peek_slow(MPI_Comm cc);
 extern struct cm_shm *cm_shm_recent;
+void cm_shm_nbc_drain(struct cm_shm *s);
 static inline struct cm_shm *cm_shm_peek(MPI_Comm cc)
 {
     struct cm_shm *s = cm_shm_recent;
-    if (s && s->comm_index == (cc & ~CM_COMM_COLL_BIT))
-        return s;
-    return cm_shm_peek_slow(cc);
+    if (!s || s->comm_index != (cc & ~CM_COMM_COLL_BIT))
+        s = cm_shm_peek_slow(cc);
+    if (s && s->nbc_head)
+        cm_shm_nbc_drain(s);
+    return s;
 }
+
+/* The epoch sync in two halves (nonblocking collectives): arrive, then test
+ * or wait for everyone's arrival at the returned epoch. */
+uint32_t cm_shm_sync_arrive(struct cm_shm *s);
+int cm_shm_sync_test(struct cm_shm *s, uint32_t e);
+void cm_shm_sync_await(struct cm_shm *s, uint32_t e);
 
 /* Parity of the epoch the next sync will close. */
 static inline int cm_shm_parity(const struct cm_shm *s) { return (int)((s->epoch + 1) & 1); }
@@ -374,6 +393,18 @@ int cm_coll_reduce_scatter_block_shm(const void *sbuf, void *rbuf, int rcount, M
                                      MPI_Comm comm);
 int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                          MPI_Datatype rtype, MPI_Comm comm);
+
+/* Nonblocking collectives on the area (shm_nbc.c): MPI_SUCCESS with
+ * *request set, or CM_COLL_NO_SHORTCUT when the engine does not take the
+ * call (no area attached yet, too large, a type with holes); the caller then
+ * builds a point-to-point schedule.  The answer is the same on every member
+ * (arguments and the area's state agree), so all take the same way. */
+int cm_shm_nbc_barrier(MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                      MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+                         MPI_Request *request);
 
 /* Slice [lo, hi) (elements) of a count-element vector owned by rank j of n. */
 static inline void cm_shm_slice(int count, int n, int j, int *lo, int *hi)

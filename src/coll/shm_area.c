@@ -346,6 +346,9 @@ static void percomm_free(void *p)
     if (pc && pc->shm == cm_shm_recent)
         cm_shm_recent = NULL;
     if (pc && pc->shm) {
+        /* Nonblocking collectives still running here finish first (they
+         * use the area; the others finish theirs in their Comm_free too). */
+        cm_shm_nbc_drain(pc->shm);
         struct area_hdr *a = hdr(pc->shm);
         if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
             struct region *g = region();
@@ -425,8 +428,11 @@ struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll)
     struct percomm *pc = percomm_of(c);
     if (!pc)
         return NULL;
-    if (pc->shm)
+    if (pc->shm) {
+        if (pc->shm->nbc_head)
+            cm_shm_nbc_drain(pc->shm);
         return pc->shm;
+    }
     /* Every member counts the same calls, so they retry together. */
     if (pc->failed_calls > 0 && pc->failed_calls++ < RETRY_AFTER)
         return NULL;
@@ -639,6 +645,8 @@ static int use_flag_sync(const struct cm_shm *s)
 
 int cm_shm_flag_syncs(const struct cm_shm *s) { return use_flag_sync(s); }
 
+static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen);
+
 void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
 {
     struct area_hdr *a = hdr(s);
@@ -660,10 +668,17 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
             futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
         return;
     }
+    await_release(s, e, old + 1);
+}
+
+/* A counted sync's waiter: until the last arrival releases epoch e
+ * (`seen`: the arrival count this rank last saw). */
+static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen)
+{
+    struct area_hdr *a = hdr(s);
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int yields = 0, announced = 0, budget = sync_yields();
-    uint32_t seen = old + 1;
     const struct timespec *nap = &long_nap;
     unsigned polls = 0;
     for (;;) {
@@ -703,6 +718,101 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
             futex(&a->release, FUTEX_WAIT, v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
+}
+
+/* ---- the same sync in two halves, for nonblocking collectives ------------ */
+
+/* Arrive at the next epoch and return it; nobody waits here.  The same
+ * arrival as cm_shm_sync(s, NULL, NULL) makes (flag or counted, decided alike
+ * on every member), so blocking and nonblocking calls of one communicator
+ * share epochs.  The wake-up owed to ranks sleeping on my arrival is paid
+ * now, not at the end as flag_sync does: this rank may not come back soon. */
+uint32_t cm_shm_sync_arrive(struct cm_shm *s)
+{
+    struct area_hdr *a = hdr(s);
+    uint32_t e = ++s->epoch;
+    if (use_flag_sync(s)) {
+        _Atomic uint32_t *mine = arrival_word(s, s->rank, (int)(e & 1));
+        atomic_store_explicit(mine, e, memory_order_release);
+        flag_wake(a, mine);
+        return e;
+    }
+    uint32_t k = ++s->counted_syncs;
+    uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
+    if (old + 1 == k * (uint32_t)s->n) {
+        atomic_store_explicit(&a->release, e, memory_order_release);
+        cm_wake_fence();
+        if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
+            futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
+    }
+    return e;
+}
+
+/* 1 when every member arrived at epoch e (after cm_shm_sync_arrive). */
+int cm_shm_sync_test(struct cm_shm *s, uint32_t e)
+{
+    if (!use_flag_sync(s))
+        return (int32_t)(atomic_load_explicit(&hdr(s)->release, memory_order_acquire) - e) >= 0;
+    for (int r = 0; r < s->n; r++) {
+        if (r == s->rank)
+            continue;
+        uint32_t v = atomic_load_explicit(arrival_word(s, r, (int)(e & 1)), memory_order_acquire);
+        if ((int32_t)(v - e) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Wait until every member arrived at epoch e (after cm_shm_sync_arrive). */
+void cm_shm_sync_await(struct cm_shm *s, uint32_t e)
+{
+    struct area_hdr *a = hdr(s);
+    if (!use_flag_sync(s)) {
+        await_release(s, e, atomic_load_explicit(&a->arrive, memory_order_relaxed));
+        return;
+    }
+    _Atomic uint32_t *mine = arrival_word(s, s->rank, (int)(e & 1));
+    int woken = 1, announced = 0;       /* woken: cm_shm_sync_arrive did */
+    for (int r = 0; r < s->n; r++)
+        if (r != s->rank)
+            await_arrival(a, arrival_word(s, r, (int)(e & 1)), e, mine, &woken, &announced);
+    if (announced)
+        announce_blocked(0);
+}
+
+/* cm_shm_bfifo_claim and cm_shm_rfifo_claim without waiting: 1 when entry k
+ * may be written now. */
+int cm_shm_bfifo_try_claim(struct cm_shm *s, uint32_t k)
+{
+    if (k < CM_SHM_BFIFO_ENTRIES)
+        return 1;
+    uint32_t need = k + 1 - CM_SHM_BFIFO_ENTRIES;
+    if ((int32_t)(s->bfifo_clear - need) >= 0)
+        return 1;
+    uint32_t low = need + CM_SHM_BFIFO_ENTRIES;
+    for (int r = 0; r < s->n; r++) {
+        if (r == s->rank)
+            continue;
+        uint32_t v = atomic_load_explicit(&bfifo_ack(s, r)->done, memory_order_acquire);
+        if ((int32_t)(v - need) < 0)
+            return 0;
+        if ((int32_t)(v - low) < 0)
+            low = v;
+    }
+    s->bfifo_clear = low;
+    return 1;
+}
+
+int cm_shm_rfifo_try_claim(struct cm_shm *s, uint32_t k)
+{
+    uint32_t need = k + 1 - CM_SHM_RFIFO_ENTRIES;
+    if ((int32_t)(s->rfifo_clear - need) >= 0)
+        return 1;
+    uint32_t v = atomic_load_explicit(&cm_shm_rfifo(s, s->rank, 0)->ack, memory_order_acquire);
+    if ((int32_t)(v - need) < 0)
+        return 0;
+    s->rfifo_clear = v;
+    return 1;
 }
 
 /* ---- a word that grows: wait for it, bump it ------------------------------ */

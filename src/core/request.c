@@ -94,9 +94,16 @@ void cm_request_release(struct cm_request *r)
 
 MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state)
 {
+    return cm_request_generic_blocking(poll, destroy, NULL, state);
+}
+
+MPI_Request cm_request_generic_blocking(int (*poll)(void *state), void (*destroy)(void *state),
+                                        void (*block)(void *state), void *state)
+{
     struct cm_request *r = cm_request_new(CM_REQ_GENERIC);
     r->poll = poll;
     r->destroy = destroy;
+    r->block = block;
     r->state = state;
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;
@@ -136,6 +143,8 @@ void cm_request_wait(struct cm_request *r, unsigned call_id)
 {
     if (r->complete)
         return;
+    if (r->kind == CM_REQ_GENERIC && r->block)
+        r->block(r->state);     /* then the progress below finds it done at once */
     cm_progress_wait(&r->complete, r->kind == CM_REQ_RECV ? r->peer_world : -1, call_id,
                      r->peer_world, r->tag, r->ctx);
 }

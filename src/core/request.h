@@ -70,6 +70,7 @@ struct cm_request {
     struct cm_request *prev, *next;
     int (*poll)(void *state);
     void (*destroy)(void *state);
+    void (*block)(void *state);  /* generic: optional, returns once poll(state) would say done */
     void *state;
     struct cm_request *bsend_next; /* Bsend: list of buffered sends in flight */
     size_t bsend_bytes;
@@ -89,6 +90,11 @@ void cm_request_release(struct cm_request *r);
 /* A request completed by polling: poll(state) returns 1 once done.
  * destroy(state) is called after completion when the request is released. */
 MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state);
+/* The same with a way to wait that sleeps where the operation waits (a
+ * shared-memory word) instead of on the rank's doorbell: block(state) returns
+ * once poll(state) would return 1, and may progress everything else. */
+MPI_Request cm_request_generic_blocking(int (*poll)(void *state), void (*destroy)(void *state),
+                                        void (*block)(void *state), void *state);
 
 /* Make progress on r; returns 1 when complete. */
 int cm_request_test(struct cm_request *r);

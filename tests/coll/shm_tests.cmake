@@ -120,3 +120,22 @@ foreach(n 2 3 5 8)
       TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "rooted_lag ok")
   endforeach()
 endforeach()
+
+# Nonblocking collectives on the shared area (shm_nbc.c): batches of
+# Ibarrier/Ibcast/Ireduce/Iallreduce with blocking calls in between, lagging
+# ranks, completion by Wait, Waitall, Waitany and Test loops; both kinds of
+# sync, and the point-to-point schedules for comparison (COREMPI_SHM_NBC=0).
+cm_coll_program(shm_nbc)
+function(cm_shm_nbc_case name n seed env)
+  add_test(NAME coll.shm.nbc.${name}.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_shm_nbc> ${seed})
+  set_tests_properties(coll.shm.nbc.${name}.n${n} PROPERTIES
+    TIMEOUT 180 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20;${env}"
+    PASS_REGULAR_EXPRESSION "shm_nbc ok")
+endfunction()
+foreach(n 1 2 3 5 8 9)
+  cm_shm_nbc_case(default ${n} ${n}1 "")
+endforeach()
+cm_shm_nbc_case(counter 3 7 "COREMPI_SHM_SYNC=counter")
+cm_shm_nbc_case(flags 5 8 "COREMPI_SHM_SYNC=flags")
+cm_shm_nbc_case(p2p 3 9 "COREMPI_SHM_NBC=0")

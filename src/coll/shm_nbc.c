@@ -1,0 +1,351 @@
+/*
+ * shm_nbc.c -- nonblocking collectives on the shared area (issue 19).
+ *
+ * An Ibarrier, a small Ibcast, Ireduce or Iallreduce on a communicator that
+ * has an area runs the same shared-memory protocols as the blocking calls,
+ * cut into steps that never wait: arrive at an epoch, then test the others'
+ * arrivals; claim a FIFO entry if it is free, else try again later; read an
+ * entry once its sequence number is there.  The user's request is a generic
+ * request whose poll advances the steps, so they move whenever the rank is
+ * in MPI (Test, Wait, any blocking call: the progress engine polls generic
+ * requests, and shared-memory waits run it too).  MPI_Wait uses the
+ * blocking twin of each step (futex sleeps on the same words as the
+ * blocking collectives) instead of the doorbell sleep of generic requests.
+ *
+ * Order.  The area's protocols assume that every member runs the area's
+ * calls in one order and finishes each before its next one starts (epoch
+ * parities, the FIFO counts and acknowledgements: shm.h, docs).  So the
+ * operations started on an area form a queue in start order; only the head
+ * takes steps, an operation starts its protocol when it becomes the head,
+ * and a blocking collective on the area first finishes the whole queue
+ * (cm_shm_get, cm_shm_peek).  Every member starts the communicator's
+ * collectives in the same order (MPI rule), so every member runs the same
+ * sequence on the area; with nonblocking ones in between it is merely
+ * spread over time.  No deadlock: the head of any member's queue waits only
+ * for other members to reach the same call, and each of them reaches it
+ * once its earlier calls, which wait for the same thing, are done.
+ *
+ * Which calls come here is decided from the arguments and the area's
+ * presence, the same on every member.  An area is never attached by a
+ * nonblocking call (attaching is collective and blocking); a communicator
+ * whose first collectives are nonblocking uses the point-to-point schedules
+ * until a blocking collective attaches its area.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm_fold.h"
+#include "core/request.h"
+#include "core/state.h"
+#include "shm/copy.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+enum nbc_kind { NBC_BARRIER, NBC_BCAST, NBC_REDUCE, NBC_ALLREDUCE };
+
+struct cm_shm_nbc {
+    struct cm_shm_nbc *next;
+    struct cm_shm *s;
+    enum nbc_kind kind;
+    int started;                /* its protocol began (it reached the head) */
+    int done;
+    uint32_t k;                 /* FIFO call number, or the epoch it arrived at */
+    const void *sbuf;           /* data as given (sbuf == rbuf when in place) */
+    void *rbuf;
+    int count, root;
+    MPI_Datatype dt;
+    MPI_Op op;
+    size_t bytes;
+    MPI_Aint tlb;
+};
+
+static int enabled(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_NBC", 1);
+    return v;
+}
+
+/* ---- the steps ---------------------------------------------------------- */
+
+/* Each returns 1 when the operation is complete.  block = 0: never waits;
+ * block = 1: waits where the protocol waits. */
+
+static int barrier_step(struct cm_shm_nbc *o, int block)
+{
+    struct cm_shm *s = o->s;
+    if (!o->started) {
+        o->started = 1;
+        o->k = cm_shm_sync_arrive(s);
+    }
+    if (block)
+        cm_shm_sync_await(s, o->k);
+    else if (!cm_shm_sync_test(s, o->k))
+        return 0;
+    return 1;
+}
+
+/* The broadcast FIFO as in shm_bcast.c: the root claims entry k, fills it,
+ * publishes; a reader waits for the publication and copies out.  Both count
+ * the call (cm_shm_bfifo_done) only when finished with the entry. */
+static int bcast_step(struct cm_shm_nbc *o, int block)
+{
+    struct cm_shm *s = o->s;
+    if (!o->started) {
+        o->started = 1;
+        o->k = s->bcasts++;
+    }
+    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, o->k);
+    void *data = o->bytes <= CM_SHM_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
+    if (s->rank == o->root) {
+        if (block)
+            cm_shm_bfifo_claim(s, o->k);
+        else if (!cm_shm_bfifo_try_claim(s, o->k))
+            return 0;
+        cm_shm_pack(data, o->rbuf, o->count, o->dt);
+        atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+    } else {
+        if (block)
+            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
+        else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
+            return 0;
+        cm_shm_unpack(data, o->rbuf, o->count, o->dt);
+    }
+    cm_shm_bfifo_done(s, o->k);
+    return 1;
+}
+
+/* The reduce FIFO as in shm_reduce.c: a non-root claims its entry k, fills
+ * and publishes it and is done; the root waits for every other rank's
+ * entry (all of them: its acknowledgement speaks for every earlier call,
+ * shm.h), folds in rank order and acknowledges. */
+static int reduce_fifo_step(struct cm_shm_nbc *o, int block, int root, char *out)
+{
+    struct cm_shm *s = o->s;
+    int me = s->rank, n = s->n;
+    const char *sb = (const char *)o->sbuf + o->tlb;
+    if (me != root) {
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, o->k);
+        if (block)
+            cm_shm_rfifo_claim(s, o->k);
+        else if (!cm_shm_rfifo_try_claim(s, o->k))
+            return 0;
+        cm_copy(e->data, sb, o->bytes);
+        atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        return 1;
+    }
+    for (int r = 0; r < n; r++) {
+        if (r == me)
+            continue;
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, o->k);
+        if (block)
+            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
+        else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
+            return 0;
+    }
+    /* Right fold in rank order; in place the root's input is out itself. */
+    unsigned char own[CM_SHM_RFIFO_BYTES];
+    cm_copy(own, sb, o->bytes);
+    cm_copy(out, me == n - 1 ? own : cm_shm_rfifo(s, n - 1, o->k)->data, o->bytes);
+    cm_op_kernel_fn kernel = cm_shm_kernel(o->op, o->dt);
+    for (int r = n - 2; r >= 0; r--) {
+        const unsigned char *x = r == me ? own : cm_shm_rfifo(s, r, o->k)->data;
+        if (kernel)
+            kernel(x, out, (size_t)o->count);
+        else
+            PMPI_Reduce_local(x - o->tlb, out - o->tlb, o->count, o->dt, o->op);
+    }
+    cm_shm_rfifo_done(s, o->k);
+    return 1;
+}
+
+static int reduce_step(struct cm_shm_nbc *o, int block)
+{
+    if (!o->started) {
+        o->started = 1;
+        o->k = o->s->to_root++;
+    }
+    return reduce_fifo_step(o, block, o->root, (char *)o->rbuf + o->tlb);
+}
+
+/* Allreduce of a small vector: each rank copies its vector into its data of
+ * the coming epoch's parity (flag line, meeting line or slot: cm_shm_data),
+ * arrives, and once all arrived folds every rank's vector in rank order
+ * itself.  The data of parity p is written again only for epoch e + 2,
+ * which nobody starts before every member arrived at e + 1, and a member
+ * arrives there only after its fold of epoch e (one operation at a time). */
+static int allreduce_step(struct cm_shm_nbc *o, int block)
+{
+    struct cm_shm *s = o->s;
+    if (!o->started) {
+        o->started = 1;
+        int p = cm_shm_parity(s);
+        cm_copy(cm_shm_data(s, s->rank, p, o->bytes), (const char *)o->sbuf + o->tlb, o->bytes);
+        o->k = cm_shm_sync_arrive(s);
+    }
+    if (block)
+        cm_shm_sync_await(s, o->k);
+    else if (!cm_shm_sync_test(s, o->k))
+        return 0;
+    cm_shm_fold_slots(s, (int)(o->k & 1), o->bytes, (char *)o->rbuf + o->tlb, o->count, o->dt, o->op, 0);
+    return 1;
+}
+
+static int step(struct cm_shm_nbc *o, int block)
+{
+    switch (o->kind) {
+    case NBC_BARRIER: return barrier_step(o, block);
+    case NBC_BCAST: return bcast_step(o, block);
+    case NBC_REDUCE: return reduce_step(o, block);
+    case NBC_ALLREDUCE: return allreduce_step(o, block);
+    }
+    return 1;
+}
+
+/* ---- the queue ------------------------------------------------------------ */
+
+/* Step the head while it completes; with block, until `until` is done (NULL:
+ * the whole queue).  A shared-memory wait inside a blocking step runs the
+ * progress engine, which polls this area's requests again: nbc_busy keeps
+ * that poll out of the queue being advanced. */
+static void advance(struct cm_shm *s, int block, const struct cm_shm_nbc *until)
+{
+    if (s->nbc_busy)
+        return;
+    s->nbc_busy = 1;
+    struct cm_shm_nbc *h;
+    while ((h = s->nbc_head) != NULL) {
+        if (!step(h, block))
+            break;
+        h->done = 1;
+        s->nbc_head = h->next;
+        if (!s->nbc_head)
+            s->nbc_tail = NULL;
+        if (h == until)
+            break;
+    }
+    s->nbc_busy = 0;
+}
+
+void cm_shm_nbc_drain(struct cm_shm *s)
+{
+    advance(s, 1, NULL);
+}
+
+static int poll_op(void *state)
+{
+    struct cm_shm_nbc *o = state;
+    if (!o->done)
+        advance(o->s, 0, NULL);
+    return o->done;
+}
+
+static void block_op(void *state)
+{
+    struct cm_shm_nbc *o = state;
+    if (!o->done)
+        advance(o->s, 1, o);
+}
+
+static void free_op(void *state) { free(state); }
+
+/* The area of cc if the engine takes a call there (see the top). */
+static struct cm_shm *area(MPI_Comm cc)
+{
+    if (!enabled())
+        return NULL;
+    struct cm_shm *s = cm_shm_peek_slow(cc);
+    return s && s->n > 1 ? s : NULL;
+}
+
+static int queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request)
+{
+    o->s = s;
+    if (s->nbc_tail)
+        s->nbc_tail->next = o;
+    else
+        s->nbc_head = o;
+    s->nbc_tail = o;
+    /* Born complete when the protocol needs nobody else now (a root's
+     * broadcast, a non-root's reduce): cm_request_generic polls once. */
+    *request = cm_request_generic_blocking(poll_op, free_op, block_op, o);
+    return MPI_SUCCESS;
+}
+
+int cm_shm_nbc_barrier(MPI_Comm cc, MPI_Request *request)
+{
+    struct cm_shm *s = area(cc);
+    struct cm_shm_nbc *o = s ? calloc(1, sizeof *o) : NULL;
+    if (!o)
+        return CM_COLL_NO_SHORTCUT;
+    o->kind = NBC_BARRIER;
+    return queue(s, o, request);
+}
+
+int cm_shm_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request)
+{
+    size_t bytes = cm_shm_bytes(count, dt, NULL, NULL, NULL);
+    struct cm_shm *s = bytes && bytes <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled() ? area(cc) : NULL;
+    struct cm_shm_nbc *o = s ? calloc(1, sizeof *o) : NULL;
+    if (!o)
+        return CM_COLL_NO_SHORTCUT;
+    o->kind = NBC_BCAST;
+    o->rbuf = buf;
+    o->count = count;
+    o->dt = dt;
+    o->root = root;
+    o->bytes = bytes;
+    return queue(s, o, request);
+}
+
+/* Reductions take contiguous types only: the FIFO and the slots hold the
+ * vector's bytes as they are, and the fold runs on them. */
+static struct cm_shm_nbc *reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                    int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_shm **s)
+{
+    int contiguous;
+    MPI_Aint tlb;
+    size_t bytes = cm_shm_bytes(count, dt, &contiguous, &tlb, NULL);
+    *s = bytes && contiguous && bytes <= max ? area(cc) : NULL;
+    struct cm_shm_nbc *o = *s ? calloc(1, sizeof *o) : NULL;
+    if (!o)
+        return NULL;
+    o->kind = kind;
+    o->sbuf = sbuf;
+    o->rbuf = rbuf;
+    o->count = count;
+    o->dt = dt;
+    o->op = op;
+    o->root = root;
+    o->bytes = bytes;
+    o->tlb = tlb;
+    return o;
+}
+
+int cm_shm_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                      MPI_Comm cc, MPI_Request *request)
+{
+    struct cm_shm *s;
+    struct cm_shm_nbc *o = cm_shm_rfifo_enabled()
+                               ? reduction(sbuf, rbuf, count, dt, op, root, cc, CM_SHM_RFIFO_BYTES, NBC_REDUCE, &s)
+                               : NULL;
+    return o ? queue(s, o, request) : CM_COLL_NO_SHORTCUT;
+}
+
+/* Up to the size from which the blocking allreduce folds in slices (every
+ * rank folding every vector costs n times the bytes). */
+int cm_shm_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+                         MPI_Request *request)
+{
+    struct cm_shm *s;
+    struct cm_shm_nbc *o = reduction(sbuf, rbuf, count, dt, op, -1, cc, CM_SHM_SPLIT_FOLD_MIN, NBC_ALLREDUCE, &s);
+    if (o && o->bytes > s->slot_bytes) {
+        free(o);
+        o = NULL;
+    }
+    return o ? queue(s, o, request) : CM_COLL_NO_SHORTCUT;
+}
+#endif

@@ -1,0 +1,239 @@
+/*
+ * shm_nbc -- nonblocking collectives on the shared area (src/coll/shm_nbc.c)
+ * mixed with blocking ones on the same communicator.
+ *
+ * Each round starts a random batch of 1..6 Ibarrier / Ibcast / Ireduce /
+ * Iallreduce calls (roots, sizes and in-place chosen from the seed, the
+ * same on every rank), puts a blocking collective on the same communicator
+ * in the middle now and then (it must finish the pending ones first, in
+ * order), lets ranks sleep, and completes the batch in a rank-dependent
+ * order with Wait, Test loops, Waitall or Waitany.  Every result is checked
+ * against values each rank computes itself; reductions use a
+ * non-commutative user op too (composition of affine maps) so that the
+ * rank order of the fold shows.  Loops of the same shape run long enough for
+ * the FIFOs (64 and 128 entries) to wrap.  Usage: shm_nbc [seed]; prints the
+ * seed, and "shm_nbc ok" on rank 0.
+ */
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define ROUNDS 400
+#define BATCH 6
+#define MAXN 40    /* ints; 160 B: inline, the FIFO entries' data and the slots */
+
+static int rank, size, bad;
+static int me;   /* rank in the round's communicator */
+
+static uint64_t rng_state;
+static unsigned rnd(unsigned n)
+{
+    rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (unsigned)(rng_state >> 33) % n;
+}
+
+static int value(int round, int op, int r, int i) { return (round * 31 + op * 7 + r * 1009 + i * 13) % 100003; }
+
+/* (a, b) o (c, d): x -> a * (c * x + d) + b on unsigned pairs. */
+static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    unsigned *x = in, *y = inout;
+    for (int i = 0; i < *len; i++) {
+        unsigned a = x[2 * i] * y[2 * i], b = x[2 * i] * y[2 * i + 1] + x[2 * i + 1];
+        y[2 * i] = a;
+        y[2 * i + 1] = b;
+    }
+}
+
+enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_COMPOSE };
+
+struct call {
+    enum kind kind;
+    int root, n, inplace;
+    int sbuf[2 * MAXN], rbuf[2 * MAXN];
+    MPI_Request req;
+};
+
+static void check(const char *what, int round, int j, int got, int want)
+{
+    if (got != want && bad++ < 10)
+        fprintf(stderr, "shm_nbc: rank %d round %d call %d %s: got %d want %d\n", rank, round, j, what, got, want);
+}
+
+static void start(struct call *c, int round, int j, MPI_Comm comm, MPI_Op compose_op, MPI_Datatype pair)
+{
+    for (int i = 0; i < c->n; i++)
+        c->sbuf[i] = value(round, j, me, i);
+    switch (c->kind) {
+    case K_BARRIER:
+        MPI_Ibarrier(comm, &c->req);
+        break;
+    case K_BCAST:
+        for (int i = 0; i < c->n; i++)
+            c->rbuf[i] = me == c->root ? value(round, j, c->root, i) : -1;
+        MPI_Ibcast(c->rbuf, c->n, MPI_INT, c->root, comm, &c->req);
+        break;
+    case K_REDUCE:
+        if (c->inplace && me == c->root) {
+            memcpy(c->rbuf, c->sbuf, sizeof(int) * (size_t)c->n);
+            MPI_Ireduce(MPI_IN_PLACE, c->rbuf, c->n, MPI_INT, MPI_SUM, c->root, comm, &c->req);
+        } else {
+            MPI_Ireduce(c->sbuf, c->rbuf, c->n, MPI_INT, MPI_SUM, c->root, comm, &c->req);
+        }
+        break;
+    case K_ALLREDUCE:
+        if (c->inplace) {
+            memcpy(c->rbuf, c->sbuf, sizeof(int) * (size_t)c->n);
+            MPI_Iallreduce(MPI_IN_PLACE, c->rbuf, c->n, MPI_INT, MPI_SUM, comm, &c->req);
+        } else {
+            MPI_Iallreduce(c->sbuf, c->rbuf, c->n, MPI_INT, MPI_SUM, comm, &c->req);
+        }
+        break;
+    case K_COMPOSE:
+        for (int i = 0; i < c->n; i++) {
+            c->sbuf[2 * i] = 2 * value(round, j, me, i) + 1;
+            c->sbuf[2 * i + 1] = value(round, j + 1, me, i);
+        }
+        if (c->root < 0)
+            MPI_Iallreduce(c->sbuf, c->rbuf, c->n, pair, compose_op, comm, &c->req);
+        else
+            MPI_Ireduce(c->sbuf, c->rbuf, c->n, pair, compose_op, c->root, comm, &c->req);
+        break;
+    }
+}
+
+static void verify(struct call *c, int round, int j, int n)
+{
+    switch (c->kind) {
+    case K_BARRIER:
+        break;
+    case K_BCAST:
+        for (int i = 0; i < c->n; i++)
+            check("Ibcast", round, j, c->rbuf[i], value(round, j, c->root, i));
+        break;
+    case K_REDUCE:
+    case K_ALLREDUCE:
+        if (c->kind == K_REDUCE && me != c->root)
+            break;
+        for (int i = 0; i < c->n; i++) {
+            int want = 0;
+            for (int r = 0; r < n; r++)
+                want += value(round, j, r, i);
+            check(c->kind == K_REDUCE ? "Ireduce" : "Iallreduce", round, j, c->rbuf[i], want);
+        }
+        break;
+    case K_COMPOSE:
+        if (c->root >= 0 && me != c->root)
+            break;
+        for (int i = 0; i < c->n; i++) {
+            unsigned a = 1, b = 0;   /* x0 o x1 o ... o x(n-1), rank order */
+            for (int r = n - 1; r >= 0; r--) {
+                unsigned ra = 2u * (unsigned)value(round, j, r, i) + 1u, rb = (unsigned)value(round, j + 1, r, i);
+                unsigned na = ra * a, nb = ra * b + rb;
+                a = na;
+                b = nb;
+            }
+            check("compose a", round, j, c->rbuf[2 * i], (int)a);
+            check("compose b", round, j, c->rbuf[2 * i + 1], (int)b);
+        }
+        break;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    unsigned long seed = argc > 1 ? strtoul(argv[1], NULL, 10) : 12345;
+    if (rank == 0)
+        printf("shm_nbc: seed %lu (rerun: shm_nbc %lu)\n", seed, seed);
+    MPI_Op compose_op;
+    MPI_Op_create(compose, 0, &compose_op);
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_UNSIGNED, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Comm dup, split;
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    MPI_Comm_split(MPI_COMM_WORLD, rank % 2, size - rank, &split);
+    MPI_Barrier(dup);     /* areas attach in blocking calls only */
+    MPI_Barrier(split);
+    MPI_Barrier(MPI_COMM_WORLD);
+    rng_state = seed;
+    static struct call calls[BATCH];
+    for (int round = 0; round < ROUNDS; round++) {
+        /* Same draws on every rank for the calls; the split's draws too. */
+        int which = (int)rnd(3);
+        MPI_Comm comm = which == 0 ? MPI_COMM_WORLD : which == 1 ? dup : split;
+        int n;
+        MPI_Comm_size(comm, &n);
+        MPI_Comm_rank(comm, &me);
+        /* Long runs of one shape now and then, so the FIFOs wrap. */
+        int shape_loop = round % 50 < 10;
+        int nb = shape_loop ? BATCH : 1 + (int)rnd(BATCH);
+        int blocking_at = (int)rnd(nb + 3);   /* >= nb: none */
+        int lagger = (int)rnd((unsigned)n + 2), lag_us = (int)rnd(2000);
+        enum kind fixed = (enum kind)rnd(5);
+        for (int j = 0; j < nb; j++) {
+            struct call *c = &calls[j];
+            c->kind = shape_loop ? fixed : (enum kind)rnd(5);
+            c->root = (int)rnd((unsigned)n);
+            if (c->kind == K_COMPOSE && rnd(2))
+                c->root = -1;
+            c->n = 1 + (int)rnd(MAXN);
+            c->inplace = (int)rnd(2);
+        }
+        unsigned order_seed = (unsigned)rnd(1000);
+        if (me == lagger)
+            usleep((useconds_t)lag_us);
+        for (int j = 0; j < nb; j++) {
+            start(&calls[j], round, j, comm, compose_op, pair);
+            if (j == blocking_at) {
+                int v = round, w = 0;
+                MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_MAX, comm);
+                check("Allreduce between", round, j, w, round);
+            }
+        }
+        /* Complete in a rank-dependent way. */
+        MPI_Request reqs[BATCH];
+        for (int j = 0; j < nb; j++)
+            reqs[j] = calls[j].req;
+        switch ((order_seed + (unsigned)me) % 4) {
+        case 0:
+            for (int j = nb - 1; j >= 0; j--)
+                MPI_Wait(&reqs[j], MPI_STATUS_IGNORE);
+            break;
+        case 1:
+            MPI_Waitall(nb, reqs, MPI_STATUSES_IGNORE);
+            break;
+        case 2:
+            for (int left = nb; left > 0; left--) {
+                int idx;
+                MPI_Waitany(nb, reqs, &idx, MPI_STATUS_IGNORE);
+            }
+            break;
+        default:
+            for (int j = 0; j < nb; j++) {
+                int flag = 0;
+                while (!flag)
+                    MPI_Test(&reqs[j], &flag, MPI_STATUS_IGNORE);
+            }
+        }
+        for (int j = 0; j < nb; j++)
+            verify(&calls[j], round, j, n);
+    }
+    int all = 0;
+    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    MPI_Comm_free(&split);
+    MPI_Comm_free(&dup);
+    MPI_Type_free(&pair);
+    MPI_Op_free(&compose_op);
+    if (rank == 0)
+        printf(all ? "shm_nbc FAILED (seed %lu)\n" : "shm_nbc ok\n", seed);
+    MPI_Finalize();
+    return all != 0;
+}
