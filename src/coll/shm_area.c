@@ -15,6 +15,7 @@
 #include "coll/shm.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "p2p/match.h"
 #include "p2p/p2p.h"
 #include "shm/wait.h"
 #include "shm/copy.h"
@@ -507,10 +508,13 @@ static int sync_yields(void)
 }
 
 /* A rank waiting in a shared-memory collective still owes progress to its
- * pending nonblocking operations (MPI-4.1 §3.7.4, §6.12): a peer may be
- * blocked until one of our schedules sends its next round, and the peer may
- * be the one we wait for (tests/mpi/nbc_progress.c: Ibarrier on one
- * communicator, Bcast on another, 5 ranks deadlocked before).  So every
+ * pending nonblocking operations and posted receives (MPI-4.1 §3.7.4,
+ * §6.12): a peer may be blocked until one of our schedules sends its next
+ * round, or until we drain the ring it fills towards a receive we posted,
+ * and the peer may be the one we wait for (tests/mpi/nbc_progress.c:
+ * Ibarrier on one communicator, Bcast on another, 5 ranks deadlocked;
+ * tests/mpi/ring_progress.c: 4000 sends to posted receives, then a Bcast
+ * from the sender, 2 ranks deadlocked).  So every
  * wait below runs the progress engine while anything is pending, and then
  * sleeps only briefly: a message for us rings our doorbell, not this word.
  * Returns the futex timeout to use. */
@@ -519,7 +523,7 @@ static const struct timespec long_nap = { 0, 200 * 1000000L };   /* a lost wake-
 static const struct timespec *progress_pending(const struct timespec *normal)
 {
     static const struct timespec brief = { 0, 100 * 1000L };
-    if (cm_progress_quiet())
+    if (cm_progress_quiet() && cm_match_idle())
         return normal;
     cm_progress(-1);
     return &brief;
