@@ -17,7 +17,8 @@
  * <bytes> is what one rank contributes, as in bench/coll.c (reductions:
  * MPI_INT, MPI_SUM).  Every call carries a fresh stamp in the first and last
  * int of every block, checked after it completes.
- * -t applies to each of the four measurements of each row. */
+ * -t applies to each of the four measurements of each row; -c ialltoall
+ * (say) measures that collective only. */
 #include "pattern_bench.h"
 
 enum nbc_kind { IBARRIER, IBCAST, IREDUCE, IALLREDUCE, IGATHER, ISCATTER, IALLGATHER, IALLTOALL,
@@ -187,6 +188,8 @@ int main(int argc, char **argv)
     if (!sendbuf || !recvbuf)
         MPI_Abort(MPI_COMM_WORLD, 2);
     for (int k = 0; k < KINDS; k++) {
+        if (!pat_wanted(&o, kind_names[k]))
+            continue;
         for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
             struct row r = {(enum nbc_kind)k, k == IBARRIER ? 0 : sizes[i], BLOCKING, 0};
             double blocking = pat_measure(one_call, &r, &o);

@@ -12,6 +12,7 @@
  *   -r ROUNDS   at most this many timed rounds in all (default 1000000)
  *   -t SECONDS  stop adding batches after this long (default 1, -q 0.3)
  *   -s SEED     the seed of a pattern's random choices (printed on every line)
+ *   -c NAME     only the rows of that name (a collective, a completion, ...)
  *   -q          quick (also BENCH_QUICK=1)
  * A library that needs a scheduler time slice per message still gets a
  * figure within -t: batches shrink to what fits, down to one round. */
@@ -30,6 +31,7 @@ struct pat_opts {
     long max_rounds;
     double seconds;
     unsigned long seed;
+    const char *only; /* -c: NULL for every row */
     int quick;
 };
 
@@ -48,7 +50,7 @@ static inline void pat_expect(long got, long want, const char *what)
 
 static inline struct pat_opts pat_init(int *argc, char ***argv, const char *name)
 {
-    struct pat_opts o = {1000000, 1.0, 1, 0};
+    struct pat_opts o = {1000000, 1.0, 1, NULL, 0};
     int seconds_given = 0;
     MPI_Init(argc, argv);
     pat_name = name;
@@ -67,9 +69,11 @@ static inline struct pat_opts pat_init(int *argc, char ***argv, const char *name
             o.seconds = atof(v), seconds_given = 1, i++;
         } else if (v && strcmp(a, "-s") == 0) {
             o.seed = strtoul(v, NULL, 0), i++;
+        } else if (v && strcmp(a, "-c") == 0) {
+            o.only = v, i++;
         } else {
             if (pat_rank == 0)
-                fprintf(stderr, "%s: unknown or incomplete option '%s' (use -r ROUNDS -t SECONDS -s SEED -q)\n",
+                fprintf(stderr, "%s: unknown or incomplete option '%s' (use -r ROUNDS -t SECONDS -s SEED -c NAME -q)\n",
                         name, a);
             MPI_Abort(MPI_COMM_WORLD, 2);
         }
@@ -82,6 +86,12 @@ static inline struct pat_opts pat_init(int *argc, char ***argv, const char *name
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     return o;
+}
+
+/* Whether -c lets the row of this name run. */
+static inline int pat_wanted(const struct pat_opts *o, const char *name)
+{
+    return !o->only || strcmp(o->only, name) == 0;
 }
 
 /* The tests' reproducible keys (splitmix64): every rank derives the same

@@ -147,6 +147,8 @@ int main(int argc, char **argv)
     if (pat_rank == 0)
         printf("# sparse seed %lu: %d to %d links (messages each way) per rank\n", sp.seed, -all[0], all[1]);
     for (int c = 0; c < COMPLETIONS; c++) {
+        if (!pat_wanted(&o, completion_names[c]))
+            continue;
         sp.how = (enum completion)c;
         double t = pat_measure(sparse_exchange, &sp, &o);
         if (pat_rank == 0) {
