@@ -5,11 +5,15 @@
 #   COREMPI_BUILD=/tmp/build-x bash bench/run.sh
 #   BENCH_QUICK=1 bash bench/run.sh        (~1 minute, one round)
 #   BENCH_VERBOSE=1 bash bench/run.sh      (full size sweeps; takes longer)
+#   BENCH_PARTS=patterns bash bench/run.sh (only the application patterns and
+#                                           nonblocking collectives, ~4 minutes;
+#                                           BENCH_PARTS=classic: only the rest)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
 # runs the contenders in turn (A B C, B C A, ...) for several rounds so they
 # share the machine's noise, and prints Markdown tables of medians and ratios.
-# The tables also go to bench/results/latest.md.  Any contender that is
+# The tables also go to bench/results/latest.md (the patterns' part also to
+# bench/results/patterns.md).  Any contender that is
 # missing, fails or runs out of time gets a note in its cells; the rest go on.
 # shellcheck disable=SC2086  # flag variables ($qflag, $vflag, $pids) split on purpose
 set -u
@@ -20,6 +24,8 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
+parts=${BENCH_PARTS:-classic patterns}
+want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
     rounds=1; rounds8=1; hello_runs=3; limit2=60; limit8=5; qflag=-q
@@ -85,6 +91,8 @@ ensure_peers() {
 }
 
 declare -A built # "<contender>:<prog>" -> 1
+# shellcheck source=bench/patterns/run_patterns.sh
+. "$here/patterns/run_patterns.sh"
 build_all() {
     local c p
     mkdir -p "$work/floor"
@@ -100,6 +108,7 @@ build_all() {
             log "${label[$c]}: no ${mpicc[$c]}: not built"
             continue
         fi
+        want_part classic || continue
         for p in pingpong msgrate coll hello; do
             if "${mpicc[$c]}" -O2 -std=c11 -o "$work/$c/$p" "$here/$p.c" >>"$work/build-$c.log" 2>&1; then
                 built[$c:$p]=1
@@ -109,6 +118,7 @@ build_all() {
             fi
         done
     done
+    want_part patterns && build_patterns
 }
 
 # run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
@@ -125,7 +135,7 @@ run_job() {
         return
     fi
     local out="$work/out.$c.$tag" rc started=$SECONDS
-    [ "$n" = 2 ] && note_placement "$c" "$group"
+    [ "$n" = 2 ] && [ -z "${no_placement:-}" ] && note_placement "$c" "$group"
     # shellcheck disable=SC2086  # the launcher string holds its own flags
     timeout -k 5 "$limit" ${launcher[$c]} -n "$n" "$work/$c/$prog" "$@" >"$out" 2>"$out.err" </dev/null
     rc=$?
@@ -134,6 +144,19 @@ run_job() {
     # Only the benchmark's own lines: launchers print their own chatter.
     awk -v c="$c" -v g="$group" -v p="$prog" '
         NF == 4 && $1 == p && $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9.eE+-]+$/ { print c, g ":" $2 ":" $3, $4 }' "$out" >>"$records"
+    # The patterns' lines "<prog> ranks=N label=v ... metric=value ..." (see
+    # bench/patterns/run_patterns.sh): key GROUP:prog:v...:metric.
+    awk -v c="$c" -v g="$group" -v p="$prog" '
+        $1 == p && $2 ~ /^ranks=[0-9]+$/ {
+            lab = ""; nm = 0
+            for (i = 3; i <= NF; i++) {
+                if (split($i, kv, "=") != 2 || kv[1] == "seed") continue
+                if (kv[1] ~ /^us_per_|_us$|_pct$/) {
+                    if (kv[2] ~ /^[0-9.eE+-]+$/) { m[++nm] = kv[1]; v[nm] = kv[2] }
+                } else lab = lab ":" kv[2]
+            }
+            for (j = 1; j <= nm; j++) print c, g ":" p lab ":" m[j], v[j]
+        }' "$out" >>"$records"
     if [ $rc = 124 ] || [ $rc = 137 ]; then
         echo "$c $tag did-not-finish" >>"$statuses"
         log "  ${label[$c]} $tag: did not finish within ${limit}s"
@@ -249,6 +272,7 @@ missing_note() {
     *did-not-finish*) echo "did not finish" ;;
     *failed*) echo "failed" ;;
     *not-built*) echo "not built" ;;
+    *absent*) echo "n/a" ;;
     *) echo "—" ;;
     esac
 }
@@ -388,37 +412,50 @@ ensure_peers
 build_all
 [ -x "${launcher[corempi]%% *}" ] || log "corempi: no launcher at ${launcher[corempi]}"
 
-for ((r = 0; r < rounds; r++)); do
-    if ((r > 0 && SECONDS > budget * 45 / 100)); then
-        log "time budget: stopping after $r round(s) at 2 ranks"; rounds=$r; break
-    fi
-    log "[${SECONDS}s] round $((r + 1))/$rounds: floor, pingpong, msgrate, collectives at 2 ranks"
-    run_floor
-    for c in $(rotation $r); do run_job "$c" pingpong "$limit2" 2 pingpong $qflag $vflag; done
-    for c in $(rotation $r); do run_job "$c" msgrate "$limit2" 2 msgrate $qflag; done
-    for c in $(rotation $r); do run_job "$c" coll2 "$limit2" 2 coll $qflag $vflag; done
-done
-for ((r = 0; r < rounds8; r++)); do
-    if ((r > 0 && SECONDS > budget * 70 / 100)); then
-        log "time budget: stopping after $r round(s) at 8 ranks"; rounds8=$r; break
-    fi
-    log "[${SECONDS}s] round $((r + 1))/$rounds8: collectives at 8 ranks (one job per collective, limit ${limit8}s each)"
-    run_floor "floor_sched 8"
-    # One job per collective: a library that stalls in one collective
-    # still gets measured in the others.
-    for part in $coll8_names; do
-        for c in $(rotation $r); do run_job "$c" coll8 "$limit8" 8 coll $qflag -c "$part" -s "$coll8_sizes"; done
+# The existing tables ("classic"), then the application patterns.
+if want_part classic; then
+    for ((r = 0; r < rounds; r++)); do
+        if ((r > 0 && SECONDS > budget * 45 / 100)); then
+            log "time budget: stopping after $r round(s) at 2 ranks"; rounds=$r; break
+        fi
+        log "[${SECONDS}s] round $((r + 1))/$rounds: floor, pingpong, msgrate, collectives at 2 ranks"
+        run_floor
+        for c in $(rotation $r); do run_job "$c" pingpong "$limit2" 2 pingpong $qflag $vflag; done
+        for c in $(rotation $r); do run_job "$c" msgrate "$limit2" 2 msgrate $qflag; done
+        for c in $(rotation $r); do run_job "$c" coll2 "$limit2" 2 coll $qflag $vflag; done
     done
-    part=""
-done
-log "[${SECONDS}s] start-up: $hello_runs runs of mpirun -n 8 ./hello each"
-for ((i = 0; i < hello_runs; i++)); do
-    for c in $(rotation $i); do time_hello "$c"; done
-done
+    for ((r = 0; r < rounds8; r++)); do
+        if ((r > 0 && SECONDS > budget * 70 / 100)); then
+            log "time budget: stopping after $r round(s) at 8 ranks"; rounds8=$r; break
+        fi
+        log "[${SECONDS}s] round $((r + 1))/$rounds8: collectives at 8 ranks (one job per collective, limit ${limit8}s each)"
+        run_floor "floor_sched 8"
+        # One job per collective: a library that stalls in one collective
+        # still gets measured in the others.
+        for part in $coll8_names; do
+            for c in $(rotation $r); do run_job "$c" coll8 "$limit8" 8 coll $qflag -c "$part" -s "$coll8_sizes"; done
+        done
+        part=""
+    done
+    log "[${SECONDS}s] start-up: $hello_runs runs of mpirun -n 8 ./hello each"
+    for ((i = 0; i < hello_runs; i++)); do
+        for c in $(rotation $i); do time_hello "$c"; done
+    done
 
-run_prof
+    run_prof
+fi
+want_part patterns && run_patterns
 
 mkdir -p "$(dirname "$results_md")"
-report | tee "$results_md"
-log "[${SECONDS}s] done; tables saved to $results_md"
+saved=""
+if want_part classic; then
+    report | tee "$results_md"
+    saved=$results_md
+fi
+if want_part patterns; then
+    patterns_report | tee "$pattern_md"
+    want_part classic && cat "$pattern_md" >>"$results_md"
+    saved+=" $pattern_md"
+fi
+log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"
