@@ -120,3 +120,16 @@ foreach(n 2 3 5 8)
       TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "rooted_lag ok")
   endforeach()
 endforeach()
+
+# Allgatherv with equal counts and each rank's own block order: every rank
+# must take the same algorithm (the choice may look at the counts only).
+cm_coll_program(allgatherv_layout)
+foreach(n 2 3 5)
+  foreach(algo regular ring)
+    add_test(NAME coll.allgatherv_layout.${algo}.n${n}
+             COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_allgatherv_layout>)
+    set_tests_properties(coll.allgatherv_layout.${algo}.n${n} PROPERTIES
+      TIMEOUT 60 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_ALLGATHERV=${algo};COREMPI_DEADLOCK_TIMEOUT=10"
+      PASS_REGULAR_EXPRESSION "allgatherv_layout ok")
+  endforeach()
+endforeach()
