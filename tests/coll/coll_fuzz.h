@@ -157,7 +157,7 @@ struct fz_inst {
     MPI_Comm comm;
     int comm_id, n, me, root, iter;
     uint64_t key; /* values of this iteration */
-    void *sbuf, *rbuf, *want;
+    void *sbuf, *scopy, *rbuf, *want; /* scopy: sbuf as it was before the call */
     size_t rbytes;       /* bytes of rbuf compared with want (0: nothing to check) */
     size_t sbytes;
     int *scounts, *sdispls, *rcounts, *rdispls;

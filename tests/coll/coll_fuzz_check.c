@@ -67,8 +67,14 @@ int fz_check(struct fz_inst *in)
             fz_report(in, "left the barrier %.0f us before the last rank entered", (last_in - left) * 1e6);
         return (int)(fz_ctx.errors - before);
     }
+    if (in->sbuf && memcmp(in->sbuf, in->scopy, in->sbytes)) {
+        size_t first = 0;
+        while (((unsigned char *)in->sbuf)[first] == ((unsigned char *)in->scopy)[first])
+            first++;
+        fz_report(in, "the send buffer (%zu bytes) was written, the first change at byte %zu", in->sbytes, first);
+    }
     if (!in->rbytes || !memcmp(in->rbuf, in->want, in->rbytes))
-        return 0;
+        return (int)(fz_ctx.errors - before);
     const unsigned char *got = in->rbuf, *want = in->want;
     size_t first = 0, diff = 0;
     while (got[first] == want[first])

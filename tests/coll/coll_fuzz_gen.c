@@ -139,8 +139,8 @@ static int loop_count(struct fz_rng *r, const struct fz_op *o)
 static void gen_rooted_lag(struct fz_rng *r, struct fz_case *c)
 {
     static const int first[] = {C_GATHER, C_REDUCE, C_BCAST, C_GATHERV, C_SCATTERV, C_SCATTER, C_SCAN, C_EXSCAN};
-    static const int then[] = {C_GATHERV, C_GATHERV, C_GATHERV, C_GATHERV, C_GATHERV, C_GATHERV,
-                               C_SCATTERV, C_SCATTERV, C_GATHER, C_REDUCE, C_REDUCE, C_BCAST};
+    static const int then[] = {C_GATHERV, C_GATHERV, C_GATHERV, C_GATHERV, C_GATHERV, C_GATHERV, C_GATHERV,
+                               C_GATHERV, C_SCATTERV, C_GATHER, C_REDUCE, C_BCAST};
     struct fz_op *a = &c->steps[0].op, *b = &c->steps[1].op;
     gen_op(r, a, first[fz_below(r, (int)(sizeof first / sizeof first[0]))]);
     a->nb = a->nb && fz_chance(r, 50);
@@ -169,7 +169,7 @@ void fz_gen_case(uint64_t seed, long case_no, struct fz_case *c)
     struct fz_rng r = {fz_hash2(seed, (uint64_t)case_no)};
     *c = (struct fz_case){0};
     int p = fz_below(&r, 100);
-    c->kind = p < 20 ? K_ROOTED_LAG : p < 45 ? K_LOOP : p < 70 ? K_BATCH : K_SINGLE;
+    c->kind = p < 25 ? K_ROOTED_LAG : p < 48 ? K_LOOP : p < 72 ? K_BATCH : K_SINGLE;
     c->wait_mode = fz_below(&r, 3);
     c->window = 1;
     switch (c->kind) {

@@ -248,6 +248,9 @@ int main(int argc, char **argv)
         fflush(stdout);
     }
     fz_types_init();
+    /* errors come back to the test, which reports them with the seed and case;
+     * the communicators made from WORLD inherit the handler */
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     make_comms(rank, size);
     signal(SIGALRM, watchdog);
 

@@ -139,7 +139,7 @@ static int prep_gather(struct fz_inst *in)
     in->ip = o->in_place && receives;
     in->scount = (int)(units[me] / ts->k);
     if (!in->ip) {
-        if (!(in->sbuf = sentinel((size_t)in->scount * (size_t)ts->extent)))
+        if (!(in->sbuf = sentinel(in->sbytes = (size_t)in->scount * (size_t)ts->extent)))
             return -1;
         put_block(in, in->sbuf, o->stype, units[me], me, 0);
     }
@@ -192,7 +192,7 @@ static int prep_scatter(struct fz_inst *in)
             if (!v)
                 in->sdispls[r] = r * in->scount;
         }
-        if (!(in->sbuf = sentinel((size_t)span * (size_t)ts->extent)))
+        if (!(in->sbuf = sentinel(in->sbytes = (size_t)span * (size_t)ts->extent)))
             return -1;
         for (int r = 0; r < n; r++)
             put_block(in, (char *)in->sbuf + (size_t)in->sdispls[r] * (size_t)ts->extent, o->stype, units[r], root,
@@ -244,7 +244,7 @@ static int prep_alltoall(struct fz_inst *in)
         }
     }
     if (!in->ip) {
-        if (!(in->sbuf = sentinel((size_t)sspan * (size_t)ts->extent)))
+        if (!(in->sbuf = sentinel(in->sbytes = (size_t)sspan * (size_t)ts->extent)))
             return -1;
         for (int j = 0; j < n; j++)
             put_block(in, (char *)in->sbuf + (size_t)in->sdispls[j] * (size_t)ts->extent, o->stype, out[j], me, j);
@@ -312,7 +312,7 @@ static int prep_alltoallw(struct fz_inst *in)
     }
     long sspan = layout(fz_hash2(in->op->key, 17 + (uint64_t)me), n, sgr, spos);
     long rspan = layout(fz_hash2(in->op->key, 19 + (uint64_t)me), n, rgr, rpos);
-    if (!in->ip && !(in->sbuf = sentinel((size_t)sspan * 8)))
+    if (!in->ip && !(in->sbuf = sentinel(in->sbytes = (size_t)sspan * 8)))
         return -1;
     if (alloc_recv(in, (size_t)rspan * 8))
         return -1;
@@ -381,7 +381,7 @@ static int prep_reduction(struct fz_inst *in)
     in->scount = c;
     in->rcount = c;
     if (!in->ip) {
-        if (!(in->sbuf = sentinel((size_t)total * (size_t)t->extent)))
+        if (!(in->sbuf = sentinel(in->sbytes = (size_t)total * (size_t)t->extent)))
             return -1;
         put_block(in, in->sbuf, o->stype, total * t->k, me, 0);
     }
@@ -417,20 +417,28 @@ int fz_prepare(struct fz_inst *in)
         return -1;
     for (int r = 0; r < in->n; r++)
         in->blk_off[r] = -1;
+    int rc;
     switch (o->coll) {
     case C_BARRIER: return 0;
-    case C_BCAST: return prep_bcast(in);
-    case C_GATHER: case C_GATHERV: case C_ALLGATHER: case C_ALLGATHERV: return prep_gather(in);
-    case C_SCATTER: case C_SCATTERV: return prep_scatter(in);
-    case C_ALLTOALL: case C_ALLTOALLV: return prep_alltoall(in);
-    case C_ALLTOALLW: return prep_alltoallw(in);
-    default: return prep_reduction(in);
+    case C_BCAST: rc = prep_bcast(in); break;
+    case C_GATHER: case C_GATHERV: case C_ALLGATHER: case C_ALLGATHERV: rc = prep_gather(in); break;
+    case C_SCATTER: case C_SCATTERV: rc = prep_scatter(in); break;
+    case C_ALLTOALL: case C_ALLTOALLV: rc = prep_alltoall(in); break;
+    case C_ALLTOALLW: rc = prep_alltoallw(in); break;
+    default: rc = prep_reduction(in);
     }
+    /* a send buffer is the caller's: it must come back as it went in */
+    if (rc == 0 && in->sbuf && !(in->scopy = malloc(in->sbytes ? in->sbytes : 1)))
+        return -1;
+    if (rc == 0 && in->sbuf)
+        memcpy(in->scopy, in->sbuf, in->sbytes);
+    return rc;
 }
 
 void fz_release(struct fz_inst *in)
 {
     free(in->sbuf);
+    free(in->scopy);
     free(in->rbuf);
     free(in->want);
     free(in->scounts);
@@ -440,7 +448,7 @@ void fz_release(struct fz_inst *in)
     free(in->stypes);
     free(in->rtypes);
     free(in->blk_off);
-    in->sbuf = in->rbuf = in->want = NULL;
+    in->sbuf = in->scopy = in->rbuf = in->want = NULL;
     in->scounts = in->sdispls = in->rcounts = in->rdispls = NULL;
     in->stypes = in->rtypes = NULL;
     in->blk_off = NULL;
