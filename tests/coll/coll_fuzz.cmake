@@ -5,9 +5,10 @@
 # that has a shared-memory algorithm forced onto it), "hybrid_L4" (the
 # hybrids with groups of 4) and v0..v7, where variant v forces the v-th
 # algorithm (modulo the list's length) of every collective, so that the eight
-# variants cover every algorithm of src/coll/select.c.  The list of
-# configurations goes to coll_fuzz_configs.txt in the build directory for
-# `make stress` (tests/coll/coll_fuzz_stress.sh).
+# variants cover every algorithm of src/coll/select.c; for make stress also
+# shm_<name>: the shared-memory algorithms with other slot, sync and copy
+# parameters.  The list of configurations goes to coll_fuzz_configs.txt in
+# the build directory for `make stress` (tests/coll/coll_fuzz_stress.sh).
 #
 # make check runs each case for a time budget (rank 0 decides when to stop);
 # the cases together take about two minutes at ctest -j2 (PROCESSORS 2: one
@@ -66,6 +67,25 @@ foreach(entry ${CM_FUZZ_ALGOS})
     list(GET algos ${i} algo)
     list(APPEND CM_FUZZ_ENV_v${v} COREMPI_${coll}=${algo})
   endforeach()
+endforeach()
+
+# For make stress only: the shared-memory algorithms under the parameters the
+# fixed tests of shm_tests.cmake vary (tiny slots and chunks with a chain tree,
+# flag syncs oversubscribed, the arrival counter, mid-sized slots with
+# non-temporal copies, single copy instead of pieces, no single copy).
+foreach(extra
+    "tiny_slots:COREMPI_SHM_SLOT=64;COREMPI_SHM_CHUNK=1000;COREMPI_SHM_FANOUT=1"
+    "flag_sync:COREMPI_SHM_SYNC=flags"
+    "counter_sync:COREMPI_SHM_SYNC=counter"
+    "mid_slots_nt:COREMPI_SHM_SLOT=40000;COREMPI_COLL_NT_MIN=1"
+    "single_copy:COREMPI_SHM_CHUNKED=0;COREMPI_SHM_SLOT=16384"
+    "no_single_copy:COREMPI_SINGLE_COPY=0")
+  string(FIND "${extra}" ":" colon)
+  string(SUBSTRING "${extra}" 0 ${colon} name)
+  math(EXPR colon "${colon} + 1")
+  string(SUBSTRING "${extra}" ${colon} -1 env)
+  list(APPEND CM_FUZZ_CONFIGS shm_${name})
+  set(CM_FUZZ_ENV_shm_${name} ${CM_FUZZ_ENV_shm} ${env})
 endforeach()
 
 set(configs_file "")
