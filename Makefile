@@ -3,12 +3,13 @@
 #   make demo    builds everything and runs the demo under the profiler
 #   make check   builds and runs every test
 #   make bench   compares corempi with Open MPI and MPICH
+#   make stress SECONDS=N   runs the collective fuzz test for N seconds
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
 
-.PHONY: all build deps demo check bench install tune clean
+.PHONY: all build deps demo check bench install tune clean stress
 
 all: build
 
@@ -33,6 +34,12 @@ check: build
 bench: build
 	@sh scripts/deps.sh peers
 	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/run.sh
+
+# Rounds of tests/coll/coll_fuzz with fresh seeds, 2..9 ranks and forced
+# algorithms until SECONDS have passed (docs/testing-fuzz.md).
+SECONDS ?= 300
+stress: build
+	sh tests/coll/coll_fuzz_stress.sh $(BUILD) $(SECONDS)
 
 tune: build
 	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/tune.sh

@@ -2,9 +2,9 @@
  * allgatherv.c -- all-gather with per-rank counts:
  *  - ring: p-1 rounds, one block per round, which needs no assumption on the
  *    counts;
- *  - regular: equal counts at displacements 0, n, 2n, ... (every rank sees
- *    all counts and displacements, so all agree) take the tuned allgather,
- *    anything else the ring.
+ *  - regular: equal counts (every rank sees all counts, so all agree) take
+ *    the tuned allgather, through a scratch buffer when this rank's
+ *    displacements are not 0, n, 2n, ...; anything else the ring.
  */
 #include "coll/coll.h"
 
@@ -30,15 +30,42 @@ int cm_coll_allgatherv_ring(const void *sbuf, int scount, MPI_Datatype stype, vo
     return rc;
 }
 
+/* The choice may depend on the counts only: MPI makes them the same at every
+ * rank, but each rank lays out its own displacements, and ranks that chose
+ * differently (ring here, allgather there) would wait for each other forever.
+ * Equal counts at other displacements gather into a scratch buffer laid out
+ * 0, n, 2n, ... and move each block to its place. */
 int cm_coll_allgatherv_regular(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                                const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm)
 {
-    int p;
+    int p, rank, n = rcounts[0], laid_out = 1;
     PMPI_Comm_size(comm, &p);
-    for (int i = 0; i < p; i++)
-        if (rcounts[i] != rcounts[0] || displs[i] != i * rcounts[0])
+    PMPI_Comm_rank(comm, &rank);
+    for (int i = 0; i < p; i++) {
+        if (rcounts[i] != n)
             return cm_coll_allgatherv_ring(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
-    struct cm_coll_query q = cm_coll_query_of(p, rcounts[0], rtype, 1);
+        laid_out &= displs[i] == i * n;
+    }
+    if (n == 0)
+        return MPI_SUCCESS;
+    struct cm_coll_query q = cm_coll_query_of(p, n, rtype, 1);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHER, comm, &q);
-    return ((cm_allgather_fn)a->fn)(sbuf, scount, stype, rbuf, rcounts[0], rtype, comm);
+    if (laid_out)
+        return ((cm_allgather_fn)a->fn)(sbuf, scount, stype, rbuf, n, rtype, comm);
+    struct cm_dt d;
+    cm_coll_dt(rtype, &d);
+    void *block, *tmp = cm_coll_tmp(rtype, p * n, &block);
+    if (!tmp)
+        return MPI_ERR_NO_MEM;
+    if (sbuf == MPI_IN_PLACE) {
+        sbuf = cm_coll_at(rbuf, displs[rank], &d);
+        scount = n;
+        stype = rtype;
+    }
+    int rc = ((cm_allgather_fn)a->fn)(sbuf, scount, stype, tmp, n, rtype, comm);
+    for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
+        rc = cm_coll_copy(cm_coll_at(tmp, (MPI_Aint)i * n, &d), n, rtype, cm_coll_at(rbuf, displs[i], &d), n,
+                          rtype, comm);
+    cm_coll_tmp_free(block);
+    return rc;
 }

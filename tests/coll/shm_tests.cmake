@@ -139,3 +139,16 @@ endforeach()
 cm_shm_nbc_case(counter 3 7 "COREMPI_SHM_SYNC=counter")
 cm_shm_nbc_case(flags 5 8 "COREMPI_SHM_SYNC=flags")
 cm_shm_nbc_case(p2p 3 9 "COREMPI_SHM_NBC=0")
+
+# Allgatherv with equal counts and each rank's own block order: every rank
+# must take the same algorithm (the choice may look at the counts only).
+cm_coll_program(allgatherv_layout)
+foreach(n 2 3 5)
+  foreach(algo regular ring)
+    add_test(NAME coll.allgatherv_layout.${algo}.n${n}
+             COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_allgatherv_layout>)
+    set_tests_properties(coll.allgatherv_layout.${algo}.n${n} PROPERTIES
+      TIMEOUT 60 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_ALLGATHERV=${algo};COREMPI_DEADLOCK_TIMEOUT=10"
+      PASS_REGULAR_EXPRESSION "allgatherv_layout ok")
+  endforeach()
+endforeach()
