@@ -27,12 +27,16 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/request.h"
+#include "core/state.h"
 #else
 /* Provided by the test harness when the algorithms run over another MPI. */
 MPI_Comm cm_coll_comm(MPI_Comm comm);
 int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state);
+/* COREMPI_* settings, as core/state.h declares them. */
+size_t cm_env_size(const char *name, size_t def);
+void cm_env_warn(const char *name, const char *value, const char *why, ...) __attribute__((format(printf, 3, 4)));
 #endif
 
 /* ---- glue: one implementation in glue.c (corempi), one in the harness -- */

@@ -375,9 +375,21 @@ static void read_env(void)
     const char *v = getenv("COREMPI_VERBOSE");
     if (v && *v && strcmp(v, "0") != 0)
         env.verbose = strstr(v, "coll") || !(strstr(v, "p2p") || strstr(v, "init"));
-    v = getenv("COREMPI_COLL_LEVEL");
-    env.level = v ? atoi(v) : 0;
+    size_t level = cm_env_size("COREMPI_COLL_LEVEL", 0);
+    env.level = level > 65536 ? 65536 : (int)level;
     env.ready = 1;
+}
+
+/* COREMPI_<COLL> names no algorithm of that collective: say which exist. */
+static void warn_unknown(enum cm_coll_id c)
+{
+    char names[512];
+    size_t len = 0;
+    names[0] = 0;
+    for (int i = 0; i < tables[c].n && len < sizeof names; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", tables[c].algos[i].name);
+    cm_env_warn(tables[c].env, env.forced[c], "names no %s algorithm (there are: %s); using the tuned choice",
+                tables[c].name, names);
 }
 
 static void resolve(void)
@@ -394,6 +406,8 @@ static void resolve(void)
         }
         resolved.count[c] = (unsigned short)(next - resolved.first[c]);
         resolved.forced[c] = env.forced[c] ? cm_coll_find((enum cm_coll_id)c, env.forced[c]) : NULL;
+        if (env.forced[c] && !resolved.forced[c])
+            warn_unknown((enum cm_coll_id)c);
         resolved.fallback[c] = fallback[c] ? cm_coll_find((enum cm_coll_id)c, fallback[c]) : NULL;
     }
     resolved.ready = 1;

@@ -114,7 +114,7 @@ int cm_shm_chunked(const struct cm_shm *s, size_t bytes)
 {
     static size_t v = (size_t)-1;
     if (v == (size_t)-1)
-        v = env_size("COREMPI_SHM_CHUNKED", 1);
+        v = (size_t)cm_env_flag("COREMPI_SHM_CHUNKED", 1);
     return v && bytes > s->slot_bytes;
 }
 
@@ -197,7 +197,7 @@ int cm_shm_bfifo_enabled(void)
 {
     static int v = -1;
     if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_BFIFO", 1);
+        v = cm_env_flag("COREMPI_SHM_BFIFO", 1);
     return v;
 }
 
@@ -205,7 +205,7 @@ int cm_shm_rfifo_enabled(void)
 {
     static int v = -1;
     if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_RFIFO", 1);
+        v = cm_env_flag("COREMPI_SHM_RFIFO", 1);
     return v;
 }
 
@@ -495,7 +495,7 @@ static int backoff_when_oversubscribed(void)
 {
     static int v = -1;
     if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_BACKOFF", 1);
+        v = cm_env_flag("COREMPI_SHM_BACKOFF", 1);
     return v;
 }
 
@@ -633,7 +633,11 @@ static int sync_kind(void)
     static int v = -1;
     if (v < 0) {
         const char *e = getenv("COREMPI_SHM_SYNC");
-        v = !e ? 0 : !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : 0;
+        v = !e || !*e ? 0 : !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : -1;
+        if (v < 0) {
+            cm_env_warn("COREMPI_SHM_SYNC", e, "is not a kind of sync (flags, counter); using the default choice");
+            v = 0;
+        }
     }
     return v;
 }

@@ -216,7 +216,9 @@ int PMPI_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
     struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_size_x");
     if (!t)
         return MPI_ERR_TYPE;
-    *size = (MPI_Count)t->size;
+    /* MPI-4.1, MPI_TYPE_SIZE: a size the argument cannot hold is MPI_UNDEFINED
+     * (a size past INT64_MAX used to come out negative). */
+    *size = t->size > (size_t)INT64_MAX ? MPI_UNDEFINED : (MPI_Count)t->size;
     return MPI_SUCCESS;
 }
 

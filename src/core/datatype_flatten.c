@@ -264,6 +264,18 @@ fail:
 
 /* --- the entry point --------------------------------------------------------- */
 
+/* a * b + c, saturated at SIZE_MAX.  A type's size (and basic element count)
+ * can exceed what any count type holds (a vector of 2^31 copies of a 2^32-byte
+ * type at stride 0); it must not wrap to a small number.  SIZE_MAX stands for
+ * "too large", which MPI_Type_size(_x) report as MPI_UNDEFINED. */
+static size_t sat_mul_add(size_t a, size_t b, size_t c)
+{
+    size_t r;
+    if (__builtin_mul_overflow(a, b, &r) || __builtin_add_overflow(r, c, &r))
+        return SIZE_MAX;
+    return r;
+}
+
 int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatype *const *old,
                        const size_t *n, const MPI_Aint *disp, size_t vec_count, MPI_Aint vec_stride)
 {
@@ -280,8 +292,8 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
         const struct cm_datatype *o = old[i];
         if (n[i] == 0)
             continue;
-        size += n[i] * o->size;
-        nbasic += n[i] * o->nbasic;
+        size = sat_mul_add(n[i], o->size, size);
+        nbasic = sat_mul_add(n[i], o->nbasic, nbasic);
         if (o->size) {
             if (o->basic == 0 || (basic && basic != o->basic))
                 mixed = 1;
@@ -314,8 +326,8 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
     }
     if (!basic && np)
         basic = old[0]->basic;
-    t->size = size * (vec_count ? vec_count : 0);
-    t->nbasic = nbasic * vec_count;
+    t->size = sat_mul_add(size, vec_count, 0);
+    t->nbasic = sat_mul_add(nbasic, vec_count, 0);
     t->basic = mixed ? 0 : basic;
     t->align = align;
     t->sticky_bounds = sticky;

@@ -134,15 +134,42 @@ _Noreturn void cm_fatal(const char *call, const char *fmt, ...)
     cm_abort_job(MPI_ERR_INTERN, 1);
 }
 
+/* The calls MPI-4.1 (section 12.4.1, table 9) lets run before MPI_Init and
+ * after MPI_Finalize, and MPI_Init itself. */
+static int always_available(const char *call)
+{
+    static const char *const names[] = {
+        "MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Finalized", "MPI_Get_version",
+        "MPI_Get_library_version", "MPI_Errhandler_free", "MPI_Error_string", "MPI_Error_class",
+        "MPI_Add_error_class", "MPI_Add_error_code", "MPI_Add_error_string",
+    };
+    if (!strncmp(call, "MPI_Info_", 9) || !strncmp(call, "MPI_Session_", 12) || !strncmp(call, "MPI_T_", 6))
+        return 1;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(call, names[i]))
+            return 1;
+    return 0;
+}
+
 int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
 {
-    char msg[400];
+    /* Outside MPI_Init..MPI_Finalize no object exists, so whatever a call
+     * finds wrong there ("invalid communicator 1") hides the real mistake:
+     * that it was called at all.  Checking here, where errors are raised,
+     * covers every call and costs nothing on the paths that succeed. */
+    if ((!cm_g.initialized || cm_g.finalized) && !always_available(call))
+        cm_check_initialized_fail(call);
+    char msg[400], where[64];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    if (cm_g.rank >= 0)
+        snprintf(where, sizeof where, "%s on rank %d", call, cm_g.rank);
+    else
+        snprintf(where, sizeof where, "%s", call);
     if (errclass > 0 && errclass <= MPI_ERR_LASTCODE)
-        snprintf(last_detail[errclass], sizeof last_detail[errclass], "%s on rank %d: %s", call, cm_g.rank, msg);
+        snprintf(last_detail[errclass], sizeof last_detail[errclass], "%s: %s", where, msg);
 
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
@@ -156,7 +183,7 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
         user_errh[e](&h, &code, call);
         return errclass;
     }
-    fprintf(stderr, "corempi: %s on rank %d: %s\n", call, cm_g.rank, msg);
+    fprintf(stderr, "corempi: %s: %s\n", where, msg);
     cm_abort_job(errclass, 1);
 }
 

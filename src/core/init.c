@@ -17,6 +17,7 @@
 #include "p2p/outq.h"
 #include "shm/wait.h"
 
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -123,11 +124,12 @@ static int init_common(int required, int *provided)
     cm_g.hdr = cm_g.seg;
     cm_g.self_ctl = cm_seg_ctl(cm_g.seg, (uint32_t)cm_g.rank);
     cm_g.oversubscribed = (cm_g.hdr->flags & CM_SEG_OVERSUBSCRIBED) != 0;
-    cm_wait_configure(cm_g.oversubscribed);
+    size_t spin = cm_env_size("COREMPI_SPIN", CM_WAIT_SPIN_DEFAULT);
+    cm_wait_configure(cm_g.oversubscribed, spin > UINT_MAX ? UINT_MAX : (unsigned)spin);
     /* With a core per rank sleeping is rare: let sleepers carry the fence
      * (with more ranks than cores, only on the collectives' FIFO words). */
     if (fd >= 0)
-        cm_wait_join_fence_free(cm_g.seg);
+        cm_wait_join_fence_free(cm_g.seg, cm_env_flag("COREMPI_FENCE_FREE", 1));
     cm_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                       : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
     cm_g.main_thread = pthread_self();

@@ -62,6 +62,8 @@ struct cm_request {
     size_t received;            /* fallback: bytes received so far */
     size_t expected;            /* bytes of the matched message that fit the buffer */
     size_t stream_len;          /* fallback: bytes the sender streams (>= expected) */
+    size_t msg_len;             /* bytes the matched message carries, whatever the protocol
+                                 * (a truncation reports it: expected is only what fits) */
     void *target;               /* contiguous receive target, NULL: unpack in place */
 
     MPI_Status status;          /* result (source as comm rank) */

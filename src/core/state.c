@@ -1,8 +1,7 @@
-/* state.c -- process-wide state, environment helpers, call names. */
+/* state.c -- process-wide state, call names. */
 #include "core/state.h"
 #include "core/error.h"
 
-#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,23 +18,6 @@ static const char *const call_names[] = {
 const char *cm_call_name(unsigned id)
 {
     return id < sizeof call_names / sizeof call_names[0] ? call_names[id] : "MPI call";
-}
-
-size_t cm_env_size(const char *name, size_t def)
-{
-    const char *s = getenv(name);
-    if (!s || !*s)
-        return def;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (end == s)
-        return def;
-    switch (tolower((unsigned char)*end)) {
-    case 'k': v <<= 10; break;
-    case 'm': v <<= 20; break;
-    case 'g': v <<= 30; break;
-    }
-    return (size_t)v;
 }
 
 int cm_check_initialized_fail(const char *call)

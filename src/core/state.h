@@ -78,7 +78,22 @@ static inline int cm_check_initialized(const char *call)
 /* Name of a call id ("MPI_Send"), for messages. */
 const char *cm_call_name(unsigned id);
 
-/* Read an environment variable as a size (accepts k/K, m/M suffixes), or def. */
+/* Settings from the environment (core/env.c). */
+
+/* Read an environment variable as a size: a decimal (or 0x hex) number with an
+ * optional k, m or g suffix (KiB, MiB, GiB; "16k", "16KiB", "2M").  Unset or
+ * empty gives def; anything else (abc, -1, 12q, too large) is warned about
+ * (cm_env_warn) and gives def. */
 size_t cm_env_size(const char *name, size_t def);
+
+/* Read an on/off setting: 0 is off, any other number on (as cm_env_size
+ * reads it); unset or empty gives def, anything else a warning and def. */
+int cm_env_flag(const char *name, int def);
+
+/* Say on stderr, in one line, that variable name=value is not used as given:
+ *   corempi: COREMPI_EAGER_MAX=abc is not a number (like 64, 16k or 2M); using 16384
+ * (why: printf-style, after "name=value ").  Once per job: the first rank to
+ * warn about a (name, value) prints it, the others stay quiet. */
+void cm_env_warn(const char *name, const char *value, const char *why, ...) __attribute__((format(printf, 3, 4)));
 
 #endif

@@ -19,7 +19,7 @@ double cm_deadlock_timeout_from_env(void)
     char *end;
     double v = strtod(s, &end);
     if (end == s || *end || v < 0) {
-        fprintf(stderr, "mpirun: ignoring COREMPI_DEADLOCK_TIMEOUT='%s' (want seconds)\n", s);
+        fprintf(stderr, "mpirun: COREMPI_DEADLOCK_TIMEOUT=%s is not a number of seconds; no deadlock detection\n", s);
         return 0;
     }
     return v;

@@ -41,14 +41,15 @@ static void fill(struct cm_request *r, void *buf, int count, MPI_Datatype dt, in
     r->comm = comm;
 }
 
-/* Report a truncated receive through the communicator's error handler. */
+/* Report a truncated receive through the communicator's error handler, with
+ * the size the sender sent (msg_len is set on every protocol's match). */
 int cm_recv_report(const struct cm_request *r, const char *call)
 {
     if (r->status.MPI_ERROR != MPI_ERR_TRUNCATE)
         return r->status.MPI_ERROR;
     return cm_error(r->comm & ~CM_COMM_COLL_BIT, MPI_ERR_TRUNCATE, call,
                     "message truncated: %zu bytes from rank %d (tag %d) do not fit a receive buffer of %zu bytes",
-                    r->stream_len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
+                    r->msg_len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
 }
 
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)

@@ -40,7 +40,7 @@ static void view_init(struct cm_ring_view *v, int src, int dst)
  * allowed tracer below.  A peer refusal at run time falls back per message. */
 static int probe_single_copy(void)
 {
-    if (!cm_env_size("COREMPI_SINGLE_COPY", 1))
+    if (!cm_env_flag("COREMPI_SINGLE_COPY", 1))
         return 0;
     if (cm_g.hdr->launcher_pid > 0)
         prctl(PR_SET_PTRACER, (unsigned long)cm_g.hdr->launcher_pid, 0, 0, 0);

@@ -141,6 +141,7 @@ void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len)
         r->status.MPI_ERROR = MPI_ERR_TRUNCATE;
     }
     r->expected = n;
+    r->msg_len = len;
     r->received = 0;
     cm_status_set(&r->status, c, src_world, tag, n);
     r->peer_world = src_world; /* for a streamed rendezvous, and Cancel */

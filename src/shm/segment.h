@@ -33,6 +33,9 @@
 #define CM_ENV_SIZE   "COREMPI_SIZE"
 #define CM_ENV_SHM_FD "COREMPI_SHM_FD"
 
+/* Bad environment settings the header remembers having warned about. */
+#define CM_SEG_ENV_WARNED 32
+
 /* Header flags. */
 #define CM_SEG_OVERSUBSCRIBED 0x1u /* more ranks than usable cores: do not spin */
 
@@ -66,6 +69,9 @@ struct cm_seg_header {
     /* Ranks whose sleeps run a global memory barrier (wait.h): once all
      * nranks have joined, wakers drop their own fence. */
     _Alignas(CM_CACHELINE) _Atomic uint32_t fence_free_ranks;
+    /* Hashes of the bad COREMPI_* settings some rank has warned about
+     * (core/env.c), 0 = free: one warning per job, not one per rank. */
+    _Alignas(CM_CACHELINE) _Atomic uint64_t env_warned[CM_SEG_ENV_WARNED];
 };
 
 /*

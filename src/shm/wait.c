@@ -15,15 +15,13 @@
  * 20000 polls are a few tens of microseconds: long enough to catch a
  * ping-pong reply or a rendezvous read, short enough not to burn a core
  * that a sleeping peer could use. */
-static unsigned spin_limit = 20000;
+static unsigned spin_limit = CM_WAIT_SPIN_DEFAULT;
 static unsigned yield_limit = 16;
 static int crowded;                          /* more ranks than cores */
 
-void cm_wait_configure(int oversubscribed)
+void cm_wait_configure(int oversubscribed, unsigned spins)
 {
-    const char *spin = getenv("COREMPI_SPIN");
-    if (spin && *spin)
-        spin_limit = (unsigned)strtoul(spin, NULL, 0);
+    spin_limit = spins;
     if (oversubscribed) {
         spin_limit = 0;
         yield_limit = 2;
@@ -65,12 +63,11 @@ static long membarrier(int cmd)
     return syscall(SYS_membarrier, cmd, 0, 0);
 }
 
-void cm_wait_join_fence_free(struct cm_seg_header *hdr)
+void cm_wait_join_fence_free(struct cm_seg_header *hdr, int allowed)
 {
-    const char *env = getenv("COREMPI_FENCE_FREE");
     joined = &hdr->fence_free_ranks;
     job_ranks = hdr->nranks;
-    if (env && *env && strtoul(env, NULL, 0) == 0)
+    if (!allowed)
         return;
     long can = membarrier(MEMBARRIER_CMD_QUERY);
     if (can < 0 || !(can & MEMBARRIER_CMD_GLOBAL_EXPEDITED) ||

@@ -40,8 +40,13 @@ struct cm_waiter {
     unsigned yields;
 };
 
-/* Set once at init: spin limit is 0 when ranks outnumber cores. */
-void cm_wait_configure(int oversubscribed);
+/* Polls before yielding when each rank has a core (COREMPI_SPIN): 20000
+ * polls are a few tens of microseconds, see wait.c. */
+#define CM_WAIT_SPIN_DEFAULT 20000u
+
+/* Set once at init (the caller reads COREMPI_SPIN): the spin limit is 0 when
+ * ranks outnumber cores. */
+void cm_wait_configure(int oversubscribed, unsigned spin_limit);
 
 /* Polls a waiter may make before it should yield (0 when oversubscribed). */
 unsigned cm_wait_spin_limit(void);
@@ -63,9 +68,9 @@ void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, 
 void cm_wake(struct cm_rank_ctl *peer);
 
 /* At start-up, every rank: register for membarrier and count itself in
- * hdr->fence_free_ranks.  COREMPI_FENCE_FREE=0 keeps the fences on both
- * sides. */
-void cm_wait_join_fence_free(struct cm_seg_header *hdr);
+ * hdr->fence_free_ranks.  allowed == 0 (the caller read COREMPI_FENCE_FREE=0)
+ * keeps the fences on both sides. */
+void cm_wait_join_fence_free(struct cm_seg_header *hdr, int allowed);
 
 /* 1 once every rank of the job joined (then cached): wakers may skip their
  * fence. */

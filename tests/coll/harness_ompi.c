@@ -6,6 +6,7 @@
  *   cm_request_generic  a generalized request, polled by the MPI_Wait/Test
  *                       wrappers below (PMPI interposition)
  *   cm_error            one line on stderr; fatal unless MPI_ERRORS_RETURN
+ *   cm_env_size/_warn   COREMPI_* settings (COREMPI_COLL_LEVEL, COREMPI_<COLL>)
  * The program's MPI_Bcast etc. resolve to src/coll's front ends because the
  * executable defines them; the algorithms' PMPI_Send etc. go to the host MPI.
  */
@@ -97,6 +98,31 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
         PMPI_Abort(MPI_COMM_WORLD, errclass);
     }
     return errclass;
+}
+
+/* Settings: a plain number (no warning dedup across ranks over a host MPI). */
+size_t cm_env_size(const char *name, size_t def)
+{
+    const char *s = getenv(name);
+    char *end;
+    unsigned long long v = s && *s ? strtoull(s, &end, 10) : 0;
+    if (!s || !*s)
+        return def;
+    if (end == s || *end) {
+        cm_env_warn(name, s, "is not a number; using %zu", def);
+        return def;
+    }
+    return (size_t)v;
+}
+
+void cm_env_warn(const char *name, const char *value, const char *why, ...)
+{
+    va_list ap;
+    fprintf(stderr, "corempi(harness): %s=%s ", name, value);
+    va_start(ap, why);
+    vfprintf(stderr, why, ap);
+    va_end(ap);
+    fputc('\n', stderr);
 }
 
 /* ---- generic requests as generalized requests ------------------------- */

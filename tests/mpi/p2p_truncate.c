@@ -5,7 +5,10 @@
  * past the buffer (guard bytes on both sides stay intact), the sender's side
  * completes normally, and the pair can go on talking afterwards.  Sizes cover
  * eager and rendezvous transfers.  Blocking Recv, Irecv+Wait, and Waitall
- * (MPI_ERR_IN_STATUS with the error in the status) are all checked.
+ * (MPI_ERR_IN_STATUS with the error in the status) are all checked.  The
+ * error text must give the size the sender sent and the buffer's size: 40 B
+ * travels inline in a ring slot, 200 B eager, 40 KB streamed and 4 MB single
+ * copy (the bounce and rndv variants move them along the other paths).
  */
 #include "check.h"
 #include "payload.h"
@@ -18,6 +21,7 @@
 struct trunc_case { int sent, room; };
 static const struct trunc_case cases[] = {
     {1, 0}, {100, 50}, {4000, 3999}, {70000, 1000}, {200000, 100000}, {1 << 20, 65536},
+    {40, 20}, {200, 20}, {40000, 20}, {4 << 20, 20},
 };
 #define NCASES ((int)(sizeof cases / sizeof cases[0]))
 
@@ -43,6 +47,19 @@ static void check_guards(const unsigned char *mem, int room, const char *what, i
         CHECK(mem[GUARD + room + i] == CANARY,
               "%s (%d into %d): wrote %d bytes past the receive buffer", what, sent, room, i + 1);
     }
+}
+
+/* The detail MPI_Error_string gives for the truncation just seen names both sizes. */
+static void check_text(int errcode, int sent, int room, int peer, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING] = "", want[160];
+    int len = 0;
+    CHECK_MPI(MPI_Error_string(errcode, text, &len));
+    CHECK(len > 0 && strlen(text) == (size_t)len, "%s: Error_string of a truncation is empty", what);
+    snprintf(want, sizeof want, ": %d bytes from rank %d (tag %d) do not fit a receive buffer of %d bytes", sent,
+             peer, T_TRUNC, room);
+    CHECK(strstr(text, want) != NULL, "%s (%d into %d): Error_string says \"%s\", expected it to contain \"%s\"", what,
+          sent, room, text, want);
 }
 
 static void check_count(const MPI_Status *st, int room, int sent, const char *what)
@@ -121,10 +138,7 @@ static void run_case(int me, int peer, int sender, const struct trunc_case *c, i
         }
         CHECK(cls == MPI_ERR_TRUNCATE, "%s of %d bytes into %d: error class %d, expected MPI_ERR_TRUNCATE",
               names[how], c->sent, c->room, cls);
-        char text[MPI_MAX_ERROR_STRING] = "";
-        int len = 0;
-        CHECK_MPI(MPI_Error_string(rc, text, &len));
-        CHECK(len > 0 && strlen(text) == (size_t)len, "Error_string of a truncation is empty");
+        check_text(how == 2 ? st.MPI_ERROR : rc, c->sent, c->room, peer, names[how]);
         CHECK(st.MPI_SOURCE == peer && st.MPI_TAG == T_TRUNC, "%s truncated: status %d/%d",
               names[how], st.MPI_SOURCE, st.MPI_TAG);
         check_count(&st, c->room, c->sent, names[how]);
@@ -157,6 +171,7 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Isend(out, 300, MPI_BYTE, me, T_TRUNC, MPI_COMM_WORLD, &req));
         int rc = MPI_Recv(mem + GUARD, 100, MPI_BYTE, me, T_TRUNC, MPI_COMM_WORLD, &st);
         CHECK(error_class_of(rc) == MPI_ERR_TRUNCATE, "self truncation: class %d", error_class_of(rc));
+        check_text(rc, 300, 100, me, "self Recv");
         CHECK_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
         check_count(&st, 100, 300, "self Recv");
         check_guards(mem, 100, "self Recv", 300);
