@@ -14,8 +14,9 @@
  * Type signatures: a polynomial hash over the sequence of basic types
  * (mod 2^64), which concatenates (h(AB) = h(A) P^|B| + h(B)), so count
  * elements of a type and one element of a contiguous type of count of them
- * hash alike, and count copies cost O(log count).  MPI_PACKED matches any
- * signature (hash 0: compared by bytes only).
+ * hash alike, and count copies cost O(log count).  A pair type counts as its
+ * value type then MPI_INT.  MPI_PACKED matches any signature (hash 0:
+ * compared by bytes only).
  */
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
@@ -52,10 +53,26 @@ static struct sig sig_basic(MPI_Datatype b, uint64_t n)
     return sig_rep(one, n);
 }
 
+/* The value type of a MINLOC/MAXLOC pair type (its signature is the value
+ * then an int: n MPI_2INT match 2n MPI_INT), or 0. */
+static MPI_Datatype pair_value(MPI_Datatype b)
+{
+    switch (b) {
+    case MPI_FLOAT_INT: return MPI_FLOAT;
+    case MPI_DOUBLE_INT: return MPI_DOUBLE;
+    case MPI_LONG_INT: return MPI_LONG;
+    case MPI_2INT: return MPI_INT;
+    case MPI_SHORT_INT: return MPI_SHORT;
+    case MPI_LONG_DOUBLE_INT: return MPI_LONG_DOUBLE;
+    default: return 0;
+    }
+}
+
 static int add_run(MPI_Datatype basic, size_t n, void *arg)
 {
     struct sig *s = arg;
-    *s = sig_cat(*s, sig_basic(basic, n));
+    MPI_Datatype v = pair_value(basic);
+    *s = sig_cat(*s, v ? sig_rep(sig_cat(sig_basic(v, 1), sig_basic(MPI_INT, 1)), n) : sig_basic(basic, n));
     return 0;
 }
 

@@ -42,3 +42,10 @@ set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERT
   TIMEOUT 90 LABELS coll RESOURCE_LOCK colltest_mismatch ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20")
 set_tests_properties(coll.mismatch.fatal_check.n3 PROPERTIES
   ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20;COREMPI_CHECK=1")
+
+# No false alarms: the whole collective suite (mixed types such as n MPI_2INT
+# against 2n MPI_INT, mixed layouts, every root, in-place) under COREMPI_CHECK=1.
+add_test(NAME coll.mismatch.check_coll_test.n3 COMMAND ${CM_COLL_MPIRUN} -n 3 $<TARGET_FILE:colltest_coll_test>)
+set_tests_properties(coll.mismatch.check_coll_test.n3 PROPERTIES
+  TIMEOUT 300 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_CHECK=1;COREMPI_DEADLOCK_TIMEOUT=30"
+  PASS_REGULAR_EXPRESSION "checks passed")
