@@ -261,9 +261,9 @@ int cm_shm_flag_syncs(const struct cm_shm *s);
 /* cm_shm_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
  * (s->meet && cm_shm_flag_syncs(s)), straight through the meeting line, for
  * a call whose argument word is `word` (the shortcuts pass theirs; they do
- * not set cm_shm_word).  Returns 0, or 1 when the other rank's word differs
- * (cm_shm_mm is then set). */
-int cm_shm_meet_sync(struct cm_shm *s, uint32_t word);
+ * not set cm_shm_word).  When the other rank's word differs, cm_shm_mm.on
+ * is set. */
+void cm_shm_meet_sync(struct cm_shm *s, uint32_t word);
 
 /* ---- argument agreement (docs/collectives.md, "Mismatched arguments") ----
  * Every sync carries a 32-bit word describing the call: the collective, the

@@ -93,7 +93,8 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
     cm_copy_small(s->meet->inl[s->rank][p], sbuf, bytes);
     /* The word's byte field is exact (bytes <= 8); fold is read after the
      * sync, so that it needs no register across the call. */
-    if (__builtin_expect(cm_shm_meet_sync(s, s->last_word | (uint32_t)bytes << 17), 0))
+    cm_shm_meet_sync(s, s->last_word | (uint32_t)bytes << 17);
+    if (__builtin_expect(cm_shm_mm.on, 0))
         return cm_coll_mismatch_raise(comm, "MPI_Allreduce");
     s->last_fold(s->meet->inl[0][p], s->meet->inl[1][p], rbuf, (size_t)count);   /* rank order */
     return MPI_SUCCESS;

@@ -605,22 +605,18 @@ static void flag_sync(struct cm_shm *s, uint32_t e)
     flag_sync_end(a, mine, woken, announced);
 }
 
-/* Off the shortcuts' path: the other rank's arrival showed another word. */
-static __attribute__((noinline, cold)) int meet_other_word(struct cm_shm *s, uint64_t seen,
-                                                           _Atomic uint64_t *mine, int woken, int announced)
-{
-    flag_sync_end(hdr(s), mine, woken, announced);
-    return other_word(s->rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
-}
-
-/* flag_sync_end, returning 0 (the meeting sync's tail call). */
-static int meet_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken, int announced)
+/* Off the shortcuts' path: the other rank's arrival showed another word.
+ * (My rank is where mine sits in the meeting line: s need not stay live
+ * across the wait.) */
+static __attribute__((noinline, cold)) void meet_other_word(struct area_hdr *a, uint64_t seen,
+                                                            _Atomic uint64_t *mine, int woken, int announced)
 {
     flag_sync_end(a, mine, woken, announced);
-    return 0;
+    int rank = (int)(mine - a->meet.arrived);
+    other_word(rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
 }
 
-int cm_shm_meet_sync(struct cm_shm *s, uint32_t word)
+void cm_shm_meet_sync(struct cm_shm *s, uint32_t word)
 {
     struct area_hdr *a = hdr(s);
     uint32_t e = ++s->epoch;
@@ -630,8 +626,9 @@ int cm_shm_meet_sync(struct cm_shm *s, uint32_t word)
     int woken = 0, announced = 0;
     uint64_t seen = await_arrival(a, &s->meet->arrived[s->rank ^ 1], me, mine, &woken, &announced);
     if (__builtin_expect(seen != 0, 0))
-        return meet_other_word(s, seen, mine, woken, announced);
-    return meet_sync_end(a, mine, woken, announced);
+        meet_other_word(a, seen, mine, woken, announced);
+    else
+        flag_sync_end(a, mine, woken, announced);
 }
 
 /* COREMPI_SHM_SYNC=flags|counter overrides the choice below (tests force
