@@ -30,6 +30,19 @@
 #include "core/datatype.h"
 #include "core/dt_basic.h"
 #include "core/op.h"
+#include "coll/shm.h"
+#include "coll/check.h"
+
+/* COREMPI_CHECK=1: compare every rank's arguments before anything moves. */
+#define API_CHECK(comm, call, ...)                                                        \
+    do {                                                                                  \
+        if (__builtin_expect(cm_g.coll_check, 0)) {                                       \
+            struct cm_check_call api_cc_ = { __VA_ARGS__ };                                \
+            int api_check_rc_ = cm_coll_check(comm, call, &api_cc_);                       \
+            if (api_check_rc_)                                                            \
+                return api_check_rc_;                                                     \
+        }                                                                                 \
+    } while (0)
 
 static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)
 {
@@ -53,6 +66,7 @@ static inline int api_op_bad(MPI_Op op) { return !cm_op_is_predefined(op) && !cm
 
 static inline int api_commutative(MPI_Op op) { return cm_op_is_predefined(op) || cm_op_is_commutative(op); }
 #else
+#define API_CHECK(comm, call, ...) do { } while (0)
 static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)
 {
     if (cm_coll_comm_check(comm, size, rank))
@@ -134,9 +148,27 @@ static inline int api_count_type_buf(MPI_Comm comm, const char *call, const void
     return rc;
 }
 
-/* Errors reported by point-to-point inside an algorithm. */
+/* Before running the algorithm: the argument word its shared-memory syncs
+ * carry (shm.h): what all ranks must agree on.  bytes 0 where the ranks may
+ * legitimately move different amounts (v and w variants). */
+static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op op)
+{
+#ifdef COREMPI
+    cm_shm_word = cm_shm_word_of((unsigned)coll, bytes, root, op);
+#else
+    (void)coll, (void)bytes, (void)root, (void)op;
+#endif
+}
+
+/* After the algorithm: a mismatch its syncs saw, or errors reported by
+ * point-to-point inside it. */
 static inline int api_done(MPI_Comm comm, const char *call, int rc)
 {
+#ifdef COREMPI
+    cm_shm_word = 0;
+    if (__builtin_expect(cm_shm_mm.on, 0))
+        return cm_coll_mismatch_raise(comm, call);
+#endif
     if (rc == MPI_SUCCESS)
         return rc;
     return cm_error(comm, rc, call, "collective failed in point-to-point (error %d)", rc);

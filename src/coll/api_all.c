@@ -30,11 +30,13 @@ int PMPI_Barrier(MPI_Comm comm)
 #endif
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_BARRIER, .root = -1);
     if (size == 1)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, 0, MPI_BYTE, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BARRIER, cc, &q);
+    api_word(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL);
     rc = ((cm_barrier_fn)a->fn)(cc);
 #ifdef COREMPI
     if (a->fn == (void (*)(void))cm_coll_barrier_shm && rc == MPI_SUCCESS)
@@ -72,11 +74,13 @@ static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void
     int size, rank, rc;
     if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_ALLREDUCE, .root = -1, .op = op, .scount = count, .stype = datatype);
     if (count == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, cc, &q);
+    api_word(CM_COLL_ALLREDUCE, q.bytes, -1, op);
     rc = ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc);
 #ifdef COREMPI
     if (a->fn == (void (*)(void))cm_coll_allreduce_shm && rc == MPI_SUCCESS && q.bytes <= CM_SHM_MEET_BYTES)
@@ -104,11 +108,13 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     int size, rank, rc;
     if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_SCAN, .root = -1, .op = op, .scount = count, .stype = datatype);
     if (count == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCAN, cc, &q);
+    api_word(CM_COLL_SCAN, q.bytes, -1, op);
     return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
 }
 
@@ -119,11 +125,13 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     int size, rank, rc;
     if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_EXSCAN, .root = -1, .op = op, .scount = count, .stype = datatype);
     if (count == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_EXSCAN, cc, &q);
+    api_word(CM_COLL_EXSCAN, q.bytes, -1, op);
     return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
 }
 
@@ -140,11 +148,14 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, recvcount * size, recvcount, datatype, op, &size,
                              &rank)))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_REDUCE_SCATTER_BLOCK, .root = -1, .op = op, .rcount = recvcount,
+              .rtype = datatype);
     if (recvcount == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER_BLOCK, cc, &q);
+    api_word(CM_COLL_REDUCE_SCATTER_BLOCK, q.bytes, -1, op);
     return api_done(comm, call,
                     ((cm_reduce_scatter_block_fn)a->fn)(sendbuf, recvbuf, recvcount, datatype, op, cc));
 }
@@ -170,11 +181,14 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, (int)total, recvcounts[rank], datatype, op, &size,
                              &rank)))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_REDUCE_SCATTER, .root = -1, .op = op, .rcounts = recvcounts,
+              .rtype = datatype);
     if (total == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, (int)total, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER, cc, &q);
+    api_word(CM_COLL_REDUCE_SCATTER, q.bytes, -1, op);
     return api_done(comm, call, ((cm_reduce_scatter_fn)a->fn)(sendbuf, recvbuf, recvcounts, datatype, op, cc));
 }
 
@@ -191,11 +205,14 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
         return rc;
     if ((rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_ALLGATHER, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
     if (recvcount == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHER, cc, &q);
+    api_word(CM_COLL_ALLGATHER, q.bytes, -1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_allgather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                            recvtype, cc));
 }
@@ -224,9 +241,12 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     if ((rc = v_counts(comm, call, recvcounts, displs, size)) ||
         (rc = api_type(comm, call, recvtype, "receive datatype")))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_ALLGATHERV, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcounts[rank], recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHERV, cc, &q);
+    api_word(CM_COLL_ALLGATHERV, 0, -1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_allgatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                                             displs, recvtype, cc));
 }
@@ -244,9 +264,12 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         return rc;
     if ((rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_ALLTOALL, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLTOALL, cc, &q);
+    api_word(CM_COLL_ALLTOALL, q.bytes, -1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_alltoall_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                           recvtype, cc));
 }
@@ -266,9 +289,12 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     if ((rc = v_counts(comm, call, recvcounts, rdispls, size)) ||
         (rc = api_type(comm, call, recvtype, "receive datatype")))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_ALLTOALLV, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
+              .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, 0, recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLTOALLV, cc, &q);
+    api_word(CM_COLL_ALLTOALLV, 0, -1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_alltoallv_fn)a->fn)(sendbuf, sendcounts, sdispls, sendtype, recvbuf,
                                                            recvcounts, rdispls, recvtype, cc));
 }
@@ -293,9 +319,12 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
             (sendbuf != MPI_IN_PLACE && (rc = api_type(comm, call, sendtypes[i], "send datatype"))))
             return rc;
     }
+    API_CHECK(comm, call, .coll = CM_COLL_ALLTOALLW, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
+              .stypes = sendtypes, .rcounts = recvcounts, .rtypes = recvtypes);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, 0, MPI_BYTE, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLTOALLW, cc, &q);
+    api_word(CM_COLL_ALLTOALLW, 0, -1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_alltoallw_fn)a->fn)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf,
                                                            recvcounts, rdispls, recvtypes, cc));
 }

@@ -20,11 +20,13 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)) ||
         (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_BCAST, .root = root, .rcount = count, .rtype = datatype);
     if (count == 0 || size == 1)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BCAST, cc, &q);
+    api_word(CM_COLL_BCAST, q.bytes, root, MPI_OP_NULL);
     return api_done(comm, call, ((cm_bcast_fn)a->fn)(buffer, count, datatype, root, cc));
 }
 
@@ -48,6 +50,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     if ((rc = api_buf(comm, call, sendbuf, count, datatype, "send buffer")) ||
         (rank == root && (rc = api_buf(comm, call, recvbuf, count, datatype, "receive buffer"))))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_REDUCE, .root = root, .op = op, .scount = count, .stype = datatype);
     if (count == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
@@ -57,6 +60,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
                                                                       datatype, cc));
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE, cc, &q);
+    api_word(CM_COLL_REDUCE, q.bytes, root, op);
     return api_done(comm, call, ((cm_reduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, root, cc));
 }
 
@@ -75,10 +79,13 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
         return rc;
     if (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_GATHER, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, rank == root ? recvcount : sendcount,
                                        rank == root ? recvtype : sendtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHER, cc, &q);
+    api_word(CM_COLL_GATHER, q.bytes, root, MPI_OP_NULL);
     return api_done(comm, call, ((cm_gather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                         recvtype, root, cc));
 }
@@ -109,10 +116,13 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     if (rank == root && ((rc = check_counts(comm, call, recvcounts, displs, size)) ||
                          (rc = api_type(comm, call, recvtype, "receive datatype"))))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_GATHERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, sendcount, sendtype == MPI_DATATYPE_NULL ? recvtype : sendtype,
                                        MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHERV, cc, &q);
+    api_word(CM_COLL_GATHERV, 0, root, MPI_OP_NULL);
     return api_done(comm, call, ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                                          displs, recvtype, root, cc));
 }
@@ -132,10 +142,13 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return rc;
     if (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_SCATTER, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, rank == root ? sendcount : recvcount,
                                        rank == root ? sendtype : recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTER, cc, &q);
+    api_word(CM_COLL_SCATTER, q.bytes, root, MPI_OP_NULL);
     return api_done(comm, call, ((cm_scatter_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                          recvtype, root, cc));
 }
@@ -156,10 +169,13 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     if (rank == root && ((rc = check_counts(comm, call, sendcounts, displs, size)) ||
                          (rc = api_type(comm, call, sendtype, "send datatype"))))
         return rc;
+    API_CHECK(comm, call, .coll = CM_COLL_SCATTERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
+              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, recvbuf == MPI_IN_PLACE ? sendtype : recvtype,
                                        MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTERV, cc, &q);
+    api_word(CM_COLL_SCATTERV, 0, root, MPI_OP_NULL);
     return api_done(comm, call, ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf,
                                                           recvcount, recvtype, root, cc));
 }

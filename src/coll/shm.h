@@ -43,12 +43,13 @@ struct cm_shm_flag {              /* one 64-byte line */
     uint64_t base;                  /* progress counter value at the start */
     uint64_t pad;
     unsigned char inl[24];          /* rest of the inline payload (cm_shm_data) */
-    /* Epoch this rank last arrived at in a flag sync (cm_shm_sync with a core
-     * per rank).  Written last, after the inline payload, so a tiny payload
+    /* Low half: the epoch this rank last arrived at in a flag sync (cm_shm_sync
+     * with a core per rank); high half: the call's argument word (cm_shm_word),
+     * stored in the same write so a reader that sees the epoch sees the word
+     * of that call.  Written last, after the inline payload, so a tiny payload
      * and the news that it is there move in one line.  Never overwritten by
-     * payload: CM_SHM_INLINE stops before it. */
-    _Atomic uint32_t arrived;
-    uint32_t pad2;
+     * payload: CM_SHM_INLINE stops before it.  The futex is the low half. */
+    _Atomic uint64_t arrived;
 };
 _Static_assert(sizeof(struct cm_shm_flag) == 64, "a flag is one line");
 _Static_assert(CM_SHM_INLINE <= __builtin_offsetof(struct cm_shm_flag, arrived), "inline payload stops before arrived");
@@ -65,8 +66,7 @@ _Static_assert(CM_SHM_INLINE <= __builtin_offsetof(struct cm_shm_flag, arrived),
 #define CM_SHM_MEET_RANKS 2
 #define CM_SHM_MEET_BYTES 8
 struct cm_shm_meet {
-    _Alignas(64) _Atomic uint32_t arrived[CM_SHM_MEET_RANKS];   /* as cm_shm_flag.arrived */
-    uint64_t pad;
+    _Alignas(64) _Atomic uint64_t arrived[CM_SHM_MEET_RANKS];   /* as cm_shm_flag.arrived */
     unsigned char inl[CM_SHM_MEET_RANKS][2][CM_SHM_MEET_BYTES]; /* [rank][parity], 8-aligned */
 };
 _Static_assert(sizeof(struct cm_shm_meet) == 64, "the meeting line is one line");
@@ -96,6 +96,7 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
+    uint32_t last_word;           /* cm_shm_word_of(allreduce, 0 bytes, no root, last_op) */
     /* Nonblocking collectives started here and not yet finished, in start
      * order (shm_nbc.c).  Only the head moves; a blocking collective on the
      * area first finishes them all (cm_shm_get, cm_shm_peek), so every
@@ -124,7 +125,7 @@ struct cm_shm {                   /* this rank's view of its communicator's area
  * 0.30 us vs 1.5-1.7 flat; scatter 512 B blocks 0.33 vs 4.9-5.4 through
  * the slots); 270 KiB per area. */
 #define CM_SHM_BFIFO_BYTES 4096
-#define CM_SHM_BFIFO_INLINE 56
+#define CM_SHM_BFIFO_INLINE 52
 _Static_assert(CM_SHM_BFIFO_ACK_EVERY <= CM_SHM_BFIFO_ENTRIES, "a claim must not wait for a later call");
 struct cm_shm_bfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* call number + 1 last published here */
@@ -132,9 +133,11 @@ struct cm_shm_bfifo_entry {
     /* Payloads up to CM_SHM_BFIFO_INLINE bytes ride in the seq line: a reader
      * takes one line, not the seq line and then the data line. */
     unsigned char inl[CM_SHM_BFIFO_INLINE];
+    uint32_t word;                           /* the root's cm_shm_word */
     char pad0[128 - 64];
     unsigned char data[CM_SHM_BFIFO_BYTES];
 };
+_Static_assert(__builtin_offsetof(struct cm_shm_bfifo_entry, word) + 4 <= 64, "the root's word rides in the seq line");
 /* A FIFO reader that has call k asks for the line of call k + 1 now: when
  * the writer runs ahead (a loop of tiny collectives), that line is already
  * written and arrives while this call finishes, instead of costing the next
@@ -275,8 +278,46 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg);
 /* 1 when cm_shm_sync(s, NULL, NULL) is a flag sync (a core per rank). */
 int cm_shm_flag_syncs(const struct cm_shm *s);
 /* cm_shm_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
- * (s->meet && cm_shm_flag_syncs(s)), straight through the meeting line. */
-void cm_shm_meet_sync(struct cm_shm *s);
+ * (s->meet && cm_shm_flag_syncs(s)), straight through the meeting line, for
+ * a call whose argument word is `word` (the shortcuts pass theirs; they do
+ * not set cm_shm_word).  When the other rank's word differs, cm_shm_mm.on
+ * is set. */
+void cm_shm_meet_sync(struct cm_shm *s, uint32_t word);
+
+/* ---- argument agreement (docs/collectives.md, "Mismatched arguments") ----
+ * Every sync carries a 32-bit word describing the call: the collective, the
+ * op, the root and the bytes every pair of ranks must agree on.  A rank
+ * stores it with its arrival (the same 64-bit write, on a line that moves
+ * anyway) and compares the others' words when it sees them arrive; the
+ * counter sync's last arrival compares all words and leaves its verdict
+ * beside the release word.  So every rank that takes part in a sync learns
+ * of a mismatch at that same sync, and all of them stop: from then on
+ * (cm_shm_mm.on) every sync, wait, publish and single-copy read of the call
+ * returns at once, so no rank waits for a step another rank will not take,
+ * and the front end raises the error (cm_coll_mismatch_raise).  The
+ * broadcast and scatter FIFOs carry the root's word in the entry's seq line:
+ * the readers compare it.
+ * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),
+ * 9-16 root + 1 (low 8 bits), 17-31 bytes (exact below 2^14, else 2^14 |
+ * a hash of them).  Outside front ends the word is 0 on every rank. */
+extern uint32_t cm_shm_word;
+struct cm_shm_mismatch {
+    int on;           /* a mismatch was seen in this call */
+    int peer;         /* communicator rank whose word differs from mine */
+    uint32_t mine, theirs;
+};
+extern struct cm_shm_mismatch cm_shm_mm;
+static inline uint32_t cm_shm_word_of(unsigned coll, size_t bytes, int root, MPI_Op op)
+{
+    uint32_t b = bytes < 0x4000 ? (uint32_t)bytes
+                                : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
+    uint32_t o = op == MPI_OP_NULL ? 0u : (unsigned)op < 15u ? (uint32_t)op : 15u;
+    return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
+}
+/* Record a mismatch seen against rank peer's word (the first one counts). */
+void cm_shm_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
+/* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
+int cm_coll_mismatch_raise(MPI_Comm comm, const char *call);
 
 /* Message counters: publish `bytes` more of my data; wait until rank r has
  * published `upto` bytes counted from base. */

@@ -60,7 +60,8 @@ void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q)
     struct cm_shm *s = cm_shm_peek(cc);
     if (s && s->meet && q->commutative && q->contiguous && q->count > 0 && q->bytes > 0 &&
         q->bytes <= CM_SHM_MEET_BYTES && (size_t)q->count <= q->bytes &&
-        q->bytes <= s->slot_bytes && q->bytes < cm_shm_cma_min() && !cm_g.oversubscribed && cm_shm_flag_syncs(s))
+        q->bytes <= s->slot_bytes && q->bytes < cm_shm_cma_min() && !cm_g.oversubscribed && cm_shm_flag_syncs(s) &&
+        !cm_g.coll_check)
         s->allreduce_shortcut |= shortcut_bit(q->bytes, q->count);
 }
 
@@ -79,18 +80,23 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
         sbuf = rbuf;
     else if (!sbuf || sbuf == rbuf)
         return CM_COLL_NO_SHORTCUT;
-    cm_op_kernel3_fn fold = s->last_fold;
     if (op != s->last_op || dt != s->last_dt) {
-        if (!(fold = cm_op_predefined_kernel3(op, dt)))
+        cm_op_kernel3_fn fold = cm_op_predefined_kernel3(op, dt);
+        if (!fold)
             return CM_COLL_NO_SHORTCUT;
         s->last_op = op;
         s->last_dt = dt;
         s->last_fold = fold;
+        s->last_word = cm_shm_word_of(CM_COLL_ALLREDUCE, 0, -1, op);
     }
     int p = cm_shm_parity(s);
     cm_copy_small(s->meet->inl[s->rank][p], sbuf, bytes);
-    cm_shm_meet_sync(s);
-    fold(s->meet->inl[0][p], s->meet->inl[1][p], rbuf, (size_t)count);   /* rank order */
+    /* The word's byte field is exact (bytes <= 8); fold is read after the
+     * sync, so that it needs no register across the call. */
+    cm_shm_meet_sync(s, s->last_word | (uint32_t)bytes << 17);
+    if (__builtin_expect(cm_shm_mm.on, 0))
+        return cm_coll_mismatch_raise(comm, "MPI_Allreduce");
+    s->last_fold(s->meet->inl[0][p], s->meet->inl[1][p], rbuf, (size_t)count);   /* rank order */
     return MPI_SUCCESS;
 }
 

@@ -54,7 +54,8 @@ struct area_hdr {                   /* the sync block: five line pairs */
     _Alignas(128) _Atomic uint32_t arrive;
     char pad1[LINE2 - 4];
     _Alignas(128) _Atomic uint32_t release;   /* futex word */
-    char pad2[LINE2 - 4];
+    uint32_t verdict;               /* counter sync: 0, or 1 + a rank whose word differs from rank 0's */
+    char pad2[LINE2 - 8];
     _Alignas(128) _Atomic uint32_t sleepers;
     char pad3[LINE2 - 4];
     _Alignas(128) struct cm_shm_meet meet;    /* used by 2-rank areas only */
@@ -541,34 +542,40 @@ static const struct timespec *progress_pending(const struct timespec *normal)
  * of us sees the other, so no wake-up is lost.  With fence-free wakers
  * (shm/wait.h) the sleeper's membarrier stands in for my fence: this is on
  * the path of every tiny collective with a core per rank. */
-static void flag_wake(struct area_hdr *a, _Atomic uint32_t *mine)
+static void flag_wake(struct area_hdr *a, _Atomic uint64_t *mine)
 {
     cm_wake_fence();
     if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
-        futex(mine, FUTEX_WAKE, INT_MAX, NULL);
+        futex((uint32_t *)mine, FUTEX_WAKE, INT_MAX, NULL);  /* the epoch half, little-endian */
 }
 
 /* Where rank r announces its arrival at an epoch of parity p: beside the
  * payload it may carry, in the meeting line or in its flag line. */
-static _Atomic uint32_t *arrival_word(struct cm_shm *s, int r, int p)
+static _Atomic uint64_t *arrival_word(struct cm_shm *s, int r, int p)
 {
     return s->meet ? &s->meet->arrived[r] : &cm_shm_flag(s, r, p)->arrived;
 }
 
-/* Wait until rank r's arrival word w reaches epoch e.  Before sleeping, wake
- * whoever sleeps on my word (*woken): they may be the ones I wait for,
- * waiting for me. */
-static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _Atomic uint32_t *mine,
-                          int *woken, int *announced)
+/* Wait until rank r's arrival word w reaches my epoch; me is my own arrival
+ * word (epoch in the low half, the call's argument word in the high half).
+ * Returns 0 when w shows exactly me (the same epoch and arguments: the usual
+ * case, one comparison), else the value seen (another word, or an epoch
+ * past mine).  Before sleeping, wake whoever sleeps on my word (*woken):
+ * they may be the ones I wait for, waiting for me. */
+static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t me, _Atomic uint64_t *mine,
+                              int *woken, int *announced)
 {
+    uint32_t e = (uint32_t)me;
     struct cm_waiter wt;
     cm_waiter_reset(&wt);
     const struct timespec *nap = &long_nap;
     unsigned polls = 0;
     for (;;) {
-        uint32_t v = atomic_load_explicit(w, memory_order_acquire);
-        if ((int32_t)(v - e) >= 0)
-            return;
+        uint64_t v = atomic_load_explicit(w, memory_order_acquire);
+        if (v == me)
+            return 0;
+        if ((int32_t)((uint32_t)v - e) >= 0)
+            return v;
         if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
             nap = progress_pending(&long_nap);
         if (cm_wait_backoff(&wt))
@@ -582,8 +589,8 @@ static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
         v = atomic_load_explicit(w, memory_order_seq_cst);
-        if ((int32_t)(v - e) < 0)
-            futex(w, FUTEX_WAIT, v, nap);
+        if ((int32_t)((uint32_t)v - e) < 0)
+            futex((uint32_t *)w, FUTEX_WAIT, (uint32_t)v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -592,7 +599,7 @@ static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _
  * Checked now, not right after my store: by now the store has left the store
  * buffer, so the fence does not wait for the line to change hands.  A rank
  * that went to sleep waiting for me is woken here at the latest. */
-static void flag_sync_end(struct area_hdr *a, _Atomic uint32_t *mine, int woken, int announced)
+static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken, int announced)
 {
     if (announced)
         announce_blocked(0);
@@ -600,30 +607,60 @@ static void flag_sync_end(struct area_hdr *a, _Atomic uint32_t *mine, int woken,
         flag_wake(a, mine);
 }
 
+/* A rank seen at my epoch with another word (await_arrival returned seen,
+ * not 0) took part in the same sync with other arguments.  A rank seen past
+ * my epoch (the meeting line has one word per rank) had already compared
+ * its word with mine and found it equal, or it would have stopped there. */
+static int other_word(int r, uint64_t seen, uint64_t me)
+{
+    if ((uint32_t)seen != (uint32_t)me)
+        return 0;
+    cm_shm_mismatch_seen(r, (uint32_t)(me >> 32), (uint32_t)(seen >> 32));
+    return 1;
+}
+
 static void flag_sync(struct cm_shm *s, uint32_t e)
 {
     struct area_hdr *a = hdr(s);
     int p = (int)(e & 1);
-    _Atomic uint32_t *mine = arrival_word(s, s->rank, p);
-    atomic_store_explicit(mine, e, memory_order_release);
+    _Atomic uint64_t *mine = arrival_word(s, s->rank, p);
+    uint64_t me = (uint64_t)cm_shm_word << 32 | e;
+    atomic_store_explicit(mine, me, memory_order_release);
     int woken = 0, announced = 0;
     for (int i = 1, r = s->rank + 1; i < s->n; i++, r++) {
         if (r == s->n)          /* the others from mine on, without a division */
             r = 0;
-        await_arrival(a, arrival_word(s, r, p), e, mine, &woken, &announced);
+        uint64_t seen = await_arrival(a, arrival_word(s, r, p), me, mine, &woken, &announced);
+        if (__builtin_expect(seen != 0, 0))
+            other_word(r, seen, me);
     }
     flag_sync_end(a, mine, woken, announced);
 }
 
-void cm_shm_meet_sync(struct cm_shm *s)
+/* Off the shortcuts' path: the other rank's arrival showed another word.
+ * (My rank is where mine sits in the meeting line: s need not stay live
+ * across the wait.) */
+static __attribute__((noinline, cold)) void meet_other_word(struct area_hdr *a, uint64_t seen,
+                                                            _Atomic uint64_t *mine, int woken, int announced)
+{
+    flag_sync_end(a, mine, woken, announced);
+    int rank = (int)(mine - a->meet.arrived);
+    other_word(rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
+}
+
+void cm_shm_meet_sync(struct cm_shm *s, uint32_t word)
 {
     struct area_hdr *a = hdr(s);
     uint32_t e = ++s->epoch;
-    _Atomic uint32_t *mine = &s->meet->arrived[s->rank];
-    atomic_store_explicit(mine, e, memory_order_release);
+    _Atomic uint64_t *mine = &s->meet->arrived[s->rank];
+    uint64_t me = (uint64_t)word << 32 | e;
+    atomic_store_explicit(mine, me, memory_order_release);
     int woken = 0, announced = 0;
-    await_arrival(a, &s->meet->arrived[s->rank ^ 1], e, mine, &woken, &announced);
-    flag_sync_end(a, mine, woken, announced);
+    uint64_t seen = await_arrival(a, &s->meet->arrived[s->rank ^ 1], me, mine, &woken, &announced);
+    if (__builtin_expect(seen != 0, 0))
+        meet_other_word(a, seen, mine, woken, announced);
+    else
+        flag_sync_end(a, mine, woken, announced);
 }
 
 /* COREMPI_SHM_SYNC=flags|counter overrides the choice below (tests force
@@ -653,10 +690,34 @@ static int use_flag_sync(const struct cm_shm *s)
 
 int cm_shm_flag_syncs(const struct cm_shm *s) { return use_flag_sync(s); }
 
+/* The counter sync's last arrival: which rank's word differs from rank 0's
+ * (every member stored its word in its flag line before arriving). */
+static uint32_t words_verdict(struct cm_shm *s, int p)
+{
+    uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_shm_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
+    for (int r = 1; r < s->n; r++)
+        if ((uint32_t)(atomic_load_explicit(&cm_shm_flag(s, r, p)->arrived, memory_order_relaxed) >> 32) != w0)
+            return (uint32_t)r + 1;
+    return 0;
+}
+
+/* A member of a counter sync whose verdict named a rank: the rank to blame
+ * from where I stand (rank 0 when my word is not rank 0's). */
+static void verdict_seen(struct cm_shm *s, int p, uint32_t verdict)
+{
+    uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_shm_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
+    int peer = cm_shm_word != w0 ? 0 : (int)verdict - 1;
+    uint32_t theirs =
+        (uint32_t)(atomic_load_explicit(&cm_shm_flag(s, peer, p)->arrived, memory_order_relaxed) >> 32);
+    cm_shm_mismatch_seen(peer, cm_shm_word, theirs);
+}
+
 static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen);
 
 void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
 {
+    if (__builtin_expect(cm_shm_mm.on, 0))
+        return;             /* this call's arguments disagree: everyone stops (shm.h) */
     struct area_hdr *a = hdr(s);
     uint32_t e = ++s->epoch;
     if (!last && use_flag_sync(s)) {
@@ -666,9 +727,16 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
     /* Only syncs that count arrivals here advance the counter; every member
      * takes the same kind of sync for the same epoch, so all agree on k. */
     uint32_t k = ++s->counted_syncs;
+    int p = (int)(e & 1);
+    atomic_store_explicit(&cm_shm_flag(s, s->rank, p)->arrived, (uint64_t)cm_shm_word << 32 | e,
+                          memory_order_relaxed);       /* ordered by the fetch-add */
     uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
     if (old + 1 == k * (uint32_t)s->n) {
-        if (last)
+        uint32_t verdict = words_verdict(s, p);
+        a->verdict = verdict;
+        if (verdict)
+            verdict_seen(s, p, verdict);
+        else if (last)      /* a mismatch: the arguments of `last` do not agree either */
             last(arg);
         atomic_store_explicit(&a->release, e, memory_order_release);
         cm_wake_fence();
@@ -684,6 +752,7 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
 static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen)
 {
     struct area_hdr *a = hdr(s);
+    int p = (int)(e & 1);
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int yields = 0, announced = 0, budget = sync_yields();
@@ -694,6 +763,8 @@ static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen)
         if ((int32_t)(v - e) >= 0) {
             if (announced)
                 announce_blocked(0);
+            if (__builtin_expect(a->verdict != 0, 0))
+                verdict_seen(s, p, a->verdict);
             return;
         }
         /* Oversubscribed, cm_wait_backoff yields twice before we sleep.
@@ -733,21 +804,27 @@ static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen)
 /* Arrive at the next epoch and return it; nobody waits here.  The same
  * arrival as cm_shm_sync(s, NULL, NULL) makes (flag or counted, decided alike
  * on every member), so blocking and nonblocking calls of one communicator
- * share epochs.  The wake-up owed to ranks sleeping on my arrival is paid
- * now, not at the end as flag_sync does: this rank may not come back soon. */
+ * share epochs.  A nonblocking call's argument word is 0 on every member
+ * (its arguments are not compared; every member of the epoch runs the same
+ * nonblocking call, so no blocking call compares against it either).  The
+ * wake-up owed to ranks sleeping on my arrival is paid now, not at the end
+ * as flag_sync does: this rank may not come back soon. */
 uint32_t cm_shm_sync_arrive(struct cm_shm *s)
 {
     struct area_hdr *a = hdr(s);
     uint32_t e = ++s->epoch;
+    int p = (int)(e & 1);
     if (use_flag_sync(s)) {
-        _Atomic uint32_t *mine = arrival_word(s, s->rank, (int)(e & 1));
-        atomic_store_explicit(mine, e, memory_order_release);
+        _Atomic uint64_t *mine = arrival_word(s, s->rank, p);
+        atomic_store_explicit(mine, (uint64_t)e, memory_order_release);
         flag_wake(a, mine);
         return e;
     }
     uint32_t k = ++s->counted_syncs;
+    atomic_store_explicit(&cm_shm_flag(s, s->rank, p)->arrived, (uint64_t)e, memory_order_relaxed);
     uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
     if (old + 1 == k * (uint32_t)s->n) {
+        a->verdict = 0;     /* every word is 0: nothing to compare */
         atomic_store_explicit(&a->release, e, memory_order_release);
         cm_wake_fence();
         if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
@@ -764,8 +841,8 @@ int cm_shm_sync_test(struct cm_shm *s, uint32_t e)
     for (int r = 0; r < s->n; r++) {
         if (r == s->rank)
             continue;
-        uint32_t v = atomic_load_explicit(arrival_word(s, r, (int)(e & 1)), memory_order_acquire);
-        if ((int32_t)(v - e) < 0)
+        uint64_t v = atomic_load_explicit(arrival_word(s, r, (int)(e & 1)), memory_order_acquire);
+        if ((int32_t)((uint32_t)v - e) < 0)
             return 0;
     }
     return 1;
@@ -779,11 +856,11 @@ void cm_shm_sync_await(struct cm_shm *s, uint32_t e)
         await_release(s, e, atomic_load_explicit(&a->arrive, memory_order_relaxed));
         return;
     }
-    _Atomic uint32_t *mine = arrival_word(s, s->rank, (int)(e & 1));
+    _Atomic uint64_t *mine = arrival_word(s, s->rank, (int)(e & 1));
     int woken = 1, announced = 0;       /* woken: cm_shm_sync_arrive did */
     for (int r = 0; r < s->n; r++)
         if (r != s->rank)
-            await_arrival(a, arrival_word(s, r, (int)(e & 1)), e, mine, &woken, &announced);
+            await_arrival(a, arrival_word(s, r, (int)(e & 1)), (uint64_t)e, mine, &woken, &announced);
     if (announced)
         announce_blocked(0);
 }
@@ -830,6 +907,8 @@ int cm_shm_rfifo_try_claim(struct cm_shm *s, uint32_t k)
 void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target)
 {
     (void)s;
+    if (__builtin_expect(cm_shm_mm.on, 0))
+        return;
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int announced = 0, yields = 0;
@@ -880,6 +959,8 @@ void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
 
 void cm_shm_publish(struct cm_shm *s, size_t bytes)
 {
+    if (cm_shm_mm.on)
+        return;
     struct progress_line *l = progress_line(s, s->rank);
     s->progress_mine += bytes;
     atomic_store_explicit(&l->bytes, s->progress_mine, memory_order_seq_cst);
@@ -889,6 +970,8 @@ void cm_shm_publish(struct cm_shm *s, size_t bytes)
 
 void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
 {
+    if (cm_shm_mm.on)
+        return;
     struct progress_line *l = progress_line(s, r);
     struct cm_waiter w;
     cm_waiter_reset(&w);
@@ -921,6 +1004,8 @@ void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
 
 void cm_shm_read(struct cm_shm *s, int r, void *dst, uint64_t addr, size_t len)
 {
+    if (cm_shm_mm.on)
+        return;             /* the address may belong to another call's layout */
     if (r == s->rank) {
         if (dst != (void *)(uintptr_t)addr)
             cm_move(dst, (const void *)(uintptr_t)addr, len);

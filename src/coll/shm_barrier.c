@@ -6,6 +6,7 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
+#include "core/state.h"
 
 /* As the allreduce's shortcut (shm_allreduce.c): once a barrier was selected
  * to run here and the area is a 2-rank one with flag syncs, the front end
@@ -16,7 +17,7 @@
 void cm_coll_barrier_shortcut_note(MPI_Comm cc)
 {
     struct cm_shm *s = cm_shm_peek(cc);
-    if (s && s->meet && cm_shm_flag_syncs(s))
+    if (s && s->meet && cm_shm_flag_syncs(s) && !cm_g.coll_check)  /* COREMPI_CHECK: every call checked */
         s->barrier_shortcut = 1;
 }
 
@@ -25,7 +26,9 @@ int cm_coll_barrier_shortcut(MPI_Comm comm)
     struct cm_shm *s = cm_shm_peek(comm);
     if (!s || !s->barrier_shortcut)
         return CM_COLL_NO_SHORTCUT;
-    cm_shm_meet_sync(s);
+    cm_shm_meet_sync(s, cm_shm_word_of(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL));
+    if (__builtin_expect(cm_shm_mm.on, 0))
+        return cm_coll_mismatch_raise(comm, "MPI_Barrier");
     return MPI_SUCCESS;
 }
 

@@ -90,16 +90,20 @@ static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, i
     uint32_t k = s->bcasts++;
     struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
     void *data = cm_shm_bytes(count, dt, NULL, NULL, NULL) <= CM_SHM_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
-    int rc;
+    int rc = MPI_SUCCESS;
     if (s->rank == root) {
         cm_shm_bfifo_claim(s, k);
         rc = cm_shm_pack(data, buf, count, dt);
+        e->word = cm_shm_word;
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
     } else {
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
         cm_shm_prefetch(cm_shm_bfifo(s, k + 1));
-        rc = cm_shm_unpack(data, buf, count, dt);
+        if (__builtin_expect(e->word != cm_shm_word, 0))    /* shm.h: argument agreement */
+            cm_shm_mismatch_seen(root, cm_shm_word, e->word);
+        else
+            rc = cm_shm_unpack(data, buf, count, dt);
     }
     cm_shm_bfifo_done(s, k);
     return rc;

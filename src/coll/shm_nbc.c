@@ -215,6 +215,11 @@ static void advance(struct cm_shm *s, int block, const struct cm_shm_nbc *until)
 {
     if (s->nbc_busy)
         return;
+    /* A blocking call that found mismatched arguments lets its shared-memory
+     * waits return at once until it raises the error (shm.h): no blocking
+     * step may rely on them meanwhile. */
+    if (cm_shm_mm.on)
+        block = 0;
     s->nbc_busy = 1;
     struct cm_shm_nbc *h;
     while ((h = s->nbc_head) != NULL) {

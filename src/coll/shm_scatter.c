@@ -29,6 +29,7 @@ static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Data
         for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
             if (i != me)
                 rc = cm_shm_pack(data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
+        e->word = cm_shm_word;
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
         if (!inplace && rc == MPI_SUCCESS)
@@ -36,7 +37,10 @@ static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Data
     } else {
         cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
         cm_shm_prefetch(cm_shm_bfifo(s, k + 1));
-        rc = cm_shm_unpack(data + (size_t)me * b, rbuf, rcount, rtype);
+        if (__builtin_expect(e->word != cm_shm_word, 0))    /* shm.h: argument agreement */
+            cm_shm_mismatch_seen(root, cm_shm_word, e->word);
+        else
+            rc = cm_shm_unpack(data + (size_t)me * b, rbuf, rcount, rtype);
     }
     cm_shm_bfifo_done(s, k);
     return rc;

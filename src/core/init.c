@@ -116,6 +116,7 @@ static int init_common(int required, int *provided)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI is already initialised");
     }
     cm_g.verbose = parse_verbose();
+    cm_g.coll_check = env_int("COREMPI_CHECK", 0) != 0;
     int fd = env_int(CM_ENV_SHM_FD, -1);
     if (fd < 0)
         make_singleton_segment();

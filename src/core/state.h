@@ -29,6 +29,7 @@ struct cm_state {
     size_t stream_max;             /* rendezvous below this streams (COREMPI_STREAM_MAX) */
     size_t coll_stream_max;        /* the same inside data-movement collectives (COREMPI_COLL_STREAM_MAX) */
     unsigned verbose;              /* COREMPI_VERBOSE bits */
+    int coll_check;                /* COREMPI_CHECK=1: collectives compare all arguments first (coll/check.c) */
 };
 
 #define CM_VERBOSE_P2P  0x1u

@@ -1,0 +1,84 @@
+/*
+ * mismatch.c -- the default check that the ranks of a collective agree on
+ * its arguments: the argument word the shared-memory syncs carry (shm.h,
+ * "argument agreement"), what a rank records when it sees another word, and
+ * the error the front end raises from it.
+ *
+ * The word holds what every pair of ranks must agree on: the collective, the
+ * op, the root and the bytes (count x type size) each rank moves per peer.
+ * A field that differs names the argument; the bytes are exact below 2^14 and
+ * hashed above, so two large counts are reported as different without the
+ * other rank's value.  COREMPI_CHECK=1 (check.c) compares everything, type
+ * signatures included, exactly.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/check.h"
+#include "coll/shm.h"
+#include "core/error.h"
+
+#include <stdio.h>
+
+uint32_t cm_shm_word;
+struct cm_shm_mismatch cm_shm_mm;
+
+void cm_shm_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
+{
+    if (cm_shm_mm.on)
+        return;
+    cm_shm_mm.peer = peer;
+    cm_shm_mm.mine = mine;
+    cm_shm_mm.theirs = theirs;
+    cm_shm_mm.on = 1;
+}
+
+static const char *word_coll(uint32_t w)
+{
+    return cm_coll_call_name((long long)(w & 31u) - 1);
+}
+
+/* A field's value for the message: exact, or "another value" when hashed. */
+static void word_bytes(uint32_t w, char *out, size_t len)
+{
+    uint32_t b = w >> 17;
+    if (b < 0x4000)
+        snprintf(out, len, "%u bytes", b);
+    else
+        snprintf(out, len, "16384 bytes or more");
+}
+
+static void word_op(uint32_t w, char *out, size_t len)
+{
+    uint32_t o = (w >> 5) & 15u;
+    if (o == 15)
+        snprintf(out, len, "a user-defined op");
+    else
+        snprintf(out, len, "%s", cm_op_name((MPI_Op)o));
+}
+
+int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
+{
+    struct cm_shm_mismatch m = cm_shm_mm;
+    cm_shm_mm.on = 0;
+    cm_shm_word = 0;
+    uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
+    char x[48], y[48];
+    if (diff & 31u)
+        return cm_error(comm, MPI_ERR_ARG, call,
+                        "rank %d is in %s at the same point: the ranks call different collectives", m.peer,
+                        word_coll(b));
+    if (diff & (15u << 5)) {
+        word_op(a, x, sizeof x);
+        word_op(b, y, sizeof y);
+        return cm_error(comm, MPI_ERR_OP, call, "op differs across ranks: %s here, %s on rank %d", x, y, m.peer);
+    }
+    if (diff & (0xffu << 9))
+        return cm_error(comm, MPI_ERR_ROOT, call, "root differs across ranks: %d here, %d on rank %d",
+                        (int)((a >> 9) & 0xffu) - 1, (int)((b >> 9) & 0xffu) - 1, m.peer);
+    word_bytes(a, x, sizeof x);
+    word_bytes(b, y, sizeof y);
+    return cm_error(comm, MPI_ERR_TRUNCATE, call,
+                    "message size differs across ranks (count x type size): %s here, %s on rank %d%s", x, y,
+                    m.peer, (a >> 17) >= 0x4000 && (b >> 17) >= 0x4000 ? " (COREMPI_CHECK=1 tells the sizes)" : "");
+}
+#endif

@@ -1,0 +1,252 @@
+/*
+ * mismatch.c -- collectives whose ranks disagree on the arguments (issue 18
+ * item 4) never return success with wrong data, and never hang.
+ *
+ * usage: mismatch [--fatal] [--all | CASE...]
+ *   Without arguments: the cases the default check catches (docs/collectives.md,
+ *   "Mismatched arguments"); --all: every case (COREMPI_CHECK=1 catches all).
+ *   --fatal: keep the default error handler (the job must end with the
+ *   library's one-line message: tests/coll/mismatch_tests.cmake checks it).
+ *
+ * Each case runs on a fresh duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN
+ * (a mismatch may leave that communicator's collectives unusable; WORLD stays
+ * clean).  Per case and rank the rule is "must fail" (the rank receives data
+ * it cannot receive correctly: its call must return an error whose text names
+ * the call) or "may succeed" (it only sends, or it is a root that thinks so:
+ * a reduce or gather non-root that succeeds must leave its receive buffer as
+ * it was, which is checked).  A hang ends the job through
+ * COREMPI_DEADLOCK_TIMEOUT (set by the ctest registration).
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIG 100000
+
+static int rank, size, failures, fatal;
+static int *sbuf, *rbuf, *keep;
+
+static void fill(int *b, int n, int seed)
+{
+    for (int i = 0; i < n; i++)
+        b[i] = seed * 1000 + i;
+}
+
+/* One case: run on comm, say whether this rank must fail. */
+struct mm_case {
+    const char *name;
+    int by_default;                 /* caught without COREMPI_CHECK */
+    int (*run)(MPI_Comm comm, int *must_fail, const char **call);
+};
+
+static int allreduce_counts(MPI_Comm comm, int a, int b, int *must_fail, const char **call)
+{
+    int count = rank == 0 ? a : b;
+    fill(sbuf, count, rank);
+    *must_fail = 1;             /* every rank receives the sum */
+    *call = "MPI_Allreduce";
+    return MPI_Allreduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, comm);
+}
+static int c_allreduce_5_1900(MPI_Comm comm, int *f, const char **c) { return allreduce_counts(comm, 5, 1900, f, c); }
+static int c_allreduce_1900_5(MPI_Comm comm, int *f, const char **c) { return allreduce_counts(comm, 1900, 5, f, c); }
+static int c_allreduce_big(MPI_Comm comm, int *f, const char **c) { return allreduce_counts(comm, 70000, BIG, f, c); }
+
+/* 4 vs 8 bytes after matched calls of both shapes: the 2-rank shortcut. */
+static int c_allreduce_tiny(MPI_Comm comm, int *must_fail, const char **call)
+{
+    for (int i = 0; i < 3; i++)
+        for (int count = 1; count <= 2; count++)
+            if (MPI_Allreduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, comm) != MPI_SUCCESS) {
+                printf("rank %d: allreduce_tiny: a matched warm-up call failed\n", rank);
+                failures++;
+            }
+    return allreduce_counts(comm, 1, 2, must_fail, call);
+}
+
+static int c_allreduce_op(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 5, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Allreduce";
+    return MPI_Allreduce(sbuf, rbuf, 5, MPI_INT, rank == 0 ? MPI_SUM : MPI_MAX, comm);
+}
+
+/* Same bytes, other type signature: only COREMPI_CHECK=1 sees it. */
+static int c_allreduce_type(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Allreduce";
+    return MPI_Allreduce(sbuf, rbuf, rank == 0 ? 4 : 2, rank == 0 ? MPI_INT : MPI_LONG_LONG, MPI_MAX, comm);
+}
+
+static int bcast_counts(MPI_Comm comm, int at_root, int others, int root, int *must_fail, const char **call)
+{
+    int count = rank == root ? at_root : others;
+    fill(rbuf, count, rank == root ? 7 : 9);
+    *must_fail = rank != root;
+    *call = "MPI_Bcast";
+    return MPI_Bcast(rbuf, count, MPI_INT, root, comm);
+}
+static int c_bcast_10_5(MPI_Comm comm, int *f, const char **c) { return bcast_counts(comm, 10, 5, 0, f, c); }
+static int c_bcast_5_10(MPI_Comm comm, int *f, const char **c) { return bcast_counts(comm, 5, 10, size - 1, f, c); }
+static int c_bcast_big(MPI_Comm comm, int *f, const char **c) { return bcast_counts(comm, 10, BIG, 0, f, c); }
+static int c_bcast_big_root(MPI_Comm comm, int *f, const char **c) { return bcast_counts(comm, BIG, 10, 0, f, c); }
+static int c_bcast_mid(MPI_Comm comm, int *f, const char **c) { return bcast_counts(comm, 3000, 2000, 0, f, c); }
+
+static int c_bcast_root(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int root = rank == 0 ? 0 : 1;
+    fill(rbuf, 10, rank);
+    *must_fail = rank >= 2;     /* ranks 0 and 1 each think they are the root */
+    *call = "MPI_Bcast";
+    return MPI_Bcast(rbuf, 10, MPI_INT, root, comm);
+}
+
+static int reduce_counts(MPI_Comm comm, int at_root, int others, int *must_fail, const char **call)
+{
+    int count = rank == 0 ? at_root : others;
+    fill(sbuf, count, rank);
+    *must_fail = rank == 0;
+    *call = "MPI_Reduce";
+    return MPI_Reduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, 0, comm);
+}
+static int c_reduce_small(MPI_Comm comm, int *f, const char **c) { return reduce_counts(comm, 10, 5, f, c); }
+static int c_reduce_big(MPI_Comm comm, int *f, const char **c) { return reduce_counts(comm, BIG, 10, f, c); }
+static int c_reduce_big_sender(MPI_Comm comm, int *f, const char **c) { return reduce_counts(comm, 10, BIG, f, c); }
+
+static int c_reduce_root(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int root = rank == 0 ? 0 : 1;
+    fill(sbuf, 10, rank);
+    *must_fail = 1;             /* a root that misses contributions, or more than one root */
+    *call = "MPI_Reduce";
+    return MPI_Reduce(sbuf, rbuf, 10, MPI_INT, MPI_SUM, root, comm);
+}
+
+static int gather_counts(MPI_Comm comm, int at_root, int others, int *must_fail, const char **call)
+{
+    fill(sbuf, at_root > others ? at_root : others, rank);
+    *must_fail = rank == 0;
+    *call = "MPI_Gather";
+    if (rank == 0)
+        return MPI_Gather(sbuf, at_root, MPI_INT, rbuf, at_root, MPI_INT, 0, comm);
+    return MPI_Gather(sbuf, others, MPI_INT, NULL, 0, MPI_INT, 0, comm);
+}
+static int c_gather_small(MPI_Comm comm, int *f, const char **c) { return gather_counts(comm, 10, 5, f, c); }
+static int c_gather_big(MPI_Comm comm, int *f, const char **c) { return gather_counts(comm, BIG / 8, 10, f, c); }
+static int c_gather_big_sender(MPI_Comm comm, int *f, const char **c) { return gather_counts(comm, 10, BIG / 8, f, c); }
+
+static int scatter_counts(MPI_Comm comm, int at_root, int others, int *must_fail, const char **call)
+{
+    fill(sbuf, size * at_root, rank);
+    *must_fail = rank != 0;
+    *call = "MPI_Scatter";
+    if (rank == 0)
+        return MPI_Scatter(sbuf, at_root, MPI_INT, rbuf, at_root, MPI_INT, 0, comm);
+    return MPI_Scatter(NULL, 0, MPI_INT, rbuf, others, MPI_INT, 0, comm);
+}
+static int c_scatter_small(MPI_Comm comm, int *f, const char **c) { return scatter_counts(comm, 4, 2, f, c); }
+static int c_scatter_big(MPI_Comm comm, int *f, const char **c) { return scatter_counts(comm, 10, BIG / 8, f, c); }
+static int c_scatter_big_root(MPI_Comm comm, int *f, const char **c) { return scatter_counts(comm, BIG / 8, 10, f, c); }
+
+static const struct mm_case cases[] = {
+    { "allreduce_5_1900", 1, c_allreduce_5_1900 },
+    { "allreduce_1900_5", 1, c_allreduce_1900_5 },
+    { "allreduce_big", 1, c_allreduce_big },
+    { "allreduce_tiny", 1, c_allreduce_tiny },
+    { "allreduce_op", 1, c_allreduce_op },
+    { "allreduce_type", 0, c_allreduce_type },
+    { "bcast_10_5", 1, c_bcast_10_5 },
+    { "bcast_5_10", 1, c_bcast_5_10 },
+    { "bcast_mid", 0, c_bcast_mid },
+    { "bcast_big", 0, c_bcast_big },
+    { "bcast_big_root", 0, c_bcast_big_root },
+    { "bcast_root", 0, c_bcast_root },
+    { "reduce_small", 0, c_reduce_small },
+    { "reduce_big", 0, c_reduce_big },
+    { "reduce_big_sender", 0, c_reduce_big_sender },
+    { "reduce_root", 0, c_reduce_root },
+    { "gather_small", 0, c_gather_small },
+    { "gather_big", 0, c_gather_big },
+    { "gather_big_sender", 0, c_gather_big_sender },
+    { "scatter_small", 1, c_scatter_small },
+    { "scatter_big", 0, c_scatter_big },
+    { "scatter_big_root", 0, c_scatter_big_root },
+};
+
+static void run_case(const struct mm_case *c)
+{
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (!fatal)
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int must_fail = 0;
+    const char *call = "?";
+    memset(rbuf, 0x5a, sizeof(int) * (size_t)size * BIG);
+    memcpy(keep, rbuf, sizeof(int) * (size_t)size * BIG);
+    int rc = c->run(comm, &must_fail, &call);
+    if (rc == MPI_SUCCESS && must_fail) {
+        printf("rank %d: %s: %s returned MPI_SUCCESS where it cannot be right\n", rank, c->name, call);
+        failures++;
+    } else if (rc != MPI_SUCCESS) {
+        char text[MPI_MAX_ERROR_STRING];
+        int len, cls;
+        MPI_Error_string(rc, text, &len);
+        MPI_Error_class(rc, &cls);
+        if (!strstr(text, call)) {
+            printf("rank %d: %s: the error text does not name %s: %s\n", rank, c->name, call, text);
+            failures++;
+        }
+        if (cls != MPI_ERR_TRUNCATE && cls != MPI_ERR_ARG && cls != MPI_ERR_ROOT && cls != MPI_ERR_OP &&
+            cls != MPI_ERR_TYPE) {
+            printf("rank %d: %s: unexpected error class %d: %s\n", rank, c->name, cls, text);
+            failures++;
+        }
+        if (getenv("MISMATCH_VERBOSE"))
+            printf("rank %d: %s: %s\n", rank, c->name, text);
+    } else if (!must_fail && (!strcmp(call, "MPI_Reduce") || !strcmp(call, "MPI_Gather")) &&
+               memcmp(rbuf, keep, sizeof(int) * (size_t)size * BIG)) {
+        printf("rank %d: %s: %s succeeded on a sending rank but wrote into its receive buffer\n", rank, c->name,
+               call);
+        failures++;
+    }
+    MPI_Comm_free(&comm);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    size_t n = sizeof(int) * (size_t)size * BIG;
+    sbuf = malloc(n), rbuf = malloc(n), keep = malloc(n);
+    if (!sbuf || !rbuf || !keep)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    int first = 1;
+    if (argc > 1 && !strcmp(argv[1], "--fatal"))
+        fatal = 1, first = 2;
+    int all = argc > first && !strcmp(argv[first], "--all"), named = argc > first && !all, ran = 0;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        int pick = all || (!named && cases[i].by_default);
+        for (int a = first; named && a < argc; a++)
+            pick |= !strcmp(argv[a], cases[i].name);
+        if (!pick)
+            continue;
+        if (rank == 0 && getenv("MISMATCH_VERBOSE"))
+            printf("case %s\n", cases[i].name);
+        fflush(stdout);
+        run_case(&cases[i]);
+        ran++;
+    }
+    int total;
+    MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf(total || !ran ? "mismatch FAILED (%d failures, %d cases)\n" : "mismatch ok (%d failures, %d cases)\n",
+               total, ran);
+    free(sbuf), free(rbuf), free(keep);
+    MPI_Finalize();
+    return total != 0 || !ran;
+}

@@ -1,0 +1,51 @@
+# Mismatched arguments across the ranks of a collective (issue 18 item 4,
+# docs/collectives.md "Mismatched arguments"): tests/coll/mismatch.c at 2, 3
+# and 5 ranks.  Without COREMPI_CHECK the cases the default check catches,
+# by the tuned selection and with the shared-memory algorithms forced; with
+# COREMPI_CHECK=1 every case, by the tuned selection and with the
+# shared-memory and the point-to-point algorithms forced.  A hang ends in the
+# deadlock report (COREMPI_DEADLOCK_TIMEOUT) and fails the test.
+cm_coll_program(mismatch)
+set(CM_MISMATCH_SHM "COREMPI_ALLREDUCE=shm;COREMPI_BCAST=shm;COREMPI_REDUCE=shm;COREMPI_GATHER=shm;COREMPI_SCATTER=shm")
+set(CM_MISMATCH_P2P "COREMPI_ALLREDUCE=rdb;COREMPI_BCAST=binomial_ordered;COREMPI_REDUCE=binomial;COREMPI_GATHER=linear;COREMPI_SCATTER=linear")
+foreach(n 2 3 5)
+  foreach(mode default shm check check_shm check_p2p)
+    set(env "COREMPI_DEADLOCK_TIMEOUT=20")
+    set(args "")
+    if(mode MATCHES "^check")
+      list(APPEND env "COREMPI_CHECK=1")
+      set(args --all)
+    endif()
+    if(mode MATCHES "shm")
+      list(APPEND env ${CM_MISMATCH_SHM})
+    elseif(mode MATCHES "p2p")
+      list(APPEND env ${CM_MISMATCH_P2P})
+    endif()
+    add_test(NAME coll.mismatch.${mode}.n${n}
+             COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> ${args})
+    set_tests_properties(coll.mismatch.${mode}.n${n} PROPERTIES
+      TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "mismatch ok")
+  endforeach()
+endforeach()
+
+# The default error handler: the job ends with the library's one-line
+# message naming the call, the rank and the argument.
+set(CM_MISMATCH_FAIL sh ${PROJECT_SOURCE_DIR}/tests/mpi/expect_fail.sh --status nonzero --max-seconds 20
+    --program $<TARGET_FILE:colltest_mismatch>)
+add_test(NAME coll.mismatch.fatal.n2
+         COMMAND ${CM_MISMATCH_FAIL} --stderr "corempi: MPI_Allreduce on rank [01]: message size differs across ranks"
+                 -- ${CM_COLL_MPIRUN} -n 2 $<TARGET_FILE:colltest_mismatch> --fatal allreduce_5_1900)
+add_test(NAME coll.mismatch.fatal_check.n3
+         COMMAND ${CM_MISMATCH_FAIL} --stderr "corempi: MPI_Bcast on rank [0-2]: message size differs across ranks.*100000|400000 bytes"
+                 -- ${CM_COLL_MPIRUN} -n 3 $<TARGET_FILE:colltest_mismatch> --fatal bcast_big)
+set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERTIES
+  TIMEOUT 90 LABELS coll RESOURCE_LOCK colltest_mismatch ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20")
+set_tests_properties(coll.mismatch.fatal_check.n3 PROPERTIES
+  ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20;COREMPI_CHECK=1")
+
+# No false alarms: the whole collective suite (mixed types such as n MPI_2INT
+# against 2n MPI_INT, mixed layouts, every root, in-place) under COREMPI_CHECK=1.
+add_test(NAME coll.mismatch.check_coll_test.n3 COMMAND ${CM_COLL_MPIRUN} -n 3 $<TARGET_FILE:colltest_coll_test>)
+set_tests_properties(coll.mismatch.check_coll_test.n3 PROPERTIES
+  TIMEOUT 300 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_CHECK=1;COREMPI_DEADLOCK_TIMEOUT=30"
+  PASS_REGULAR_EXPRESSION "checks passed")
