@@ -85,6 +85,85 @@ static inline void cm_prof_begin_commit(unsigned call, unsigned flags, uint64_t 
     cm_prof_commit(cm_prof_begin(call, flags, t0, t1, caller));
 }
 
+/* ---- folding of unsuccessful polls --------------------------------------
+ * A program that polls (Iprobe/Test* in a loop) makes millions of identical
+ * calls that find nothing.  The first unsuccessful poll is recorded as usual
+ * and becomes the open fold; a following one with the same key (call, call
+ * site, arguments) is added to that record in place (CPT_F_FOLDED, see
+ * cpt_format.h) as long as the record is still the last one committed.  So a
+ * fold ends by itself when any other record is made (another call, a
+ * successful poll, the flush record of a new half).  Invariant: fold.e is
+ * NULL or points into the half being filled; cm_prof_fold_end() is called
+ * wherever a half changes hands and by Pcontrol. */
+typedef struct cm_prof_fold { cpt_event *e; uint64_t key; } cm_prof_fold_t;
+extern cm_prof_fold_t cm_prof_fold CM_PROF_HIDDEN;
+
+static inline void cm_prof_fold_end(void) { cm_prof_fold.e = NULL; }
+
+static inline uint64_t cm_prof_fold_mix(uint64_t h, uint64_t v)
+{
+    h ^= v + 0x9E3779B97F4A7C15ull + (h << 6) + (h >> 2);
+    return h * 0xff51afd7ed558ccdull;
+}
+
+static inline uint64_t cm_prof_fold_key(unsigned call, const void *caller, uint64_t a, uint64_t b, uint64_t c)
+{
+    uint64_t h = cm_prof_fold_mix((uint64_t)call, (uint64_t)(uintptr_t)caller);
+    return cm_prof_fold_mix(cm_prof_fold_mix(cm_prof_fold_mix(h, a), b), c);
+}
+
+/* The key of a poll over an array of requests: the handles themselves. */
+static inline uint64_t cm_prof_fold_key_reqs(unsigned call, const void *caller, const MPI_Request *r, int n)
+{
+    uint64_t h = cm_prof_fold_key(call, caller, (uint64_t)n, 0, 0);
+    for (int i = 0; i < n; i++) h = cm_prof_fold_mix(h, (uint64_t)CM_PROF_KEY(r[i]));
+    return h;
+}
+
+/* An unsuccessful poll with this key took [t0, t1]: add it to the open fold if
+ * it continues it (returns 1: nothing else to record).  Returns 0 when the
+ * caller must make a record of its own (and then open a fold with it). */
+static inline int cm_prof_fold_extend(uint64_t key, uint64_t t0, uint64_t t1)
+{
+    cpt_event *e = cm_prof_fold.e;
+    if (e == NULL || e + 1 != cm_prof_fill.cur || cm_prof_fold.key != key) return 0;
+    uint64_t d = t1 - t0, total = (uint64_t)e->duration_ns + d;
+    if (total >= UINT32_MAX || (e->flags & CPT_F_DURATION_SAT)) return 0;
+    uint32_t n, lo, hi;
+    if (e->flags & CPT_F_FOLDED) {
+        n = cpt_fold_count(e);
+        lo = cpt_fold_min_ns(e);
+        hi = cpt_fold_max_ns(e);
+        if (n == UINT32_MAX) return 0;
+    } else {                      /* the second call: the plain record becomes a fold */
+        n = 1;
+        lo = hi = e->duration_ns;
+    }
+    if (d < lo) lo = (uint32_t)d;
+    if (d > hi) hi = (uint32_t)d;
+    e->bytes = cpt_fold_pack(n + 1, lo);
+    e->request = hi;
+    e->duration_ns = (uint32_t)total;
+    e->flags |= CPT_F_FOLDED;
+    return 1;
+}
+
+/* `e` (just committed) is an unsuccessful poll with this key: later ones may join it. */
+static inline void cm_prof_fold_open(cpt_event *e, uint64_t key)
+{
+    cm_prof_fold.e = e;
+    cm_prof_fold.key = key;
+}
+
+/* A Test-family poll that found nothing: its record has no fields of its own. */
+static inline void cm_prof_idle_poll(unsigned call, uint64_t key, uint64_t t0, uint64_t t1, void *caller)
+{
+    if (cm_prof_fold_extend(key, t0, t1)) return;
+    cpt_event *e = cm_prof_begin(call, 0, t0, t1, caller);
+    cm_prof_commit(e);
+    cm_prof_fold_open(e, key);
+}
+
 /* ---- communicators --------------------------------------------------- */
 typedef struct cm_prof_comm {
     uintptr_t key;         /* handle; 0 and free slots never match a live lookup */
