@@ -15,6 +15,8 @@
  *                     plus the communicator table and counters); later wins.
  *   CPT_BLOCK_END     no payload: the end marker.  A file without it is
  *                     "incomplete" (the rank crashed or was killed).
+ *   CPT_BLOCK_SUMMARY (version 2, summary mode) payload = count * cpt_summary_entry,
+ *                     instead of EVENTS blocks, written at MPI_Finalize.
  *
  * Every block is written with a single write() so a killed rank leaves whole
  * blocks behind; the checksum catches the rest.  See FORMAT.md for the prose.
