@@ -43,10 +43,10 @@ COMPLETIONS = {
 # unsuccessful one (the condition below) joins the open fold of identical
 # unsuccessful polls (prof_record.h, cm_prof_fold_*); the key says "identical".
 POLLS = {
-    "Iprobe": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, CM_PROF_KEY(comm))"),
-    "Improbe": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, (uint64_t)(int64_t)source, (uint64_t)(int64_t)tag, CM_PROF_KEY(comm))"),
-    "Request_get_status": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, CM_PROF_KEY(request), 0, 0)"),
-    "Test": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, CM_PROF_KEY(cm_req_), 0, 0)"),
+    "Iprobe": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, cm_prof_fold_source_tag(source, tag), CM_PROF_KEY(comm))"),
+    "Improbe": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, cm_prof_fold_source_tag(source, tag), CM_PROF_KEY(comm))"),
+    "Request_get_status": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, CM_PROF_KEY(request), 0)"),
+    "Test": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, CM_PROF_KEY(cm_req_), 0)"),
     "Testany": ("*flag == 0", "cm_prof_fold_key_reqs({id}, cm_ra_, cm_reqs_, count)"),
     "Testall": ("*flag == 0", "cm_prof_fold_key_reqs({id}, cm_ra_, cm_reqs_, count)"),
     "Testsome": ("*outcount == 0", "cm_prof_fold_key_reqs({id}, cm_ra_, cm_reqs_, incount)"),
@@ -189,7 +189,7 @@ def gen_plain(f, call_id):
         idle, key = poll
         L.append("    void *cm_ra_ = __builtin_return_address(0);")
         L.append(f"    int cm_idle_ = cm_rc_ == MPI_SUCCESS && {idle};")
-        L.append(f"    uint64_t cm_fk_ = cm_idle_ ? {key.format(id=call_id)} : 0;")
+        L.append(f"    cm_prof_fold_key_t cm_fk_ = {key.format(id=call_id)};")
         L.append("    if (cm_idle_ && cm_prof_fold_extend(cm_fk_, cm_t0_, cm_t1_)) return cm_rc_;")
     flag_expr = " | ".join(flags) if flags else "0"
     if int_ret:
