@@ -384,6 +384,7 @@ run_prof() {
     ITERS=${PROF_ITERS:-1000} sh "$here/prof_overhead.sh" "$corempi_build" >"$work/prof_calls" 2>/dev/null
     PAIRS=${PROF_PAIRS:-$([ -n "$quick" ] && echo 3 || echo 31)} HEAT_ARGS=${PROF_HEAT_ARGS:-256 6000} \
         sh "$here/prof_demo.sh" "$corempi_build" >"$work/prof_demo" 2>/dev/null
+    sh "$here/prof_poll.sh" "$corempi_build" >"$work/prof_poll" 2>/dev/null   # issue 19: polling loops
 }
 prof_table() {
     [ -s "$work/prof_calls" ] || [ -s "$work/prof_demo" ] || return 0
@@ -404,6 +405,15 @@ prof_table() {
     done
     echo
     echo "Demo: examples/heat2d ${PROF_HEAT_ARGS:-256 6000} at 2 ranks, ${PROF_PAIRS:-31} pairs (one core each), its own loop timing; slowdown = median over pairs of (with / without - 1), pairs run alternately.  The machine's run-to-run noise is a few percent: the expected figure, from the per-call cost and the number of records, is the steadier one."
+    [ -s "$work/prof_poll" ] || return 0
+    echo
+    echo "Polling pattern (bench/prof_poll.c, 4 ranks on corempi: Iprobe, then Testall, until a message sent 0.2 s later arrives):"
+    echo
+    echo "| output | polls, all ranks | bytes, all ranks | bytes per poll | smaller than one 48-byte record per poll |"
+    echo "|---|---:|---:|---:|---:|"
+    awk '($1 == "trace" || $1 == "summary") && $3 == "bytes" {
+        gsub(/[()]/, ""); p = $4 + $7
+        printf "| %s | %d | %d | %.4f | %.0fx |\n", $1, p, $2, $2 / p, 48 * p / $2 }' "$work/prof_poll"
 }
 
 # ---------------------------------------------------------------- main

@@ -1,5 +1,5 @@
 /*
- * cpt_format.h -- the coreprof trace file format (".cpt"), version 1.
+ * cpt_format.h -- the coreprof trace file format (".cpt"), version 2.
  *
  * One file per rank: DIR/<world rank>.cpt.  Layout (all integers little-endian,
  * the machine's native order on x86-64/aarch64; the reader rejects other orders):
@@ -15,6 +15,8 @@
  *                     plus the communicator table and counters); later wins.
  *   CPT_BLOCK_END     no payload: the end marker.  A file without it is
  *                     "incomplete" (the rank crashed or was killed).
+ *   CPT_BLOCK_SUMMARY (version 2, summary mode) payload = count * cpt_summary_entry,
+ *                     instead of EVENTS blocks, written at MPI_Finalize.
  *
  * Every block is written with a single write() so a killed rank leaves whole
  * blocks behind; the checksum catches the rest.  See FORMAT.md for the prose.
@@ -26,7 +28,8 @@
 #include <stddef.h>
 
 #define CPT_MAGIC          "CPT1"
-#define CPT_VERSION        1
+#define CPT_VERSION        2    /* 2: folded polls, summary mode; readers accept 1 too */
+#define CPT_VERSION_MIN    1
 #define CPT_BLOCK_MAGIC    0x4B4C4254u /* "TBLK" read as little-endian bytes */
 #define CPT_ENDIAN_CHECK   0x01020304u
 
@@ -45,13 +48,17 @@ typedef struct cpt_file_header {
     uint64_t clock_resolution_ns;/* clock_getres(CLOCK_MONOTONIC) */
     uint64_t start_ns;           /* local clock when the profiler started */
     uint32_t clock_source;       /* CPT_CLOCK_* */
-    uint32_t reserved0;
+    uint32_t mode;               /* CPT_MODE_*: 0 in version 1 files */
     char     impl_name[CPT_IMPL_NAME_MAX]; /* "corempi 0.1.0", "Open MPI v4.1.4"... NUL-terminated */
     uint32_t reserved1[3];
     uint32_t header_checksum;    /* cpt_checksum over the first 124 bytes */
 } cpt_file_header;
 
 #define CPT_CLOCK_MONOTONIC 1    /* clock_gettime(CLOCK_MONOTONIC), ns */
+
+/* What the file holds: every call (EVENTS blocks) or statistics only (SUMMARY blocks). */
+#define CPT_MODE_TRACE   0
+#define CPT_MODE_SUMMARY 1
 
 /* Block header: 24 bytes, payload follows immediately. */
 typedef struct cpt_block_header {
@@ -67,6 +74,7 @@ enum cpt_block_kind {
     CPT_BLOCK_EVENTS = 1,
     CPT_BLOCK_META   = 2,
     CPT_BLOCK_END    = 3,
+    CPT_BLOCK_SUMMARY = 4,   /* payload = count * cpt_summary_entry (summary mode, at Finalize) */
 };
 
 /* A block is never larger than this; a header claiming more is corruption. */
@@ -108,7 +116,41 @@ enum cpt_event_flags {
     CPT_F_FLUSH_WAITED = 1u << 10, /* flush: both halves were full, the program waited duration_ns */
     CPT_F_CANCELLED    = 1u << 11, /* completion of a cancelled request */
     CPT_F_PERSISTENT_INIT = 1u << 12, /* Send_init/Recv_init...: sets up a request, moves no data (Start does) */
+    CPT_F_FOLDED       = 1u << 13, /* consecutive unsuccessful polls with the same arguments: see below */
 };
+
+/* A FOLDED record stands for n >= 2 consecutive calls of one poll (Iprobe,
+ * Improbe, Test, Testany, Testall, Testsome, Request_get_status) from one call
+ * site with the same arguments, none of which succeeded, with no other record
+ * between them.  start_ns is the first call's entry, duration_ns the SUM of the
+ * n durations (a fold closes before the sum would saturate), and two fields
+ * that an unsuccessful poll leaves empty carry the rest:
+ *   bytes   = n (low 32 bits) | shortest call in ns (high 32 bits, saturating)
+ *   request = longest call in ns (saturating)                                  */
+static inline uint32_t cpt_fold_count(const cpt_event *e)  { return (uint32_t)e->bytes; }
+static inline uint32_t cpt_fold_min_ns(const cpt_event *e) { return (uint32_t)(e->bytes >> 32); }
+static inline uint32_t cpt_fold_max_ns(const cpt_event *e) { return e->request; }
+static inline uint64_t cpt_fold_pack(uint32_t n, uint32_t min_ns) { return (uint64_t)n | (uint64_t)min_ns << 32; }
+
+/* What a record counts for in statistics: calls, bytes, shortest and longest call. */
+static inline void cpt_event_counts(const cpt_event *e, uint64_t *calls, uint64_t *bytes, uint64_t *min_ns,
+                                    uint64_t *max_ns)
+{
+    if (e->flags & CPT_F_FOLDED) {
+        *calls = cpt_fold_count(e);
+        *bytes = 0;
+        *min_ns = cpt_fold_min_ns(e);
+        *max_ns = cpt_fold_max_ns(e);
+    } else {
+        *calls = 1;
+        *bytes = e->bytes;
+        *min_ns = *max_ns = e->duration_ns;
+    }
+}
+
+/* Flags that say what a record is (as opposed to how it was recorded): the
+ * key of the statistics a summary-mode file keeps. */
+#define CPT_F_KIND_MASK ((uint16_t)~(CPT_F_DURATION_SAT | CPT_F_FLUSH_WAITED | CPT_F_FOLDED))
 
 /* Reserved call ids; MPI calls start at CPT_CALL_FIRST_MPI in mpi.h's CM_API_FN order.
  * The file's call-name table is the authority: readers must not hard-code MPI ids. */
@@ -137,7 +179,31 @@ enum cpt_meta_type {
     CPT_META_COMM     = 7, /* uint32 id, int32 size, int32 remote_size (0 = intracomm), int32 world_ranks[size + remote_size] */
     CPT_META_COUNTERS = 8, /* uint64 records, uint64 flushes, uint64 flush_waits, uint64 dropped, uint64 wait_ns */
     CPT_META_PHASE    = 9, /* uint32 CPT_PHASE_INIT / CPT_PHASE_FINALIZE, uint32 0 */
+    CPT_META_RUN      = 10, /* uint64 MPI_Init entry (local ns), uint64 MPI_Finalize exit (0 = not yet) */
 };
+
+/* ---- summary mode ---------------------------------------------------- */
+
+/* Statistics of all calls with one key (call, kind flags, communicator, peer,
+ * size class, call site).  Exactly 64 bytes.  Folded polls count as their n calls. */
+typedef struct cpt_summary_entry {
+    uint64_t calls;
+    uint64_t total_ns;
+    uint64_t bytes;        /* sum over the calls */
+    uint64_t caller;       /* return address, as in cpt_event */
+    uint64_t min_ns, max_ns;
+    int32_t  peer;         /* as in cpt_event */
+    uint32_t comm;         /* profiler communicator id */
+    uint16_t call;
+    uint16_t flags;        /* cpt_event flags & CPT_F_KIND_MASK */
+    uint8_t  size_bin;     /* 0: 0 bytes; k: [2^(k-1), 2^k) bytes per call */
+    uint8_t  reserved[3];
+} cpt_summary_entry;
+
+static inline unsigned cpt_size_bin(uint64_t bytes)
+{
+    return bytes == 0 ? 0u : 64u - (unsigned)__builtin_clzll(bytes);
+}
 
 enum cpt_phase { CPT_PHASE_INIT = 1, CPT_PHASE_FINALIZE = 2 };
 
@@ -166,6 +232,7 @@ static inline uint32_t cpt_checksum(const void *data, size_t nbytes)
 #define CPT_ALIGN8(n) (((n) + 7u) & ~(size_t)7u)
 
 _Static_assert(sizeof(cpt_event) == 48, "cpt_event must be 48 bytes");
+_Static_assert(sizeof(cpt_summary_entry) == 64, "cpt_summary_entry must be 64 bytes");
 _Static_assert(sizeof(cpt_block_header) == 24, "cpt_block_header must be 24 bytes");
 _Static_assert(sizeof(cpt_file_header) == CPT_FILE_HEADER_SIZE, "cpt_file_header size");
 _Static_assert(offsetof(cpt_file_header, header_checksum) == CPT_FILE_HEADER_SIZE - 4, "checksum last");

@@ -164,6 +164,12 @@ static int parse_section(cpt_trace *t, uint32_t type, const unsigned char *d, si
         memcpy(&t->counters, d, 40);
         t->have_counters = 1;
         return 0;
+    case CPT_META_RUN:
+        if (len < 16) goto short_section;
+        memcpy(&t->init_ns, d, 8);
+        memcpy(&t->finalize_ns, d + 8, 8);
+        t->have_run = 1;
+        return 0;
     case CPT_META_PHASE: {
         uint32_t phase;
         if (len < 4) goto short_section;
@@ -205,14 +211,15 @@ static int parse_meta(cpt_trace *t, const unsigned char *p, size_t len, uint32_t
     return 0;
 }
 
-static int append_events(cpt_trace *t, const unsigned char *p, uint32_t count, uint64_t off)
+/* Append count elements of elem bytes to a growing array; -1 with the error set. */
+static int append(cpt_trace *t, void **arr, size_t *n, size_t elem, const unsigned char *p, uint32_t count,
+                  uint64_t off)
 {
-    cpt_event *a = realloc(t->events, (t->n_events + count) * sizeof *a);
-    if (!a && count) { set_error(t, off, "out of memory for %u events", count); return -1; }
-    t->events = a;
-    memcpy(t->events + t->n_events, p, (size_t)count * sizeof *a);
-    t->n_events += count;
-    t->n_event_blocks++;
+    unsigned char *a = realloc(*arr, (*n + count) * elem);
+    if (!a && count) { set_error(t, off, "out of memory for %u records", count); return -1; }
+    *arr = a;
+    if (count) memcpy(a + *n * elem, p, (size_t)count * elem);
+    *n += count;
     return 0;
 }
 
@@ -233,8 +240,8 @@ static int check_header(cpt_trace *t, const unsigned char *p, size_t size)
         set_error(t, 8, "written with a different byte order");
         return -1;
     }
-    if (h->version != CPT_VERSION) {
-        set_error(t, 4, "format version %u, this reader knows %d", h->version, CPT_VERSION);
+    if (h->version < CPT_VERSION_MIN || h->version > CPT_VERSION) {
+        set_error(t, 4, "format version %u, this reader knows %d to %d", h->version, CPT_VERSION_MIN, CPT_VERSION);
         return -1;
     }
     if (h->header_checksum != cpt_checksum(p, CPT_FILE_HEADER_SIZE - 4)) {
@@ -249,89 +256,76 @@ static int check_header(cpt_trace *t, const unsigned char *p, size_t size)
         set_error(t, 16, "rank %d / world size %d is impossible", h->rank, h->world_size);
         return -1;
     }
+    if (h->version < 2) t->header.mode = CPT_MODE_TRACE;   /* a reserved field then */
+    if (t->header.mode != CPT_MODE_TRACE && t->header.mode != CPT_MODE_SUMMARY) {
+        set_error(t, 44, "unknown recording mode %u", t->header.mode);
+        return -1;
+    }
     t->header.impl_name[CPT_IMPL_NAME_MAX - 1] = 0;
     return 0;
 }
 
-int cpt_read_buffer(const void *data, size_t size, const char *name, cpt_trace *t)
-{
-    init_trace(t, name);
-    const unsigned char *p = data;
-    if (check_header(t, p, size) != 0) return -1;
+/* ---- the block stream ------------------------------------------------- */
 
-    uint64_t off = CPT_FILE_HEADER_SIZE;
-    uint32_t expect_seq = 0;
-    for (;;) {
-        if (off == size) {
-            set_error(t, off, "no end marker: the trace is incomplete (rank crashed or was killed?)");
-            return 0;
+/* n bytes at the current offset: from memory, or read() into the stream's
+ * buffer.  NULL if fewer than n are left (truncated file or shrinking file). */
+static const unsigned char *fetch(cpt_stream *s, size_t n)
+{
+    if (s->size - s->off < n) return NULL;
+    if (!s->mem) {
+        if (n > s->cap) {
+            size_t c = s->cap ? s->cap : 65536;
+            while (c < n) c *= 2;
+            unsigned char *b = realloc(s->buf, c);
+            if (!b) return NULL;
+            s->buf = b;
+            s->cap = c;
         }
-        if (size - off < sizeof(cpt_block_header)) {
-            set_error(t, off, "truncated block header (%llu bytes left): the trace is incomplete",
-                      (unsigned long long)(size - off));
-            return 0;
+        size_t got = 0;
+        while (got < n) {
+            ssize_t r = read(s->fd, s->buf + got, n - got);
+            if (r < 0 && errno == EINTR) continue;
+            if (r <= 0) { s->size = s->off + got; return NULL; }  /* shrank while reading */
+            got += (size_t)r;
         }
-        cpt_block_header b;
-        memcpy(&b, p + off, sizeof b);
-        if (b.magic != CPT_BLOCK_MAGIC) {
-            set_error(t, off, "bad block magic 0x%08x (corrupted); keeping the %zu events before it",
-                      b.magic, t->n_events);
-            return 0;
-        }
-        if (b.seq != expect_seq) {
-            set_error(t, off, "block sequence %u, expected %u (corrupted)", b.seq, expect_seq);
-            return 0;
-        }
-        if (b.payload_bytes > CPT_MAX_BLOCK_PAYLOAD || (b.payload_bytes & 7u)) {
-            set_error(t, off, "impossible block payload size %u (corrupted)", b.payload_bytes);
-            return 0;
-        }
-        uint64_t poff = off + sizeof b;
-        if (b.payload_bytes > size - poff) {
-            set_error(t, off, "block %u claims %u payload bytes but only %llu remain: truncated, the trace is incomplete",
-                      b.seq, b.payload_bytes, (unsigned long long)(size - poff));
-            return 0;
-        }
-        const unsigned char *payload = p + poff;
-        if (cpt_checksum(payload, b.payload_bytes) != b.checksum) {
-            set_error(t, off, "block %u checksum mismatch (corrupted); keeping the %zu events before it",
-                      b.seq, t->n_events);
-            return 0;
-        }
-        switch (b.kind) {
-        case CPT_BLOCK_EVENTS:
-            if ((uint64_t)b.count * sizeof(cpt_event) != b.payload_bytes) {
-                set_error(t, off, "event block %u: %u records do not fill %u bytes", b.seq, b.count,
-                          b.payload_bytes);
-                return 0;
-            }
-            if (append_events(t, payload, b.count, off) != 0) return 0;
-            break;
-        case CPT_BLOCK_META:
-            if (parse_meta(t, payload, b.payload_bytes, b.count, poff) != 0) return 0;
-            break;
-        case CPT_BLOCK_END:
-            if (poff + b.payload_bytes != size) {
-                set_error(t, poff + b.payload_bytes, "%llu stray bytes after the end marker",
-                          (unsigned long long)(size - poff - b.payload_bytes));
-                /* the data before it is whole: still usable, but say so */
-                return 0;
-            }
-            t->complete = 1;
-            t->error[0] = 0;
-            return 0;
-        default:
-            set_error(t, off, "unknown block kind %u (corrupted)", b.kind);
-            return 0;
-        }
-        off = poff + b.payload_bytes;
-        expect_seq++;
+        s->off += n;
+        return s->buf;
     }
+    const unsigned char *p = s->mem + s->off;
+    s->off += n;
+    return p;
 }
 
-int cpt_read_file(const char *path, cpt_trace *t)
+static int stream_header(cpt_stream *s)
 {
+    cpt_trace *t = s->t;
+    if (s->size < CPT_FILE_HEADER_SIZE) return check_header(t, NULL, (size_t)s->size);  /* says "too short" */
+    const unsigned char *p = fetch(s, CPT_FILE_HEADER_SIZE);
+    if (!p) return check_header(t, NULL, (size_t)s->size);   /* shrank meanwhile */
+    if (check_header(t, p, CPT_FILE_HEADER_SIZE) != 0) return -1;
+    s->off = CPT_FILE_HEADER_SIZE;
+    return 0;
+}
+
+int cpt_stream_open_buffer(cpt_stream *s, const void *data, size_t size, const char *name, cpt_trace *t)
+{
+    memset(s, 0, sizeof *s);
+    init_trace(t, name);
+    s->t = t;
+    s->fd = -1;
+    s->mem = data;
+    s->size = size;
+    if (stream_header(s) != 0) { s->done = 1; return -1; }
+    return 0;
+}
+
+int cpt_stream_open(cpt_stream *s, const char *path, cpt_trace *t)
+{
+    memset(s, 0, sizeof *s);
     init_trace(t, path);
+    s->t = t;
+    s->fd = -1;
+    s->done = 1;
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         snprintf(t->error, sizeof t->error, "%s: cannot open: %s", path, strerror(errno));
@@ -343,29 +337,155 @@ int cpt_read_file(const char *path, cpt_trace *t)
         close(fd);
         return -1;
     }
-    size_t size = (size_t)st.st_size;
-    unsigned char *buf = malloc(size ? size : 1);
-    if (!buf) {
-        snprintf(t->error, sizeof t->error, "%s: out of memory for %zu bytes", path, size);
-        close(fd);
-        return -1;
+#ifdef POSIX_FADV_SEQUENTIAL
+    posix_fadvise(fd, 0, 0, POSIX_FADV_SEQUENTIAL);
+#endif
+    s->fd = fd;
+    s->size = (uint64_t)st.st_size;
+    if (stream_header(s) != 0) return -1;
+    s->done = 0;
+    return 0;
+}
+
+void cpt_stream_close(cpt_stream *s)
+{
+    if (s->fd >= 0) close(s->fd);
+    free(s->buf);
+    s->fd = -1;
+    s->buf = NULL;
+    s->cap = 0;
+}
+
+int cpt_stream_next(cpt_stream *s, cpt_block *out)
+{
+    cpt_trace *t = s->t;
+    while (!s->done) {
+        uint64_t off = s->off;
+        if (off == s->size) {
+            set_error(t, off, "no end marker: the trace is incomplete (rank crashed or was killed?)");
+            break;
+        }
+        if (s->size - off < sizeof(cpt_block_header)) {
+            set_error(t, off, "truncated block header (%llu bytes left): the trace is incomplete",
+                      (unsigned long long)(s->size - off));
+            break;
+        }
+        cpt_block_header b;
+        const unsigned char *hp = fetch(s, sizeof b);
+        if (!hp) {
+            set_error(t, off, "truncated block header: the trace is incomplete");
+            break;
+        }
+        memcpy(&b, hp, sizeof b);
+        if (b.magic != CPT_BLOCK_MAGIC) {
+            set_error(t, off, "bad block magic 0x%08x (corrupted); keeping the %zu events before it",
+                      b.magic, s->events_seen);
+            break;
+        }
+        if (b.seq != s->expect_seq) {
+            set_error(t, off, "block sequence %u, expected %u (corrupted)", b.seq, s->expect_seq);
+            break;
+        }
+        if (b.payload_bytes > CPT_MAX_BLOCK_PAYLOAD || (b.payload_bytes & 7u)) {
+            set_error(t, off, "impossible block payload size %u (corrupted)", b.payload_bytes);
+            break;
+        }
+        uint64_t poff = off + sizeof b;
+        if (b.payload_bytes > s->size - poff) {
+            set_error(t, off, "block %u claims %u payload bytes but only %llu remain: truncated, the trace is incomplete",
+                      b.seq, b.payload_bytes, (unsigned long long)(s->size - poff));
+            break;
+        }
+        const unsigned char *payload = fetch(s, b.payload_bytes);
+        if (!payload) {
+            set_error(t, off, "block %u: the file ended while reading it: truncated, the trace is incomplete", b.seq);
+            break;
+        }
+        if (cpt_checksum(payload, b.payload_bytes) != b.checksum) {
+            set_error(t, off, "block %u checksum mismatch (corrupted); keeping the %zu events before it",
+                      b.seq, s->events_seen);
+            break;
+        }
+        s->expect_seq++;
+        switch (b.kind) {
+        case CPT_BLOCK_EVENTS:
+        case CPT_BLOCK_SUMMARY: {
+            int ev = b.kind == CPT_BLOCK_EVENTS;
+            size_t rec = ev ? sizeof(cpt_event) : sizeof(cpt_summary_entry);
+            if ((uint64_t)b.count * rec != b.payload_bytes) {
+                set_error(t, off, "%s block %u: %u %s do not fill %u bytes", ev ? "event" : "summary", b.seq,
+                          b.count, ev ? "records" : "entries", b.payload_bytes);
+                s->done = 1;
+                return 0;
+            }
+            if (ev) {
+                s->events_seen += b.count;
+                t->n_event_blocks++;
+            }
+            *out = (cpt_block){ b.kind, b.count, payload, off };
+            return 1;
+        }
+        case CPT_BLOCK_META:
+            if (parse_meta(t, payload, b.payload_bytes, b.count, poff) != 0) { s->done = 1; return 0; }
+            continue;
+        case CPT_BLOCK_END:
+            if (poff + b.payload_bytes != s->size) {
+                set_error(t, poff + b.payload_bytes, "%llu stray bytes after the end marker",
+                          (unsigned long long)(s->size - poff - b.payload_bytes));
+                /* the data before it is whole: still usable, but say so */
+                break;
+            }
+            t->complete = 1;
+            t->error[0] = 0;
+            break;
+        default:
+            set_error(t, off, "unknown block kind %u (corrupted)", b.kind);
+            break;
+        }
+        break;
     }
-    size_t got = 0;
-    while (got < size) {
-        ssize_t r = read(fd, buf + got, size - got);
-        if (r < 0 && errno == EINTR) continue;
-        if (r <= 0) break;          /* shrank while reading: parse what we have */
-        got += (size_t)r;
+    s->done = 1;
+    return 0;
+}
+
+/* Whole-file reading on top of the stream: events and summary entries kept. */
+static int read_all(cpt_stream *s, cpt_trace *t)
+{
+    cpt_block b;
+    while (cpt_stream_next(s, &b)) {
+        int rc = b.kind == CPT_BLOCK_EVENTS
+               ? append(t, (void **)&t->events, &t->n_events, sizeof(cpt_event), b.payload, b.count, b.offset)
+               : append(t, (void **)&t->summary, &t->n_summary, sizeof(cpt_summary_entry), b.payload, b.count,
+                        b.offset);
+        if (rc != 0) break;
     }
-    close(fd);
-    int rc = cpt_read_buffer(buf, got, path, t);
-    free(buf);
-    return rc;
+    return 0;
+}
+
+int cpt_read_buffer(const void *data, size_t size, const char *name, cpt_trace *t)
+{
+    cpt_stream s;
+    if (cpt_stream_open_buffer(&s, data, size, name, t) != 0) return -1;
+    read_all(&s, t);
+    cpt_stream_close(&s);
+    return 0;
+}
+
+int cpt_read_file(const char *path, cpt_trace *t)
+{
+    cpt_stream s;
+    if (cpt_stream_open(&s, path, t) != 0) { cpt_stream_close(&s); return -1; }
+    read_all(&s, t);
+    cpt_stream_close(&s);
+    return 0;
 }
 
 void cpt_trace_free(cpt_trace *t)
 {
     free(t->events);
+    free(t->summary);
+    t->summary = NULL;
+    t->n_summary = 0;
     free(t->affinity);
     free_objects(t);
     free_comms(t);

@@ -40,9 +40,11 @@ typedef struct cpt_trace {
     char path[512];
     cpt_file_header header;
 
-    cpt_event *events;           /* all events of all whole blocks, in file order */
+    cpt_event *events;           /* all events of all whole blocks, in file order (cpt_read_*) */
     size_t n_events;
     size_t n_event_blocks;
+    cpt_summary_entry *summary;  /* summary-mode files: the SUMMARY entries (cpt_read_*) */
+    size_t n_summary;
 
     int complete;                /* 1: end marker seen and no damage */
     char error[1200];             /* why it is incomplete / why reading failed; "" if complete */
@@ -67,6 +69,8 @@ typedef struct cpt_trace {
     size_t n_comms;
     int have_counters;
     cpt_counters counters;
+    int have_run;
+    uint64_t init_ns, finalize_ns;  /* local clock: MPI_Init entry, MPI_Finalize exit (0 = none) */
 } cpt_trace;
 
 /* Read a whole file.  Returns 0 if the header was valid (events may still be
@@ -78,6 +82,41 @@ int cpt_read_file(const char *path, cpt_trace *t);
 int cpt_read_buffer(const void *data, size_t size, const char *name, cpt_trace *t);
 
 void cpt_trace_free(cpt_trace *t);
+
+/* Streaming: one block at a time, in bounded memory (the largest block), for
+ * traces too big to hold.  META blocks are parsed into the cpt_trace as they
+ * pass; EVENTS and SUMMARY blocks are handed out (their payload is valid until
+ * the next call).  At the end (0 returned) t->complete / t->error say how the
+ * file ended, as for cpt_read_file.  Events and summary entries are not kept
+ * in the cpt_trace.
+ *
+ *   cpt_stream s; cpt_trace t; cpt_block b;
+ *   if (cpt_stream_open(&s, path, &t) == 0)
+ *       while (cpt_stream_next(&s, &b)) ... b.payload, b.count ...
+ *   cpt_stream_close(&s); ... cpt_trace_free(&t);                             */
+typedef struct cpt_block {
+    uint32_t kind;               /* CPT_BLOCK_EVENTS or CPT_BLOCK_SUMMARY */
+    uint32_t count;              /* records / entries */
+    const void *payload;
+    uint64_t offset;             /* of the block header in the file */
+} cpt_block;
+
+typedef struct cpt_stream {
+    cpt_trace *t;
+    int fd;                      /* -1: reading from memory */
+    const unsigned char *mem;
+    uint64_t size, off;          /* file size, bytes consumed */
+    uint32_t expect_seq;
+    size_t events_seen;
+    unsigned char *buf;
+    size_t cap;
+    int done;
+} cpt_stream;
+
+int  cpt_stream_open(cpt_stream *s, const char *path, cpt_trace *t);   /* 0, or -1 (t->error) */
+int  cpt_stream_open_buffer(cpt_stream *s, const void *data, size_t size, const char *name, cpt_trace *t);
+int  cpt_stream_next(cpt_stream *s, cpt_block *b);                    /* 1: a block; 0: the end */
+void cpt_stream_close(cpt_stream *s);                                 /* always, also after -1 */
 
 /* "MPI_Send", "flush", or "call#<id>" (in a static buffer per call: copy it if kept). */
 const char *cpt_call_name(const cpt_trace *t, unsigned call);

@@ -39,6 +39,19 @@ COMPLETIONS = {
     "Waitsome": "some", "Testsome": "some",
 }
 
+# Polls: calls a program makes in a loop until something happened.  An
+# unsuccessful one (the condition below) joins the open fold of identical
+# unsuccessful polls (prof_record.h, cm_prof_fold_*); the key says "identical".
+POLLS = {
+    "Iprobe": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, cm_prof_fold_source_tag(source, tag), CM_PROF_KEY(comm))"),
+    "Improbe": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, cm_prof_fold_source_tag(source, tag), CM_PROF_KEY(comm))"),
+    "Request_get_status": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, CM_PROF_KEY(request), 0)"),
+    "Test": ("*flag == 0", "cm_prof_fold_key({id}, cm_ra_, CM_PROF_KEY(cm_req_), 0)"),
+    "Testany": ("*flag == 0", "cm_prof_fold_key_reqs({id}, cm_ra_, cm_reqs_, count)"),
+    "Testall": ("*flag == 0", "cm_prof_fold_key_reqs({id}, cm_ra_, cm_reqs_, count)"),
+    "Testsome": ("*outcount == 0", "cm_prof_fold_key_reqs({id}, cm_ra_, cm_reqs_, incount)"),
+}
+
 # Parameter-name rules: first match wins.
 PEER_RULES = [("dest", "CPT_F_SEND"), ("source", "CPT_F_RECV"), ("root", "CPT_F_ROOT")]
 TAG_NAMES = ["tag", "sendtag"]
@@ -171,6 +184,13 @@ def gen_plain(f, call_id):
     L.append("    uint64_t cm_t0_ = cm_prof_now();")
     L.append(f"    {f.ret} cm_rc_ = PMPI_{f.name}({args});")
     L.append("    uint64_t cm_t1_ = cm_prof_now();")
+    poll = POLLS.get(f.name)
+    if poll:
+        idle, key = poll
+        L.append("    void *cm_ra_ = __builtin_return_address(0);")
+        L.append(f"    int cm_idle_ = cm_rc_ == MPI_SUCCESS && {idle};")
+        L.append(f"    cm_prof_fold_key_t cm_fk_ = {key.format(id=call_id)};")
+        L.append("    if (cm_idle_ && cm_prof_fold_extend(cm_fk_, cm_t0_, cm_t1_)) return cm_rc_;")
     flag_expr = " | ".join(flags) if flags else "0"
     if int_ret:
         flag_expr = f"({flag_expr}) | (cm_rc_ != MPI_SUCCESS ? CPT_F_ERROR : 0)"
@@ -227,6 +247,8 @@ def gen_plain(f, call_id):
         persistent = "1" if f.name.endswith("_init") else "0"
         L.append(f"    if (cm_rc_ == MPI_SUCCESS) cm_e_->request = cm_prof_req_add(*request, cm_e_, {persistent});")
     L.append("    cm_prof_commit(cm_e_);")
+    if poll:
+        L.append("    if (cm_idle_) cm_prof_fold_open(cm_e_, cm_fk_);")
     # Sendrecv: the receive half as a secondary record
     if f.has("dest") and f.has("source") and status:
         rt = "recvtag" if f.has("recvtag") else "tag"
@@ -253,6 +275,13 @@ def gen_completion(f, call_id):
         L.append("    uint64_t cm_t0_ = cm_prof_now();")
         L.append(f"    int cm_rc_ = PMPI_{f.name}({args});")
         L.append("    uint64_t cm_t1_ = cm_prof_now();")
+        if f.name in POLLS:
+            idle, key = POLLS[f.name]
+            L.append("    void *cm_ra_ = __builtin_return_address(0);")
+            L.append(f"    if (cm_rc_ == MPI_SUCCESS && {idle}) {{")
+            L.append(f"        cm_prof_idle_poll({call_id}, {key.format(id=call_id)}, cm_t0_, cm_t1_, cm_ra_);")
+            L.append("        return cm_rc_;")
+            L.append("    }")
         L.append(f"    cm_prof_begin_commit({call_id}, cm_rc_ != MPI_SUCCESS ? CPT_F_ERROR : 0, cm_t0_, cm_t1_, __builtin_return_address(0));")
         done = "cm_rc_ == MPI_SUCCESS" + (" && *flag" if kind == "one_flag" else "")
         L.append(f"    if ({done}) cm_prof_completed({call_id}, cm_req_, status, cm_t0_, cm_t1_, __builtin_return_address(0));")
@@ -270,6 +299,12 @@ def gen_completion(f, call_id):
         L.append(f"    int cm_rc_ = PMPI_{f.name}({args});")
         L.append("    uint64_t cm_t1_ = cm_prof_now();")
         L.append("    void *cm_ra_ = __builtin_return_address(0);")
+        if f.name in POLLS:
+            idle, key = POLLS[f.name]
+            L.append(f"    if (cm_reqs_ && cm_rc_ == MPI_SUCCESS && {idle}) {{")
+            L.append(f"        cm_prof_idle_poll({call_id}, {key.format(id=call_id)}, cm_t0_, cm_t1_, cm_ra_);")
+            L.append("        return cm_rc_;")
+            L.append("    }")
         L.append(f"    cm_prof_begin_commit({call_id}, cm_rc_ != MPI_SUCCESS && cm_rc_ != MPI_ERR_IN_STATUS ? CPT_F_ERROR : 0, cm_t0_, cm_t1_, cm_ra_);")
         L.append("    if (cm_reqs_ && (cm_rc_ == MPI_SUCCESS || cm_rc_ == MPI_ERR_IN_STATUS)) {")
         if kind.startswith("all"):

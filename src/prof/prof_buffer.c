@@ -9,6 +9,10 @@
  * goes out in one write(): a killed rank leaves only whole blocks (plus at most
  * one torn tail the reader recognises).  The file descriptor has one owner at a
  * time (fd_owner), so that the crash handler never interleaves with the writer.
+ *
+ * Summary mode (COREPROF_MODE=summary) uses one small half and no writer: a
+ * full half is folded into the statistics table (prof_summary.c) on the spot
+ * and refilled; the table is written when the buffer stops.
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -40,7 +44,12 @@ typedef struct half {
 } half_t;
 
 cm_prof_fill_t cm_prof_fill;
+cm_prof_fold_t cm_prof_fold;
 uint64_t cm_prof_dropped;
+
+#define SUMMARY_HALF_RECORDS 4096   /* summary mode: records between two absorptions */
+static int summary_mode, summary_running;
+static uint64_t n_summarised;
 
 static int fd = -1;
 static _Atomic int fd_owner;
@@ -176,8 +185,27 @@ static void *writer_main(void *arg)
     return NULL;
 }
 
-int cm_prof_buffer_start(size_t half_bytes)
+static int summary_start(void)
 {
+    capacity = SUMMARY_HALF_RECORDS;
+    halves[0].mem = aligned_alloc(64, sizeof(cpt_block_header) + capacity * sizeof(cpt_event));
+    if (!halves[0].mem) {
+        fprintf(stderr, "coreprof: out of memory for the summary buffer (profiling disabled)\n");
+        return -1;
+    }
+    halves[0].rec = (cpt_event *)(halves[0].mem + sizeof(cpt_block_header));
+    cur = 0;
+    cm_prof_fold_end();
+    cm_prof_fill.cur = halves[0].rec;
+    cm_prof_fill.end = halves[0].rec + capacity;
+    summary_running = 1;
+    return 0;
+}
+
+int cm_prof_buffer_start(size_t half_bytes, int mode)
+{
+    summary_mode = mode == CPT_MODE_SUMMARY;
+    if (summary_mode) return summary_start();
     capacity = half_bytes / sizeof(cpt_event);
     if (capacity < 16) capacity = 16;
     if (capacity > CPT_MAX_BLOCK_PAYLOAD / sizeof(cpt_event)) capacity = CPT_MAX_BLOCK_PAYLOAD / sizeof(cpt_event);
@@ -244,6 +272,14 @@ static uint64_t hand_over(int take_next)
 
 cpt_event *cm_prof_switch_half(void)
 {
+    cm_prof_fold_end();             /* the full half is no longer ours to change */
+    if (summary_mode) {
+        size_t n = (size_t)(cm_prof_fill.cur - halves[0].rec);
+        cm_prof_summary_absorb(halves[0].rec, n);
+        n_summarised += n;
+        cm_prof_fill.cur = halves[0].rec;
+        return cm_prof_fill.cur;
+    }
     uint64_t t = cm_prof_now();
     uint64_t bytes = (uint64_t)(cm_prof_fill.cur - halves[cur].rec) * sizeof(cpt_event);
     uint64_t number = handovers;
@@ -264,6 +300,16 @@ cpt_event *cm_prof_switch_half(void)
 
 void cm_prof_buffer_stop(void)
 {
+    cm_prof_fold_end();
+    if (summary_running) {
+        size_t n = (size_t)(cm_prof_fill.cur - halves[0].rec);
+        cm_prof_summary_absorb(halves[0].rec, n);
+        n_summarised += n;
+        summary_running = 0;
+        cm_prof_fill.cur = cm_prof_fill.end = NULL;
+        cm_prof_summary_write();
+        return;
+    }
     if (!writer_running) return;
     hand_over(0);
     pthread_mutex_lock(&mu);
@@ -278,7 +324,7 @@ void cm_prof_buffer_stop(void)
 void cm_prof_buffer_counters(cm_prof_counters_t *c)
 {
     pthread_mutex_lock(&mu);
-    c->records = n_records_flushed;
+    c->records = n_records_flushed + n_summarised;
     c->flushes = n_flushes;
     c->flush_waits = n_waits;
     c->dropped = cm_prof_dropped;
@@ -290,6 +336,9 @@ void cm_prof_buffer_counters(cm_prof_counters_t *c)
  * finish a block in progress, then writes what is still only in memory. */
 void cm_prof_buffer_crash_flush(void)
 {
+    /* summary mode: the table may need malloc to take the last records, which a
+     * signal handler must not call; such a file has no SUMMARY block */
+    if (summary_mode) return;
     if (fd < 0 || !halves[0].mem) return;
     int got = 0;
     for (int i = 0; i < 2000 && !(got = own_fd(OWNER_CRASH)); i++) {

@@ -128,6 +128,7 @@ static void fill_header(cpt_file_header *h)
         h->clock_resolution_ns = 1;          /* a tick is shorter than 1 ns */
     h->start_ns = cm_prof_now();
     h->clock_source = CPT_CLOCK_MONOTONIC;
+    h->mode = (uint32_t)cm_prof_state.mode;
     char version[MPI_MAX_LIBRARY_VERSION_STRING + 1] = "";
     int len = 0;
     if (PMPI_Get_library_version(version, &len) == MPI_SUCCESS) {
@@ -148,6 +149,17 @@ static size_t half_bytes(void)
     return (size_t)v * 1024;
 }
 
+/* COREPROF_MODE: "trace" (default, every call) or "summary" (statistics only). */
+static int choose_mode(void)
+{
+    const char *m = getenv("COREPROF_MODE");
+    if (!m || !*m || !strcmp(m, "trace")) return CPT_MODE_TRACE;
+    if (!strcmp(m, "summary")) return CPT_MODE_SUMMARY;
+    if (cm_prof_state.rank == 0)
+        fprintf(stderr, "coreprof: COREPROF_MODE=%s is neither 'trace' nor 'summary': recording a trace\n", m);
+    return CPT_MODE_TRACE;
+}
+
 /* A program that exits without MPI_Finalize: keep what was recorded (no end
  * marker: the trace is, rightly, incomplete). */
 static void flush_at_exit(void)
@@ -164,6 +176,8 @@ static void start(int provided, unsigned call, uint64_t t0, uint64_t t1, void *c
 {
     PMPI_Comm_rank(MPI_COMM_WORLD, &cm_prof_state.rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &cm_prof_state.size);
+    cm_prof_state.mode = choose_mode();
+    cm_prof_state.init_ns = t0;
     cm_prof_comm_init(cm_prof_state.rank, cm_prof_state.size);
     choose_dir();
     cm_prof_clock_refine();
@@ -190,7 +204,7 @@ static void start(int provided, unsigned call, uint64_t t0, uint64_t t1, void *c
         cm_prof_set_recording();
         return;
     }
-    if (cm_prof_buffer_start(half_bytes()) != 0) {
+    if (cm_prof_buffer_start(half_bytes(), cm_prof_state.mode) != 0) {
         cm_prof_state.thread_disabled = 1;
         cm_prof_set_recording();
         return;
@@ -229,6 +243,7 @@ CM_PROF_EXPORT int MPI_Finalize(void)
     int rc = PMPI_Finalize();
     uint64_t t1 = cm_prof_now();
     if (!cm_prof_state.active) return rc;
+    cm_prof_state.finalize_ns = t1;
     if (cm_prof_on)
         cm_prof_begin_commit(CM_PROF_ID_Finalize, rc != MPI_SUCCESS ? CPT_F_ERROR : 0, t0, t1,
                              __builtin_return_address(0));

@@ -126,6 +126,8 @@ int cm_prof_write_meta(int phase)
     add_objects(&m);
     add_call_names(&m);
     add_comms(&m);
+    uint64_t run[2] = {cm_prof_state.init_ns, cm_prof_state.finalize_ns};
+    section(&m, CPT_META_RUN, run, sizeof run, NULL, 0);
     cm_prof_counters_t c;
     cm_prof_buffer_counters(&c);
     section(&m, CPT_META_COUNTERS, &c, sizeof c, NULL, 0);

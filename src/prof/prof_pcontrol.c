@@ -12,6 +12,7 @@ CM_PROF_EXPORT int MPI_Pcontrol(const int level, ...)
     int rc = PMPI_Pcontrol(level);
     uint64_t t1 = cm_prof_now();
     if (!cm_prof_state.active) return rc;
+    cm_prof_fold_end();             /* polls on either side of it are not one loop */
     if (level == 0) {
         if (cm_prof_on) {
             cpt_event *e = cm_prof_begin(CM_PROF_ID_Pcontrol, 0, t0, t1, __builtin_return_address(0));

@@ -85,6 +85,97 @@ static inline void cm_prof_begin_commit(unsigned call, unsigned flags, uint64_t 
     cm_prof_commit(cm_prof_begin(call, flags, t0, t1, caller));
 }
 
+/* ---- folding of unsuccessful polls --------------------------------------
+ * A program that polls (Iprobe/Test* in a loop) makes millions of identical
+ * calls that find nothing.  The first unsuccessful poll is recorded as usual
+ * and becomes the open fold; a following one with the same key (call, call
+ * site, arguments) is added to that record in place (CPT_F_FOLDED, see
+ * cpt_format.h) as long as the record is still the last one committed.  So a
+ * fold ends by itself when any other record is made (another call, a
+ * successful poll, the flush record of a new half).  Invariant: fold.e is
+ * NULL or points into the half being filled; cm_prof_fold_end() is called
+ * wherever a half changes hands and by Pcontrol. */
+/* The key is compared word by word (no hashing on the hot path): call, call
+ * site and two words of arguments; only polls over request arrays hash them. */
+typedef struct cm_prof_fold_key { uint64_t w[4]; } cm_prof_fold_key_t;
+typedef struct cm_prof_fold { cpt_event *e; cm_prof_fold_key_t key; } cm_prof_fold_t;
+extern cm_prof_fold_t cm_prof_fold CM_PROF_HIDDEN;
+
+static inline void cm_prof_fold_end(void) { cm_prof_fold.e = NULL; }
+
+static inline cm_prof_fold_key_t cm_prof_fold_key(unsigned call, const void *caller, uint64_t a, uint64_t b)
+{
+    cm_prof_fold_key_t k = {{(uint64_t)call, (uint64_t)(uintptr_t)caller, a, b}};
+    return k;
+}
+
+/* Iprobe/Improbe: source and tag in one word, the communicator in the other. */
+static inline uint64_t cm_prof_fold_source_tag(int source, int tag)
+{
+    return (uint64_t)(uint32_t)source << 32 | (uint32_t)tag;
+}
+
+/* Polls over an array of requests: the count, and the handles hashed. */
+static inline cm_prof_fold_key_t cm_prof_fold_key_reqs(unsigned call, const void *caller, const MPI_Request *r, int n)
+{
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int i = 0; i < n; i++) {
+        h = (h ^ (uint64_t)CM_PROF_KEY(r[i])) * 0x100000001b3ull;
+        h ^= h >> 29;
+    }
+    return cm_prof_fold_key(call, caller, (uint64_t)(int64_t)n, h);
+}
+
+static inline int cm_prof_fold_same(const cm_prof_fold_key_t *a, const cm_prof_fold_key_t *b)
+{
+    return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2] && a->w[3] == b->w[3];
+}
+
+/* An unsuccessful poll with this key took [t0, t1]: add it to the open fold if
+ * it continues it (returns 1: nothing else to record).  Returns 0 when the
+ * caller must make a record of its own (and then open a fold with it). */
+static inline int cm_prof_fold_extend(cm_prof_fold_key_t key, uint64_t t0, uint64_t t1)
+{
+    cpt_event *e = cm_prof_fold.e;
+    if (e == NULL || e + 1 != cm_prof_fill.cur || !cm_prof_fold_same(&cm_prof_fold.key, &key)) return 0;
+    uint64_t d = t1 - t0, total = (uint64_t)e->duration_ns + d;
+    if (total >= UINT32_MAX || (e->flags & CPT_F_DURATION_SAT)) return 0;
+    uint32_t n, lo, hi;
+    if (e->flags & CPT_F_FOLDED) {
+        n = cpt_fold_count(e);
+        lo = cpt_fold_min_ns(e);
+        hi = cpt_fold_max_ns(e);
+        if (n == UINT32_MAX) return 0;
+    } else {                      /* the second call: the plain record becomes a fold */
+        n = 1;
+        lo = hi = e->duration_ns;
+    }
+    if (d < lo) lo = (uint32_t)d;
+    if (d > hi) hi = (uint32_t)d;
+    e->bytes = cpt_fold_pack(n + 1, lo);
+    e->request = hi;
+    e->duration_ns = (uint32_t)total;
+    e->flags |= CPT_F_FOLDED;
+    return 1;
+}
+
+/* `e` (just committed) is an unsuccessful poll with this key: later ones may join it. */
+static inline void cm_prof_fold_open(cpt_event *e, cm_prof_fold_key_t key)
+{
+    cm_prof_fold.e = e;
+    cm_prof_fold.key = key;
+}
+
+/* A Test-family poll that found nothing: its record has no fields of its own. */
+static inline void cm_prof_idle_poll(unsigned call, cm_prof_fold_key_t key, uint64_t t0, uint64_t t1,
+                                     void *caller)
+{
+    if (cm_prof_fold_extend(key, t0, t1)) return;
+    cpt_event *e = cm_prof_begin(call, 0, t0, t1, caller);
+    cm_prof_commit(e);
+    cm_prof_fold_open(e, key);
+}
+
 /* ---- communicators --------------------------------------------------- */
 typedef struct cm_prof_comm {
     uintptr_t key;         /* handle; 0 and free slots never match a live lookup */

@@ -278,6 +278,110 @@ static void check_pcontrol(cpt_trace *tr, int n)
     }
 }
 
+/* poll_fold.c with its default 100000: the folds it must leave, in file order
+ * (FORMAT.md, CPT_F_FOLDED).  One loop may still give several records when its
+ * time does not fit one record (folds close before the sum of durations would
+ * saturate 32 bits: slow polls under an oversubscribed MPI): such records are
+ * merged here, and only when the first one was really full. */
+static uint64_t calls_of(const cpt_event *e)
+{
+    return (e->flags & CPT_F_FOLDED) ? cpt_fold_count(e) : 1;
+}
+
+static int found_message(const cpt_event *e)   /* a probe that succeeded */
+{
+    return e->bytes && !(e->flags & CPT_F_FOLDED);
+}
+
+static int continues_full_fold(const cpt_event *prev, const cpt_event *e)
+{
+    uint64_t longest = (e->flags & CPT_F_FOLDED) ? cpt_fold_max_ns(e) : e->duration_ns;
+    return prev && prev->call == e->call && prev->tag == e->tag && prev->peer == e->peer &&
+           (uint64_t)prev->duration_ns + longest >= UINT32_MAX;
+}
+
+static void check_fold(cpt_trace *tr, int n, const char *dir)
+{
+    uint64_t iprobe_calls = 0;
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        check_common(t, r, n);
+        enum { MAXF = 64 };
+        int tags[MAXF];
+        uint64_t counts[MAXF];
+        int nf = 0, success = 0, records = 0, loops_testall = 0, loops_test = 0;
+        uint64_t testall = 0, test = 0;
+        const cpt_event *prev = NULL;
+        for (size_t i = 0; i < t->n_events; i++) {
+            const cpt_event *e = &t->events[i];
+            records++;
+            int cont = continues_full_fold(prev, e);
+            if (e->flags & CPT_F_FOLDED) {
+                uint64_t c = cpt_fold_count(e);
+                CHECK(c >= 2, "rank %d: a fold of %llu calls", r, (unsigned long long)c);
+                CHECK(cpt_fold_min_ns(e) <= cpt_fold_max_ns(e) && (uint64_t)cpt_fold_min_ns(e) * c <= e->duration_ns &&
+                      e->duration_ns <= (uint64_t)cpt_fold_max_ns(e) * c,
+                      "rank %d: fold of %llu calls: min %u, max %u, total %u ns do not fit", r,
+                      (unsigned long long)c, cpt_fold_min_ns(e), cpt_fold_max_ns(e), e->duration_ns);
+            }
+            if (is_call(t, e, "MPI_Iprobe")) {
+                iprobe_calls += calls_of(e);
+                if (found_message(e)) {
+                    CHECK(e->bytes == 4 && e->tag == 7, "rank %d: successful Iprobe of %llu bytes, tag %d", r,
+                          (unsigned long long)e->bytes, e->tag);
+                    success++;
+                } else if (cont && nf) {
+                    counts[nf - 1] += calls_of(e);
+                } else if (nf < MAXF) {
+                    CHECK(!(nf && prev && prev->call == e->call && prev->tag == e->tag && !found_message(prev)),
+                          "rank %d: two Iprobe records of tag %d in a row: the fold broke", r, e->tag);
+                    tags[nf] = e->tag;
+                    counts[nf++] = calls_of(e);
+                }
+            }
+            if (is_call(t, e, "MPI_Testall") && !(e->flags & CPT_F_COMPLETION)) {
+                testall += calls_of(e);
+                loops_testall += !cont;
+            }
+            if (is_call(t, e, "MPI_Test") && !(e->flags & CPT_F_COMPLETION)) {
+                test += calls_of(e);
+                loops_test += !cont;
+            }
+            prev = e;
+        }
+        CHECK(nf >= 6, "rank %d: %d unsuccessful Iprobe records", r, nf);
+        if (nf >= 6) {
+            CHECK(tags[0] == 7 && counts[0] == 100000, "rank %d: first fold: tag %d, %llu calls (expected 7, 100000)",
+                  r, tags[0], (unsigned long long)counts[0]);
+            CHECK(tags[1] == 7 && counts[1] == 10, "rank %d: after Comm_rank: tag %d, %llu calls (expected 7, 10)",
+                  r, tags[1], (unsigned long long)counts[1]);
+            CHECK(tags[2] == 8 && counts[2] == 5, "rank %d: tag 8: %d, %llu calls", r, tags[2], (unsigned long long)counts[2]);
+            CHECK(tags[3] == 9 && counts[3] == 7 && tags[4] == 9 && counts[4] == 7,
+                  "rank %d: Pcontrol did not split the tag-9 polls into 7 + 7 (%d:%llu, %d:%llu)", r, tags[3],
+                  (unsigned long long)counts[3], tags[4], (unsigned long long)counts[4]);
+            CHECK(tags[nf - 1] == 7 && counts[nf - 1] == 3, "rank %d: last fold: tag %d, %llu calls (expected 7, 3)", r,
+                  tags[nf - 1], (unsigned long long)counts[nf - 1]);
+        }
+        CHECK(success == 1, "rank %d: %d successful Iprobe records", r, success);
+        CHECK(testall == 50000 && loops_testall == 1, "rank %d: Testall: %llu calls in %d folds (expected 50000 in 1)",
+              r, (unsigned long long)testall, loops_testall);
+        CHECK(test == 20000 && loops_test == 1, "rank %d: Test: %llu calls in %d folds (expected 20000 in 1)", r,
+              (unsigned long long)test, loops_test);
+        CHECK(records < 200, "rank %d: %d records for ~170000 calls", r, records);
+        /* the file: ten times smaller than one record per call, at least */
+        char path[4096];
+        snprintf(path, sizeof path, "%s/%d.cpt", dir, r);
+        FILE *f = fopen(path, "rb");
+        long size = -1;
+        if (f && fseek(f, 0, SEEK_END) == 0) size = ftell(f);
+        if (f) fclose(f);
+        long unfolded = 170000L * (long)sizeof(cpt_event);
+        CHECK(size > 0 && size * 10 <= unfolded, "rank %d: %ld bytes; one record per call would be %ld", r, size,
+              unfolded);
+    }
+    printf("iprobe_calls=%llu\n", (unsigned long long)iprobe_calls);
+}
+
 static void check_thread_multiple(cpt_trace *tr, int n)
 {
     for (int r = 0; r < n; r++) {
@@ -290,7 +394,7 @@ static void check_thread_multiple(cpt_trace *tr, int n)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: check_trace ring|allreduce|anysource|requests|killed|segv|pcontrol|thread_multiple DIR NPROCS\n");
+        fprintf(stderr, "usage: check_trace ring|allreduce|anysource|requests|killed|segv|pcontrol|thread_multiple|fold DIR NPROCS\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -312,6 +416,7 @@ int main(int argc, char **argv)
         else if (!strcmp(mode, "segv")) check_segv(tr, n);
         else if (!strcmp(mode, "requests")) check_requests(tr, n);
         else if (!strcmp(mode, "thread_multiple")) check_thread_multiple(tr, n);
+        else if (!strcmp(mode, "fold")) check_fold(tr, n, argv[2]);
         else { fprintf(stderr, "check_trace: unknown mode %s\n", mode); failures++; }
     }
     size_t events = 0;

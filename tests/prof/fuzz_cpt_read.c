@@ -3,7 +3,7 @@
  * coreprof's analysis (model, message matching, statistics, matrices, summary).
  *
  * Build: clang -g -O1 -fsanitize=fuzzer,address,undefined -Isrc/prof -Itools/coreprof \
- *          tests/prof/fuzz_cpt_read.c src/prof/cpt_read.c tools/coreprof/{trace_dir,trace_load,msg_match,
+ *          tests/prof/fuzz_cpt_read.c src/prof/cpt_read.c tools/coreprof/{trace_dir,trace_load,agg,msg_match,
  *          call_stats,comm_matrix,fmt_units}.c
  * Without clang, tests/prof/test_report_replay.c provides main() and replays a corpus.
  * Call-site resolution is left out on purpose: it opens the object paths the

@@ -18,6 +18,9 @@ add_test(NAME report_malformed
   COMMAND sh ${CP_REPORT_TESTS}/test_report_malformed.sh $<TARGET_FILE:coreprof> $<TARGET_FILE:test_report_gen> ${CP_REPORT_TESTS})
 add_test(NAME report_html_chromium
   COMMAND sh ${CP_REPORT_TESTS}/test_report_html_chromium.sh $<TARGET_FILE:coreprof> $<TARGET_FILE:test_report_gen>)
+add_test(NAME report_stream
+  COMMAND sh ${CP_REPORT_TESTS}/test_report_stream.sh $<TARGET_FILE:coreprof> $<TARGET_FILE:test_report_gen>)
+set_tests_properties(report_stream PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 set_tests_properties(report_synthetic report_malformed PROPERTIES TIMEOUT 120)
 set_tests_properties(report_html_chromium PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77)
 

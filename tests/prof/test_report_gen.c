@@ -3,12 +3,14 @@
  * coreprof report can be tested without running an MPI job.
  *
  *   test_report_gen DIR NRANKS ITERS [--truncate R] [--corrupt R] [--missing R] [--garbage R]
+ *                   [--polls K] [--big MB]
  *
  * Completion records carry the times of their Wait call, as FORMAT.md says.
  * Pattern per iteration on rank r (N ranks, next = r+1 mod N, prev = r-1 mod N):
  *   even iterations: Isend(next, 1000*(r+1) B, tag 7); Recv(ANY_SOURCE -> prev); Wait (send completion)
  *   odd iterations:  Irecv(ANY_SOURCE, ANY_TAG); Send(next); Wait (completion: source prev, tag 7)
- *   then Allreduce 8 B.  Once at the end: Sendrecv(next, prev) 512 B, tag 9; Bcast 4096 B from 0;
+ *   then Allreduce 8 B; with --polls K also one folded record of K empty Iprobes
+ *   (CPT_F_FOLDED).  Once at the end: Sendrecv(next, prev) 512 B, tag 9; Bcast 4096 B from 0;
  *   Barrier.  MPI_Init first, MPI_Finalize last.
  * So the p2p matrix holds exactly [r][next] = (ITERS * 1000*(r+1) + 512) bytes and
  * ITERS + 1 messages.  Each rank's clock is skewed by r * 5 ms and the skew is
@@ -16,6 +18,10 @@
  * going back in time.  Return addresses are real addresses in this program and
  * the object table is this process's /proc/self/maps, so call sites resolve to
  * test_report_gen.c lines.
+ *
+ * --big MB: as many iterations as make about MB megabytes per rank (with
+ * --polls 1000 unless given), written in blocks of 4096 records like a real
+ * buffer half; prints "iterations=N" so that a test knows the exact counts.
  */
 #define _GNU_SOURCE
 #include "cpt_format.h"
@@ -29,12 +35,13 @@
 
 enum {
     C_INIT = 16, C_FINALIZE, C_SEND, C_RECV, C_ISEND, C_IRECV, C_WAIT, C_ALLREDUCE, C_BARRIER,
-    C_SENDRECV, C_BCAST, C_LAST
+    C_SENDRECV, C_BCAST, C_IPROBE, C_LAST
 };
 static const char *call_names[] = {
     [C_INIT] = "MPI_Init", [C_FINALIZE] = "MPI_Finalize", [C_SEND] = "MPI_Send", [C_RECV] = "MPI_Recv",
     [C_ISEND] = "MPI_Isend", [C_IRECV] = "MPI_Irecv", [C_WAIT] = "MPI_Wait", [C_ALLREDUCE] = "MPI_Allreduce",
     [C_BARRIER] = "MPI_Barrier", [C_SENDRECV] = "MPI_Sendrecv", [C_BCAST] = "MPI_Bcast",
+    [C_IPROBE] = "MPI_Iprobe",
 };
 
 typedef struct buf { unsigned char *p; size_t n, cap; } buf;
@@ -62,10 +69,11 @@ static void section(buf *b, uint32_t type, const void *d, uint32_t len)
 typedef struct writer {
     FILE *f;
     uint32_t seq;
-    cpt_event ev[4096];
+    cpt_event ev[4097];
     int nev;
     int rank, nranks;
     int64_t skew;          /* local = global - skew */
+    int block_records;     /* records per EVENTS block (a flush record is added) */
 } writer;
 
 static void block(writer *w, uint32_t kind, uint32_t count, const void *payload, uint32_t bytes)
@@ -149,14 +157,25 @@ static __attribute__((noinline)) void rec(writer *w, int call, int64_t t, uint32
                     .peer = peer, .tag = tag, .comm = (flags & (CPT_F_SEND | CPT_F_RECV | CPT_F_COLLECTIVE)) ? CPT_COMM_WORLD : 0,
                     .request = req, .call = (uint16_t)call, .flags = flags };
     w->ev[w->nev++] = e;
-    if (w->nev >= 60) flush_events(w, t + dur);
+    if (w->nev >= w->block_records) flush_events(w, t + dur);
 }
 
-static int write_rank(const char *dir, int r, int n, int iters, int truncate)
+/* K empty Iprobes of 50..150 ns folded into one record, as libcoreprof writes them */
+static __attribute__((noinline)) void rec_polls(writer *w, int64_t t, uint32_t k)
+{
+    cpt_event e = { .start_ns = (uint64_t)(t - w->skew), .bytes = cpt_fold_pack(k, 50),
+                    .caller = (uint64_t)(uintptr_t)__builtin_return_address(0), .duration_ns = 100 * k,
+                    .peer = CPT_PEER_ANY, .tag = 3, .comm = CPT_COMM_WORLD, .request = 150,
+                    .call = C_IPROBE, .flags = CPT_F_FOLDED };
+    w->ev[w->nev++] = e;
+    if (w->nev >= w->block_records) flush_events(w, t + 100 * k);
+}
+
+static int write_rank(const char *dir, int r, int n, int iters, int truncate, uint32_t polls, int per_block)
 {
     char path[4096];
     snprintf(path, sizeof path, "%s/%d.cpt", dir, r);
-    writer w = { .rank = r, .nranks = n, .skew = (int64_t)r * 5000000 };
+    writer w = { .rank = r, .nranks = n, .skew = (int64_t)r * 5000000, .block_records = per_block };
     w.f = fopen(path, "wb");
     if (!w.f) { perror(path); return -1; }
     cpt_file_header h = { .magic = { 'C', 'P', 'T', '1' }, .version = CPT_VERSION, .header_size = CPT_FILE_HEADER_SIZE,
@@ -189,6 +208,7 @@ static int write_rank(const char *dir, int r, int n, int iters, int truncate)
         }
         req++;
         rec(&w, C_ALLREDUCE, t + 70000, 20000, -1, CPT_TAG_NONE, 8, 0, CPT_F_COLLECTIVE);
+        if (polls) rec_polls(&w, t + 91000, polls);
     }
     rec(&w, C_SENDRECV, t, 30000, next, 9, 512, 0, CPT_F_SEND);
     rec(&w, C_SENDRECV, t, 30000, prev, 9, 512, 0, CPT_F_RECV | CPT_F_SECONDARY);
@@ -227,19 +247,29 @@ static int corrupt_file(const char *dir, int r)
 int main(int argc, char **argv)
 {
     if (argc < 4) {
-        fprintf(stderr, "usage: %s DIR NRANKS ITERS [--truncate R] [--corrupt R] [--missing R] [--garbage R]\n", argv[0]);
+        fprintf(stderr, "usage: %s DIR NRANKS ITERS [--truncate R] [--corrupt R] [--missing R] [--garbage R]"
+                        " [--polls K] [--big MB]\n", argv[0]);
         return 2;
     }
     const char *dir = argv[1];
     int n = atoi(argv[2]), iters = atoi(argv[3]);
-    int trunc = -1, corrupt = -1, missing = -1, garbage = -1;
+    int trunc = -1, corrupt = -1, missing = -1, garbage = -1, per_block = 60;
+    long polls = 0, big = 0;
     for (int i = 4; i + 1 < argc; i += 2) {
         if (!strcmp(argv[i], "--truncate")) trunc = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--corrupt")) corrupt = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--missing")) missing = atoi(argv[i + 1]);
         else if (!strcmp(argv[i], "--garbage")) garbage = atoi(argv[i + 1]);
+        else if (!strcmp(argv[i], "--polls")) polls = atol(argv[i + 1]);
+        else if (!strcmp(argv[i], "--big")) big = atol(argv[i + 1]);
     }
-    if (n < 1 || iters < 0) return 2;
+    if (n < 1 || iters < 0 || polls < 0 || polls > UINT32_MAX / 100 || big < 0 || big > 1000000) return 2;
+    if (big) {
+        if (!polls) polls = 1000;
+        per_block = 4096;
+        iters = (int)((big << 20) / (6 * (long)sizeof(cpt_event)));    /* 6 records per iteration */
+        printf("iterations=%d\n", iters);
+    }
     if (mkdir(dir, 0777) != 0 && errno != EEXIST) { perror(dir); return 1; }
     for (int r = 0; r < n; r++) {
         if (r == missing) continue;
@@ -252,7 +282,7 @@ int main(int argc, char **argv)
             fclose(f);
             continue;
         }
-        if (write_rank(dir, r, n, iters, r == trunc) != 0) return 1;
+        if (write_rank(dir, r, n, iters, r == trunc, (uint32_t)polls, per_block) != 0) return 1;
         if (r == corrupt && corrupt_file(dir, r) != 0) return 1;
     }
     return 0;

@@ -4,7 +4,9 @@
  *
  * MPI time counts every recorded call except MPI_Init* / MPI_Finalize (they bound
  * the wall time instead, as in mpiP).  Completions and second halves of a call
- * (the receive of a Sendrecv) are parts of a call already counted.
+ * (the receive of a Sendrecv) are parts of a call already counted.  Everything
+ * comes from the per-rank statistics (cp_agg, agg.c), in which a folded poll
+ * counts as the calls it stands for.
  */
 #include "report.h"
 
@@ -47,34 +49,31 @@ void cp_stats_compute(const cp_trace *tr, cp_stats *st)
     for (int r = 0; r < tr->nranks; r++) {
         const cp_rank *rk = &tr->ranks[r];
         cp_rank_stat *rs = &st->rank[r];
-        rs->wall_ns = rk->wall_t1 - rk->wall_t0;
-        for (size_t i = 0; i < rk->nev; i++) {
-            const cp_event *e = &rk->ev[i];
-            int64_t d = e->t1 - e->t0;
-            if (strcmp(cp_name(tr, e), "coreprof flush") == 0) {
-                st->flushes++;
-                if (e->flags & CPT_F_FLUSH_WAITED) { st->flush_waits++; add_sat(&st->flush_wait_ns, d); }
-                continue;
-            }
-            if (!e->is_slice) continue;
-            cp_call_stat *c = &calls[e->name];
-            if (c->calls == 0 || d < c->min_ns) c->min_ns = d;
-            if (d > c->max_ns) c->max_ns = d;
-            c->calls++;
-            c->bytes += e->bytes;
-            add_sat(&c->total_ns, d);
-            c->name = e->name;
-            c->outside_mpi_time = e->is_init_fini;
-            if (!e->is_init_fini) { add_sat(&rs->mpi_ns, d); rs->calls++; }
-            if (e->site >= 0 && (size_t)e->site < nsites) {
-                size_t k = (size_t)e->name * nsites + (size_t)e->site;
+        rs->wall_ns = rk->wall_ns;
+        st->flushes += rk->flushes;
+        st->flush_waits += rk->flush_waits;
+        add_sat(&st->flush_wait_ns, rk->flush_wait_ns);
+        for (size_t i = 0; i < rk->nagg; i++) {
+            const cp_agg *a = &rk->agg[i];
+            if (!a->is_slice || !a->calls || a->name >= nn) continue;
+            cp_call_stat *c = &calls[a->name];
+            if (c->calls == 0 || a->min_ns < c->min_ns) c->min_ns = a->min_ns;
+            if (a->max_ns > c->max_ns) c->max_ns = a->max_ns;
+            c->calls += a->calls;
+            c->bytes += a->bytes;
+            add_sat(&c->total_ns, a->total_ns);
+            c->name = a->name;
+            c->outside_mpi_time = a->is_init_fini;
+            if (!a->is_init_fini) { add_sat(&rs->mpi_ns, a->total_ns); rs->calls += a->calls; }
+            if (a->site >= 0 && (size_t)a->site < nsites) {
+                size_t k = (size_t)a->name * nsites + (size_t)a->site;
                 cp_site_stat *s = &sites[k];
-                s->name = e->name;
-                s->site = e->site;
-                s->calls++;
-                s->bytes += e->bytes;
-                add_sat(&s->total_ns, d);
-                if (d > s->max_ns) s->max_ns = d;
+                s->name = a->name;
+                s->site = a->site;
+                s->calls += a->calls;
+                s->bytes += a->bytes;
+                add_sat(&s->total_ns, a->total_ns);
+                if (a->max_ns > s->max_ns) s->max_ns = a->max_ns;
                 if (site_last_rank[k] != r) { site_last_rank[k] = r; s->nranks++; }
             }
         }
@@ -120,6 +119,11 @@ int cp_write_summary(const cp_trace *tr, const cp_stats *st, FILE *out)
     fprintf(out, "@ Trace directory : %s\n", tr->dir);
     fprintf(out, "@ MPI library     : %s\n", impl);
     fprintf(out, "@ Ranks           : %d (%d complete)\n", tr->nranks, complete);
+    int summaries = 0;
+    for (int r = 0; r < tr->nranks; r++) summaries += tr->ranks[r].summary_mode;
+    if (summaries)
+        fprintf(out, "@ Recorded as     : statistics only (COREPROF_MODE=summary) on %d rank%s\n", summaries,
+                summaries == 1 ? "" : "s");
     for (int r = 0; r < tr->nranks; r++)
         if (!tr->ranks[r].complete)
             fprintf(out, "@ Rank %d: %s: %s\n", r, tr->ranks[r].usable ? "trace incomplete" : "no usable trace",
@@ -180,9 +184,13 @@ int cp_write_summary(const cp_trace *tr, const cp_stats *st, FILE *out)
     fprintf(out, "\n---------------------------------------------------------------------------\n");
     fprintf(out, "@--- Messages and profiler\n");
     fprintf(out, "---------------------------------------------------------------------------\n");
-    fprintf(out, "matched point-to-point messages : %zu\n", tr->nflows);
-    fprintf(out, "sends without a matching receive: %zu\n", tr->unmatched_sends);
-    fprintf(out, "receives without a matching send: %zu\n", tr->unmatched_recvs);
+    if (tr->msgs_unknown) {
+        fprintf(out, "matched point-to-point messages : not known (summary-mode traces keep no tags)\n");
+    } else {
+        fprintf(out, "matched point-to-point messages : %llu\n", (unsigned long long)tr->msgs_matched);
+        fprintf(out, "sends without a matching receive: %llu\n", (unsigned long long)tr->msgs_unmatched_sends);
+        fprintf(out, "receives without a matching send: %llu\n", (unsigned long long)tr->msgs_unmatched_recvs);
+    }
     cp_fmt_ns(b1, sizeof b1, (double)st->flush_wait_ns);
     fprintf(out, "profiler buffer flushes         : %llu (%llu waited, %s)\n",
             (unsigned long long)st->flushes, (unsigned long long)st->flush_waits, b1);

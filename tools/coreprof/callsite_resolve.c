@@ -122,17 +122,26 @@ static int cmp_addr(const void *a, const void *b)
     return x->addr < y->addr ? -1 : x->addr > y->addr;
 }
 
+static int32_t site_of(const addr_site *as, size_t n, uint64_t addr)
+{
+    addr_site key = { addr, -1 };
+    const addr_site *hit = bsearch(&key, as, n, sizeof *as, cmp_addr);
+    return hit ? hit->site : -1;
+}
+
 void cp_resolve_callsites(cp_trace *tr, FILE *diag)
 {
     resolver rs = { .tr = tr };
     for (int r = 0; r < tr->nranks; r++) {
         cp_rank *rk = &tr->ranks[r];
         /* distinct addresses of this rank, resolved once each */
-        addr_site *as = malloc((rk->nev + 1) * sizeof *as);
+        addr_site *as = malloc((rk->nev + rk->nagg + 1) * sizeof *as);
         if (!as) abort();
         size_t n = 0;
         for (size_t i = 0; i < rk->nev; i++)
             if (rk->ev[i].caller && rk->ev[i].is_slice) as[n++] = (addr_site){ rk->ev[i].caller, -1 };
+        for (size_t i = 0; i < rk->nagg; i++)
+            if (rk->agg[i].caller && rk->agg[i].is_slice) as[n++] = (addr_site){ rk->agg[i].caller, -1 };
         qsort(as, n, sizeof *as, cmp_addr);
         size_t u = 0;
         for (size_t i = 0; i < n; i++)
@@ -142,13 +151,10 @@ void cp_resolve_callsites(cp_trace *tr, FILE *diag)
             describe(&rs, rk, as[i].addr, buf, sizeof buf);
             as[i].site = intern_site(tr, buf);
         }
-        for (size_t i = 0; i < rk->nev; i++) {
-            cp_event *e = &rk->ev[i];
-            if (!e->caller || !e->is_slice) continue;
-            addr_site key = { e->caller, -1 };
-            addr_site *hit = bsearch(&key, as, u, sizeof *as, cmp_addr);
-            e->site = hit ? hit->site : -1;
-        }
+        for (size_t i = 0; i < rk->nev; i++)
+            if (rk->ev[i].caller && rk->ev[i].is_slice) rk->ev[i].site = site_of(as, u, rk->ev[i].caller);
+        for (size_t i = 0; i < rk->nagg; i++)
+            if (rk->agg[i].caller && rk->agg[i].is_slice) rk->agg[i].site = site_of(as, u, rk->agg[i].caller);
         free(as);
     }
     size_t unresolved = 0;

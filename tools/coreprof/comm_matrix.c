@@ -2,7 +2,8 @@
  * comm_matrix.c -- rank-by-rank communication matrices and message-size histograms.
  *
  * Point-to-point: every send (blocking, nonblocking, persistent start) adds its
- * bytes to [sender][destination], matched or not.
+ * bytes to [sender][destination], matched or not.  Computed from the per-rank
+ * statistics (cp_agg): sums, so it is the same from a trace or a summary.
  * Collectives show the *logical* data flow (what the MPI standard says moves
  * where), not the messages of whatever algorithm the library chose: the bytes a
  * rank recorded for the call go
@@ -15,18 +16,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int log2_bin(uint64_t b)
-{
-    return b == 0 ? 0 : 64 - __builtin_clzll(b);
-}
-
 static int is_one_to_all(const char *name)
 {
     return strstr(name, "Bcast") || strstr(name, "bcast") || strstr(name, "Scatter") ||
            (strstr(name, "scatter") && !strstr(name, "Reduce_scatter") && !strstr(name, "reduce_scatter"));
 }
 
-static void add_collective(const cp_trace *tr, int r, const cp_event *e, cp_matrices *m)
+static void add_collective(const cp_trace *tr, int r, const cp_agg *e, cp_matrices *m)
 {
     int n = m->n;
     if (e->gcomm == CP_COMM_UNKNOWN || e->gcomm >= tr->ncomms) return;
@@ -37,7 +33,7 @@ static void add_collective(const cp_trace *tr, int r, const cp_event *e, cp_matr
 #define MEMBER(i) (members ? members[i] : (int32_t)(i))
     if ((e->flags & CPT_F_ROOT) && e->peer >= 0 && e->peer < n) {
         int root = e->peer;
-        if (is_one_to_all(cp_name(tr, e))) {
+        if (is_one_to_all(e->name < tr->nnames ? tr->names[e->name] : "?")) {
             if (r != root) return;
             for (int i = 0; i < nmem; i++) {
                 int j = MEMBER(i);
@@ -67,14 +63,17 @@ int cp_matrices_build(const cp_trace *tr, cp_matrices *m)
     if (!m->p2p_bytes || !m->p2p_count || !m->coll_bytes) return -1;
     for (int r = 0; r < n; r++) {
         const cp_rank *rk = &tr->ranks[r];
-        for (size_t i = 0; i < rk->nev; i++) {
-            const cp_event *e = &rk->ev[i];
-            if (cp_event_is_p2p_send(e) && e->peer < n) {
+        for (size_t i = 0; i < rk->nagg; i++) {
+            const cp_agg *e = &rk->agg[i];
+            const char *name = e->name < tr->nnames ? tr->names[e->name] : "?";
+            unsigned bin = e->bin < 65 ? e->bin : 64;
+            if ((e->flags & CPT_F_SEND) && !(e->flags & (CPT_F_COLLECTIVE | CPT_F_COMPLETION)) &&
+                e->peer >= 0 && e->peer < n) {
                 m->p2p_bytes[(size_t)r * n + e->peer] += (double)e->bytes;
-                m->p2p_count[(size_t)r * n + e->peer] += 1;
-                m->hist_p2p[log2_bin(e->bytes)]++;
+                m->p2p_count[(size_t)r * n + e->peer] += (double)e->calls;
+                m->hist_p2p[bin] += e->calls;
             } else if ((e->flags & CPT_F_COLLECTIVE) && e->is_slice && !(e->flags & CPT_F_COMPLETION)) {
-                if (e->bytes || strstr(cp_name(tr, e), "arrier")) m->hist_coll[log2_bin(e->bytes)]++;
+                if (bin || strstr(name, "arrier")) m->hist_coll[bin] += e->calls;
                 add_collective(tr, r, e, m);
             }
         }

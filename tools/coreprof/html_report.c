@@ -139,8 +139,12 @@ int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, 
     fputs("</table>\n", f);
 
     fputs("<h2>Communication</h2>\n", f);
-    fprintf(f, "<p>%zu matched point-to-point messages; %zu sends and %zu receives without a partner.</p>\n",
-            tr->nflows, tr->unmatched_sends, tr->unmatched_recvs);
+    if (tr->msgs_unknown)
+        fputs("<p>Matched messages are not known: summary-mode traces keep no tags.</p>\n", f);
+    else
+        fprintf(f, "<p>%llu matched point-to-point messages; %llu sends and %llu receives without a partner.</p>\n",
+                (unsigned long long)tr->msgs_matched, (unsigned long long)tr->msgs_unmatched_sends,
+                (unsigned long long)tr->msgs_unmatched_recvs);
     img(f, outdir, "matrix.png", "Point-to-point bytes, sender (row) to receiver (column)");
     img(f, outdir, "matrix_coll.png", "Collective bytes (logical data flow), sender to receiver");
     img(f, outdir, "msgsize_hist.png", "Message sizes (log2 bins)");

@@ -2,6 +2,7 @@
  * coreprof -- the analysis side of corempi's PMPI profiler.
  *
  *   coreprof report DIR [-o OUTDIR] [--max-events N] [--max-mb M] [--no-otf2]
+ *                       [--timeline | --summary-only] [--no-progress]
  *
  * reads DIR/<rank>.cpt (written by libcoreprof over corempi, Open MPI or MPICH)
  * and writes into OUTDIR (default DIR/report): summary.txt (also printed),
@@ -9,6 +10,12 @@
  * trace.otf2/ and report.html.  Damaged or missing rank files are reported with
  * file and byte offset and the rest is still analysed; the exit status is
  * non-zero only when nothing could be read (1) or on a usage error (2).
+ *
+ * The summary, call sites, matrices and pictures are computed while the files
+ * stream by (trace_stream.c: bounded memory, any trace size).  The timeline and
+ * OTF2 need every event in memory: they are written by default only for traces
+ * up to CP_FULL_AUTO_MAX bytes (--timeline forces them, --summary-only skips
+ * them), and never for summary-mode traces, which hold no events.
  */
 #define _GNU_SOURCE
 #include "report.h"
@@ -20,14 +27,20 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#define CP_FULL_AUTO_MAX (64ull << 20)
+
 static void usage(FILE *f)
 {
     fputs("usage: coreprof report DIR [-o OUTDIR] [--max-events N] [--max-mb M] [--no-otf2]\n"
+          "                       [--timeline | --summary-only] [--no-progress]\n"
           "  DIR          directory of per-rank trace files <rank>.cpt\n"
           "  -o OUTDIR    where to write the report (default DIR/report)\n"
           "  --max-events N  split the JSON timeline into parts of at most N events (default 1000000)\n"
           "  --max-mb M      ... or at most about M megabytes (default 100)\n"
-          "  --no-otf2    do not write the OTF2 archive\n", f);
+          "  --no-otf2    do not write the OTF2 archive\n"
+          "  --timeline   write the timeline and OTF2 also for traces over 64 MB (memory grows with the trace)\n"
+          "  --summary-only  statistics, matrices and pictures only (streamed: bounded memory)\n"
+          "  --no-progress   no progress line on stderr\n", f);
 }
 
 static int mkdir_p(const char *path)
@@ -72,10 +85,37 @@ static int parse_size(const char *s, unsigned long long *out)
     return 0;
 }
 
-static int report(const char *dir, const char *outdir, const cp_timeline_opts *topts, int want_otf2)
+/* The outputs that need every event: timeline and OTF2, from the full model. */
+static int write_event_outputs(const char *dir, const char *outdir, const cp_timeline_opts *topts,
+                               int want_otf2, char ***tl, size_t *ntl, int *have_otf2)
+{
+    FILE *quiet = fopen("/dev/null", "w");     /* the streamed pass already said what is damaged */
+    cp_trace tr;
+    int failed = 0;
+    if (cp_trace_load(dir, &tr, quiet ? quiet : stderr) != 0) {
+        cp_trace_free(&tr);
+        if (quiet) fclose(quiet);
+        return 1;
+    }
+    cp_resolve_callsites(&tr, NULL);
+    cp_match_messages(&tr);
+    if (cp_write_timeline(&tr, outdir, topts, tl, ntl) != 0) {
+        fprintf(stderr, "coreprof: cannot write the timeline in %s\n", outdir); failed = 1;
+    }
+    if (want_otf2) {
+        if (cp_write_otf2(&tr, outdir, stderr) == 0) *have_otf2 = 1;
+        else failed = 1;
+    }
+    cp_trace_free(&tr);
+    if (quiet) fclose(quiet);
+    return failed;
+}
+
+static int report(const char *dir, const char *outdir, const cp_timeline_opts *topts, int want_otf2,
+                  int want_events, int want_progress)
 {
     cp_trace tr;
-    if (cp_trace_load(dir, &tr, stderr) != 0) {
+    if (cp_trace_stream(dir, &tr, stderr, want_progress) != 0) {
         cp_trace_free(&tr);
         return 1;
     }
@@ -85,7 +125,6 @@ static int report(const char *dir, const char *outdir, const cp_timeline_opts *t
         return 1;
     }
     cp_resolve_callsites(&tr, stderr);
-    cp_match_messages(&tr);
     cp_stats st;
     cp_stats_compute(&tr, &st);
     int failed = 0;
@@ -125,13 +164,17 @@ static int report(const char *dir, const char *outdir, const cp_timeline_opts *t
     remove_old_timelines(outdir);
     char **tl = NULL;
     size_t ntl = 0;
-    if (cp_write_timeline(&tr, outdir, topts, &tl, &ntl) != 0) {
-        fprintf(stderr, "coreprof: cannot write the timeline in %s\n", outdir); failed = 1;
-    }
-    int have_otf2 = 0;
-    if (want_otf2) {
-        if (cp_write_otf2(&tr, outdir, stderr) == 0) have_otf2 = 1;
-        else failed = 1;
+    int have_otf2 = 0, summaries = 0;
+    for (int r = 0; r < tr.nranks; r++) summaries += tr.ranks[r].summary_mode;
+    char size[32];
+    cp_fmt_bytes(size, sizeof size, (double)tr.input_bytes);
+    if (want_events != 0 && summaries) {
+        fprintf(stderr, "coreprof: statistics-only traces (COREPROF_MODE=summary): no timeline or OTF2\n");
+    } else if (want_events == 1 || (want_events < 0 && tr.input_bytes <= CP_FULL_AUTO_MAX)) {
+        if (write_event_outputs(dir, outdir, topts, want_otf2, &tl, &ntl, &have_otf2) != 0) failed = 1;
+    } else if (want_events < 0) {
+        fprintf(stderr, "coreprof: the trace is %s: timeline and OTF2 not written (--timeline writes them, "
+                        "in memory that grows with the trace)\n", size);
     }
     if (cp_write_html(&tr, &st, &m, outdir, tl, ntl, have_otf2) != 0) {
         fprintf(stderr, "coreprof: cannot write %s/report.html\n", outdir); failed = 1;
@@ -152,18 +195,21 @@ int main(int argc, char **argv)
     if (argc < 3 || strcmp(argv[1], "report") != 0) { usage(stderr); return 2; }
     const char *dir = NULL, *outdir = NULL;
     cp_timeline_opts topts = { 1000000, 100ull << 20 };
-    int want_otf2 = 1;
+    int want_otf2 = 1, want_events = -1, want_progress = 1;
     for (int i = 2; i < argc; i++) {
         unsigned long long v;
         if (!strcmp(argv[i], "-o") && i + 1 < argc) outdir = argv[++i];
         else if (!strcmp(argv[i], "--max-events") && i + 1 < argc && parse_size(argv[i + 1], &v) == 0) { topts.max_events_per_file = v; i++; }
         else if (!strcmp(argv[i], "--max-mb") && i + 1 < argc && parse_size(argv[i + 1], &v) == 0) { topts.max_bytes_per_file = v << 20; i++; }
         else if (!strcmp(argv[i], "--no-otf2")) want_otf2 = 0;
+        else if (!strcmp(argv[i], "--timeline")) want_events = 1;
+        else if (!strcmp(argv[i], "--summary-only")) want_events = 0;
+        else if (!strcmp(argv[i], "--no-progress")) want_progress = 0;
         else if (argv[i][0] != '-' && !dir) dir = argv[i];
         else { fprintf(stderr, "coreprof: unexpected argument '%s'\n", argv[i]); usage(stderr); return 2; }
     }
     if (!dir) { usage(stderr); return 2; }
     char defout[4096];
     if (!outdir) { snprintf(defout, sizeof defout, "%s/report", dir); outdir = defout; }
-    return report(dir, outdir, &topts, want_otf2);
+    return report(dir, outdir, &topts, want_otf2, want_events, want_progress);
 }

@@ -30,11 +30,32 @@ typedef struct cp_event {
     uint16_t flags;        /* CPT_F_* */
     uint8_t  is_slice;     /* 1: drawn as its own slice (a call, not a completion/second half) */
     uint8_t  is_init_fini; /* MPI_Init*, MPI_Finalize: bound the wall time, not MPI time */
+    uint32_t ncalls;       /* calls this record stands for: > 1 for a folded poll (duration = their sum) */
     int32_t  slice;        /* index of the slice this event belongs to on its rank (self if is_slice), -1 none */
     int64_t  order_t;      /* receives: time that fixes matching order (initiation time for nonblocking) */
     int32_t  recv_tag;     /* receives: tag to match on (completion's matched tag, else the posted one) */
     int32_t  site;         /* index into cp_trace.sites, -1 none */
 } cp_event;
+
+/* Statistics of one rank's calls with one key: what the summary, the call
+ * sites and the matrices are computed from.  Filled from a trace's events
+ * (streamed or loaded) or from a summary-mode file's entries (agg.c). */
+typedef struct cp_agg {
+    uint32_t name;         /* index into cp_trace.names */
+    uint16_t flags;        /* CPT_F_* & CPT_F_KIND_MASK, after the name's adjustments (probes are no messages) */
+    uint8_t  bin;          /* size class per call: 0 = 0 bytes, k = [2^(k-1), 2^k) */
+    uint8_t  is_slice;     /* a call of its own (not a completion / second half) */
+    uint8_t  is_init_fini;
+    int32_t  peer;         /* world rank (after cp_acc_end), or CPT_PEER_* / -1 */
+    uint32_t comm;         /* the rank's own communicator id */
+    uint32_t gcomm;        /* job-wide communicator index, CP_COMM_UNKNOWN */
+    uint64_t caller;
+    int32_t  site;         /* index into cp_trace.sites, -1 none */
+    uint64_t calls, bytes;
+    int64_t  total_ns, min_ns, max_ns;
+} cp_agg;
+
+struct cp_acc;             /* agg.c: a rank's maps while its file is read */
 
 typedef struct cp_rank {
     int rank;
@@ -49,8 +70,18 @@ typedef struct cp_rank {
     uint64_t dropped;      /* records the writer had to drop */
     cp_event *ev;          /* sorted by t0 */
     size_t nev;
-    int64_t wall_t0, wall_t1; /* MPI_Init..MPI_Finalize, else first..last event */
+    int64_t wall_t0, wall_t1; /* MPI_Init..MPI_Finalize, else first..last event (full model only) */
     cpt_trace raw;         /* objects and comm table are used from here */
+    /* statistics (agg.c): filled by cp_trace_stream and cp_trace_build alike */
+    cp_agg *agg;
+    size_t nagg;
+    int64_t wall_ns;       /* MPI_Init..MPI_Finalize, else first..last record */
+    uint64_t flushes, flush_waits;
+    int64_t flush_wait_ns;
+    int summary_mode;      /* the file holds statistics only (COREPROF_MODE=summary) */
+    struct cp_acc *acc;
+    uint32_t *comm_ids, *comm_g;  /* local communicator id -> job-wide index (cp_assign_global_comms) */
+    size_t ncomm_map;
 } cp_rank;
 
 typedef struct cp_flow {   /* one matched message */
@@ -84,7 +115,12 @@ typedef struct cp_trace {
     size_t ncomms;
     cp_flow *flows;
     size_t nflows;
-    size_t unmatched_sends, unmatched_recvs;
+    size_t unmatched_sends, unmatched_recvs;   /* of the flows above (full model) */
+    /* message counts from the statistics (agg.c): k-th send with k-th receive of
+     * each (source, destination, communicator, tag), so matched = sum of minima */
+    uint64_t msgs_matched, msgs_unmatched_sends, msgs_unmatched_recvs;
+    int msgs_unknown;      /* some rank gave statistics only (no tags): not counted */
+    uint64_t input_bytes;  /* size of the rank files read */
     cp_site *sites;
     size_t nsites;
     int64_t t_end;         /* latest aligned exit time */
@@ -92,8 +128,27 @@ typedef struct cp_trace {
 
 /* trace_dir.c: DIR/<rank>.cpt -> raw traces (missing ranks have their error set) */
 int  cp_read_trace_dir(const char *dir, cpt_trace **raw, int *n, FILE *diag);
+/* ... or only how many rank files to look at (highest index + 1) and their total size */
+int  cp_scan_trace_dir(const char *dir, int *n, uint64_t *bytes, FILE *diag);
+#define CP_MAX_MISSING_TAIL 4096   /* missing ranks after the last file that are still listed */
+
+/* agg.c: statistics of each rank, one record or summary entry at a time */
+void cp_acc_begin(cp_trace *tr, cp_rank *r);
+void cp_acc_events(cp_trace *tr, cp_rank *r, const cpt_event *ev, size_t n);
+void cp_acc_summary(cp_trace *tr, cp_rank *r, const cpt_summary_entry *s, size_t n);
+void cp_acc_end(cp_trace *tr, cp_rank *r);          /* the rank's file is read: peers to world ranks */
+void cp_acc_finish(cp_trace *tr);                    /* all ranks read, communicators known: message counts */
+void cp_acc_free(cp_rank *r);                        /* what is left after an error */
+uint32_t cp_intern_name(cp_trace *tr, const char *s);
+
+/* trace_stream.c: the statistics of DIR without holding its events (bounded
+ * memory); a progress line on stderr for long work.  tr->ranks[].ev stay empty. */
+int  cp_trace_stream(const char *dir, cp_trace *tr, FILE *diag, int progress);
 
 /* trace_load.c */
+void cp_assign_global_comms(cp_trace *tr);
+/* r takes raw's arrays; its status and a note on diag for a damaged file; returns 1 if usable */
+int  cp_rank_take(cp_rank *r, int i, const cpt_trace *raw, int *noted, FILE *diag);
 int  cp_trace_load(const char *dir, cp_trace *tr, FILE *diag);
 /* The same from traces already read: takes ownership of raw[0..n-1] and frees the array. */
 int  cp_trace_build(cp_trace *tr, const char *dir, cpt_trace *raw, int n, FILE *diag);

@@ -102,6 +102,7 @@ static void write_slice(const cp_trace *tr, FILE *f, int r, const cp_event *e)
     if (e->comm) fprintf(f, ",\"comm\":%u", e->comm);
     if (e->site >= 0) { fprintf(f, ",\"site\":"); cp_json_string(f, tr->sites[e->site].where); }
     if (e->flags & CPT_F_ERROR) fprintf(f, ",\"error\":true");
+    if (e->ncalls > 1) fprintf(f, ",\"calls\":%u", e->ncalls);   /* folded polls: dur = their sum */
     fprintf(f, "}}");
 }
 

@@ -15,9 +15,9 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define CP_MAX_RANK_INDEX  65536   /* files beyond this index are ignored (one node) */
-#define CP_MAX_MISSING_TAIL 4096   /* missing ranks after the last file we still list */
 
 /* "<digits>.cpt" -> index, else -1 */
 static long rank_of_name(const char *name)
@@ -33,10 +33,11 @@ static long rank_of_name(const char *name)
     return v;
 }
 
-int cp_read_trace_dir(const char *dir, cpt_trace **out, int *nout, FILE *diag)
+/* Number of rank files to look at (highest index + 1) and their total size; -1 if none. */
+int cp_scan_trace_dir(const char *dir, int *nout, uint64_t *bytes, FILE *diag)
 {
-    *out = NULL;
     *nout = 0;
+    if (bytes) *bytes = 0;
     DIR *d = opendir(dir);
     if (!d) {
         fprintf(diag, "coreprof: %s: cannot open directory: %s\n", dir, strerror(errno));
@@ -45,12 +46,16 @@ int cp_read_trace_dir(const char *dir, cpt_trace **out, int *nout, FILE *diag)
     long maxidx = -1;
     size_t files = 0, ignored = 0;
     struct dirent *e;
+    char path[4096];
     while ((e = readdir(d))) {
         long r = rank_of_name(e->d_name);
         if (r < 0) continue;
         if (r >= CP_MAX_RANK_INDEX) { ignored++; continue; }
         files++;
         if (r > maxidx) maxidx = r;
+        struct stat st;
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        if (bytes && stat(path, &st) == 0 && S_ISREG(st.st_mode)) *bytes += (uint64_t)st.st_size;
     }
     closedir(d);
     if (ignored)
@@ -59,7 +64,17 @@ int cp_read_trace_dir(const char *dir, cpt_trace **out, int *nout, FILE *diag)
         fprintf(diag, "coreprof: %s: no rank files (<rank>.cpt)\n", dir);
         return -1;
     }
-    int n = (int)maxidx + 1;
+    *nout = (int)maxidx + 1;
+    return 0;
+}
+
+int cp_read_trace_dir(const char *dir, cpt_trace **out, int *nout, FILE *diag)
+{
+    *out = NULL;
+    *nout = 0;
+    int n;
+    if (cp_scan_trace_dir(dir, &n, NULL, diag) != 0) return -1;
+    size_t files = (size_t)n;
     cpt_trace *t = calloc((size_t)n, sizeof *t);
     if (!t) { fprintf(diag, "coreprof: out of memory\n"); return -1; }
     char path[4096];

@@ -12,18 +12,6 @@
 
 #define CP_MAX_RANK_NOTES 32   /* per-rank problem lines on stderr; all of them go to the summary */
 
-static uint32_t intern_name(cp_trace *tr, const char *s)
-{
-    for (size_t i = 0; i < tr->nnames; i++)
-        if (strcmp(tr->names[i], s) == 0) return (uint32_t)i;
-    char **a = realloc(tr->names, (tr->nnames + 1) * sizeof *a);
-    if (!a) abort();
-    tr->names = a;
-    tr->names[tr->nnames] = strdup(s);
-    if (!tr->names[tr->nnames]) abort();
-    return (uint32_t)tr->nnames++;
-}
-
 const char *cp_name(const cp_trace *tr, const cp_event *e)
 {
     return e->name < tr->nnames ? tr->names[e->name] : "?";
@@ -147,7 +135,7 @@ static void convert_rank(cp_trace *tr, cp_rank *r)
     int64_t off = t->have_clock ? t->clock_offset_ns : 0;
     r->ev = calloc(t->n_events ? t->n_events : 1, sizeof *r->ev);
     if (!r->ev) abort();
-    uint32_t flush_name = intern_name(tr, "coreprof flush");
+    uint32_t flush_name = cp_intern_name(tr, "coreprof flush");
     /* call-name lookups are per file; cache the interned index per call id */
     size_t ncache = 1;                    /* call ids are 16-bit: size the cache to the largest */
     for (size_t i = 0; i < t->n_events; i++)
@@ -171,12 +159,18 @@ static void convert_rank(cp_trace *tr, cp_rank *r)
         e->request = s->request;
         e->flags = s->flags;
         e->site = -1;
+        e->ncalls = 1;
+        if (s->flags & CPT_F_FOLDED) {         /* polls that found nothing: duration is their sum */
+            e->ncalls = cpt_fold_count(s);
+            e->bytes = 0;
+            e->request = 0;
+        }
         if (s->call == CPT_CALL_FLUSH) {
             e->name = flush_name;
             e->is_slice = 0;
             continue;
         }
-        if (cache[s->call] == UINT32_MAX) cache[s->call] = intern_name(tr, cpt_call_name(t, s->call));
+        if (cache[s->call] == UINT32_MAX) cache[s->call] = cp_intern_name(tr, cpt_call_name(t, s->call));
         e->name = cache[s->call];
         const char *nm = tr->names[e->name];
         e->is_slice = !(s->flags & (CPT_F_COMPLETION | CPT_F_SECONDARY));
@@ -203,7 +197,7 @@ static int same_comm(const cp_comm_info *a, const cpt_comm *c, uint64_t h, uint3
 }
 
 /* Give every (rank, local comm id) its job-wide index; see cp_comm_info. */
-static void assign_global_comms(cp_trace *tr)
+void cp_assign_global_comms(cp_trace *tr)
 {
     tr->comms = calloc(1, sizeof *tr->comms);
     if (!tr->comms) abort();
@@ -250,8 +244,14 @@ static void assign_global_comms(cp_trace *tr)
             for (size_t k = 0; k < nc; k++)
                 if (t->comms[k].id == e->comm) { e->gcomm = glob[k]; break; }
         }
+        free(rk->comm_ids);
+        free(rk->comm_g);
+        rk->comm_ids = malloc((nc + 1) * sizeof *rk->comm_ids);
+        if (!rk->comm_ids) abort();
+        for (size_t k = 0; k < nc; k++) rk->comm_ids[k] = t->comms[k].id;
+        rk->comm_g = glob;              /* glob[k] belongs to t->comms[k] */
+        rk->ncomm_map = nc;
         free(ids);
-        free(glob);
     }
 }
 
@@ -286,6 +286,30 @@ int cp_trace_load(const char *dir, cp_trace *tr, FILE *diag)
     return cp_trace_build(tr, dir, raw, n, diag);
 }
 
+int cp_rank_take(cp_rank *r, int i, const cpt_trace *raw, int *noted, FILE *diag)
+{
+    r->rank = i;
+    r->raw = *raw;
+    r->usable = raw->header.world_size > 0 && (raw->n_events > 0 || raw->n_event_blocks > 0 ||
+                                               raw->have_meta || raw->complete);
+    r->complete = raw->complete;
+    snprintf(r->message, sizeof r->message, "%s", raw->error);
+    snprintf(r->impl, sizeof r->impl, "%s", raw->header.impl_name);
+    snprintf(r->host, sizeof r->host, "%s", raw->hostname);
+    r->cpu = raw->cpu;
+    r->have_clock = raw->have_clock;
+    r->clock_offset_ns = raw->clock_offset_ns;
+    r->dropped = raw->have_counters ? raw->counters.dropped : 0;
+    if (!r->complete && ++*noted == CP_MAX_RANK_NOTES + 1)
+        fprintf(diag, "coreprof: ... more damaged or missing ranks: see summary.txt\n");
+    else if (!r->usable && *noted <= CP_MAX_RANK_NOTES)
+        fprintf(diag, "coreprof: rank %d: no usable trace: %s\n", i, r->message);
+    else if (!r->complete && *noted <= CP_MAX_RANK_NOTES)
+        fprintf(diag, "coreprof: rank %d: trace incomplete: %s\n", i,
+                r->message[0] ? r->message : "no end marker");
+    return r->usable;
+}
+
 int cp_trace_build(cp_trace *tr, const char *dir, cpt_trace *raw, int n, FILE *diag)
 {
     memset(tr, 0, sizeof *tr);
@@ -296,26 +320,11 @@ int cp_trace_build(cp_trace *tr, const char *dir, cpt_trace *raw, int n, FILE *d
     int usable = 0, noted = 0;
     for (int i = 0; i < n; i++) {
         cp_rank *r = &tr->ranks[i];
-        r->rank = i;
-        r->raw = raw[i];                  /* take ownership of the reader's arrays */
-        r->usable = raw[i].header.world_size > 0 && (raw[i].n_events > 0 || raw[i].have_meta ||
-                                                     raw[i].complete);
-        r->complete = raw[i].complete;
-        snprintf(r->message, sizeof r->message, "%s", raw[i].error);
-        snprintf(r->impl, sizeof r->impl, "%s", raw[i].header.impl_name);
-        snprintf(r->host, sizeof r->host, "%s", raw[i].hostname);
-        r->cpu = raw[i].cpu;
-        r->have_clock = raw[i].have_clock;
-        r->clock_offset_ns = raw[i].clock_offset_ns;
-        r->dropped = raw[i].have_counters ? raw[i].counters.dropped : 0;
-        if (!r->complete && ++noted == CP_MAX_RANK_NOTES + 1)
-            fprintf(diag, "coreprof: ... more damaged or missing ranks: see summary.txt\n");
-        else if (!r->usable && noted <= CP_MAX_RANK_NOTES)
-            fprintf(diag, "coreprof: rank %d: no usable trace: %s\n", i, r->message);
-        else if (!r->complete && noted <= CP_MAX_RANK_NOTES)
-            fprintf(diag, "coreprof: rank %d: trace incomplete: %s\n", i,
-                    r->message[0] ? r->message : "no end marker");
-        if (r->usable) usable++;
+        usable += cp_rank_take(r, i, &raw[i], &noted, diag);   /* takes ownership of the reader's arrays */
+        cp_acc_begin(tr, r);
+        cp_acc_events(tr, r, r->raw.events, r->raw.n_events);
+        cp_acc_summary(tr, r, r->raw.summary, r->raw.n_summary);
+        cp_acc_end(tr, r);
         convert_rank(tr, r);
         /* the model has its own copy of the events: halve the memory of big traces */
         free(r->raw.events);
@@ -349,15 +358,21 @@ int cp_trace_build(cp_trace *tr, const char *dir, cpt_trace *raw, int n, FILE *d
         link_completions(r);
         compute_wall(tr, r);
     }
-    assign_global_comms(tr);
+    cp_assign_global_comms(tr);
+    cp_acc_finish(tr);
     return 0;
 }
 
 void cp_trace_free(cp_trace *tr)
 {
     for (int i = 0; i < tr->nranks; i++) {
-        free(tr->ranks[i].ev);
-        cpt_trace_free(&tr->ranks[i].raw);
+        cp_rank *r = &tr->ranks[i];
+        free(r->ev);
+        free(r->agg);
+        free(r->comm_ids);
+        free(r->comm_g);
+        cp_acc_free(r);                 /* left by an error path */
+        cpt_trace_free(&r->raw);
     }
     free(tr->ranks);
     for (size_t i = 0; i < tr->nnames; i++) free(tr->names[i]);
