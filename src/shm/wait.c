@@ -19,15 +19,36 @@ static unsigned spin_limit = 20000;
 static unsigned yield_limit = 16;
 static int crowded;                          /* more ranks than cores */
 
+/* Polling (wait.h).  With a core per rank an empty poll loop keeps its core
+ * as long as any other MPI's would: it yields only after a million empty
+ * polls (40 ms and more of finding nothing), naps only after a thousand
+ * yields more -- then the nap's wake-up latency is lost in the wait.  With
+ * more ranks than cores, a few empty polls in a row already mean that the
+ * rank we wait for is not running: yield soon, nap soon after.  Not at the
+ * very first empty poll: right after a message the next one is often on
+ * its way from a rank that runs, and a yield may hand the core to another
+ * process for a whole time slice (measured in docs/polling.md). */
+static unsigned poll_spin_limit = 1000000;
+static unsigned poll_yield_limit = 1000;
+#define POLL_NAP_FIRST_US 50u
+#define POLL_NAP_MAX_US 1000u
+
+static unsigned env_unsigned(const char *name, unsigned dflt)
+{
+    const char *v = getenv(name);
+    return v && *v ? (unsigned)strtoul(v, NULL, 0) : dflt;
+}
+
 void cm_wait_configure(int oversubscribed)
 {
-    const char *spin = getenv("COREMPI_SPIN");
-    if (spin && *spin)
-        spin_limit = (unsigned)strtoul(spin, NULL, 0);
+    spin_limit = env_unsigned("COREMPI_SPIN", spin_limit);
     if (oversubscribed) {
         spin_limit = 0;
         yield_limit = 2;
+        poll_spin_limit = 16;
+        poll_yield_limit = 16;
     }
+    poll_spin_limit = env_unsigned("COREMPI_POLL_SPIN", poll_spin_limit);
     crowded = oversubscribed;
 }
 
@@ -50,6 +71,50 @@ int cm_wait_backoff(struct cm_waiter *w)
         return 1;
     }
     return 0;
+}
+
+/* ---- polling (wait.h) ----------------------------------------------------- */
+
+struct cm_poller cm_poller;
+
+uint64_t cm_poll_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* Longer than the program's own code between two polls of a poll loop
+ * (an Iprobe + Recv + Testall round is well under a microsecond), shorter
+ * than useful work: ~10 us in TSC ticks, exactly 10 us in nanoseconds. */
+#if defined(__x86_64__) || defined(__i386__)
+#define POLL_GAP_TICKS 20000u
+#else
+#define POLL_GAP_TICKS 10000u
+#endif
+
+int cm_poll_backoff(unsigned *nap_us)
+{
+    struct cm_poller *p = &cm_poller;
+    uint64_t now = cm_poll_ticks();
+    if (now - p->last > POLL_GAP_TICKS)
+        cm_poll_reset();         /* the program worked since its last poll */
+    p->last = now;
+    unsigned n = ++p->empty;
+    if (n <= poll_spin_limit)
+        return 0;
+    if (n - poll_spin_limit <= poll_yield_limit) {
+        sched_yield();
+        return 1;
+    }
+    unsigned us = POLL_NAP_FIRST_US << (p->naps < 5 ? p->naps : 5);
+    *nap_us = us < POLL_NAP_MAX_US ? us : POLL_NAP_MAX_US;
+    p->naps++;
+    return 2;
 }
 
 /* ---- fence-free wakers (wait.h) ------------------------------------------ */
@@ -113,17 +178,22 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct tim
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
-void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, int timeout_ms)
+void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, unsigned timeout_us)
 {
     uint32_t bell = atomic_load_explicit(&self->doorbell, memory_order_acquire);
     atomic_store_explicit(&self->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     cm_wait_sleeper_barrier();
     if (!recheck(arg)) {
-        struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+        struct timespec ts = { timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000L };
         futex(&self->doorbell, FUTEX_WAIT, bell, &ts);
     }
     atomic_store_explicit(&self->sleeping, 0, memory_order_relaxed);
+}
+
+void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, int timeout_ms)
+{
+    cm_wait_sleep_us(self, recheck, arg, (unsigned)timeout_ms * 1000u);
 }
 
 void cm_wake(struct cm_rank_ctl *peer)
