@@ -8,7 +8,6 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/error.h"
-#include "shm/wait.h"
 
 #pragma weak MPI_Wait = PMPI_Wait
 #pragma weak MPI_Test = PMPI_Test

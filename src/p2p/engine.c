@@ -324,13 +324,8 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
         me->blocked_call = 0;
 }
 
-int cm_poll(int (*found)(void *), void *arg, int hint)
+int cm_poll_empty(int (*found)(void *), void *arg)
 {
-    cm_progress(hint);
-    if (found(arg)) {
-        cm_poll_reset();
-        return 1;
-    }
     unsigned nap_us;
     switch (cm_poll_backoff(&nap_us)) {
     case 0:

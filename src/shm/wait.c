@@ -100,13 +100,30 @@ uint64_t cm_poll_ticks(void)
 int cm_poll_backoff(unsigned *nap_us)
 {
     struct cm_poller *p = &cm_poller;
-    uint64_t now = cm_poll_ticks();
-    if (now - p->last > POLL_GAP_TICKS)
-        cm_poll_reset();         /* the program worked since its last poll */
-    p->last = now;
     unsigned n = ++p->empty;
+    /* The clock is read once when a run of empty polls starts and once at
+     * the end of the spin, not on every empty poll: with a core per rank
+     * that spin is the whole wait, and a clock read in it would delay the
+     * poll that sees the message. */
+    if (n == 1)
+        p->last = cm_poll_ticks();
     if (n <= poll_spin_limit)
         return 0;
+    uint64_t now = cm_poll_ticks();
+    /* The end of the spin compares with the run's start (a gap per poll on
+     * average), a later poll with the end of its predecessor's yield or nap. */
+    uint64_t allowed = (uint64_t)POLL_GAP_TICKS;
+    if (n == poll_spin_limit + 1 && poll_spin_limit)
+        allowed *= poll_spin_limit;
+    if (now - p->last > allowed) {
+        /* The program worked between its polls: a new run starts here. */
+        cm_poll_reset();
+        p->empty = n = 1;
+        p->last = now;
+        if (poll_spin_limit)
+            return 0;
+    }
+    p->last = now;
     if (n - poll_spin_limit <= poll_yield_limit) {
         sched_yield();
         return 1;

@@ -73,10 +73,11 @@ void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *ar
  * to it (the same handshake as a blocking wait's sleep, so a wake-up is
  * never lost; a missed one would cost at most the timeout).
  *
- * "Consecutive" means a tight loop: an empty poll that comes more than
- * about 10 us after the previous one ended (the program did some work in
- * between: compute, then MPI_Test to drive progress) starts the count
- * again, so such a program never yields or naps.  Any successful poll and
+ * "Consecutive" means a tight loop: when the spin took more than about
+ * 10 us per poll on average, or a later empty poll comes more than 10 us
+ * after the previous one ended, the program did some work in between
+ * (compute, then MPI_Test to drive progress): the count starts again, so
+ * such a program never yields or naps.  Any successful poll and
  * any message this rank handles (in whatever call) reset the count too, so
  * a poll that succeeds costs what it did before.
  *
@@ -86,7 +87,8 @@ void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *ar
 struct cm_poller {
     unsigned empty;     /* consecutive empty polls in a tight loop */
     unsigned naps;      /* naps since the count was last reset: the nap grows */
-    uint64_t last;      /* cm_poll_ticks() at the end of the last empty poll */
+    uint64_t last;      /* cm_poll_ticks(): the run's start while it spins, then
+                           the end of the last yield or nap */
 };
 extern struct cm_poller cm_poller;
 
