@@ -15,6 +15,9 @@
  * falls back to it: all ranks together under half a core.  A resource
  * check, not a speed check.
  *
+ * Last, 30 us of work between two polls: that rank is busy and must not
+ * be put to sleep (at most 10% of the time asleep; it sleeps ~0%).
+ *
  * Then the pollers, deep in their naps, must still see what arrives: each
  * rank sends to its left neighbour, which receives it by polling (MPI_Test
  * on the receive posted at the start) -- a lost wake-up would leave it
@@ -35,10 +38,14 @@
 #define TAG_LAST 77
 #define MIN_ASLEEP 0.3   /* of the wall time, on average over the ranks */
 #define MAX_CORES 0.5    /* CPU time of all ranks over the wall time */
+#define MAX_ASLEEP_WORKING 0.1   /* the same, for WORK_IPROBE */
 
-enum poll_kind { IPROBE, IMPROBE, TEST, TESTANY, TESTALL, TESTSOME, GET_STATUS, NKINDS };
+/* WORK_IPROBE: 30 us of work between two Iprobes -- a program that drives
+ * progress while it computes; it must not be put to sleep. */
+enum poll_kind { IPROBE, IMPROBE, TEST, TESTANY, TESTALL, TESTSOME, GET_STATUS, WORK_IPROBE, NKINDS };
 static const char *kind_name[NKINDS] = { "MPI_Iprobe", "MPI_Improbe", "MPI_Test", "MPI_Testany",
-                                         "MPI_Testall", "MPI_Testsome", "MPI_Request_get_status" };
+                                         "MPI_Testall", "MPI_Testsome", "MPI_Request_get_status",
+                                         "work + MPI_Iprobe" };
 
 /* Seconds on a CPU and waiting for one (/proc/self/schedstat); -1 if unknown. */
 static double runnable_seconds(void)
@@ -65,6 +72,10 @@ static int poll_once(enum poll_kind k, MPI_Request *pending)
     int flag = 0, index, outcount, indices[1];
     MPI_Message msg;
     switch (k) {
+    case WORK_IPROBE:
+        for (double t0 = MPI_Wtime(); MPI_Wtime() - t0 < 30e-6;)
+            ;
+        /* fall through */
     case IPROBE:
         CHECK_MPI(MPI_Iprobe(MPI_ANY_SOURCE, TAG_NEVER, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE));
         break;
@@ -131,11 +142,12 @@ int main(int argc, char **argv)
         CHECK_MPI(MPI_Reduce(mine, sum, 3, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD));
         if (rank == 0) {
             double cores = sum[0] / (sum[2] / size), asleep = sum[1] / sum[2];
-            int ok = have_schedstat ? asleep >= MIN_ASLEEP : cores < MAX_CORES;
+            int ok = k == WORK_IPROBE ? !have_schedstat || asleep <= MAX_ASLEEP_WORKING
+                     : have_schedstat ? asleep >= MIN_ASLEEP : cores < MAX_CORES;
             printf("%-24s %d ranks on %d CPUs, %.2f s: the ranks used %.0f%% of one core, slept %.0f%% of the "
                    "time (rank 0 polled %ld times) %s\n",
                    kind_name[k], size, ncpus, sum[2] / size, 100 * cores,
-                   have_schedstat ? (asleep > 0 ? 100 * asleep : 0.0) : -1.0, polls, ok ? "ok" : "KEPT THE CORES");
+                   have_schedstat ? (asleep > 0 ? 100 * asleep : 0.0) : -1.0, polls, ok ? "ok" : k == WORK_IPROBE ? "SLEPT WHILE WORKING" : "KEPT THE CORES");
             failed |= !ok;
         }
     }
@@ -153,7 +165,7 @@ int main(int argc, char **argv)
     CHECK(token == right, "received %d, expected %d", token, right);
 
     CHECK_MPI(MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD));
-    CHECK(!failed, "empty polls kept the cores busy (see the lines above)");
+    CHECK(!failed, "empty polls kept the cores busy, or a working rank slept (see the lines above)");
     MPI_Finalize();
     return 0;
 }
