@@ -76,6 +76,8 @@ static inline int cm_poll(int (*found)(void *), void *arg, int hint)
         cm_poll_reset();
         return 1;
     }
+    if (++cm_poller.empty < cm_poll_quiet)
+        return 0;
     return cm_poll_empty(found, arg);
 }
 

@@ -49,6 +49,7 @@ void cm_wait_configure(int oversubscribed)
         poll_yield_limit = 16;
     }
     poll_spin_limit = env_unsigned("COREMPI_POLL_SPIN", poll_spin_limit);
+    cm_poll_quiet = poll_spin_limit > 64 ? 64 : 1;
     crowded = oversubscribed;
 }
 
@@ -97,30 +98,33 @@ uint64_t cm_poll_ticks(void)
 #define POLL_GAP_TICKS 10000u
 #endif
 
+unsigned cm_poll_quiet = 1;
+
 int cm_poll_backoff(unsigned *nap_us)
 {
     struct cm_poller *p = &cm_poller;
-    unsigned n = ++p->empty;
-    /* The clock is read once when a run of empty polls starts and once at
-     * the end of the spin, not on every empty poll: with a core per rank
-     * that spin is the whole wait, and a clock read in it would delay the
-     * poll that sees the message. */
-    if (n == 1)
+    unsigned n = p->empty;          /* >= cm_poll_quiet: counted by cm_poll */
+    /* The clock is read once in a run of empty polls, at its cm_poll_quiet-th,
+     * and once at the end of the spin, not on every empty poll: with a core
+     * per rank that spin is the whole wait, and a clock read in it would
+     * delay the poll that sees the message. */
+    if (n == cm_poll_quiet)
         p->last = cm_poll_ticks();
     if (n <= poll_spin_limit)
         return 0;
     uint64_t now = cm_poll_ticks();
-    /* The end of the spin compares with the run's start (a gap per poll on
-     * average), a later poll with the end of its predecessor's yield or nap. */
+    /* The end of the spin compares with the run's clock start (a gap per
+     * poll on average), a later poll with the end of the previous yield or
+     * nap. */
     uint64_t allowed = (uint64_t)POLL_GAP_TICKS;
-    if (n == poll_spin_limit + 1 && poll_spin_limit)
-        allowed *= poll_spin_limit;
+    if (n == poll_spin_limit + 1 && n - cm_poll_quiet > 1)
+        allowed *= n - cm_poll_quiet;
     if (now - p->last > allowed) {
         /* The program worked between its polls: a new run starts here. */
         cm_poll_reset();
-        p->empty = n = 1;
+        p->empty = n = cm_poll_quiet;
         p->last = now;
-        if (poll_spin_limit)
+        if (n <= poll_spin_limit)
             return 0;
     }
     p->last = now;

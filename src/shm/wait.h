@@ -102,9 +102,14 @@ static inline void cm_poll_reset(void)
  * runs at 1-4 GHz: cm_poll's "about 10 us" is 20,000 ticks there). */
 uint64_t cm_poll_ticks(void);
 
-/* After an empty poll: 0 to return to the program at once, 1 after yielding
- * the core, 2 when the caller should nap (cm_wait_sleep_us) for *nap_us.
- * After 1 or 2 and the caller's second look, cm_poll_rested(). */
+/* The first empty polls of a run only count themselves (cm_poll, inline):
+ * 64 with a core per rank, where the spin is long; 1 otherwise. */
+extern unsigned cm_poll_quiet;
+
+/* After an empty poll that brought cm_poller.empty to cm_poll_quiet or
+ * more: 0 to return to the program at once, 1 after yielding the core, 2
+ * when the caller should nap (cm_wait_sleep_us) for *nap_us.  After 1 or 2
+ * and the caller's second look, cm_poll_rested(). */
 int cm_poll_backoff(unsigned *nap_us);
 static inline void cm_poll_rested(void) { cm_poller.last = cm_poll_ticks(); }
 
