@@ -126,7 +126,9 @@ static int init_common(int required, int *provided)
     cm_g.self_ctl = cm_seg_ctl(cm_g.seg, (uint32_t)cm_g.rank);
     cm_g.oversubscribed = (cm_g.hdr->flags & CM_SEG_OVERSUBSCRIBED) != 0;
     size_t spin = cm_env_size("COREMPI_SPIN", CM_WAIT_SPIN_DEFAULT);
-    cm_wait_configure(cm_g.oversubscribed, spin > UINT_MAX ? UINT_MAX : (unsigned)spin);
+    size_t poll_spin = cm_env_size("COREMPI_POLL_SPIN", CM_WAIT_POLL_SPIN_DEFAULT);
+    cm_wait_configure(cm_g.oversubscribed, spin > UINT_MAX ? UINT_MAX : (unsigned)spin,
+                      poll_spin > UINT_MAX ? UINT_MAX : (unsigned)poll_spin);
     /* With a core per rank sleeping is rare: let sleepers carry the fence
      * (with more ranks than cores, only on the collectives' FIFO words). */
     if (fd >= 0)

@@ -122,11 +122,10 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    cm_progress(src);
-    struct cm_unexp *u = cm_unexp_find(ctx, src, tag, 0);
-    *flag = u != NULL;
-    if (u)
-        found_status(status, comm, u);
+    struct probe_want p = { ctx, src, tag, 0, NULL };
+    *flag = cm_poll(probe_found, &p, src);
+    if (*flag)
+        found_status(status, comm, p.found);
     return MPI_SUCCESS;
 }
 
@@ -161,12 +160,11 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    cm_progress(src);
-    struct cm_unexp *u = cm_unexp_find(ctx, src, tag, 1);
-    *flag = u != NULL;
-    if (u) {
-        found_status(status, comm, u);
-        *message = msg_handle(u, comm);
+    struct probe_want p = { ctx, src, tag, 1, NULL };
+    *flag = cm_poll(probe_found, &p, src);
+    if (*flag) {
+        found_status(status, comm, p.found);
+        *message = msg_handle(p.found, comm);
     }
     return MPI_SUCCESS;
 }

@@ -77,6 +77,22 @@ int PMPI_Wait(MPI_Request *request, MPI_Status *status)
     return finish(r, request, status, "MPI_Wait");
 }
 
+static int request_complete(void *r)
+{
+    return ((struct cm_request *)r)->complete;
+}
+
+/* Test one request: an already complete one costs no progress call, as
+ * before; otherwise one counted poll (cm_poll). */
+static int poll_request(struct cm_request *r)
+{
+    if (r->complete) {
+        cm_poll_reset();
+        return 1;
+    }
+    return cm_poll(request_complete, r, r->kind == CM_REQ_RECV ? r->peer_world : -1);
+}
+
 int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
     CM_ENTER(Test);
@@ -89,7 +105,7 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    if (!cm_request_test(r)) {
+    if (!poll_request(r)) {
         *flag = 0;
         return MPI_SUCCESS;
     }
@@ -191,8 +207,7 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     if (rc)
         return rc;
     struct req_array a = { count, array_of_requests };
-    cm_progress(-1);
-    *flag = all_done(&a);
+    *flag = cm_poll(all_done, &a, -1);
     if (!*flag)
         return MPI_SUCCESS;
     return finish_all(count, array_of_requests, array_of_statuses, "MPI_Testall");
@@ -240,8 +255,10 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
     int rc = check_array(count, array_of_requests, "MPI_Testany");
     if (rc)
         return rc;
-    cm_progress(-1);
-    *flag = first_complete(count, array_of_requests, index);
+    struct req_array a = { count, array_of_requests };
+    *flag = cm_poll(some_done, &a, -1);
+    if (*flag)
+        first_complete(count, array_of_requests, index);
     if (!*flag) {
         *index = MPI_UNDEFINED;
         return MPI_SUCCESS;
@@ -292,7 +309,8 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
     int rc = check_array(incount, array_of_requests, "MPI_Testsome");
     if (rc)
         return rc;
-    cm_progress(-1);
+    struct req_array a = { incount, array_of_requests };
+    cm_poll(some_done, &a, -1);
     return collect_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, "MPI_Testsome");
 }
 
@@ -328,7 +346,7 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         empty_status(status);
         return MPI_SUCCESS;
     }
-    *flag = cm_request_test(r);
+    *flag = poll_request(r);
     if (*flag)
         cm_request_status(r, status);
     return MPI_SUCCESS;

@@ -184,6 +184,7 @@ static void handle(int src, struct cm_msg_hdr *h)
 
 static void count_progress(void)
 {
+    cm_poll_reset();   /* something moved: a poll loop starts counting anew */
     /* Only this rank writes it: a plain store, no locked instruction. */
     atomic_store_explicit(&cm_g.self_ctl->progress,
                           atomic_load_explicit(&cm_g.self_ctl->progress, memory_order_relaxed) + 1,
@@ -321,6 +322,25 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
     }
     if (announced)
         me->blocked_call = 0;
+}
+
+int cm_poll_empty(int (*found)(void *), void *arg)
+{
+    unsigned nap_us;
+    switch (cm_poll_backoff(&nap_us)) {
+    case 0:
+        return 0;
+    case 2:
+        cm_wait_sleep_us(cm_g.self_ctl, cm_progress_pending, NULL, nap_us);
+        break;
+    }
+    /* The core was away: what it waited for may have come meanwhile. */
+    cm_progress(-1);
+    int hit = found(arg);
+    if (hit)
+        cm_poll_reset();
+    cm_poll_rested();
+    return hit;
 }
 
 static int flag_set(void *flag)

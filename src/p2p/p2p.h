@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include "mpi.h"
 #include "core/request.h"
+#include "shm/wait.h"
 
 struct cm_comm;
 
@@ -62,6 +63,24 @@ int cm_progress_pending(void *unused);
  * reported) on (peer, tag, ctx) to mpirun's deadlock watch. */
 void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_id, int peer, int tag,
                        uint16_t ctx);
+/* One poll of a non-blocking call (Iprobe, Test*, Request_get_status):
+ * progress, then found(arg).  When nothing was found the empty poll is
+ * counted and, in a tight loop of them, the core given away (a yield or a
+ * short nap: wait.h, "Polling"), then found(arg) looked at once more.
+ * Returns what found(arg) returned last. */
+int cm_poll_empty(int (*found)(void *), void *arg);
+static inline int cm_poll(int (*found)(void *), void *arg, int hint)
+{
+    cm_progress(hint);
+    if (found(arg)) {
+        cm_poll_reset();
+        return 1;
+    }
+    if (++cm_poller.empty < cm_poll_quiet)
+        return 0;
+    return cm_poll_empty(found, arg);
+}
+
 /* Wait until *flag becomes non-zero, progressing and eventually sleeping. */
 void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, int tag, uint16_t ctx);
 

@@ -19,13 +19,32 @@ static unsigned spin_limit = CM_WAIT_SPIN_DEFAULT;
 static unsigned yield_limit = 16;
 static int crowded;                          /* more ranks than cores */
 
-void cm_wait_configure(int oversubscribed, unsigned spins)
+/* Polling (wait.h).  With a core per rank an empty poll loop keeps its core
+ * as long as any other MPI's would: it yields only after a million empty
+ * polls (40 ms and more of finding nothing), naps only after a thousand
+ * yields more -- then the nap's wake-up latency is lost in the wait.  With
+ * more ranks than cores, a few empty polls in a row already mean that the
+ * rank we wait for is not running: yield soon, nap soon after.  Not at the
+ * very first empty poll: right after a message the next one is often on
+ * its way from a rank that runs, and a yield may hand the core to another
+ * process for a whole time slice (measured in docs/polling.md). */
+static unsigned poll_spin_limit = 1000000;
+static unsigned poll_yield_limit = 1000;
+#define POLL_NAP_FIRST_US 50u
+#define POLL_NAP_MAX_US 1000u
+
+void cm_wait_configure(int oversubscribed, unsigned spins, unsigned poll_spins)
 {
     spin_limit = spins;
     if (oversubscribed) {
         spin_limit = 0;
         yield_limit = 2;
+        poll_spin_limit = 16;
+        poll_yield_limit = 16;
     }
+    if (poll_spins != CM_WAIT_POLL_SPIN_DEFAULT)   /* COREMPI_POLL_SPIN given */
+        poll_spin_limit = poll_spins;
+    cm_poll_quiet = poll_spin_limit > 64 ? 64 : 1;
     crowded = oversubscribed;
 }
 
@@ -48,6 +67,70 @@ int cm_wait_backoff(struct cm_waiter *w)
         return 1;
     }
     return 0;
+}
+
+/* ---- polling (wait.h) ----------------------------------------------------- */
+
+struct cm_poller cm_poller;
+
+uint64_t cm_poll_ticks(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+    return __builtin_ia32_rdtsc();
+#else
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+#endif
+}
+
+/* Longer than the program's own code between two polls of a poll loop
+ * (an Iprobe + Recv + Testall round is well under a microsecond), shorter
+ * than useful work: ~10 us in TSC ticks, exactly 10 us in nanoseconds. */
+#if defined(__x86_64__) || defined(__i386__)
+#define POLL_GAP_TICKS 20000u
+#else
+#define POLL_GAP_TICKS 10000u
+#endif
+
+unsigned cm_poll_quiet = 1;
+
+int cm_poll_backoff(unsigned *nap_us)
+{
+    struct cm_poller *p = &cm_poller;
+    unsigned n = p->empty;          /* >= cm_poll_quiet: counted by cm_poll */
+    /* The clock is read once in a run of empty polls, at its cm_poll_quiet-th,
+     * and once at the end of the spin, not on every empty poll: with a core
+     * per rank that spin is the whole wait, and a clock read in it would
+     * delay the poll that sees the message. */
+    if (n == cm_poll_quiet)
+        p->last = cm_poll_ticks();
+    if (n <= poll_spin_limit)
+        return 0;
+    uint64_t now = cm_poll_ticks();
+    /* The end of the spin compares with the run's clock start (a gap per
+     * poll on average), a later poll with the end of the previous yield or
+     * nap. */
+    uint64_t allowed = (uint64_t)POLL_GAP_TICKS;
+    if (n == poll_spin_limit + 1 && n - cm_poll_quiet > 1)
+        allowed *= n - cm_poll_quiet;
+    if (now - p->last > allowed) {
+        /* The program worked between its polls: a new run starts here. */
+        cm_poll_reset();
+        p->empty = n = cm_poll_quiet;
+        p->last = now;
+        if (n <= poll_spin_limit)
+            return 0;
+    }
+    p->last = now;
+    if (n - poll_spin_limit <= poll_yield_limit) {
+        sched_yield();
+        return 1;
+    }
+    unsigned us = POLL_NAP_FIRST_US << (p->naps < 5 ? p->naps : 5);
+    *nap_us = us < POLL_NAP_MAX_US ? us : POLL_NAP_MAX_US;
+    p->naps++;
+    return 2;
 }
 
 /* ---- fence-free wakers (wait.h) ------------------------------------------ */
@@ -110,17 +193,22 @@ static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct tim
     return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
 }
 
-void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, int timeout_ms)
+void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, unsigned timeout_us)
 {
     uint32_t bell = atomic_load_explicit(&self->doorbell, memory_order_acquire);
     atomic_store_explicit(&self->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     cm_wait_sleeper_barrier();
     if (!recheck(arg)) {
-        struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+        struct timespec ts = { timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000L };
         futex(&self->doorbell, FUTEX_WAIT, bell, &ts);
     }
     atomic_store_explicit(&self->sleeping, 0, memory_order_relaxed);
+}
+
+void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, int timeout_ms)
+{
+    cm_wait_sleep_us(self, recheck, arg, (unsigned)timeout_ms * 1000u);
 }
 
 void cm_wake(struct cm_rank_ctl *peer)

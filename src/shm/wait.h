@@ -33,6 +33,7 @@
 #define CM_SHM_WAIT_H
 
 #include <stdatomic.h>
+#include <stdint.h>
 #include "segment.h"
 
 struct cm_waiter {
@@ -46,7 +47,9 @@ struct cm_waiter {
 
 /* Set once at init (the caller reads COREMPI_SPIN): the spin limit is 0 when
  * ranks outnumber cores. */
-void cm_wait_configure(int oversubscribed, unsigned spin_limit);
+/* COREMPI_POLL_SPIN's "not given": the defaults of wait.c apply. */
+#define CM_WAIT_POLL_SPIN_DEFAULT 0xffffffffu
+void cm_wait_configure(int oversubscribed, unsigned spin_limit, unsigned poll_spins);
 
 /* Polls a waiter may make before it should yield (0 when oversubscribed). */
 unsigned cm_wait_spin_limit(void);
@@ -60,9 +63,62 @@ int cm_wait_backoff(struct cm_waiter *w);
 /*
  * Phase 3: sleep on ctl's doorbell.  `recheck` is called after announcing the
  * sleep; if it returns non-zero the sleep is skipped.  Returns after a wake-up,
- * a timeout (timeout_ms) or a signal.
+ * a timeout (timeout_ms, or timeout_us for the _us form) or a signal.
  */
 void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, int timeout_ms);
+void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, unsigned timeout_us);
+
+/*
+ * Polling (MPI_Iprobe, MPI_Test and friends in a loop): the program, not the
+ * library, decides how long to wait, so a poll never sleeps indefinitely --
+ * it returns "nothing" to the program, which may be waiting for a timer or
+ * for something outside MPI.  But with more ranks than cores a rank that
+ * keeps finding nothing holds a core the rank it waits for needs.  So an
+ * empty poll counts itself: after COREMPI_POLL_SPIN consecutive empty
+ * polls it yields, after a few yields it naps on the doorbell with a short
+ * timeout (50 us, doubling to 1 ms), woken at once by any rank that writes
+ * to it (the same handshake as a blocking wait's sleep, so a wake-up is
+ * never lost; a missed one would cost at most the timeout).
+ *
+ * "Consecutive" means a tight loop: when the spin took more than about
+ * 10 us per poll on average, or a later empty poll comes more than 10 us
+ * after the previous one ended, the program did some work in between
+ * (compute, then MPI_Test to drive progress): the count starts again, so
+ * such a program never yields or naps.  Any successful poll and
+ * any message this rank handles (in whatever call) reset the count too, so
+ * a poll that succeeds costs what it did before.
+ *
+ * Only the calling thread touches this state (MPI_THREAD_SERIALIZED at
+ * most).
+ */
+struct cm_poller {
+    unsigned empty;     /* consecutive empty polls in a tight loop */
+    unsigned naps;      /* naps since the count was last reset: the nap grows */
+    uint64_t last;      /* cm_poll_ticks(): the run's start while it spins, then
+                           the end of the last yield or nap */
+};
+extern struct cm_poller cm_poller;
+
+static inline void cm_poll_reset(void)
+{
+    cm_poller.empty = 0;
+    cm_poller.naps = 0;
+}
+
+/* A cheap monotonic clock in unspecified ticks (the x86 time-stamp counter
+ * runs at 1-4 GHz: cm_poll's "about 10 us" is 20,000 ticks there). */
+uint64_t cm_poll_ticks(void);
+
+/* The first empty polls of a run only count themselves (cm_poll, inline):
+ * 64 with a core per rank, where the spin is long; 1 otherwise. */
+extern unsigned cm_poll_quiet;
+
+/* After an empty poll that brought cm_poller.empty to cm_poll_quiet or
+ * more: 0 to return to the program at once, 1 after yielding the core, 2
+ * when the caller should nap (cm_wait_sleep_us) for *nap_us.  After 1 or 2
+ * and the caller's second look, cm_poll_rested(). */
+int cm_poll_backoff(unsigned *nap_us);
+static inline void cm_poll_rested(void) { cm_poller.last = cm_poll_ticks(); }
 
 /* Ring peer's doorbell unconditionally. */
 void cm_wake(struct cm_rank_ctl *peer);
