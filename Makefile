@@ -2,14 +2,16 @@
 # fresh Debian 12 machine (packages through scripts/deps.sh), so that
 #   make demo    builds everything and runs the demo under the profiler
 #   make check   builds and runs every test
+#   make check-asan  the same under AddressSanitizer + UBSan, in build-asan
 #   make bench   compares corempi with Open MPI and MPICH
 #   make stress SECONDS=N   runs the collective fuzz test for N seconds
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
+BUILD_ASAN ?= build-asan
 
-.PHONY: all build deps demo check bench install tune clean stress
+.PHONY: all build deps demo check check-asan bench install tune clean stress
 
 all: build
 
@@ -31,6 +33,15 @@ check: build
 	@sh scripts/deps.sh browser || echo "make check: Chromium could not be installed; the HTML report test will be skipped"
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 2
 
+# Library, launcher, tools and tests built with -fsanitize=address,undefined;
+# the tests left out (peer MPIs, more than 5 ranks, ...) and the sanitizer
+# options are in tests/sanitize.cmake.
+check-asan:
+	@sh scripts/deps.sh build prof
+	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCOREMPI_SANITIZE=ON
+	cmake --build $(BUILD_ASAN) -j $(JOBS)
+	cd $(BUILD_ASAN) && ctest --output-on-failure --timeout 300 -j 2
+
 bench: build
 	@sh scripts/deps.sh peers
 	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/run.sh
@@ -48,4 +59,4 @@ install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)
 
 clean:
-	rm -rf $(BUILD)
+	rm -rf $(BUILD) $(BUILD_ASAN)

@@ -212,3 +212,12 @@ int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o)
     o->argv = argv + i;
     return -1;
 }
+
+void cm_launch_opts_free(struct cm_launch_opts *o)
+{
+    for (int i = 0; i < o->nenv; i++)
+        free(o->env_assign[i]);
+    free(o->env_assign);
+    o->env_assign = NULL;
+    o->nenv = 0;
+}

@@ -32,6 +32,8 @@ struct cm_launch_opts {
 
 /* Parse argv.  Returns -1 to go on, or an exit status (0 after --help). */
 int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o);
+/* Free what parsing allocated (after the ranks are spawned or on an error). */
+void cm_launch_opts_free(struct cm_launch_opts *o);
 
 /* Resolve the program like execvp would, before anything is forked.  Returns
  * 0 with the path in buf, or the exit status after printing one line. */
@@ -53,6 +55,8 @@ struct cm_job {
 
 /* Decide which core each rank gets; loads the topology only when needed. */
 int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o);
+/* Free what placement allocated: the per-rank arrays and the machine. */
+void cm_launch_unplace(struct cm_job *job);
 
 /* Create, size, map and format the segment (memfd: no name in /dev/shm). */
 int cm_launch_segment_create(struct cm_job *job);

@@ -23,29 +23,30 @@ static double now_ms(void)
     return ts.tv_sec * 1e3 + ts.tv_nsec / 1e6;
 }
 
-int main(int argc, char **argv)
+/* Everything after parsing the options; frees what it allocated. */
+static int run(struct cm_launch_opts *opts, double t0)
 {
-    double t0 = now_ms();
-    struct cm_launch_opts opts;
-    int rc = cm_launch_parse(argc, argv, &opts);
-    if (rc >= 0)
-        return rc;
-
+    int rc;
     char path[PATH_MAX];
-    if ((rc = cm_launch_find_program(opts.argv[0], path, sizeof path)) != 0)
+    if ((rc = cm_launch_find_program(opts->argv[0], path, sizeof path)) != 0)
         return rc;
 
     struct cm_job job;
     memset(&job, 0, sizeof job);
     job.seg_fd = -1;
-    if ((rc = cm_launch_place(&job, &opts)) != 0)
+    if ((rc = cm_launch_place(&job, opts)) != 0) {
+        cm_launch_unplace(&job);
         return rc;
+    }
     double t_placed = now_ms();
-    if ((rc = cm_launch_segment_create(&job)) != 0)
+    if ((rc = cm_launch_segment_create(&job)) != 0) {
+        cm_launch_unplace(&job);
         return rc;
+    }
     double t_segment = now_ms();
-    if ((rc = cm_launch_spawn(&job, &opts, path)) != 0) {
+    if ((rc = cm_launch_spawn(&job, opts, path)) != 0) {
         cm_launch_segment_destroy(&job);
+        cm_launch_unplace(&job);
         return rc;
     }
     double t_spawned = now_ms();
@@ -56,5 +57,17 @@ int main(int argc, char **argv)
                         "job %.2f ms, exit status %d; mpirun's own cpu time %.2f ms\n",
                 job.nranks, t_placed - t0, job.have_machine ? "loaded" : "not loaded", t_segment - t_placed,
                 t_spawned - t_segment, now_ms() - t_spawned, rc, own_cpu_ms());
+    cm_launch_unplace(&job);
+    return rc;
+}
+
+int main(int argc, char **argv)
+{
+    double t0 = now_ms();
+    struct cm_launch_opts opts;
+    int rc = cm_launch_parse(argc, argv, &opts);
+    if (rc < 0)
+        rc = run(&opts, t0);
+    cm_launch_opts_free(&opts);
     return rc;
 }

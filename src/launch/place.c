@@ -75,3 +75,15 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
         job->core_of_rank[r] = place ? cm_map_slot(o->map, r, nslots) : -1;
     return 0;
 }
+
+void cm_launch_unplace(struct cm_job *job)
+{
+    free(job->core_of_rank);
+    free(job->pids);
+    free(job->status);
+    job->core_of_rank = NULL;
+    job->pids = NULL;
+    job->status = NULL;
+    cm_machine_free(&job->machine); /* a zeroed machine (never loaded) is fine */
+    job->have_machine = 0;
+}

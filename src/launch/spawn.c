@@ -24,8 +24,15 @@ struct exec_failure {
 static void set_common_env(const struct cm_job *job, const struct cm_launch_opts *o)
 {
     char num[32];
-    for (int i = 0; i < o->nenv; i++)
-        putenv(o->env_assign[i]);
+    /* setenv copies: the options keep their strings and free them. */
+    for (int i = 0; i < o->nenv; i++) {
+        const char *assign = o->env_assign[i];
+        const char *eq = strchr(assign, '='); /* add_env wrote "name=value" */
+        char *name = strndup(assign, (size_t)(eq - assign));
+        if (!name || setenv(name, eq + 1, 1) != 0)
+            fprintf(stderr, "mpirun: cannot pass %s to the ranks: out of memory\n", assign);
+        free(name);
+    }
     snprintf(num, sizeof num, "%d", job->nranks);
     setenv(CM_ENV_SIZE, num, 1);
     snprintf(num, sizeof num, "%d", job->seg_fd);

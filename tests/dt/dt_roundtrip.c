@@ -238,6 +238,8 @@ static void build_cases(int nprocs)
         add("indexed_of_resized_vector", t, ref_hindexed(2, lbl, ld, &rv), T_INT, 0);
         MPI_Type_free(&v);
         MPI_Type_free(&u);
+        ref_free(&ru);
+        ref_free(&rv);
     }
     {
         MPI_Type_vector(3, 2, 4, padded, &t);
@@ -249,6 +251,7 @@ static void build_cases(int nprocs)
         MPI_Type_contiguous(5, u, &t);
         add("contiguous_of_vector", t, ref_hvector(5, 1, ru.extent, &ru), T_DOUBLE, 0);
         MPI_Type_free(&u);
+        ref_free(&ru);
 
         MPI_Type_vector(3, 1, 2, MPI_INT, &u);
         MPI_Type_create_resized(u, 0, 24, &v);
@@ -257,6 +260,8 @@ static void build_cases(int nprocs)
         add("contiguous_of_resized_vector", t, ref_hvector(4, 1, 24, &rv), T_INT, 0);
         MPI_Type_free(&u);
         MPI_Type_free(&v);
+        ref_free(&ru2);
+        ref_free(&rv);
     }
     {
         MPI_Datatype vec, sub;
@@ -280,12 +285,14 @@ static void build_cases(int nprocs)
 #else
         add("struct_of_vector_and_subarray", t, ref_struct(2, lbl, ld, old), 0, 0);
 #endif
+        ref_free(&rvec);
+        ref_free(&rsub);
     }
     {
         MPI_Type_vector(3, 1, 2, MPI_DOUBLE_INT, &t);
         add("vector_of_double_int", t, ref_hvector(3, 1, 32, &R_DOUBLE_INT), T_DOUBLE_INT, 0);
     }
-    MPI_Type_free(&padded);
+    MPI_Type_free(&padded); /* rpad stays: the struct_padded case owns it */
     (void)nprocs;
 }
 
@@ -406,6 +413,7 @@ static void run_case(int ci, const struct tcase *c, long count, int rank, int np
             free(mine);
         }
         free(cb.mem);
+        ref_free(&cr);
     }
     free(expect_packed);
     free(got);
