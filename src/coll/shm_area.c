@@ -164,6 +164,7 @@ static struct bfifo_ack *bfifo_ack(struct cm_shm *s, int r)
 
 void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(bfifo_claim);
     if (k < CM_SHM_BFIFO_ENTRIES)
         return;
     uint32_t need = k + 1 - CM_SHM_BFIFO_ENTRIES;
@@ -184,6 +185,7 @@ void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k)
 
 void cm_shm_bfifo_done(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(bfifo_ack);
     if ((k + 1) % CM_SHM_BFIFO_ACK_EVERY != 0)
         return;
     struct bfifo_ack *a = bfifo_ack(s, s->rank);
@@ -221,6 +223,7 @@ _Static_assert(CM_SHM_RFIFO_ACK_EVERY < CM_SHM_RFIFO_ENTRIES, "a claim must not 
  * The last value read says how many calls ahead are free already. */
 void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(rfifo_claim);
     uint32_t need = k + 1 - CM_SHM_RFIFO_ENTRIES;
     if ((int32_t)(s->rfifo_clear - need) >= 0)
         return;
@@ -231,11 +234,13 @@ void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k)
 
 void cm_shm_rfifo_done(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(rfifo_ack);
     if ((k + 1) % CM_SHM_RFIFO_ACK_EVERY != 0)
         return;
     for (int r = 0; r < s->n; r++)
         atomic_store_explicit(&cm_shm_rfifo(s, r, 0)->ack, k + 1, memory_order_release);
     cm_wake_fence_fifo();   /* as in cm_shm_wake32: its sleepers wait in cm_shm_wait32 */
+    CM_FAULT(fifo_wake);
     for (int r = 0; r < s->n; r++) {
         struct cm_shm_rfifo_entry *a = cm_shm_rfifo(s, r, 0);
         if (atomic_load_explicit(&a->ack_waiters, memory_order_relaxed))
@@ -514,6 +519,7 @@ static int sync_yields(void)
 static void flag_wake(struct area_hdr *a, _Atomic uint32_t *mine)
 {
     cm_wake_fence();
+    CM_FAULT(sync_wake);
     if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
         futex(mine, FUTEX_WAKE, INT_MAX, NULL);
 }
@@ -547,6 +553,7 @@ static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _
             announce_blocked(*announced = 1);
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
+        CM_FAULT(sync_sleep);
         v = atomic_load_explicit(w, memory_order_seq_cst);
         if ((int32_t)(v - e) < 0) {
             struct timespec ts = { 0, 200 * 1000000L };
@@ -564,6 +571,7 @@ static void flag_sync_end(struct area_hdr *a, _Atomic uint32_t *mine, int woken,
 {
     if (announced)
         announce_blocked(0);
+    CM_FAULT(sync_leave);
     if (!woken)
         flag_wake(a, mine);
 }
@@ -586,6 +594,7 @@ static void flag_sync(struct cm_shm *s, uint32_t e)
 void cm_shm_meet_sync(struct cm_shm *s)
 {
     struct area_hdr *a = hdr(s);
+    CM_FAULT(sync_arrive);
     uint32_t e = ++s->epoch;
     _Atomic uint32_t *mine = &s->meet->arrived[s->rank];
     atomic_store_explicit(mine, e, memory_order_release);
@@ -620,6 +629,7 @@ int cm_shm_flag_syncs(const struct cm_shm *s) { return use_flag_sync(s); }
 void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
 {
     struct area_hdr *a = hdr(s);
+    CM_FAULT(sync_arrive);
     uint32_t e = ++s->epoch;
     if (!last && use_flag_sync(s)) {
         flag_sync(s, e);
@@ -629,11 +639,13 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
      * takes the same kind of sync for the same epoch, so all agree on k. */
     uint32_t k = ++s->counted_syncs;
     uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
+    CM_FAULT(sync_count);
     if (old + 1 == k * (uint32_t)s->n) {
         if (last)
             last(arg);
         atomic_store_explicit(&a->release, e, memory_order_release);
         cm_wake_fence();
+        CM_FAULT(sync_wake);
         if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
             futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
         return;
@@ -647,6 +659,7 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
         if ((int32_t)(v - e) >= 0) {
             if (announced)
                 announce_blocked(0);
+            CM_FAULT(sync_leave);
             return;
         }
         /* Oversubscribed, cm_wait_backoff yields twice before we sleep.
@@ -672,6 +685,7 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
+        CM_FAULT(sync_sleep);
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
         if ((int32_t)(v - e) < 0) {
             struct timespec ts = { 0, 200 * 1000000L };
@@ -696,6 +710,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
         if ((int32_t)(v - target) >= 0) {
             if (announced)
                 announce_blocked(0);
+            CM_FAULT(fifo_waited);
             return;
         }
         if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
@@ -716,6 +731,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
         cm_wait_fifo_sleeper_barrier(); /* the waker may not fence (wait.h) */
+        CM_FAULT(fifo_sleep);
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0) {
             struct timespec ts = { 0, 200 * 1000000L };
@@ -728,6 +744,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
 void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
 {
     cm_wake_fence_fifo();
+    CM_FAULT(fifo_wake);
     if (atomic_load_explicit(waiters, memory_order_relaxed))
         futex(word, FUTEX_WAKE, INT_MAX, NULL);
 }
@@ -738,6 +755,7 @@ void cm_shm_publish(struct cm_shm *s, size_t bytes)
 {
     struct progress_line *l = progress_line(s, s->rank);
     s->progress_mine += bytes;
+    CM_FAULT(progress_publish);
     atomic_store_explicit(&l->bytes, s->progress_mine, memory_order_seq_cst);
     if (atomic_load_explicit(&l->waiters, memory_order_seq_cst))
         futex(&l->bytes, FUTEX_WAKE, INT_MAX, NULL);
@@ -754,6 +772,7 @@ void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
         if (v - base >= upto) {
             if (announced)
                 announce_blocked(0);
+            CM_FAULT(progress_waited);
             return;
         }
         if (cm_wait_backoff(&w))

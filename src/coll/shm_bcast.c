@@ -94,6 +94,7 @@ static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, i
     if (s->rank == root) {
         cm_shm_bfifo_claim(s, k);
         rc = cm_shm_pack(data, buf, count, dt);
+        CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
     } else {

@@ -119,8 +119,10 @@ void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, 
     atomic_store_explicit(&self->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     cm_wait_sleeper_barrier();
+    CM_FAULT(sleep_recheck);
     if (!recheck(arg)) {
         struct timespec ts = { timeout_ms / 1000, (long)(timeout_ms % 1000) * 1000000L };
+        CM_FAULT(sleep_futex);
         futex(&self->doorbell, FUTEX_WAIT, bell, &ts);
     }
     atomic_store_explicit(&self->sleeping, 0, memory_order_relaxed);
