@@ -15,6 +15,7 @@
 #include "coll/shm.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "p2p/p2p.h"
 #include "shm/wait.h"
 #include "shm/copy.h"
 #include "shm/cma.h"
@@ -504,6 +505,25 @@ static int sync_yields(void)
     return v;
 }
 
+/* A rank waiting in a shared-memory collective still owes progress to its
+ * pending nonblocking operations (MPI-4.1 §3.7.4, §6.12): a peer may be
+ * blocked until one of our schedules sends its next round, and the peer may
+ * be the one we wait for (tests/mpi/nbc_progress.c: Ibarrier on one
+ * communicator, Bcast on another, 5 ranks deadlocked before).  So every
+ * wait below runs the progress engine while anything is pending, and then
+ * sleeps only briefly: a message for us rings our doorbell, not this word.
+ * Returns the futex timeout to use. */
+static const struct timespec long_nap = { 0, 200 * 1000000L };   /* a lost wake-up costs this, not a hang */
+
+static const struct timespec *progress_pending(const struct timespec *normal)
+{
+    static const struct timespec brief = { 0, 100 * 1000L };
+    if (cm_progress_quiet())
+        return normal;
+    cm_progress(-1);
+    return &brief;
+}
+
 /* Flag sync: up to this many ranks, each with a core, arrive by storing the
  * epoch in their own flag line and poll the others' lines.  Every rank reads
  * n - 1 lines but no line is written by two ranks: at 2 ranks a sync is one
@@ -539,10 +559,14 @@ static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _
 {
     struct cm_waiter wt;
     cm_waiter_reset(&wt);
+    const struct timespec *nap = &long_nap;
+    unsigned polls = 0;
     for (;;) {
         uint32_t v = atomic_load_explicit(w, memory_order_acquire);
         if ((int32_t)(v - e) >= 0)
             return;
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = progress_pending(&long_nap);
         if (cm_wait_backoff(&wt))
             continue;
         if (!*woken) {
@@ -555,10 +579,8 @@ static void await_arrival(struct area_hdr *a, _Atomic uint32_t *w, uint32_t e, _
         cm_wait_sleeper_barrier();
         CM_FAULT(sync_sleep);
         v = atomic_load_explicit(w, memory_order_seq_cst);
-        if ((int32_t)(v - e) < 0) {
-            struct timespec ts = { 0, 200 * 1000000L };
-            futex(w, FUTEX_WAIT, v, &ts);
-        }
+        if ((int32_t)(v - e) < 0)
+            futex(w, FUTEX_WAIT, v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -654,6 +676,8 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
     cm_waiter_reset(&w);
     int yields = 0, announced = 0, budget = sync_yields();
     uint32_t seen = old + 1;
+    const struct timespec *nap = &long_nap;
+    unsigned polls = 0;
     for (;;) {
         uint32_t v = atomic_load_explicit(&a->release, memory_order_acquire);
         if ((int32_t)(v - e) >= 0) {
@@ -667,6 +691,8 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
          * the scheduler (7.5 instead of 8-9 switches per 8-rank barrier) but
          * measured 2-4x slower when other jobs share the cores: a woken
          * sleeper waits for their time slices, a yielder does not. */
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = progress_pending(&long_nap);
         if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
             continue;
         /* Oversubscribed: keep yielding while other members still arrive
@@ -687,10 +713,8 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
         cm_wait_sleeper_barrier();
         CM_FAULT(sync_sleep);
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
-        if ((int32_t)(v - e) < 0) {
-            struct timespec ts = { 0, 200 * 1000000L };
-            futex(&a->release, FUTEX_WAIT, v, &ts);
-        }
+        if ((int32_t)(v - e) < 0)
+            futex(&a->release, FUTEX_WAIT, v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -705,6 +729,8 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int announced = 0, yields = 0;
+    const struct timespec *nap = &long_nap;
+    unsigned polls = 0;
     for (;;) {
         uint32_t v = atomic_load_explicit(word, memory_order_acquire);
         if ((int32_t)(v - target) >= 0) {
@@ -713,6 +739,8 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
             CM_FAULT(fifo_waited);
             return;
         }
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = progress_pending(&long_nap);
         if ((!cm_g.oversubscribed || backoff_when_oversubscribed()) && cm_wait_backoff(&w))
             continue;
         /* A FIFO reader behind its writer with more ranks than cores: the
@@ -733,10 +761,8 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
         cm_wait_fifo_sleeper_barrier(); /* the waker may not fence (wait.h) */
         CM_FAULT(fifo_sleep);
         v = atomic_load_explicit(word, memory_order_seq_cst);
-        if ((int32_t)(v - target) < 0) {
-            struct timespec ts = { 0, 200 * 1000000L };
-            futex(word, FUTEX_WAIT, v, &ts);
-        }
+        if ((int32_t)(v - target) < 0)
+            futex(word, FUTEX_WAIT, v, nap);
         atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
     }
 }
@@ -767,6 +793,9 @@ void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int announced = 0;
+    static const struct timespec counter_nap = { 0, 50 * 1000000L };
+    const struct timespec *nap = &counter_nap;
+    unsigned polls = 0;
     for (;;) {
         uint64_t v = atomic_load_explicit(&l->bytes, memory_order_acquire);
         if (v - base >= upto) {
@@ -775,16 +804,16 @@ void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
             CM_FAULT(progress_waited);
             return;
         }
+        if ((polls++ & 63) == 0)
+            nap = progress_pending(&counter_nap);
         if (cm_wait_backoff(&w))
             continue;
         if (!announced)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(&l->waiters, 1, memory_order_seq_cst);
         v = atomic_load_explicit(&l->bytes, memory_order_seq_cst);
-        if (v - base < upto) {
-            struct timespec ts = { 0, 50 * 1000000L };
-            futex(&l->bytes, FUTEX_WAIT, (uint32_t)v, &ts);    /* low half, little-endian */
-        }
+        if (v - base < upto)
+            futex(&l->bytes, FUTEX_WAIT, (uint32_t)v, nap);    /* low half, little-endian */
         atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
     }
 }

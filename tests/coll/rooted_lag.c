@@ -46,7 +46,8 @@ static void round_on(MPI_Comm comm, int comm_id, int round, int kind)
     if (n < 2)
         return;
     int r0 = round % n, r1 = (round + 1) % n, count = 1 + (round * 37) % MAXC;
-    static int call = 0;
+    static int calls[8];   /* per communicator: every member counts the same calls */
+    int call = calls[comm_id];
     int sbuf[MAXC], *rbuf = malloc(sizeof(int) * MAXC * (size_t)n), rcounts[64], displs[64];
     call++;
     for (int i = 0; i < count; i++)
@@ -83,6 +84,7 @@ static void round_on(MPI_Comm comm, int comm_id, int round, int kind)
                 for (int i = 0; i < rcounts[r]; i++)
                     expect("MPI_Gatherv", comm_id, call, me, rbuf[displs[r] + i], value(comm_id, call, r, i));
     }
+    calls[comm_id] = call;
     free(rbuf);
 }
 
