@@ -3,12 +3,14 @@
 #   make demo    builds everything and runs the demo under the profiler
 #   make check   builds and runs every test
 #   make bench   compares corempi with Open MPI and MPICH
+#   make check-faults  the protocol tests again, with random stalls at every
+#                protocol step (build-faults, -DCOREMPI_FAULTS=ON)
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
 
-.PHONY: all build deps demo check bench install tune clean
+.PHONY: all build deps demo check check-faults bench install tune clean
 
 all: build
 
@@ -29,6 +31,20 @@ demo: build
 check: build
 	@sh scripts/deps.sh browser || echo "make check: Chromium could not be installed; the HTML report test will be skipped"
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 2
+
+# Fault injection (docs/protocols.md): its own build directory, only the
+# tests labelled "faults".  The seed is printed; FAULT_SEED=N reruns it.
+FAULTS_BUILD ?= build-faults
+FAULT_RATE ?= 0.1
+ifeq ($(origin FAULT_SEED), undefined)
+FAULT_SEED := $(shell date +%s)
+endif
+check-faults:
+	@sh scripts/deps.sh build
+	cmake -S . -B $(FAULTS_BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCOREMPI_FAULTS=ON >/dev/null
+	cmake --build $(FAULTS_BUILD) -j $(JOBS) --target cm_fault_programs
+	@echo "make check-faults: COREMPI_FAULTS=$(FAULT_SEED),$(FAULT_RATE) (again: make check-faults FAULT_SEED=$(FAULT_SEED))"
+	cd $(FAULTS_BUILD) && COREMPI_FAULTS=$(FAULT_SEED),$(FAULT_RATE) ctest -L faults --output-on-failure --timeout 300 -j 2
 
 bench: build
 	@sh scripts/deps.sh peers
