@@ -5,13 +5,15 @@
 #   make check-asan  the same under AddressSanitizer + UBSan, in build-asan
 #   make bench   compares corempi with Open MPI and MPICH
 #   make stress SECONDS=N   runs the collective fuzz test for N seconds
+#   make check-faults  the protocol tests again, with random stalls at every
+#                protocol step (build-faults, -DCOREMPI_FAULTS=ON)
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
 BUILD_ASAN ?= build-asan
 
-.PHONY: all build deps demo check check-asan bench install tune clean stress
+.PHONY: all build deps demo check check-asan check-faults bench install tune clean stress
 
 all: build
 
@@ -41,6 +43,19 @@ check-asan:
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCOREMPI_SANITIZE=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ctest --output-on-failure --timeout 300 -j 2
+# Fault injection (docs/protocols.md): its own build directory, only the
+# tests labelled "faults".  The seed is printed; FAULT_SEED=N reruns it.
+FAULTS_BUILD ?= build-faults
+FAULT_RATE ?= 0.1
+ifeq ($(origin FAULT_SEED), undefined)
+FAULT_SEED := $(shell date +%s)
+endif
+check-faults:
+	@sh scripts/deps.sh build
+	cmake -S . -B $(FAULTS_BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCOREMPI_FAULTS=ON >/dev/null
+	cmake --build $(FAULTS_BUILD) -j $(JOBS) --target cm_fault_programs
+	@echo "make check-faults: COREMPI_FAULTS=$(FAULT_SEED),$(FAULT_RATE) (again: make check-faults FAULT_SEED=$(FAULT_SEED))"
+	cd $(FAULTS_BUILD) && COREMPI_FAULTS=$(FAULT_SEED),$(FAULT_RATE) ctest -L faults --output-on-failure --timeout 300 -j 2
 
 bench: build
 	@sh scripts/deps.sh peers

@@ -35,6 +35,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/op.h"
+#include "shm/fault.h"
 
 #define CM_SHM_INLINE 56          /* tiny payloads take the flag line up to `arrived` */
 

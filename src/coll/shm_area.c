@@ -167,6 +167,7 @@ static struct bfifo_ack *bfifo_ack(struct cm_shm *s, int r)
 
 void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(bfifo_claim);
     if (k < CM_SHM_BFIFO_ENTRIES)
         return;
     uint32_t need = k + 1 - CM_SHM_BFIFO_ENTRIES;
@@ -187,6 +188,7 @@ void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k)
 
 void cm_shm_bfifo_done(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(bfifo_ack);
     if ((k + 1) % CM_SHM_BFIFO_ACK_EVERY != 0)
         return;
     struct bfifo_ack *a = bfifo_ack(s, s->rank);
@@ -224,6 +226,7 @@ _Static_assert(CM_SHM_RFIFO_ACK_EVERY < CM_SHM_RFIFO_ENTRIES, "a claim must not 
  * The last value read says how many calls ahead are free already. */
 void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(rfifo_claim);
     uint32_t need = k + 1 - CM_SHM_RFIFO_ENTRIES;
     if ((int32_t)(s->rfifo_clear - need) >= 0)
         return;
@@ -234,11 +237,13 @@ void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k)
 
 void cm_shm_rfifo_done(struct cm_shm *s, uint32_t k)
 {
+    CM_FAULT(rfifo_ack);
     if ((k + 1) % CM_SHM_RFIFO_ACK_EVERY != 0)
         return;
     for (int r = 0; r < s->n; r++)
         atomic_store_explicit(&cm_shm_rfifo(s, r, 0)->ack, k + 1, memory_order_release);
     cm_wake_fence_fifo();   /* as in cm_shm_wake32: its sleepers wait in cm_shm_wait32 */
+    CM_FAULT(fifo_wake);
     for (int r = 0; r < s->n; r++) {
         struct cm_shm_rfifo_entry *a = cm_shm_rfifo(s, r, 0);
         if (atomic_load_explicit(&a->ack_waiters, memory_order_relaxed))
@@ -545,6 +550,7 @@ static const struct timespec *progress_pending(const struct timespec *normal)
 static void flag_wake(struct area_hdr *a, _Atomic uint64_t *mine)
 {
     cm_wake_fence();
+    CM_FAULT(sync_wake);
     if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
         futex((uint32_t *)mine, FUTEX_WAKE, INT_MAX, NULL);  /* the epoch half, little-endian */
 }
@@ -588,6 +594,7 @@ static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t 
             announce_blocked(*announced = 1);
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
+        CM_FAULT(sync_sleep);
         v = atomic_load_explicit(w, memory_order_seq_cst);
         if ((int32_t)((uint32_t)v - e) < 0)
             futex((uint32_t *)w, FUTEX_WAIT, (uint32_t)v, nap);
@@ -603,6 +610,7 @@ static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken,
 {
     if (announced)
         announce_blocked(0);
+    CM_FAULT(sync_leave);
     if (!woken)
         flag_wake(a, mine);
 }
@@ -651,6 +659,7 @@ static __attribute__((noinline, cold)) void meet_other_word(struct area_hdr *a, 
 void cm_shm_meet_sync(struct cm_shm *s, uint32_t word)
 {
     struct area_hdr *a = hdr(s);
+    CM_FAULT(sync_arrive);
     uint32_t e = ++s->epoch;
     _Atomic uint64_t *mine = &s->meet->arrived[s->rank];
     uint64_t me = (uint64_t)word << 32 | e;
@@ -719,6 +728,7 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
     if (__builtin_expect(cm_shm_mm.on, 0))
         return;             /* this call's arguments disagree: everyone stops (shm.h) */
     struct area_hdr *a = hdr(s);
+    CM_FAULT(sync_arrive);
     uint32_t e = ++s->epoch;
     if (!last && use_flag_sync(s)) {
         flag_sync(s, e);
@@ -731,6 +741,7 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
     atomic_store_explicit(&cm_shm_flag(s, s->rank, p)->arrived, (uint64_t)cm_shm_word << 32 | e,
                           memory_order_relaxed);       /* ordered by the fetch-add */
     uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
+    CM_FAULT(sync_count);
     if (old + 1 == k * (uint32_t)s->n) {
         uint32_t verdict = words_verdict(s, p);
         a->verdict = verdict;
@@ -740,6 +751,7 @@ void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg)
             last(arg);
         atomic_store_explicit(&a->release, e, memory_order_release);
         cm_wake_fence();
+        CM_FAULT(sync_wake);
         if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
             futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
         return;
@@ -763,6 +775,7 @@ static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen)
         if ((int32_t)(v - e) >= 0) {
             if (announced)
                 announce_blocked(0);
+            CM_FAULT(sync_leave);
             if (__builtin_expect(a->verdict != 0, 0))
                 verdict_seen(s, p, a->verdict);
             return;
@@ -792,6 +805,7 @@ static void await_release(struct cm_shm *s, uint32_t e, uint32_t seen)
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
+        CM_FAULT(sync_sleep);
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
         if ((int32_t)(v - e) < 0)
             futex(&a->release, FUTEX_WAIT, v, nap);
@@ -919,6 +933,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
         if ((int32_t)(v - target) >= 0) {
             if (announced)
                 announce_blocked(0);
+            CM_FAULT(fifo_waited);
             return;
         }
         if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
@@ -941,6 +956,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
             announce_blocked(announced = 1);
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
         cm_wait_fifo_sleeper_barrier(); /* the waker may not fence (wait.h) */
+        CM_FAULT(fifo_sleep);
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0)
             futex(word, FUTEX_WAIT, v, nap);
@@ -951,6 +967,7 @@ void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *w
 void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
 {
     cm_wake_fence_fifo();
+    CM_FAULT(fifo_wake);
     if (atomic_load_explicit(waiters, memory_order_relaxed))
         futex(word, FUTEX_WAKE, INT_MAX, NULL);
 }
@@ -963,6 +980,7 @@ void cm_shm_publish(struct cm_shm *s, size_t bytes)
         return;
     struct progress_line *l = progress_line(s, s->rank);
     s->progress_mine += bytes;
+    CM_FAULT(progress_publish);
     atomic_store_explicit(&l->bytes, s->progress_mine, memory_order_seq_cst);
     if (atomic_load_explicit(&l->waiters, memory_order_seq_cst))
         futex(&l->bytes, FUTEX_WAKE, INT_MAX, NULL);
@@ -984,6 +1002,7 @@ void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto)
         if (v - base >= upto) {
             if (announced)
                 announce_blocked(0);
+            CM_FAULT(progress_waited);
             return;
         }
         if ((polls++ & 63) == 0)

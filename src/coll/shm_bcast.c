@@ -95,6 +95,7 @@ static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, i
         cm_shm_bfifo_claim(s, k);
         rc = cm_shm_pack(data, buf, count, dt);
         e->word = cm_shm_word;
+        CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
     } else {

@@ -19,6 +19,7 @@ int cm_shm_gather_fifo_send(struct cm_shm *s, uint32_t k, const void *sbuf, int 
     struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, s->rank, k);
     cm_shm_rfifo_claim(s, k);
     int rc = cm_shm_pack(e->data, sbuf, scount, stype);
+    CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_shm_wake32(&e->seq, &e->seq_waiters);
     return rc;

@@ -30,6 +30,7 @@ static int reduce_fifo(struct cm_shm *s, const char *sb, char *rb, size_t bytes,
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
         cm_shm_rfifo_claim(s, k);
         cm_copy(e->data, sb, bytes);
+        CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
         return MPI_SUCCESS;

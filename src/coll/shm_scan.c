@@ -62,6 +62,7 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
         struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
         cm_shm_rfifo_claim(s, k);
         cm_copy(e->data, prefix, bytes);
+        CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
     } else {

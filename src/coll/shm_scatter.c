@@ -30,6 +30,7 @@ static int scatter_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Data
             if (i != me)
                 rc = cm_shm_pack(data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
         e->word = cm_shm_word;
+        CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_shm_wake32(&e->seq, &e->seq_waiters);
         if (!inplace && rc == MPI_SUCCESS)

@@ -75,6 +75,7 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
         if (w == WAY_INLINE || w == WAY_DATA)
             rc = cm_shm_pack(at, blk, scounts[r], stype);
     }
+    CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_shm_wake32(&e->seq, &e->seq_waiters);
     for (int r = 0; r < n && rc == MPI_SUCCESS; r++)

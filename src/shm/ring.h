@@ -34,6 +34,7 @@
 #include <stdatomic.h>
 #include "segment.h"
 #include "copy.h"
+#include "fault.h"
 
 #define CM_SLOT 64u
 #define CM_SLOT_HDR 16u
@@ -131,6 +132,7 @@ static inline struct cm_msg_hdr *cm_ring_reserve(struct cm_ring_tx *tx, uint32_t
 static inline void cm_ring_publish(struct cm_ring_tx *tx, struct cm_msg_hdr *h)
 {
     uint64_t n = cm_ring_slots_for(h->len);
+    CM_FAULT(ring_publish);
     atomic_store_explicit(&h->seq, (uint32_t)(tx->wpos + 1), memory_order_release);
     tx->wpos += n;
 }
@@ -160,6 +162,7 @@ static inline int cm_ring_rx_publish(struct cm_ring_rx *rx)
     if (rx->published == rx->rpos)
         return 0;
     rx->published = rx->rpos;
+    CM_FAULT(ring_rx_publish);
     atomic_store_explicit(&rx->v.ctl->rpos, rx->rpos, memory_order_release);
     return 1;
 }
@@ -169,6 +172,7 @@ static inline int cm_ring_rx_publish(struct cm_ring_rx *rx)
 static inline int cm_ring_consume(struct cm_ring_rx *rx, struct cm_msg_hdr *h)
 {
     uint64_t n = cm_ring_slots_for(h->len);
+    CM_FAULT(ring_consume);
     for (uint64_t i = 1; i < n; i++)
         atomic_store_explicit(&cm_ring_slot(&rx->v, rx->rpos + i)->seq, 0, memory_order_relaxed);
     rx->rpos += n;

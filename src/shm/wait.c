@@ -199,8 +199,10 @@ void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *ar
     atomic_store_explicit(&self->sleeping, 1, memory_order_relaxed);
     atomic_thread_fence(memory_order_seq_cst);
     cm_wait_sleeper_barrier();
+    CM_FAULT(sleep_recheck);
     if (!recheck(arg)) {
         struct timespec ts = { timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000L };
+        CM_FAULT(sleep_futex);
         futex(&self->doorbell, FUTEX_WAIT, bell, &ts);
     }
     atomic_store_explicit(&self->sleeping, 0, memory_order_relaxed);

@@ -35,6 +35,7 @@
 #include <stdatomic.h>
 #include <stdint.h>
 #include "segment.h"
+#include "fault.h"
 
 struct cm_waiter {
     unsigned spins;
@@ -167,6 +168,7 @@ void cm_wait_fifo_sleeper_barrier(void);
 static inline void cm_wake_if_sleeping(struct cm_rank_ctl *peer)
 {
     cm_wake_fence();
+    CM_FAULT(wake_check);
     if (atomic_load_explicit(&peer->sleeping, memory_order_relaxed))
         cm_wake(peer);
 }

@@ -11,7 +11,9 @@
  * associative but not commutative, so the result also shows that the fold
  * ran in rank order.  Every rank knows every
  * contribution (a function of rank, call and index) and the root checks
- * against its own fold.  Prints "reduce_fifo ok" on rank 0.
+ * against its own fold.  Then the same with tiny scans and exscans, which
+ * share the FIFO, with a slow last rank (the one that acknowledges).
+ * Prints "reduce_fifo ok" on rank 0.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -87,6 +89,35 @@ int main(int argc, char **argv)
                     fprintf(stderr, "reduce_fifo: rank %d, call %d, pair %d: got (%u, %u), want (%u, %u)\n",
                             rank, call, i, out[2 * i], out[2 * i + 1], acc[0], acc[1]);
             }
+        }
+    }
+    /* Tiny scans and exscans share the FIFO: rank r reads r - 1's entry and
+     * the last rank acknowledges for the whole chain.  The last rank is slow
+     * now and then, so the others run the FIFO's depth ahead of it and must
+     * not refill an entry it has not read. */
+    for (int call = 0; call < CALLS; call++) {
+        int n = 1 + call % MAXPAIRS, exclusive = call % 3 == 2;
+        unsigned mine[2 * MAXPAIRS], out[2 * MAXPAIRS];
+        for (int i = 0; i < n; i++)
+            contribution(rank, CALLS + call, i, &mine[2 * i]);
+        if (rank == size - 1 && call % 97 == 0)
+            usleep(3000);
+        if (exclusive)
+            MPI_Exscan(mine, out, n, pair, op, MPI_COMM_WORLD);
+        else
+            MPI_Scan(mine, out, n, pair, op, MPI_COMM_WORLD);
+        int upto = exclusive ? rank - 1 : rank;  /* x0 o ... o x(upto) */
+        for (int i = 0; i < n && upto >= 0; i++) {
+            unsigned acc[2], x[2];
+            contribution(upto, CALLS + call, i, acc);
+            for (int r = upto - 1; r >= 0; r--) {
+                int one = 1;
+                contribution(r, CALLS + call, i, x);
+                compose(x, acc, &one, NULL);
+            }
+            if ((acc[0] != out[2 * i] || acc[1] != out[2 * i + 1]) && bad++ < 5)
+                fprintf(stderr, "reduce_fifo: rank %d, %s %d, pair %d: got (%u, %u), want (%u, %u)\n", rank,
+                        exclusive ? "exscan" : "scan", call, i, out[2 * i], out[2 * i + 1], acc[0], acc[1]);
         }
     }
     int any = 0;

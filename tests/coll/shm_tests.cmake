@@ -77,8 +77,9 @@ function(cm_shm_fifo_test name env)
 endfunction()
 
 # The reduce FIFO: tiny reductions back to back with a rotating, sometimes
-# slow root, a non-commutative op and MPI_IN_PLACE.
-cm_shm_fifo_test(reduce_fifo "COREMPI_REDUCE=shm")
+# slow root, a non-commutative op and MPI_IN_PLACE; then tiny scans and
+# exscans along the chain with a sometimes slow last rank.
+cm_shm_fifo_test(reduce_fifo "COREMPI_REDUCE=shm;COREMPI_SCAN=shm;COREMPI_EXSCAN=shm")
 
 # The broadcast FIFO: tiny broadcasts and scatters back to back with a
 # rotating root and a sometimes slow reader, so roots run the whole FIFO
@@ -151,4 +152,15 @@ foreach(n 2 3 5)
       TIMEOUT 60 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_ALLGATHERV=${algo};COREMPI_DEADLOCK_TIMEOUT=10"
       PASS_REGULAR_EXPRESSION "allgatherv_layout ok")
   endforeach()
+endforeach()
+
+# Slot collectives back to back (allreduce, allgather, bcast past the
+# FIFOs) with data that changes every call: a parity reused one epoch early
+# overwrites a slow reader's data.
+cm_coll_program(slot_loop)
+foreach(n 2 3 5)
+  add_test(NAME coll.shm.slot_loop.n${n} COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_slot_loop>)
+  set_tests_properties(coll.shm.slot_loop.n${n} PROPERTIES TIMEOUT 120 PROCESSORS 2 LABELS coll
+    ENVIRONMENT "COREMPI_ALLREDUCE=shm;COREMPI_ALLGATHER=shm;COREMPI_BCAST=shm;COREMPI_DEADLOCK_TIMEOUT=20"
+    PASS_REGULAR_EXPRESSION "slot_loop ok")
 endforeach()

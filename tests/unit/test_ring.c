@@ -171,6 +171,17 @@ static void test_stale_payload_is_not_a_header(void **state)
     }
     assert_int_equal(rx.rpos, 8);
     assert_null(cm_ring_peek(&rx));
+    /* The stale words sit at positions 9..11: walk the reader onto each with
+     * one real message at a time, and find nothing there. */
+    for (int i = 0; i < 3; i++) {
+        assert_true(send_msg(&tx, 1, 0, 10 + i));
+        h = cm_ring_peek(&rx);
+        assert_non_null(h);
+        assert_int_equal(h->tag, 10 + i);
+        cm_ring_consume(&rx, h);
+        assert_int_equal(rx.rpos, 9 + i);
+        assert_null(cm_ring_peek(&rx));
+    }
     free(m.slots);
 }
 

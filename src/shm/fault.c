@@ -1,0 +1,98 @@
+/* fault.c -- the random stalls behind CM_FAULT (see fault.h). */
+#include "shm/fault.h"
+
+#ifdef CM_FAULTS
+#include "core/state.h"
+
+#include <sched.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+int cm_fault_armed = 1;
+
+/* Per thread: the thread level stops at MPI_THREAD_SERIALIZED, but the
+ * profiler's tests run helper threads. */
+static _Thread_local uint64_t rng;
+static uint64_t seed;
+static double rate = 0.05;
+static int started;
+static unsigned long points, spins, yields, sleeps;
+
+static uint64_t next(void)
+{
+    /* xorshift64*: enough to scatter stalls, and reproducible from the seed. */
+    rng ^= rng >> 12;
+    rng ^= rng << 25;
+    rng ^= rng >> 27;
+    return rng * 0x2545F4914F6CDD1Dull;
+}
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void report(void)
+{
+    fprintf(stderr, "corempi: rank %d: faults: %lu points, %lu spins, %lu yields, %lu sleeps (seed %llu)\n",
+            cm_g.rank, points, spins, yields, sleeps, (unsigned long long)seed);
+}
+
+/* First point: read COREMPI_FAULTS.  Before MPI_Init has set the rank the
+ * points wait (the rank goes into the seed). */
+static int start(void)
+{
+    if (!cm_g.initialized)
+        return 0;
+    const char *env = getenv("COREMPI_FAULTS");
+    if (!env || !*env) {
+        cm_fault_armed = 0;
+        return 0;
+    }
+    if (!strncmp(env, "time", 4))
+        seed = (uint64_t)time(NULL) ^ (uint64_t)getpid();
+    else
+        seed = strtoull(env, NULL, 0);
+    const char *comma = strchr(env, ',');
+    if (comma && (rate = strtod(comma + 1, NULL)) <= 0)
+        rate = 0.05;
+    started = 1;
+    fprintf(stderr, "corempi: rank %d: fault injection, COREMPI_FAULTS=%llu,%g\n", cm_g.rank,
+            (unsigned long long)seed, rate);
+    atexit(report);
+    return 1;
+}
+
+void cm_fault_point(const char *site)
+{
+    (void)site;
+    if (!started && !start())
+        return;
+    if (!rng)
+        rng = (seed ^ ((uint64_t)(cm_g.rank + 1) * 0x9E3779B97F4A7C15ull)) | 1;
+    points++;
+    uint64_t r = next();
+    if ((double)(r >> 11) * 0x1.0p-53 >= rate)
+        return;
+    unsigned kind = (unsigned)(r & 7);          /* 5/8 spin, 2/8 yield, 1/8 sleep */
+    unsigned span = (unsigned)((r >> 3) & 0xff);
+    if (kind < 5) {
+        spins++;
+        uint64_t until = now_ns() + 100 + (uint64_t)span * 19;   /* 0.1-5 us */
+        while (now_ns() < until)
+            __asm__ volatile("" ::: "memory");
+    } else if (kind < 7) {
+        yields++;
+        sched_yield();
+    } else {
+        sleeps++;
+        usleep(10 + span * 190 / 255);           /* 10-200 us */
+    }
+}
+#endif
