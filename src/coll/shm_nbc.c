@@ -37,6 +37,7 @@
 #include "core/request.h"
 #include "core/state.h"
 #include "shm/copy.h"
+#include "shm/wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +227,7 @@ static void advance(struct cm_shm *s, int block, const struct cm_shm_nbc *until)
         if (!step(h, block))
             break;
         h->done = 1;
+        cm_wait_unrung--;
         s->nbc_head = h->next;
         if (!s->nbc_head)
             s->nbc_tail = NULL;
@@ -269,6 +271,7 @@ static struct cm_shm *area(MPI_Comm cc)
 static int queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request)
 {
     o->s = s;
+    cm_wait_unrung++;
     if (s->nbc_tail)
         s->nbc_tail->next = o;
     else

@@ -94,6 +94,7 @@ uint64_t cm_poll_ticks(void)
 #endif
 
 unsigned cm_poll_quiet = 1;
+unsigned cm_wait_unrung;
 
 int cm_poll_backoff(unsigned *nap_us)
 {
@@ -124,6 +125,10 @@ int cm_poll_backoff(unsigned *nap_us)
     }
     p->last = now;
     if (n - poll_spin_limit <= poll_yield_limit) {
+        sched_yield();
+        return 1;
+    }
+    if (cm_wait_unrung) {           /* a nap would outlast what it waits for */
         sched_yield();
         return 1;
     }

@@ -119,6 +119,11 @@ extern unsigned cm_poll_quiet;
  * when the caller should nap (cm_wait_sleep_us) for *nap_us.  After 1 or 2
  * and the caller's second look, cm_poll_rested(). */
 int cm_poll_backoff(unsigned *nap_us);
+/* Pending operations that wait on shared-memory words whose writers ring no
+ * doorbell (the nonblocking collectives on the shared area): while there
+ * are any, an empty poll yields instead of napping, or it would sleep
+ * through their progress until its timeout. */
+extern unsigned cm_wait_unrung;
 static inline void cm_poll_rested(void) { cm_poller.last = cm_poll_ticks(); }
 
 /* Ring peer's doorbell unconditionally. */
