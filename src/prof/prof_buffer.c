@@ -188,7 +188,10 @@ static void *writer_main(void *arg)
 static int summary_start(void)
 {
     capacity = SUMMARY_HALF_RECORDS;
-    halves[0].mem = aligned_alloc(64, sizeof(cpt_block_header) + capacity * sizeof(cpt_event));
+    /* aligned_alloc wants a size that is a multiple of the alignment (C11;
+     * AddressSanitizer refuses anything else). */
+    size_t bytes = (sizeof(cpt_block_header) + capacity * sizeof(cpt_event) + 63) & ~(size_t)63;
+    halves[0].mem = aligned_alloc(64, bytes);
     if (!halves[0].mem) {
         fprintf(stderr, "coreprof: out of memory for the summary buffer (profiling disabled)\n");
         return -1;

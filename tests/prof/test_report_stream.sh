@@ -8,7 +8,7 @@
 set -u
 COREPROF=$1 GEN=$2
 MB=50            # per rank
-MAX_RSS_KB=65536 # 64 MiB: a third of the trace; an in-memory report needs ~2x the trace
+MAX_RSS_KB=${REPORT_STREAM_MAX_RSS_KB:-65536} # 64 MiB: a third of the trace; an in-memory report needs ~2x the trace
 T=$(mktemp -d /tmp/coreprof-stream.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
