@@ -142,6 +142,7 @@ static int init_common(int required, int *provided)
     if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))
         cm_fatal("MPI_Init", "initialisation failed (error class %d)", rc);
     cm_g.initialized = 1;
+    cm_fault_start(cm_g.rank);   /* nothing unless built with COREMPI_FAULTS */
     atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_RUNNING, memory_order_release);
     if (cm_g.verbose & CM_VERBOSE_INIT)
         fprintf(stderr, "corempi: rank %d of %d: pid %d, %s, single copy %s, eager <= %zu B\n",

@@ -2,7 +2,6 @@
 #include "shm/fault.h"
 
 #ifdef CM_FAULTS
-#include "core/state.h"
 
 #include <sched.h>
 #include <stdint.h>
@@ -20,6 +19,7 @@ static _Thread_local uint64_t rng;
 static uint64_t seed;
 static double rate = 0.05;
 static int started;
+static int world_rank = -1;     /* -1 until cm_fault_start */
 static unsigned long points, spins, yields, sleeps;
 
 static uint64_t next(void)
@@ -41,14 +41,14 @@ static uint64_t now_ns(void)
 static void report(void)
 {
     fprintf(stderr, "corempi: rank %d: faults: %lu points, %lu spins, %lu yields, %lu sleeps (seed %llu)\n",
-            cm_g.rank, points, spins, yields, sleeps, (unsigned long long)seed);
+            world_rank, points, spins, yields, sleeps, (unsigned long long)seed);
 }
 
 /* First point: read COREMPI_FAULTS.  Before MPI_Init has set the rank the
  * points wait (the rank goes into the seed). */
 static int start(void)
 {
-    if (!cm_g.initialized)
+    if (world_rank < 0)
         return 0;
     const char *env = getenv("COREMPI_FAULTS");
     if (!env || !*env) {
@@ -63,11 +63,13 @@ static int start(void)
     if (comma && (rate = strtod(comma + 1, NULL)) <= 0)
         rate = 0.05;
     started = 1;
-    fprintf(stderr, "corempi: rank %d: fault injection, COREMPI_FAULTS=%llu,%g\n", cm_g.rank,
+    fprintf(stderr, "corempi: rank %d: fault injection, COREMPI_FAULTS=%llu,%g\n", world_rank,
             (unsigned long long)seed, rate);
     atexit(report);
     return 1;
 }
+
+void cm_fault_start(int rank) { world_rank = rank; }
 
 void cm_fault_point(const char *site)
 {
@@ -75,7 +77,7 @@ void cm_fault_point(const char *site)
     if (!started && !start())
         return;
     if (!rng)
-        rng = (seed ^ ((uint64_t)(cm_g.rank + 1) * 0x9E3779B97F4A7C15ull)) | 1;
+        rng = (seed ^ ((uint64_t)(world_rank + 1) * 0x9E3779B97F4A7C15ull)) | 1;
     points++;
     uint64_t r = next();
     if ((double)(r >> 11) * 0x1.0p-53 >= rate)

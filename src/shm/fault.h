@@ -23,8 +23,12 @@
 extern int cm_fault_armed;
 void cm_fault_point(const char *site);
 #define CM_FAULT(site) do { if (cm_fault_armed) cm_fault_point(#site); } while (0)
+/* MPI_Init, once the world rank is known: points before it do nothing (the
+ * rank goes into the seed).  Told from above, so shm needs nothing of core. */
+void cm_fault_start(int world_rank);
 #else
 #define CM_FAULT(site) ((void)0)
+static inline void cm_fault_start(int world_rank) { (void)world_rank; }
 #endif
 
 #endif
