@@ -13,10 +13,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sums saturate: a damaged file may claim durations that would overflow them. */
+/* Sums saturate both ways: a damaged file may claim durations, negative ones
+ * too, that would overflow them. */
 static void add_sat(int64_t *acc, int64_t v)
 {
     if (v > 0 && *acc > INT64_MAX - v) *acc = INT64_MAX;
+    else if (v < 0 && *acc < INT64_MIN - v) *acc = INT64_MIN;
     else *acc += v;
 }
 
