@@ -175,6 +175,8 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
         return fail(s, rc);
     if (recvcount == 0)
         return start(comm, call, s, MPI_SUCCESS, request);
+    if (cm_shm_nbc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, cc, request) == MPI_SUCCESS)
+        return fail(s, MPI_SUCCESS);
     void *full = rank == 0 ? cm_nbc_scratch(s, datatype, recvcount * size) : NULL;
     if (rank == 0 && !full)
         return start(comm, call, s, MPI_ERR_NO_MEM, request);
@@ -202,6 +204,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))))
         return fail(s, rc);
+    if (cm_shm_nbc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
+        return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
                  request);
@@ -225,6 +229,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
          (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))))
         return fail(s, rc);
+    if (cm_shm_nbc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
+        return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
                  request);
@@ -244,6 +250,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return fail(s, rc);
+    if (cm_shm_nbc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
+        return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
                  request);
@@ -263,6 +271,8 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return fail(s, rc);
+    if (cm_shm_nbc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
+        return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
                  request);

@@ -447,6 +447,18 @@ int cm_shm_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
                       MPI_Comm cc, MPI_Request *request);
 int cm_shm_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
                          MPI_Request *request);
+/* Moved through the slots in rounds (shm_nbc_pieces.c); reductions take
+ * contiguous types only. */
+int cm_shm_nbc_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                      int root, MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                       int root, MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                         MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                        MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
+                                    MPI_Comm cc, MPI_Request *request);
 
 /* Slice [lo, hi) (elements) of a count-element vector owned by rank j of n. */
 static inline void cm_shm_slice(int count, int n, int j, int *lo, int *hi)

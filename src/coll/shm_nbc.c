@@ -1,9 +1,10 @@
 /*
  * shm_nbc.c -- nonblocking collectives on the shared area (issue 19).
  *
- * An Ibarrier, a small Ibcast, Ireduce or Iallreduce on a communicator that
- * has an area runs the same shared-memory protocols as the blocking calls,
- * cut into steps that never wait: arrive at an epoch, then test the others'
+ * Every nonblocking collective on a communicator that has an area runs on
+ * the area.  An Ibarrier, a small Ibcast, Ireduce or Iallreduce runs the
+ * same shared-memory protocols as the blocking calls, cut into steps that
+ * never wait: arrive at an epoch, then test the others'
  * arrivals; claim a FIFO entry if it is free, else try again later; read an
  * entry once its sequence number is there.  The user's request is a generic
  * request whose poll advances the steps, so they move whenever the rank is
@@ -11,6 +12,14 @@
  * requests, and shared-memory waits run it too).  MPI_Wait uses the
  * blocking twin of each step (futex sleeps on the same words as the
  * blocking collectives) instead of the doorbell sleep of generic requests.
+ * The others (Igather, Iscatter, Iallgather, Ialltoall,
+ * Ireduce_scatter_block, larger Ibcast/Ireduce/Iallreduce) move their data
+ * through the slots in rounds of one epoch each (shm_nbc_pieces.c).
+ *
+ * Never a blocking algorithm inside a poll: with calls pending on two
+ * communicators, one rank could be inside A's algorithm waiting for a peer
+ * that is inside B's waiting for it, started in the other order (legal for
+ * nonblocking calls).  Every step here stops where its protocol would wait.
  *
  * Order.  The area's protocols assume that every member runs the area's
  * calls in one order and finishes each before its next one starts (epoch
@@ -34,6 +43,7 @@
 #include <mpi.h>
 #ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
+#include "coll/shm_nbc.h"
 #include "core/request.h"
 #include "core/state.h"
 #include "shm/copy.h"
@@ -41,24 +51,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-enum nbc_kind { NBC_BARRIER, NBC_BCAST, NBC_REDUCE, NBC_ALLREDUCE };
-
-struct cm_shm_nbc {
-    struct cm_shm_nbc *next;
-    struct cm_shm *s;
-    enum nbc_kind kind;
-    int started;                /* its protocol began (it reached the head) */
-    int done;
-    uint32_t k;                 /* FIFO call number, or the epoch it arrived at */
-    const void *sbuf;           /* data as given (sbuf == rbuf when in place) */
-    void *rbuf;
-    int count, root;
-    MPI_Datatype dt;
-    MPI_Op op;
-    size_t bytes;
-    MPI_Aint tlb;
-};
 
 static int enabled(void)
 {
@@ -198,6 +190,7 @@ static int allreduce_step(struct cm_shm_nbc *o, int block)
 static int step(struct cm_shm_nbc *o, int block)
 {
     switch (o->kind) {
+    case NBC_PIECES: return cm_shm_nbc_pieces_step(o, block);
     case NBC_BARRIER: return barrier_step(o, block);
     case NBC_BCAST: return bcast_step(o, block);
     case NBC_REDUCE: return reduce_step(o, block);
@@ -260,7 +253,7 @@ static void block_op(void *state)
 static void free_op(void *state) { free(state); }
 
 /* The area of cc if the engine takes a call there (see the top). */
-static struct cm_shm *area(MPI_Comm cc)
+struct cm_shm *cm_shm_nbc_area(MPI_Comm cc)
 {
     if (!enabled())
         return NULL;
@@ -268,7 +261,7 @@ static struct cm_shm *area(MPI_Comm cc)
     return s && s->n > 1 ? s : NULL;
 }
 
-static int queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request)
+int cm_shm_nbc_queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request)
 {
     o->s = s;
     cm_wait_unrung++;
@@ -285,39 +278,39 @@ static int queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request)
 
 int cm_shm_nbc_barrier(MPI_Comm cc, MPI_Request *request)
 {
-    struct cm_shm *s = area(cc);
+    struct cm_shm *s = cm_shm_nbc_area(cc);
     struct cm_shm_nbc *o = s ? calloc(1, sizeof *o) : NULL;
     if (!o)
         return CM_COLL_NO_SHORTCUT;
     o->kind = NBC_BARRIER;
-    return queue(s, o, request);
+    return cm_shm_nbc_queue(s, o, request);
 }
 
 int cm_shm_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request)
 {
     size_t bytes = cm_shm_bytes(count, dt, NULL, NULL, NULL);
-    struct cm_shm *s = bytes && bytes <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled() ? area(cc) : NULL;
+    struct cm_shm *s = bytes && bytes <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled() ? cm_shm_nbc_area(cc) : NULL;
     struct cm_shm_nbc *o = s ? calloc(1, sizeof *o) : NULL;
     if (!o)
-        return CM_COLL_NO_SHORTCUT;
+        return cm_shm_nbc_bcast_pieces(buf, count, dt, root, cc, request);
     o->kind = NBC_BCAST;
     o->rbuf = buf;
     o->count = count;
     o->dt = dt;
     o->root = root;
     o->bytes = bytes;
-    return queue(s, o, request);
+    return cm_shm_nbc_queue(s, o, request);
 }
 
 /* Reductions take contiguous types only: the FIFO and the slots hold the
  * vector's bytes as they are, and the fold runs on them. */
-static struct cm_shm_nbc *reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                    int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_shm **s)
+struct cm_shm_nbc *cm_shm_nbc_reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                        int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_shm **s)
 {
     int contiguous;
     MPI_Aint tlb;
     size_t bytes = cm_shm_bytes(count, dt, &contiguous, &tlb, NULL);
-    *s = bytes && contiguous && bytes <= max ? area(cc) : NULL;
+    *s = bytes && contiguous && bytes <= max ? cm_shm_nbc_area(cc) : NULL;
     struct cm_shm_nbc *o = *s ? calloc(1, sizeof *o) : NULL;
     if (!o)
         return NULL;
@@ -338,9 +331,9 @@ int cm_shm_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, 
 {
     struct cm_shm *s;
     struct cm_shm_nbc *o = cm_shm_rfifo_enabled()
-                               ? reduction(sbuf, rbuf, count, dt, op, root, cc, CM_SHM_RFIFO_BYTES, NBC_REDUCE, &s)
+                               ? cm_shm_nbc_reduction(sbuf, rbuf, count, dt, op, root, cc, CM_SHM_RFIFO_BYTES, NBC_REDUCE, &s)
                                : NULL;
-    return o ? queue(s, o, request) : CM_COLL_NO_SHORTCUT;
+    return o ? cm_shm_nbc_queue(s, o, request) : cm_shm_nbc_reduce_pieces(sbuf, rbuf, count, dt, op, root, cc, request);
 }
 
 /* Up to the size from which the blocking allreduce folds in slices (every
@@ -349,11 +342,11 @@ int cm_shm_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
                          MPI_Request *request)
 {
     struct cm_shm *s;
-    struct cm_shm_nbc *o = reduction(sbuf, rbuf, count, dt, op, -1, cc, CM_SHM_SPLIT_FOLD_MIN, NBC_ALLREDUCE, &s);
+    struct cm_shm_nbc *o = cm_shm_nbc_reduction(sbuf, rbuf, count, dt, op, -1, cc, CM_SHM_SPLIT_FOLD_MIN, NBC_ALLREDUCE, &s);
     if (o && o->bytes > s->slot_bytes) {
         free(o);
         o = NULL;
     }
-    return o ? queue(s, o, request) : CM_COLL_NO_SHORTCUT;
+    return o ? cm_shm_nbc_queue(s, o, request) : cm_shm_nbc_allreduce_pieces(sbuf, rbuf, count, dt, op, cc, request);
 }
 #endif

@@ -3,11 +3,16 @@
  * mixed with blocking ones on the same communicator.
  *
  * Each round starts a random batch of 1..6 Ibarrier / Ibcast / Ireduce /
- * Iallreduce calls (roots, sizes and in-place chosen from the seed, the
- * same on every rank), puts a blocking collective on the same communicator
- * in the middle now and then (it must finish the pending ones first, in
- * order), lets ranks sleep, and completes the batch in a rank-dependent
- * order with Wait, Test loops, Waitall or Waitany.  Every result is checked
+ * Iallreduce / Igather / Iscatter / Iallgather / Ialltoall /
+ * Ireduce_scatter_block calls (roots, sizes and in-place chosen from the
+ * seed, the same on every rank), puts a blocking collective on the same
+ * communicator in the middle now and then (it must finish the pending ones
+ * first, in order), lets ranks sleep, and completes the batch in a
+ * rank-dependent order with Wait, Test loops, Waitall or Waitany.  Some
+ * batches spread over three communicators, started in a rank-dependent
+ * interleaving (the same order per communicator, as MPI requires, but not
+ * across them).  Run with a small COREMPI_SHM_SLOT, the data-moving calls
+ * take many rounds through the slots (shm_nbc_pieces.c).  Every result is checked
  * against values each rank computes itself; reductions use a
  * non-commutative user op too (composition of affine maps) so that the
  * rank order of the fold shows.  Loops of the same shape run long enough for
@@ -24,9 +29,10 @@
 #define ROUNDS 400
 #define BATCH 6
 #define MAXN 40    /* ints; 160 B: inline, the FIFO entries' data and the slots */
+#define MAXRANKS 16
 
 static int rank, size, bad;
-static int me;   /* rank in the round's communicator */
+static int me;   /* rank in the call's communicator (set before start and verify) */
 
 static uint64_t rng_state;
 static unsigned rnd(unsigned n)
@@ -49,14 +55,20 @@ static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
-enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_COMPOSE };
+enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_COMPOSE, K_GATHER, K_SCATTER, K_ALLGATHER, K_ALLTOALL,
+            K_RSB, KINDS };
 
 struct call {
     enum kind kind;
     int root, n, inplace;
-    int sbuf[2 * MAXN], rbuf[2 * MAXN];
+    MPI_Comm comm;
+    int csize, crank;   /* size of comm and this rank in it */
+    int sbuf[2 * MAXN * MAXRANKS], rbuf[2 * MAXN * MAXRANKS];
     MPI_Request req;
 };
+
+/* Block value of the all-to-all kinds: what rank `from` sends to rank `to`. */
+static int value2(int round, int op, int from, int to, int i) { return value(round, op, from * 64 + to, i); }
 
 static void check(const char *what, int round, int j, int got, int want)
 {
@@ -103,6 +115,53 @@ static void start(struct call *c, int round, int j, MPI_Comm comm, MPI_Op compos
         else
             MPI_Ireduce(c->sbuf, c->rbuf, c->n, pair, compose_op, c->root, comm, &c->req);
         break;
+    case K_GATHER:
+        for (int i = 0; i < c->n * c->csize; i++)
+            c->rbuf[i] = -1;
+        if (c->inplace && me == c->root) {
+            memcpy(c->rbuf + me * c->n, c->sbuf, sizeof(int) * (size_t)c->n);
+            MPI_Igather(MPI_IN_PLACE, c->n, MPI_INT, c->rbuf, c->n, MPI_INT, c->root, comm, &c->req);
+        } else {
+            MPI_Igather(c->sbuf, c->n, MPI_INT, c->rbuf, c->n, MPI_INT, c->root, comm, &c->req);
+        }
+        break;
+    case K_ALLGATHER:
+        for (int i = 0; i < c->n * c->csize; i++)
+            c->rbuf[i] = -1;
+        if (c->inplace) {
+            memcpy(c->rbuf + me * c->n, c->sbuf, sizeof(int) * (size_t)c->n);
+            MPI_Iallgather(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, c->rbuf, c->n, MPI_INT, comm, &c->req);
+        } else {
+            MPI_Iallgather(c->sbuf, c->n, MPI_INT, c->rbuf, c->n, MPI_INT, comm, &c->req);
+        }
+        break;
+    case K_SCATTER:
+        for (int d = 0; d < c->csize; d++)
+            for (int i = 0; i < c->n; i++)
+                c->sbuf[d * c->n + i] = value2(round, j, me, d, i);
+        for (int i = 0; i < c->n; i++)
+            c->rbuf[i] = -1;
+        if (c->inplace && me == c->root)
+            MPI_Iscatter(c->sbuf, c->n, MPI_INT, MPI_IN_PLACE, c->n, MPI_INT, c->root, comm, &c->req);
+        else
+            MPI_Iscatter(c->sbuf, c->n, MPI_INT, c->rbuf, c->n, MPI_INT, c->root, comm, &c->req);
+        break;
+    case K_ALLTOALL:
+    case K_RSB:
+        for (int d = 0; d < c->csize; d++)
+            for (int i = 0; i < c->n; i++)
+                c->sbuf[d * c->n + i] = value2(round, j, me, d, i);
+        if (c->inplace)
+            memcpy(c->rbuf, c->sbuf, sizeof(int) * (size_t)(c->n * c->csize));
+        if (c->kind == K_ALLTOALL)
+            MPI_Ialltoall(c->inplace ? MPI_IN_PLACE : (void *)c->sbuf, c->n, MPI_INT, c->rbuf, c->n, MPI_INT, comm,
+                          &c->req);
+        else
+            MPI_Ireduce_scatter_block(c->inplace ? MPI_IN_PLACE : (void *)c->sbuf, c->rbuf, c->n, MPI_INT, MPI_SUM,
+                                      comm, &c->req);
+        break;
+    case KINDS:
+        break;
     }
 }
 
@@ -141,6 +200,36 @@ static void verify(struct call *c, int round, int j, int n)
             check("compose b", round, j, c->rbuf[2 * i + 1], (int)b);
         }
         break;
+    case K_GATHER:
+    case K_ALLGATHER:
+        if (c->kind == K_GATHER && me != c->root)
+            break;
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < c->n; i++)
+                check(c->kind == K_GATHER ? "Igather" : "Iallgather", round, j, c->rbuf[r * c->n + i],
+                      value(round, j, r, i));
+        break;
+    case K_SCATTER:
+        if (c->inplace && me == c->root)
+            break;
+        for (int i = 0; i < c->n; i++)
+            check("Iscatter", round, j, c->rbuf[i], value2(round, j, c->root, me, i));
+        break;
+    case K_ALLTOALL:
+        for (int r = 0; r < n; r++)
+            for (int i = 0; i < c->n; i++)
+                check("Ialltoall", round, j, c->rbuf[r * c->n + i], value2(round, j, r, me, i));
+        break;
+    case K_RSB:
+        for (int i = 0; i < c->n; i++) {
+            int want = 0;
+            for (int r = 0; r < n; r++)
+                want += value2(round, j, r, me, i);
+            check("Ireduce_scatter_block", round, j, c->rbuf[i], want);
+        }
+        break;
+    case KINDS:
+        break;
     }
 }
 
@@ -149,6 +238,11 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (size > MAXRANKS) {
+        if (rank == 0)
+            printf("shm_nbc: at most %d ranks\n", MAXRANKS);
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
     unsigned long seed = argc > 1 ? strtoul(argv[1], NULL, 10) : 12345;
     if (rank == 0)
         printf("shm_nbc: seed %lu (rerun: shm_nbc %lu)\n", seed, seed);
@@ -165,36 +259,51 @@ int main(int argc, char **argv)
     MPI_Barrier(MPI_COMM_WORLD);
     rng_state = seed;
     static struct call calls[BATCH];
+    MPI_Comm comms[3] = { MPI_COMM_WORLD, dup, split };
     for (int round = 0; round < ROUNDS; round++) {
         /* Same draws on every rank for the calls; the split's draws too. */
         int which = (int)rnd(3);
-        MPI_Comm comm = which == 0 ? MPI_COMM_WORLD : which == 1 ? dup : split;
-        int n;
-        MPI_Comm_size(comm, &n);
-        MPI_Comm_rank(comm, &me);
         /* Long runs of one shape now and then, so the FIFOs wrap. */
         int shape_loop = round % 50 < 10;
+        int mixed = !shape_loop && rnd(4) == 0;     /* calls over all three communicators */
         int nb = shape_loop ? BATCH : 1 + (int)rnd(BATCH);
-        int blocking_at = (int)rnd(nb + 3);   /* >= nb: none */
-        int lagger = (int)rnd((unsigned)n + 2), lag_us = (int)rnd(2000);
-        enum kind fixed = (enum kind)rnd(5);
+        int blocking_at = mixed ? nb : (int)rnd(nb + 3);   /* >= nb: none */
+        int lagger = (int)rnd((unsigned)size + 2), lag_us = (int)rnd(2000);
+        enum kind fixed = (enum kind)rnd(KINDS);
         for (int j = 0; j < nb; j++) {
             struct call *c = &calls[j];
-            c->kind = shape_loop ? fixed : (enum kind)rnd(5);
-            c->root = (int)rnd((unsigned)n);
+            c->comm = comms[mixed ? (int)rnd(3) : which];
+            MPI_Comm_size(c->comm, &c->csize);
+            MPI_Comm_rank(c->comm, &c->crank);
+            c->kind = shape_loop ? fixed : (enum kind)rnd(KINDS);
+            c->root = (int)rnd((unsigned)c->csize);
             if (c->kind == K_COMPOSE && rnd(2))
                 c->root = -1;
             c->n = 1 + (int)rnd(MAXN);
             c->inplace = (int)rnd(2);
         }
         unsigned order_seed = (unsigned)rnd(1000);
-        if (me == lagger)
+        if (rank == lagger)
             usleep((useconds_t)lag_us);
-        for (int j = 0; j < nb; j++) {
-            start(&calls[j], round, j, comm, compose_op, pair);
+        /* Start order: batch order, or (mixed batches, odd ranks) the
+         * communicators in reverse, each one's calls in batch order. */
+        int order[BATCH], no = 0;
+        if (mixed && rank % 2) {
+            for (int k = 2; k >= 0; k--)
+                for (int j = 0; j < nb; j++)
+                    if (calls[j].comm == comms[k])
+                        order[no++] = j;
+        } else {
+            for (int j = 0; j < nb; j++)
+                order[no++] = j;
+        }
+        for (int q = 0; q < nb; q++) {
+            int j = order[q];
+            me = calls[j].crank;
+            start(&calls[j], round, j, calls[j].comm, compose_op, pair);
             if (j == blocking_at) {
                 int v = round, w = 0;
-                MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_MAX, comm);
+                MPI_Allreduce(&v, &w, 1, MPI_INT, MPI_MAX, calls[j].comm);
                 check("Allreduce between", round, j, w, round);
             }
         }
@@ -202,7 +311,7 @@ int main(int argc, char **argv)
         MPI_Request reqs[BATCH];
         for (int j = 0; j < nb; j++)
             reqs[j] = calls[j].req;
-        switch ((order_seed + (unsigned)me) % 4) {
+        switch ((order_seed + (unsigned)rank) % 4) {
         case 0:
             for (int j = nb - 1; j >= 0; j--)
                 MPI_Wait(&reqs[j], MPI_STATUS_IGNORE);
@@ -223,8 +332,10 @@ int main(int argc, char **argv)
                     MPI_Test(&reqs[j], &flag, MPI_STATUS_IGNORE);
             }
         }
-        for (int j = 0; j < nb; j++)
-            verify(&calls[j], round, j, n);
+        for (int j = 0; j < nb; j++) {
+            me = calls[j].crank;
+            verify(&calls[j], round, j, calls[j].csize);
+        }
     }
     int all = 0;
     MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);

@@ -125,10 +125,12 @@ foreach(n 2 3 5 8)
   endforeach()
 endforeach()
 
-# Nonblocking collectives on the shared area (shm_nbc.c): batches of
-# Ibarrier/Ibcast/Ireduce/Iallreduce with blocking calls in between, lagging
-# ranks, completion by Wait, Waitall, Waitany and Test loops; both kinds of
-# sync, and the point-to-point schedules for comparison (COREMPI_SHM_NBC=0).
+# Nonblocking collectives on the shared area (shm_nbc.c, shm_nbc_pieces.c):
+# batches of every I-collective with blocking calls in between, lagging
+# ranks, batches over three communicators started in rank-dependent
+# interleavings, completion by Wait, Waitall, Waitany and Test loops; both
+# kinds of sync; tiny slots (many rounds per call); and the point-to-point
+# schedules for comparison (COREMPI_SHM_NBC=0).
 cm_coll_program(shm_nbc)
 function(cm_shm_nbc_case name n seed env)
   add_test(NAME coll.shm.nbc.${name}.n${n}
@@ -143,6 +145,20 @@ endforeach()
 cm_shm_nbc_case(counter 3 7 "COREMPI_SHM_SYNC=counter")
 cm_shm_nbc_case(flags 5 8 "COREMPI_SHM_SYNC=flags")
 cm_shm_nbc_case(p2p 3 9 "COREMPI_SHM_NBC=0")
+foreach(n 2 3 5 8)
+  cm_shm_nbc_case(rounds ${n} ${n}3 "COREMPI_SHM_SLOT=320")
+endforeach()
+
+# A nonblocking call that starts its protocol inside another communicator's
+# blocking collective carries no argument word of its own.
+cm_coll_program(shm_nbc_nested)
+foreach(n 2 3 5)
+  add_test(NAME coll.shm.nbc_nested.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_shm_nbc_nested>)
+  set_tests_properties(coll.shm.nbc_nested.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20"
+    PASS_REGULAR_EXPRESSION "shm_nbc_nested ok")
+endforeach()
 
 # Allgatherv with equal counts and each rank's own block order: every rank
 # must take the same algorithm (the choice may look at the counts only).

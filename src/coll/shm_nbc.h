@@ -1,0 +1,73 @@
+/*
+ * shm_nbc.h -- inside the nonblocking collectives on the shared area:
+ * the operation record, shared by the queue and the simple steps
+ * (shm_nbc.c) and the operations that move data in slot-sized rounds
+ * (shm_nbc_pieces.c).  The interface for the front ends is in shm.h.
+ */
+#ifndef CM_COLL_SHM_NBC_H
+#define CM_COLL_SHM_NBC_H
+
+#include "coll/shm.h"
+
+enum nbc_kind {
+    NBC_BARRIER, NBC_BCAST, NBC_REDUCE, NBC_ALLREDUCE,  /* one sync or one FIFO entry */
+    NBC_PIECES                                          /* rounds through the slots */
+};
+
+struct cm_shm_nbc;
+
+/* An operation moved through the slots in rounds (shm_nbc_pieces.c): in
+ * each round every rank fills its part of the round (fill), arrives at the
+ * area's next epoch, and once every member arrived takes out what it needs
+ * (drain).  off/len: the bytes of one block the round carries. */
+struct nbc_pieces_kind {
+    const char *name;
+    void (*begin)(struct cm_shm_nbc *o);      /* once, before round 0 (own block); may be NULL */
+    void (*fill)(struct cm_shm_nbc *o, int p, size_t off, size_t len);
+    void (*drain)(struct cm_shm_nbc *o, int p, size_t off, size_t len);
+};
+
+struct cm_shm_nbc {
+    struct cm_shm_nbc *next;
+    struct cm_shm *s;
+    enum nbc_kind kind;
+    int started;                /* its protocol began (it reached the head) */
+    int done;
+    uint32_t k;                 /* FIFO call number, or the epoch it arrived at */
+    const void *sbuf;           /* data as given (sbuf == rbuf when in place) */
+    void *rbuf;
+    int count, root;
+    MPI_Datatype dt;
+    MPI_Op op;
+    size_t bytes;
+    MPI_Aint tlb;
+    /* NBC_PIECES */
+    const struct nbc_pieces_kind *pk;
+    int scount, rcount, inplace, nt, arrived;
+    MPI_Datatype stype, rtype;
+    size_t sblk, rblk;          /* stride of the blocks in sbuf, rbuf (extents) */
+    size_t piece;               /* bytes of one block per round */
+    size_t off;                 /* bytes of each block done */
+};
+
+/* The area of cc if the engine takes a call there; NULL otherwise. */
+struct cm_shm *cm_shm_nbc_area(MPI_Comm cc);
+/* Append o (calloc'ed, kind and arguments set) to s's queue and make its
+ * request. */
+int cm_shm_nbc_queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request);
+/* A reduction's record (kind and arguments set) if cc has an area and the
+ * call is a contiguous vector of 1..max bytes; NULL otherwise.  The FIFOs
+ * and slots hold the vector's bytes as they are, and folds run on them. */
+struct cm_shm_nbc *cm_shm_nbc_reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                        int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_shm **s);
+/* One step of an NBC_PIECES operation: 1 when complete (block as in step()). */
+int cm_shm_nbc_pieces_step(struct cm_shm_nbc *o, int block);
+/* The rounds for what the one-entry steps do not take (larger, or a type
+ * with holes for the broadcast). */
+int cm_shm_nbc_bcast_pieces(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_reduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                             MPI_Comm cc, MPI_Request *request);
+int cm_shm_nbc_allreduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+                                MPI_Request *request);
+
+#endif

@@ -1,0 +1,417 @@
+/*
+ * shm_nbc_pieces.c -- nonblocking collectives that move their data through
+ * the area's slots in rounds: Igather, Iscatter, Iallgather, Ialltoall,
+ * Ireduce_scatter_block, and the Ibcast, Ireduce and Iallreduce too large
+ * for the one-entry steps of shm_nbc.c.
+ *
+ * A round: every rank that has something to send copies the round's part
+ * of it into the slots of the coming epoch's parity p (fill), arrives at
+ * the epoch, and once every member has arrived takes out what it needs
+ * (drain); then the next round.  The parts of round r live in parity p; the
+ * slots of parity p are written again in round r + 2 (or by the area's
+ * next call two epochs on), which nobody fills before every member arrived
+ * at the epoch of round r + 1, and a member arrives there only after its
+ * drain of round r.  That is the argument of the blocking pieces paths
+ * (shm_allgather.c and others), cut at the one place where they wait, so
+ * that a round can stop at "not everyone arrived yet" and go on at the
+ * next poll.  Every member runs the same rounds: the round size and count
+ * come from the bytes of a block, which the ranks agree on (signatures).
+ *
+ * Reductions fold in rank order (right fold, as the blocking ones), so
+ * non-commutative ops give the same result; they take contiguous types
+ * only, as the fold runs on the bytes in the slots.
+ */
+#include <mpi.h>
+#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/shm_fold.h"
+#include "coll/shm_nbc.h"
+#include "core/error.h"
+#include "shm/copy.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+/* ---- the round loop -------------------------------------------------------- */
+
+int cm_shm_nbc_pieces_step(struct cm_shm_nbc *o, int block)
+{
+    struct cm_shm *s = o->s;
+    if (!o->started) {
+        o->started = 1;
+        if (o->pk->begin)
+            o->pk->begin(o);
+    }
+    for (;;) {
+        size_t len = o->bytes - o->off < o->piece ? o->bytes - o->off : o->piece;
+        if (!o->arrived) {
+            o->pk->fill(o, cm_shm_parity(s), o->off, len);
+            o->k = cm_shm_sync_arrive(s);
+            o->arrived = 1;
+        }
+        if (block)
+            cm_shm_sync_await(s, o->k);
+        else if (!cm_shm_sync_test(s, o->k))
+            return 0;
+        o->pk->drain(o, (int)(o->k & 1), o->off, len);
+        o->arrived = 0;
+        o->off += len;
+        if (o->off >= o->bytes)
+            return 1;
+    }
+}
+
+/* ---- the kinds ----------------------------------------------------------------- */
+
+/* What this rank sends in an allgather (in place: its block of rbuf). */
+static const void *own_buf(const struct cm_shm_nbc *o, int *count, MPI_Datatype *dt)
+{
+    if (o->inplace) {
+        *count = o->rcount;
+        *dt = o->rtype;
+        return (const char *)o->rbuf + (size_t)o->s->rank * o->rblk;
+    }
+    *count = o->scount;
+    *dt = o->stype;
+    return o->sbuf;
+}
+
+/* A rank's own block, from its send to its receive buffer: locally (no
+ * self-message: this may run inside another call's progress). */
+static void copy_own(struct cm_shm_nbc *o, const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
+                     MPI_Datatype rtype)
+{
+    int sc, rc;
+    MPI_Aint slb, rlb;
+    size_t b = cm_shm_bytes(scount, stype, &sc, &slb, NULL);
+    cm_shm_bytes(rcount, rtype, &rc, &rlb, NULL);
+    (void)o;
+    if (!b)
+        return;
+    if (sc && rc) {
+        cm_copy((char *)dst + rlb, (const char *)src + slb, b);
+        return;
+    }
+    void *tmp = malloc(b);
+    if (!tmp)
+        cm_fatal("MPI_I<collective>", "out of memory for a %zu-byte block", b);
+    cm_shm_pack(tmp, src, scount, stype);
+    cm_shm_unpack(tmp, dst, rcount, rtype);
+    free(tmp);
+}
+
+/* Allgather: each rank fills its own slot, everyone takes the others'. */
+static void allgather_begin(struct cm_shm_nbc *o)
+{
+    if (!o->inplace)
+        copy_own(o, o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)o->s->rank * o->rblk, o->rcount,
+                 o->rtype);
+}
+static void allgather_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    int count;
+    MPI_Datatype dt;
+    const void *buf = own_buf(o, &count, &dt);
+    cm_shm_pack_part(cm_shm_slot(o->s, o->s->rank, p), buf, count, dt, off, len);
+}
+static void allgather_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    for (int i = 0; i < o->s->n; i++)
+        if (i != o->s->rank)
+            cm_shm_unpack_part(cm_shm_slot(o->s, i, p), (char *)o->rbuf + (size_t)i * o->rblk, o->rcount, o->rtype,
+                               off, len, o->nt);
+}
+static const struct nbc_pieces_kind allgather_kind = {"allgather", allgather_begin, allgather_fill, allgather_drain};
+
+/* Gather: the non-roots fill their slots, the root takes them out. */
+static void gather_begin(struct cm_shm_nbc *o)
+{
+    if (o->s->rank == o->root && !o->inplace)
+        copy_own(o, o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)o->root * o->rblk, o->rcount, o->rtype);
+}
+static void gather_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (o->s->rank != o->root)
+        cm_shm_pack_part(cm_shm_slot(o->s, o->s->rank, p), o->sbuf, o->scount, o->stype, off, len);
+}
+static void gather_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (o->s->rank == o->root)
+        allgather_drain(o, p, off, len);
+}
+static const struct nbc_pieces_kind gather_kind = {"gather", gather_begin, gather_fill, gather_drain};
+
+/* Scatter: the root fills each receiver's slot, each receiver takes its own. */
+static void scatter_begin(struct cm_shm_nbc *o)
+{
+    if (o->s->rank == o->root && !o->inplace)
+        copy_own(o, (const char *)o->sbuf + (size_t)o->root * o->sblk, o->scount, o->stype, o->rbuf, o->rcount,
+                 o->rtype);
+}
+static void scatter_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (o->s->rank != o->root)
+        return;
+    for (int i = 0; i < o->s->n; i++)
+        if (i != o->root)
+            cm_shm_pack_part(cm_shm_slot(o->s, i, p), (const char *)o->sbuf + (size_t)i * o->sblk, o->scount,
+                             o->stype, off, len);
+}
+static void scatter_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (o->s->rank != o->root)
+        cm_shm_unpack_part(cm_shm_slot(o->s, o->s->rank, p), o->rbuf, o->rcount, o->rtype, off, len, 0);
+}
+static const struct nbc_pieces_kind scatter_kind = {"scatter", scatter_begin, scatter_fill, scatter_drain};
+
+/* Broadcast: the root fills its slot, the others take it. */
+static void bcast_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (o->s->rank == o->root)
+        cm_shm_pack_part(cm_shm_slot(o->s, o->root, p), o->rbuf, o->count, o->dt, off, len);
+}
+static void bcast_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (o->s->rank != o->root)
+        cm_shm_unpack_part(cm_shm_slot(o->s, o->root, p), o->rbuf, o->count, o->dt, off, len, o->nt);
+}
+static const struct nbc_pieces_kind bcast_kind = {"bcast", NULL, bcast_fill, bcast_drain};
+
+/* Alltoall: a slot holds one part per destination, o->piece bytes apart;
+ * rank i's part for me is at me * piece in i's slot.  In place, the round's
+ * parts of rbuf are read by the fill before the drain overwrites them, and
+ * later rounds touch later bytes only. */
+static void alltoall_begin(struct cm_shm_nbc *o)
+{
+    int me = o->s->rank;
+    if (!o->inplace)
+        copy_own(o, (const char *)o->sbuf + (size_t)me * o->sblk, o->scount, o->stype,
+                 (char *)o->rbuf + (size_t)me * o->rblk, o->rcount, o->rtype);
+}
+static void alltoall_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    int me = o->s->rank;
+    char *slot = cm_shm_slot(o->s, me, p);
+    const void *src = o->inplace ? o->rbuf : o->sbuf;
+    int count = o->inplace ? o->rcount : o->scount;
+    MPI_Datatype dt = o->inplace ? o->rtype : o->stype;
+    size_t blk = o->inplace ? o->rblk : o->sblk;
+    for (int i = 0; i < o->s->n; i++)
+        if (i != me)
+            cm_shm_pack_part(slot + (size_t)i * o->piece, (const char *)src + (size_t)i * blk, count, dt, off, len);
+}
+static void alltoall_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    int me = o->s->rank;
+    for (int i = 0; i < o->s->n; i++)
+        if (i != me)
+            cm_shm_unpack_part(cm_shm_slot(o->s, i, p) + (size_t)me * o->piece, (char *)o->rbuf + (size_t)i * o->rblk,
+                               o->rcount, o->rtype, off, len, 0);
+}
+static const struct nbc_pieces_kind alltoall_kind = {"alltoall", alltoall_begin, alltoall_fill, alltoall_drain};
+
+/* Right fold in rank order of n parts (x_r at part(r)) into out:
+ * out = x_0 op (x_1 op (... op x_{n-1})), len bytes of a contiguous type. */
+static void fold_parts(struct cm_shm_nbc *o, const char *(*part)(struct cm_shm_nbc *, int, int), int p, char *out,
+                       size_t len)
+{
+    int n = o->s->n, count = (int)(len / (o->bytes / (size_t)o->count));
+    cm_op_kernel_fn kernel = cm_shm_kernel(o->op, o->dt);
+    cm_copy(out, part(o, n - 1, p), len);
+    for (int r = n - 2; r >= 0; r--) {
+        const char *x = part(o, r, p);
+        if (kernel)
+            kernel(x, out, (size_t)count);
+        else
+            PMPI_Reduce_local(x - o->tlb, out - o->tlb, count, o->dt, o->op);
+    }
+}
+
+/* Reduce and allreduce: every rank (the root too: in place its input is the
+ * output) copies its part into its slot; the root, or everyone, folds. */
+static void reduce_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    cm_copy(cm_shm_slot(o->s, o->s->rank, p), (const char *)o->sbuf + o->tlb + off, len);
+}
+static const char *slot_part(struct cm_shm_nbc *o, int r, int p) { return cm_shm_slot(o->s, r, p); }
+static void reduce_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (o->root < 0 || o->s->rank == o->root)
+        fold_parts(o, slot_part, p, (char *)o->rbuf + o->tlb + off, len);
+}
+static const struct nbc_pieces_kind reduce_kind = {"reduce", NULL, reduce_fill, reduce_drain};
+
+/* Reduce_scatter_block: as alltoall, a slot holds one part per destination
+ * (rank j's block of my vector at j * piece); each rank folds the parts
+ * addressed to it, its own included, into its block. */
+static void rsb_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    char *slot = cm_shm_slot(o->s, o->s->rank, p);
+    for (int j = 0; j < o->s->n; j++)
+        cm_copy(slot + (size_t)j * o->piece, (const char *)o->sbuf + o->tlb + (size_t)j * o->bytes + off, len);
+}
+static const char *rsb_part(struct cm_shm_nbc *o, int r, int p)
+{
+    return cm_shm_slot(o->s, r, p) + (size_t)o->s->rank * o->piece;
+}
+static void rsb_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    fold_parts(o, rsb_part, p, (char *)o->rbuf + o->tlb + off, len);
+}
+static const struct nbc_pieces_kind rsb_kind = {"reduce_scatter_block", NULL, rsb_fill, rsb_drain};
+
+/* ---- the entry points ------------------------------------------------------- */
+
+/* An operation of `bytes` per block, parts of at most `per` bytes per
+ * round, rounded down to whole elements of `es` bytes (reductions fold
+ * whole elements; the pack/unpack parts take any byte range). */
+static int start(const struct nbc_pieces_kind *pk, struct cm_shm *s, struct cm_shm_nbc *o, size_t bytes, size_t per,
+                 size_t es, MPI_Request *request)
+{
+    per = per / es * es;
+    if (!per) {
+        free(o);
+        return CM_COLL_NO_SHORTCUT;
+    }
+    o->kind = NBC_PIECES;
+    o->pk = pk;
+    o->bytes = bytes;
+    o->piece = per;
+    return cm_shm_nbc_queue(s, o, request);
+}
+
+static struct cm_shm_nbc *new_op(MPI_Comm cc, size_t bytes, struct cm_shm **s)
+{
+    *s = bytes ? cm_shm_nbc_area(cc) : NULL;
+    return *s ? calloc(1, sizeof(struct cm_shm_nbc)) : NULL;
+}
+
+static size_t extent_of(int count, MPI_Datatype dt)
+{
+    MPI_Aint lb, ext;
+    PMPI_Type_get_extent(dt, &lb, &ext);
+    return (size_t)count * (size_t)ext;
+}
+
+/* The block arguments of gather, scatter, allgather, alltoall.  The
+ * strides only where the buffers are significant (a non-root's receive
+ * type of a gather may be anything). */
+static void blocks(struct cm_shm_nbc *o, const void *sbuf, int scount, MPI_Datatype stype, int sig_send, void *rbuf,
+                   int rcount, MPI_Datatype rtype, int sig_recv, int root)
+{
+    o->sbuf = sbuf;
+    o->scount = scount;
+    o->stype = stype;
+    o->rbuf = rbuf;
+    o->rcount = rcount;
+    o->rtype = rtype;
+    o->root = root;
+    o->sblk = sig_send && sbuf != MPI_IN_PLACE ? extent_of(scount, stype) : 0;
+    o->rblk = sig_recv && rbuf != MPI_IN_PLACE ? extent_of(rcount, rtype) : 0;
+}
+
+/* Allgather and alltoall: every rank sends and receives blocks of b
+ * bytes; alltoall parts sit one per destination in a slot, at multiples of
+ * 64 bytes so that each destination's part has lines of its own. */
+static int symmetric(const struct nbc_pieces_kind *pk, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                     int rcount, MPI_Datatype rtype, MPI_Comm cc, MPI_Request *request)
+{
+    struct cm_shm *s;
+    size_t b = cm_shm_bytes(rcount, rtype, NULL, NULL, NULL);
+    struct cm_shm_nbc *o = new_op(cc, b, &s);
+    if (!o)
+        return CM_COLL_NO_SHORTCUT;
+    blocks(o, sbuf, scount, stype, 1, rbuf, rcount, rtype, 1, -1);
+    o->inplace = sbuf == MPI_IN_PLACE;
+    if (pk == &allgather_kind) {
+        o->nt = cm_shm_out_nt((size_t)(s->n - 1) * b);
+        return start(pk, s, o, b, s->slot_bytes, 1, request);
+    }
+    return start(pk, s, o, b, s->slot_bytes / (size_t)s->n / 64 * 64, 1, request);
+}
+
+int cm_shm_nbc_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                         MPI_Comm cc, MPI_Request *request)
+{
+    return symmetric(&allgather_kind, sbuf, scount, stype, rbuf, rcount, rtype, cc, request);
+}
+
+int cm_shm_nbc_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                        MPI_Comm cc, MPI_Request *request)
+{
+    return symmetric(&alltoall_kind, sbuf, scount, stype, rbuf, rcount, rtype, cc, request);
+}
+
+/* Gather and scatter: the block size from the side whose arguments count
+ * on this rank (the root's receive or send side, everyone else's other
+ * side); in place is the root's own block staying where it is. */
+static int rooted(const struct nbc_pieces_kind *pk, int root_sends, const void *sbuf, int scount, MPI_Datatype stype,
+                  void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm cc, MPI_Request *request)
+{
+    struct cm_shm *s;
+    int me;
+    PMPI_Comm_rank(cc, &me);
+    int sends = me == root ? root_sends : !root_sends;
+    size_t b = sends ? cm_shm_bytes(scount, stype, NULL, NULL, NULL) : cm_shm_bytes(rcount, rtype, NULL, NULL, NULL);
+    struct cm_shm_nbc *o = new_op(cc, b, &s);
+    if (!o)
+        return CM_COLL_NO_SHORTCUT;
+    blocks(o, sbuf, scount, stype, me == root && root_sends, rbuf, rcount, rtype, me == root && !root_sends, root);
+    o->inplace = (root_sends ? rbuf : sbuf) == MPI_IN_PLACE;
+    o->nt = me == root && !root_sends && cm_shm_out_nt((size_t)(s->n - 1) * b);
+    return start(pk, s, o, b, s->slot_bytes, 1, request);
+}
+
+int cm_shm_nbc_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                      int root, MPI_Comm cc, MPI_Request *request)
+{
+    return rooted(&gather_kind, 0, sbuf, scount, stype, rbuf, rcount, rtype, root, cc, request);
+}
+
+int cm_shm_nbc_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                       int root, MPI_Comm cc, MPI_Request *request)
+{
+    return rooted(&scatter_kind, 1, sbuf, scount, stype, rbuf, rcount, rtype, root, cc, request);
+}
+
+int cm_shm_nbc_bcast_pieces(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request)
+{
+    struct cm_shm *s;
+    size_t b = cm_shm_bytes(count, dt, NULL, NULL, NULL);
+    struct cm_shm_nbc *o = new_op(cc, b, &s);
+    if (!o)
+        return CM_COLL_NO_SHORTCUT;
+    o->rbuf = buf;
+    o->count = count;
+    o->dt = dt;
+    o->root = root;
+    o->nt = s->rank != root && cm_shm_out_nt(b);
+    return start(&bcast_kind, s, o, b, s->slot_bytes, 1, request);
+}
+
+int cm_shm_nbc_reduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+                             MPI_Comm cc, MPI_Request *request)
+{
+    struct cm_shm *s;
+    struct cm_shm_nbc *o = cm_shm_nbc_reduction(sbuf, rbuf, count, dt, op, root, cc, SIZE_MAX, NBC_PIECES, &s);
+    return o ? start(&reduce_kind, s, o, o->bytes, s->slot_bytes, o->bytes / (size_t)count, request)
+             : CM_COLL_NO_SHORTCUT;
+}
+
+int cm_shm_nbc_allreduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+                                MPI_Request *request)
+{
+    return cm_shm_nbc_reduce_pieces(sbuf, rbuf, count, dt, op, -1, cc, request);
+}
+
+/* sbuf: the n blocks of rcount elements (in place: rbuf, as the front ends
+ * pass it); o->bytes is one block. */
+int cm_shm_nbc_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
+                                    MPI_Comm cc, MPI_Request *request)
+{
+    struct cm_shm *s;
+    struct cm_shm_nbc *o = cm_shm_nbc_reduction(sbuf, rbuf, rcount, dt, op, -1, cc, SIZE_MAX, NBC_PIECES, &s);
+    return o ? start(&rsb_kind, s, o, o->bytes, s->slot_bytes / (size_t)s->n / 64 * 64, o->bytes / (size_t)rcount,
+                     request)
+             : CM_COLL_NO_SHORTCUT;
+}
+#endif
