@@ -110,6 +110,111 @@ static int bcast_step(struct cm_shm_nbc *o, int block)
     return 1;
 }
 
+/* The root of a reduce-FIFO call: 1 once every other rank's entry k is
+ * published (all of them: the root's acknowledgement speaks for every
+ * earlier call, shm.h). */
+static int entries_in(struct cm_shm_nbc *o, int block)
+{
+    struct cm_shm *s = o->s;
+    for (int r = 0; r < s->n; r++) {
+        if (r == s->rank)
+            continue;
+        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, o->k);
+        if (block)
+            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
+        else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* A non-root's entry k of the reduce FIFO: claim, fill(arg, data), publish.
+ * 0 while the entry is not free yet (block = 0). */
+static int entry_out(struct cm_shm_nbc *o, int block, void (*fill)(struct cm_shm_nbc *o, unsigned char *data))
+{
+    struct cm_shm *s = o->s;
+    struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, s->rank, o->k);
+    if (block)
+        cm_shm_rfifo_claim(s, o->k);
+    else if (!cm_shm_rfifo_try_claim(s, o->k))
+        return 0;
+    fill(o, e->data);
+    atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
+    cm_shm_wake32(&e->seq, &e->seq_waiters);
+    return 1;
+}
+
+static void fill_vector(struct cm_shm_nbc *o, unsigned char *data)
+{
+    cm_copy(data, (const char *)o->sbuf + o->tlb, o->bytes);
+}
+
+static void fill_block(struct cm_shm_nbc *o, unsigned char *data)
+{
+    cm_shm_pack(data, o->sbuf, o->scount, o->stype);
+}
+
+/* A small gather through the reduce FIFO, as shm_gather.c: a non-root packs
+ * its block into its entry and is done; the root unpacks them all and
+ * acknowledges. */
+static int gather_step(struct cm_shm_nbc *o, int block)
+{
+    struct cm_shm *s = o->s;
+    if (!o->started) {
+        o->started = 1;
+        o->k = s->to_root++;
+    }
+    if (s->rank != o->root)
+        return entry_out(o, block, fill_block);
+    if (!entries_in(o, block))
+        return 0;
+    if (!o->inplace)
+        cm_shm_nbc_copy_block(o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)s->rank * o->rblk, o->rcount,
+                              o->rtype);
+    for (int r = 0; r < s->n; r++)
+        if (r != s->rank)
+            cm_shm_unpack(cm_shm_rfifo(s, r, o->k)->data, (char *)o->rbuf + (size_t)r * o->rblk, o->rcount, o->rtype);
+    cm_shm_rfifo_done(s, o->k);
+    return 1;
+}
+
+/* A small scatter through the broadcast FIFO, as shm_scatter.c: the root
+ * packs every other rank's block into entry k (block i at i * bytes) and is
+ * done; each reader unpacks its own. */
+static int scatter_step(struct cm_shm_nbc *o, int block)
+{
+    struct cm_shm *s = o->s;
+    if (!o->started) {
+        o->started = 1;
+        o->k = s->bcasts++;
+    }
+    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, o->k);
+    unsigned char *data = (size_t)s->n * o->bytes <= CM_SHM_BFIFO_INLINE ? e->inl : e->data;
+    if (s->rank == o->root) {
+        if (block)
+            cm_shm_bfifo_claim(s, o->k);
+        else if (!cm_shm_bfifo_try_claim(s, o->k))
+            return 0;
+        for (int i = 0; i < s->n; i++)
+            if (i != s->rank)
+                cm_shm_pack(data + (size_t)i * o->bytes, (const char *)o->sbuf + (size_t)i * o->sblk, o->scount,
+                            o->stype);
+        atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
+        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        if (!o->inplace)
+            cm_shm_nbc_copy_block((const char *)o->sbuf + (size_t)s->rank * o->sblk, o->scount, o->stype, o->rbuf,
+                                  o->rcount, o->rtype);
+    } else {
+        if (block)
+            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
+        else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
+            return 0;
+        cm_shm_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
+    }
+    cm_shm_bfifo_done(s, o->k);
+    return 1;
+}
+
 /* The reduce FIFO as in shm_reduce.c: a non-root claims its entry k, fills
  * and publishes it and is done; the root waits for every other rank's
  * entry (all of them: its acknowledgement speaks for every earlier call,
@@ -119,26 +224,10 @@ static int reduce_fifo_step(struct cm_shm_nbc *o, int block, int root, char *out
     struct cm_shm *s = o->s;
     int me = s->rank, n = s->n;
     const char *sb = (const char *)o->sbuf + o->tlb;
-    if (me != root) {
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, o->k);
-        if (block)
-            cm_shm_rfifo_claim(s, o->k);
-        else if (!cm_shm_rfifo_try_claim(s, o->k))
-            return 0;
-        cm_copy(e->data, sb, o->bytes);
-        atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
-        cm_shm_wake32(&e->seq, &e->seq_waiters);
-        return 1;
-    }
-    for (int r = 0; r < n; r++) {
-        if (r == me)
-            continue;
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, o->k);
-        if (block)
-            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
-        else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
-            return 0;
-    }
+    if (me != root)
+        return entry_out(o, block, fill_vector);
+    if (!entries_in(o, block))
+        return 0;
     /* Right fold in rank order; in place the root's input is out itself. */
     unsigned char own[CM_SHM_RFIFO_BYTES];
     cm_copy(own, sb, o->bytes);
@@ -192,6 +281,8 @@ static int step(struct cm_shm_nbc *o, int block)
     switch (o->kind) {
     case NBC_PIECES: return cm_shm_nbc_pieces_step(o, block);
     case NBC_BARRIER: return barrier_step(o, block);
+    case NBC_GATHER: return gather_step(o, block);
+    case NBC_SCATTER: return scatter_step(o, block);
     case NBC_BCAST: return bcast_step(o, block);
     case NBC_REDUCE: return reduce_step(o, block);
     case NBC_ALLREDUCE: return allreduce_step(o, block);

@@ -11,6 +11,7 @@
 
 enum nbc_kind {
     NBC_BARRIER, NBC_BCAST, NBC_REDUCE, NBC_ALLREDUCE,  /* one sync or one FIFO entry */
+    NBC_GATHER, NBC_SCATTER,
     NBC_PIECES                                          /* rounds through the slots */
 };
 
@@ -60,6 +61,9 @@ int cm_shm_nbc_queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *reques
  * and slots hold the vector's bytes as they are, and folds run on them. */
 struct cm_shm_nbc *cm_shm_nbc_reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                                         int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_shm **s);
+/* A rank's own block from its send to its receive buffer, locally (no
+ * self-message: this may run inside another call's progress). */
+void cm_shm_nbc_copy_block(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount, MPI_Datatype rtype);
 /* One step of an NBC_PIECES operation: 1 when complete (block as in step()). */
 int cm_shm_nbc_pieces_step(struct cm_shm_nbc *o, int block);
 /* The rounds for what the one-entry steps do not take (larger, or a type

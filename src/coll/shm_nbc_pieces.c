@@ -75,16 +75,12 @@ static const void *own_buf(const struct cm_shm_nbc *o, int *count, MPI_Datatype 
     return o->sbuf;
 }
 
-/* A rank's own block, from its send to its receive buffer: locally (no
- * self-message: this may run inside another call's progress). */
-static void copy_own(struct cm_shm_nbc *o, const void *src, int scount, MPI_Datatype stype, void *dst, int rcount,
-                     MPI_Datatype rtype)
+void cm_shm_nbc_copy_block(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount, MPI_Datatype rtype)
 {
     int sc, rc;
     MPI_Aint slb, rlb;
     size_t b = cm_shm_bytes(scount, stype, &sc, &slb, NULL);
     cm_shm_bytes(rcount, rtype, &rc, &rlb, NULL);
-    (void)o;
     if (!b)
         return;
     if (sc && rc) {
@@ -103,7 +99,7 @@ static void copy_own(struct cm_shm_nbc *o, const void *src, int scount, MPI_Data
 static void allgather_begin(struct cm_shm_nbc *o)
 {
     if (!o->inplace)
-        copy_own(o, o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)o->s->rank * o->rblk, o->rcount,
+        cm_shm_nbc_copy_block(o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)o->s->rank * o->rblk, o->rcount,
                  o->rtype);
 }
 static void allgather_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
@@ -126,7 +122,7 @@ static const struct nbc_pieces_kind allgather_kind = {"allgather", allgather_beg
 static void gather_begin(struct cm_shm_nbc *o)
 {
     if (o->s->rank == o->root && !o->inplace)
-        copy_own(o, o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)o->root * o->rblk, o->rcount, o->rtype);
+        cm_shm_nbc_copy_block(o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)o->root * o->rblk, o->rcount, o->rtype);
 }
 static void gather_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
 {
@@ -144,7 +140,7 @@ static const struct nbc_pieces_kind gather_kind = {"gather", gather_begin, gathe
 static void scatter_begin(struct cm_shm_nbc *o)
 {
     if (o->s->rank == o->root && !o->inplace)
-        copy_own(o, (const char *)o->sbuf + (size_t)o->root * o->sblk, o->scount, o->stype, o->rbuf, o->rcount,
+        cm_shm_nbc_copy_block((const char *)o->sbuf + (size_t)o->root * o->sblk, o->scount, o->stype, o->rbuf, o->rcount,
                  o->rtype);
 }
 static void scatter_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
@@ -184,7 +180,7 @@ static void alltoall_begin(struct cm_shm_nbc *o)
 {
     int me = o->s->rank;
     if (!o->inplace)
-        copy_own(o, (const char *)o->sbuf + (size_t)me * o->sblk, o->scount, o->stype,
+        cm_shm_nbc_copy_block((const char *)o->sbuf + (size_t)me * o->sblk, o->scount, o->stype,
                  (char *)o->rbuf + (size_t)me * o->rblk, o->rcount, o->rtype);
 }
 static void alltoall_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
@@ -358,6 +354,14 @@ static int rooted(const struct nbc_pieces_kind *pk, int root_sends, const void *
     blocks(o, sbuf, scount, stype, me == root && root_sends, rbuf, rcount, rtype, me == root && !root_sends, root);
     o->inplace = (root_sends ? rbuf : sbuf) == MPI_IN_PLACE;
     o->nt = me == root && !root_sends && cm_shm_out_nt((size_t)(s->n - 1) * b);
+    /* Small ones through a FIFO entry, as the blocking calls: a gather's
+     * non-roots and a scatter's root need not wait for anyone. */
+    if (root_sends ? (size_t)s->n * b <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled()
+                   : b <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled()) {
+        o->kind = root_sends ? NBC_SCATTER : NBC_GATHER;
+        o->bytes = b;
+        return cm_shm_nbc_queue(s, o, request);
+    }
     return start(pk, s, o, b, s->slot_bytes, 1, request);
 }
 

@@ -195,6 +195,15 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     int rc = check_array(count, array_of_requests, "MPI_Waitall");
     if (rc)
         return rc;
+    /* Requests that know how to wait (nonblocking collectives on the shared
+     * area) wait their way, sleeping on the words their protocols wait on;
+     * every such wait runs the progress engine, so the others move
+     * meanwhile, as in the loop below. */
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = cm_request_get(array_of_requests[i]);
+        if (r && r->kind == CM_REQ_GENERIC && r->block && !r->complete && !is_inactive(array_of_requests[i], r))
+            cm_request_wait(r, CM_CALL_Waitall);
+    }
     struct req_array a = { count, array_of_requests };
     wait_until(all_done, &a, CM_CALL_Waitall);
     return finish_all(count, array_of_requests, array_of_statuses, "MPI_Waitall");

@@ -239,6 +239,19 @@ static void poll_generics(void)
     in_generic_poll = 0;
 }
 
+int cm_progress_drop_generic(struct cm_request *r)
+{
+    if (in_generic_poll)
+        return 0;
+    for (int i = ngenerics - 1; i >= 0; i--) {
+        if (generics[i] == r) {
+            generics[i] = generics[--ngenerics];
+            return 1;
+        }
+    }
+    return 0;
+}
+
 void cm_progress_add_generic(struct cm_request *r)
 {
     if (ngenerics == generics_cap) {

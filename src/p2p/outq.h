@@ -32,5 +32,8 @@ int cm_write_stream(struct cm_request *r);
 /* A send request is done: its data left the user's buffer or the peer read it. */
 void cm_send_complete(struct cm_request *r);
 void cm_progress_add_generic(struct cm_request *r);
+/* Take r off the polled list (it is complete); 0 if it cannot be now (a
+ * poll of the list is running further up the stack) or was not there. */
+int cm_progress_drop_generic(struct cm_request *r);
 
 #endif

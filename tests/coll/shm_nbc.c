@@ -29,6 +29,7 @@
 #define ROUNDS 400
 #define BATCH 6
 #define MAXN 40    /* ints; 160 B: inline, the FIFO entries' data and the slots */
+#define MAXBLK 160  /* ints; the data-moving kinds' blocks: 640 B, past the reduce FIFO's entry */
 #define MAXRANKS 16
 
 static int rank, size, bad;
@@ -63,7 +64,7 @@ struct call {
     int root, n, inplace;
     MPI_Comm comm;
     int csize, crank;   /* size of comm and this rank in it */
-    int sbuf[2 * MAXN * MAXRANKS], rbuf[2 * MAXN * MAXRANKS];
+    int sbuf[MAXBLK * MAXRANKS], rbuf[MAXBLK * MAXRANKS];
     MPI_Request req;
 };
 
@@ -279,7 +280,7 @@ int main(int argc, char **argv)
             c->root = (int)rnd((unsigned)c->csize);
             if (c->kind == K_COMPOSE && rnd(2))
                 c->root = -1;
-            c->n = 1 + (int)rnd(MAXN);
+            c->n = 1 + (int)rnd(c->kind >= K_GATHER && rnd(2) ? MAXBLK : MAXN);
             c->inplace = (int)rnd(2);
         }
         unsigned order_seed = (unsigned)rnd(1000);
