@@ -17,15 +17,17 @@ enum nbc_kind {
 
 struct cm_shm_nbc;
 
-/* An operation moved through the slots in rounds (shm_nbc_pieces.c): in
- * each round every rank fills its part of the round (fill), arrives at the
- * area's next epoch, and once every member arrived takes out what it needs
- * (drain).  off/len: the bytes of one block the round carries. */
+/* An operation moved through the slots in rounds (shm_nbc_pieces.c): a
+ * round is one or two epochs; in each, every rank fills what it has to
+ * give into the slots of the epoch's parity p (fill), arrives, and once
+ * every member arrived takes out what it needs (drain).  off/len: the bytes
+ * of one block the round carries. */
 struct nbc_pieces_kind {
     const char *name;
     void (*begin)(struct cm_shm_nbc *o);      /* once, before round 0 (own block); may be NULL */
-    void (*fill)(struct cm_shm_nbc *o, int p, size_t off, size_t len);
-    void (*drain)(struct cm_shm_nbc *o, int p, size_t off, size_t len);
+    int epochs;                               /* per round: 1 or 2 */
+    void (*fill[2])(struct cm_shm_nbc *o, int p, size_t off, size_t len);
+    void (*drain[2])(struct cm_shm_nbc *o, int p, size_t off, size_t len);   /* may be NULL */
 };
 
 struct cm_shm_nbc {
@@ -44,7 +46,7 @@ struct cm_shm_nbc {
     MPI_Aint tlb;
     /* NBC_PIECES */
     const struct nbc_pieces_kind *pk;
-    int scount, rcount, inplace, nt, arrived;
+    int scount, rcount, inplace, nt, arrived, epoch;   /* epoch: within the round */
     MPI_Datatype stype, rtype;
     size_t sblk, rblk;          /* stride of the blocks in sbuf, rbuf (extents) */
     size_t piece;               /* bytes of one block per round */

@@ -44,7 +44,7 @@ int cm_shm_nbc_pieces_step(struct cm_shm_nbc *o, int block)
     for (;;) {
         size_t len = o->bytes - o->off < o->piece ? o->bytes - o->off : o->piece;
         if (!o->arrived) {
-            o->pk->fill(o, cm_shm_parity(s), o->off, len);
+            o->pk->fill[o->epoch](o, cm_shm_parity(s), o->off, len);
             o->k = cm_shm_sync_arrive(s);
             o->arrived = 1;
         }
@@ -52,8 +52,12 @@ int cm_shm_nbc_pieces_step(struct cm_shm_nbc *o, int block)
             cm_shm_sync_await(s, o->k);
         else if (!cm_shm_sync_test(s, o->k))
             return 0;
-        o->pk->drain(o, (int)(o->k & 1), o->off, len);
+        if (o->pk->drain[o->epoch])
+            o->pk->drain[o->epoch](o, (int)(o->k & 1), o->off, len);
         o->arrived = 0;
+        if (++o->epoch < o->pk->epochs)
+            continue;
+        o->epoch = 0;
         o->off += len;
         if (o->off >= o->bytes)
             return 1;
@@ -116,7 +120,7 @@ static void allgather_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
             cm_shm_unpack_part(cm_shm_slot(o->s, i, p), (char *)o->rbuf + (size_t)i * o->rblk, o->rcount, o->rtype,
                                off, len, o->nt);
 }
-static const struct nbc_pieces_kind allgather_kind = {"allgather", allgather_begin, allgather_fill, allgather_drain};
+static const struct nbc_pieces_kind allgather_kind = {"allgather", allgather_begin, 1, {allgather_fill}, {allgather_drain}};
 
 /* Gather: the non-roots fill their slots, the root takes them out. */
 static void gather_begin(struct cm_shm_nbc *o)
@@ -134,7 +138,7 @@ static void gather_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
     if (o->s->rank == o->root)
         allgather_drain(o, p, off, len);
 }
-static const struct nbc_pieces_kind gather_kind = {"gather", gather_begin, gather_fill, gather_drain};
+static const struct nbc_pieces_kind gather_kind = {"gather", gather_begin, 1, {gather_fill}, {gather_drain}};
 
 /* Scatter: the root fills each receiver's slot, each receiver takes its own. */
 static void scatter_begin(struct cm_shm_nbc *o)
@@ -157,7 +161,7 @@ static void scatter_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
     if (o->s->rank != o->root)
         cm_shm_unpack_part(cm_shm_slot(o->s, o->s->rank, p), o->rbuf, o->rcount, o->rtype, off, len, 0);
 }
-static const struct nbc_pieces_kind scatter_kind = {"scatter", scatter_begin, scatter_fill, scatter_drain};
+static const struct nbc_pieces_kind scatter_kind = {"scatter", scatter_begin, 1, {scatter_fill}, {scatter_drain}};
 
 /* Broadcast: the root fills its slot, the others take it. */
 static void bcast_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
@@ -170,7 +174,7 @@ static void bcast_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
     if (o->s->rank != o->root)
         cm_shm_unpack_part(cm_shm_slot(o->s, o->root, p), o->rbuf, o->count, o->dt, off, len, o->nt);
 }
-static const struct nbc_pieces_kind bcast_kind = {"bcast", NULL, bcast_fill, bcast_drain};
+static const struct nbc_pieces_kind bcast_kind = {"bcast", NULL, 1, {bcast_fill}, {bcast_drain}};
 
 /* Alltoall: a slot holds one part per destination, o->piece bytes apart;
  * rank i's part for me is at me * piece in i's slot.  In place, the round's
@@ -203,18 +207,20 @@ static void alltoall_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
             cm_shm_unpack_part(cm_shm_slot(o->s, i, p) + (size_t)me * o->piece, (char *)o->rbuf + (size_t)i * o->rblk,
                                o->rcount, o->rtype, off, len, 0);
 }
-static const struct nbc_pieces_kind alltoall_kind = {"alltoall", alltoall_begin, alltoall_fill, alltoall_drain};
+static const struct nbc_pieces_kind alltoall_kind = {"alltoall", alltoall_begin, 1, {alltoall_fill}, {alltoall_drain}};
 
-/* Right fold in rank order of n parts (x_r at part(r)) into out:
+/* Right fold in rank order of n parts (x_r at part(o, r, p, off)) into out:
  * out = x_0 op (x_1 op (... op x_{n-1})), len bytes of a contiguous type. */
-static void fold_parts(struct cm_shm_nbc *o, const char *(*part)(struct cm_shm_nbc *, int, int), int p, char *out,
-                       size_t len)
+typedef const char *(*part_fn)(struct cm_shm_nbc *o, int r, int p, size_t off);
+static void fold_parts(struct cm_shm_nbc *o, part_fn part, int p, char *out, size_t off, size_t len)
 {
     int n = o->s->n, count = (int)(len / (o->bytes / (size_t)o->count));
     cm_op_kernel_fn kernel = cm_shm_kernel(o->op, o->dt);
-    cm_copy(out, part(o, n - 1, p), len);
+    const char *last = part(o, n - 1, p, off);
+    if (last != out)
+        cm_copy(out, last, len);
     for (int r = n - 2; r >= 0; r--) {
-        const char *x = part(o, r, p);
+        const char *x = part(o, r, p, off);
         if (kernel)
             kernel(x, out, (size_t)count);
         else
@@ -222,19 +228,83 @@ static void fold_parts(struct cm_shm_nbc *o, const char *(*part)(struct cm_shm_n
     }
 }
 
-/* Reduce and allreduce: every rank (the root too: in place its input is the
- * output) copies its part into its slot; the root, or everyone, folds. */
-static void reduce_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+/* Reduce and allreduce: every rank copies its part into its slot, and the
+ * root, or everyone, folds.  A reduce's root reads its own part where it
+ * is instead, unless that is the output (in place) and the fold would
+ * overwrite it before its turn (the root is not the last rank). */
+static int root_reads_own(const struct cm_shm_nbc *o)
+{
+    return o->s->rank == o->root && (o->sbuf != o->rbuf || o->root == o->s->n - 1);
+}
+static void vector_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
 {
     cm_copy(cm_shm_slot(o->s, o->s->rank, p), (const char *)o->sbuf + o->tlb + off, len);
 }
-static const char *slot_part(struct cm_shm_nbc *o, int r, int p) { return cm_shm_slot(o->s, r, p); }
+static void reduce_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    if (!root_reads_own(o))
+        vector_fill(o, p, off, len);
+}
+static const char *reduce_part(struct cm_shm_nbc *o, int r, int p, size_t off)
+{
+    if (r == o->s->rank && root_reads_own(o))
+        return (const char *)o->sbuf + o->tlb + off;
+    return cm_shm_slot(o->s, r, p);
+}
 static void reduce_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
 {
     if (o->root < 0 || o->s->rank == o->root)
-        fold_parts(o, slot_part, p, (char *)o->rbuf + o->tlb + off, len);
+        fold_parts(o, reduce_part, p, (char *)o->rbuf + o->tlb + off, off, len);
 }
-static const struct nbc_pieces_kind reduce_kind = {"reduce", NULL, reduce_fill, reduce_drain};
+static const struct nbc_pieces_kind reduce_kind = {"reduce", NULL, 1, {reduce_fill}, {reduce_drain}};
+
+/* Large reduce and allreduce, the fold split as in shm_allreduce.c: two
+ * epochs per round.  First every rank copies its part into its slot; once
+ * all are in, rank j folds slice j of the round (its share of the elements)
+ * from every slot into its slot of the second epoch, at the slice's place;
+ * once all are folded, everyone (or the root) copies every slice out.  The
+ * folded slices are the second epoch's data: written after the first
+ * epoch completed, before arriving at the second, read before arriving at
+ * the next (the rule every epoch's data keeps, top of file). */
+static size_t elem_size(const struct cm_shm_nbc *o) { return o->bytes / (size_t)o->count; }
+
+static void split_fold(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    (void)off;
+    struct cm_shm *s = o->s;
+    size_t es = elem_size(o);
+    int lo, hi, n = s->n;
+    cm_shm_slice((int)(len / es), n, s->rank, &lo, &hi);
+    if (hi == lo)
+        return;
+    size_t at = (size_t)lo * es, bytes = (size_t)(hi - lo) * es;
+    char *acc = cm_shm_slot(s, s->rank, p) + at;
+    cm_op_kernel_fn kernel = cm_shm_kernel(o->op, o->dt);
+    cm_copy(acc, cm_shm_slot(s, n - 1, !p) + at, bytes);
+    for (int r = n - 2; r >= 0; r--) {
+        const char *x = cm_shm_slot(s, r, !p) + at;
+        if (kernel)
+            kernel(x, acc, (size_t)(hi - lo));
+        else
+            PMPI_Reduce_local(x - o->tlb, acc - o->tlb, hi - lo, o->dt, o->op);
+    }
+}
+
+static void split_gather(struct cm_shm_nbc *o, int p, size_t off, size_t len)
+{
+    struct cm_shm *s = o->s;
+    if (o->root >= 0 && s->rank != o->root)
+        return;
+    size_t es = elem_size(o);
+    char *out = (char *)o->rbuf + o->tlb + off;
+    for (int j = 0; j < s->n; j++) {
+        int lo, hi;
+        cm_shm_slice((int)(len / es), s->n, j, &lo, &hi);
+        cm_copy(out + (size_t)lo * es, cm_shm_slot(s, j, p) + (size_t)lo * es, (size_t)(hi - lo) * es);
+    }
+}
+static const struct nbc_pieces_kind split_kind = {"split fold", NULL, 2, {vector_fill, split_fold},
+                                                  {NULL, split_gather}};
 
 /* Reduce_scatter_block: as alltoall, a slot holds one part per destination
  * (rank j's block of my vector at j * piece); each rank folds the parts
@@ -245,15 +315,16 @@ static void rsb_fill(struct cm_shm_nbc *o, int p, size_t off, size_t len)
     for (int j = 0; j < o->s->n; j++)
         cm_copy(slot + (size_t)j * o->piece, (const char *)o->sbuf + o->tlb + (size_t)j * o->bytes + off, len);
 }
-static const char *rsb_part(struct cm_shm_nbc *o, int r, int p)
+static const char *rsb_part(struct cm_shm_nbc *o, int r, int p, size_t off)
 {
+    (void)off;
     return cm_shm_slot(o->s, r, p) + (size_t)o->s->rank * o->piece;
 }
 static void rsb_drain(struct cm_shm_nbc *o, int p, size_t off, size_t len)
 {
-    fold_parts(o, rsb_part, p, (char *)o->rbuf + o->tlb + off, len);
+    fold_parts(o, rsb_part, p, (char *)o->rbuf + o->tlb + off, off, len);
 }
-static const struct nbc_pieces_kind rsb_kind = {"reduce_scatter_block", NULL, rsb_fill, rsb_drain};
+static const struct nbc_pieces_kind rsb_kind = {"reduce_scatter_block", NULL, 1, {rsb_fill}, {rsb_drain}};
 
 /* ---- the entry points ------------------------------------------------------- */
 
@@ -397,8 +468,14 @@ int cm_shm_nbc_reduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Dataty
 {
     struct cm_shm *s;
     struct cm_shm_nbc *o = cm_shm_nbc_reduction(sbuf, rbuf, count, dt, op, root, cc, SIZE_MAX, NBC_PIECES, &s);
-    return o ? start(&reduce_kind, s, o, o->bytes, s->slot_bytes, o->bytes / (size_t)count, request)
-             : CM_COLL_NO_SHORTCUT;
+    if (!o)
+        return CM_COLL_NO_SHORTCUT;
+    /* Split from where the blocking allreduce splits: below, one more
+     * epoch per round costs more than everyone folding everything.  A
+     * 2-rank reduce's root folds one part into its own: nothing to split. */
+    const struct nbc_pieces_kind *pk =
+        o->bytes >= CM_SHM_SPLIT_FOLD_MIN && (root < 0 || s->n > 2) ? &split_kind : &reduce_kind;
+    return start(pk, s, o, o->bytes, s->slot_bytes, o->bytes / (size_t)count, request);
 }
 
 int cm_shm_nbc_allreduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,

@@ -12,7 +12,8 @@
  * batches spread over three communicators, started in a rank-dependent
  * interleaving (the same order per communicator, as MPI requires, but not
  * across them).  Run with a small COREMPI_SHM_SLOT, the data-moving calls
- * take many rounds through the slots (shm_nbc_pieces.c).  Every result is checked
+ * take many rounds through the slots (shm_nbc_pieces.c); some reductions
+ * are large enough (32-48 KiB) to fold split.  Every result is checked
  * against values each rank computes itself; reductions use a
  * non-commutative user op too (composition of affine maps) so that the
  * rank order of the fold shows.  Loops of the same shape run long enough for
@@ -31,6 +32,7 @@
 #define MAXN 40    /* ints; 160 B: inline, the FIFO entries' data and the slots */
 #define MAXBLK 160  /* ints; the data-moving kinds' blocks: 640 B, past the reduce FIFO's entry */
 #define MAXRANKS 16
+#define BIGN 12288  /* ints; 48 KiB: reductions this large fold split (shm_nbc_pieces.c) */
 
 static int rank, size, bad;
 static int me;   /* rank in the call's communicator (set before start and verify) */
@@ -64,7 +66,7 @@ struct call {
     int root, n, inplace;
     MPI_Comm comm;
     int csize, crank;   /* size of comm and this rank in it */
-    int sbuf[MAXBLK * MAXRANKS], rbuf[MAXBLK * MAXRANKS];
+    int sbuf[BIGN], rbuf[BIGN];
     MPI_Request req;
 };
 
@@ -281,6 +283,8 @@ int main(int argc, char **argv)
             if (c->kind == K_COMPOSE && rnd(2))
                 c->root = -1;
             c->n = 1 + (int)rnd(c->kind >= K_GATHER && rnd(2) ? MAXBLK : MAXN);
+            if ((c->kind == K_REDUCE || c->kind == K_ALLREDUCE) && rnd(8) == 0)
+                c->n = BIGN / 2 + (int)rnd(BIGN / 2);
             c->inplace = (int)rnd(2);
         }
         unsigned order_seed = (unsigned)rnd(1000);
