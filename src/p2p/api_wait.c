@@ -8,6 +8,7 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/error.h"
+#include "shm/wait.h"
 
 #pragma weak MPI_Wait = PMPI_Wait
 #pragma weak MPI_Test = PMPI_Test
@@ -199,7 +200,7 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
      * area) wait their way, sleeping on the words their protocols wait on;
      * every such wait runs the progress engine, so the others move
      * meanwhile, as in the loop below. */
-    for (int i = 0; i < count; i++) {
+    for (int i = 0; cm_wait_unrung && i < count; i++) {     /* any pending at all? */
         struct cm_request *r = cm_request_get(array_of_requests[i]);
         if (r && r->kind == CM_REQ_GENERIC && r->block && !r->complete && !is_inactive(array_of_requests[i], r))
             cm_request_wait(r, CM_CALL_Waitall);
