@@ -1,7 +1,8 @@
 /*
  * select.c -- the registry of collective algorithms and the selector.
  *
- * Per collective: a table {name, function, applies_to}.  The selector takes
+ * The algorithms are those of algorithms.def, one table {name, function,
+ * applies_to} with each collective's rows together.  The selector takes
  * the first row of the tuning table that matches the call; COREMPI_<COLL>=name
  * forces an algorithm instead (if it does not apply to the call, the default
  * is used and COREMPI_VERBOSE says so).  COREMPI_VERBOSE=coll prints the
@@ -16,86 +17,50 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define ALGO(coll, name) {#name, (void (*)(void))cm_coll_##coll##_##name, NULL}
-#define ALGO_IF(coll, name, cond) {#name, (void (*)(void))cm_coll_##coll##_##name, cond}
-
-/* Shared-memory direct algorithms (shm_*.c, "shm"): corempi only, they need
- * the job segment.  SHM_ALGO adds ", entry" inside a table. */
 #ifdef COREMPI
 #include "coll/shm.h"
-#define SHM_ALGO(coll, cond) , ALGO_IF(coll, shm, cond)
-#else
-#define SHM_ALGO(coll, cond)
 #endif
 
-/* Combining in ring or largest-distance-first order needs a commutative op. */
-static int needs_commutative(const struct cm_coll_query *q) { return q->commutative; }
+static int cm_coll_needs_commutative(const struct cm_coll_query *q) { return q->commutative; }
 
-static const struct cm_coll_algo barrier_algos[] = {
-    ALGO(barrier, rdb), ALGO(barrier, dissemination), ALGO(barrier, flat), ALGO(barrier, tree) SHM_ALGO(barrier, cm_shm_applies),
-};
-static const struct cm_coll_algo bcast_algos[] = {
-    ALGO(bcast, binomial_ordered), ALGO(bcast, flat), ALGO(bcast, two_to_all), ALGO(bcast, kchain),
-    ALGO(bcast, seg_binomial), ALGO(bcast, hybrid_seg_binomial) SHM_ALGO(bcast, cm_shm_applies),
-};
-static const struct cm_coll_algo reduce_algos[] = {
-    ALGO(reduce, binomial), ALGO(reduce, rabenseifner) SHM_ALGO(reduce, cm_shm_applies_reduction),
-};
-static const struct cm_coll_algo allreduce_algos[] = {
-    ALGO(allreduce, rdb), ALGO(allreduce, rdb_barrier), ALGO(allreduce, reduce_bcast),
-    ALGO(allreduce, rabenseifner), ALGO_IF(allreduce, ring, needs_commutative),
-    ALGO(allreduce, hybrid_a), ALGO_IF(allreduce, hybrid_b, needs_commutative)
-    SHM_ALGO(allreduce, cm_shm_applies_reduction),
-};
-static const struct cm_coll_algo allgather_algos[] = {
-    ALGO(allgather, rdb), ALGO(allgather, bruck), ALGO(allgather, ring), ALGO(allgather, gather_bcast),
-    ALGO(allgather, hybrid) SHM_ALGO(allgather, cm_shm_applies),
-};
-static const struct cm_coll_algo allgatherv_algos[] = { ALGO(allgatherv, ring), ALGO(allgatherv, regular) };
-static const struct cm_coll_algo gather_algos[] = { ALGO(gather, linear) SHM_ALGO(gather, cm_shm_applies) };
-static const struct cm_coll_algo gatherv_algos[] = { ALGO(gatherv, linear) SHM_ALGO(gatherv, cm_shm_applies) };
-static const struct cm_coll_algo scatter_algos[] = { ALGO(scatter, linear) SHM_ALGO(scatter, cm_shm_applies) };
-static const struct cm_coll_algo scatterv_algos[] = { ALGO(scatterv, linear) SHM_ALGO(scatterv, cm_shm_applies) };
-static const struct cm_coll_algo alltoall_algos[] = { ALGO(alltoall, pairwise) SHM_ALGO(alltoall, cm_shm_applies) };
-static const struct cm_coll_algo alltoallv_algos[] = { ALGO(alltoallv, pairwise) SHM_ALGO(alltoallv, cm_shm_applies) };
-static const struct cm_coll_algo alltoallw_algos[] = { ALGO(alltoallw, pairwise) SHM_ALGO(alltoallw, cm_shm_applies) };
-static const struct cm_coll_algo reduce_scatter_algos[] = {
-    ALGO(reduce_scatter, reduce_scatterv), ALGO(reduce_scatter, allreduce), ALGO(reduce_scatter, equal),
-};
-static const struct cm_coll_algo reduce_scatter_block_algos[] = {
-    ALGO(reduce_scatter_block, reduce_scatter), ALGO(reduce_scatter_block, pairwise),
-    ALGO(reduce_scatter_block, allreduce) SHM_ALGO(reduce_scatter_block, cm_shm_applies_reduction),
-};
-static const struct cm_coll_algo scan_algos[] = {
-    ALGO(scan, rdb), ALGO(scan, linear) SHM_ALGO(scan, cm_shm_applies_reduction),
-};
-static const struct cm_coll_algo exscan_algos[] = {
-    ALGO(exscan, rdb), ALGO(exscan, linear) SHM_ALGO(exscan, cm_shm_applies_reduction),
+/* Every algorithm of algorithms.def, collective after collective. */
+static const struct cm_coll_algo algos[] = {
+#define CM_ALGO(coll, name, function, applies_to) {#name, (void (*)(void))function, applies_to},
+#include "coll/algorithms.def"
 };
 
-#define TABLE(coll, env) {#coll, env, coll##_algos, (int)(sizeof(coll##_algos) / sizeof(coll##_algos[0]))}
-static const struct {
-    const char *name, *env;
-    const struct cm_coll_algo *algos;
-    int n;
-} tables[CM_COLL_NUM] = {
-    [CM_COLL_BARRIER] = TABLE(barrier, "COREMPI_BARRIER"),
-    [CM_COLL_BCAST] = TABLE(bcast, "COREMPI_BCAST"),
-    [CM_COLL_REDUCE] = TABLE(reduce, "COREMPI_REDUCE"),
-    [CM_COLL_ALLREDUCE] = TABLE(allreduce, "COREMPI_ALLREDUCE"),
-    [CM_COLL_ALLGATHER] = TABLE(allgather, "COREMPI_ALLGATHER"),
-    [CM_COLL_ALLGATHERV] = TABLE(allgatherv, "COREMPI_ALLGATHERV"),
-    [CM_COLL_GATHER] = TABLE(gather, "COREMPI_GATHER"),
-    [CM_COLL_GATHERV] = TABLE(gatherv, "COREMPI_GATHERV"),
-    [CM_COLL_SCATTER] = TABLE(scatter, "COREMPI_SCATTER"),
-    [CM_COLL_SCATTERV] = TABLE(scatterv, "COREMPI_SCATTERV"),
-    [CM_COLL_ALLTOALL] = TABLE(alltoall, "COREMPI_ALLTOALL"),
-    [CM_COLL_ALLTOALLV] = TABLE(alltoallv, "COREMPI_ALLTOALLV"),
-    [CM_COLL_ALLTOALLW] = TABLE(alltoallw, "COREMPI_ALLTOALLW"),
-    [CM_COLL_REDUCE_SCATTER] = TABLE(reduce_scatter, "COREMPI_REDUCE_SCATTER"),
-    [CM_COLL_REDUCE_SCATTER_BLOCK] = TABLE(reduce_scatter_block, "COREMPI_REDUCE_SCATTER_BLOCK"),
-    [CM_COLL_SCAN] = TABLE(scan, "COREMPI_SCAN"),
-    [CM_COLL_EXSCAN] = TABLE(exscan, "COREMPI_EXSCAN"),
+/* The position of each row in algos[], and of each collective's first row:
+ * a collective's marker takes the next row's number, and its algorithms
+ * follow it in the list. */
+enum {
+#define CM_COLL(coll, COLL) CM_FIRST_##coll, CM_MARK_##coll = CM_FIRST_##coll - 1,
+#define CM_ALGO(coll, name, function, applies_to) CM_ROW_##coll##_##name,
+#include "coll/algorithms.def"
+    CM_ROWS
+};
+static const unsigned short first_row[CM_COLL_NUM + 1] = {
+#define CM_COLL(coll, COLL) CM_FIRST_##coll,
+#include "coll/algorithms.def"
+    CM_ROWS
+};
+
+/* Each row's collective, to check that the list keeps them together. */
+enum {
+#define CM_COLL(coll, COLL) CM_ID_##coll = CM_COLL_##COLL,
+#include "coll/algorithms.def"
+};
+static const unsigned char row_coll[CM_ROWS] = {
+#define CM_ALGO(coll, name, function, applies_to) CM_ID_##coll,
+#include "coll/algorithms.def"
+};
+
+static const char *const coll_name[CM_COLL_NUM] = {
+#define CM_COLL(coll, COLL) #coll,
+#include "coll/algorithms.def"
+};
+static const char *const coll_env[CM_COLL_NUM] = {
+#define CM_COLL(coll, COLL) "COREMPI_" #COLL,
+#include "coll/algorithms.def"
 };
 
 /*
@@ -367,7 +332,7 @@ static void read_env(void)
     if (env.ready)
         return;
     for (int c = 0; c < CM_COLL_NUM; c++) {
-        const char *v = getenv(tables[c].env);
+        const char *v = getenv(coll_env[c]);
         env.forced[c] = v && *v ? v : NULL;
     }
     /* As core/init.c reads it: "coll" among the words, or a value naming no
@@ -386,15 +351,31 @@ static void warn_unknown(enum cm_coll_id c)
     char names[512];
     size_t len = 0;
     names[0] = 0;
-    for (int i = 0; i < tables[c].n && len < sizeof names; i++)
-        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i ? ", " : "", tables[c].algos[i].name);
-    cm_env_warn(tables[c].env, env.forced[c], "names no %s algorithm (there are: %s); using the tuned choice",
-                tables[c].name, names);
+    for (int i = first_row[c]; i < first_row[c + 1] && len < sizeof names; i++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s%s", i > first_row[c] ? ", " : "",
+                                algos[i].name);
+    cm_env_warn(coll_env[c], env.forced[c], "names no %s algorithm (there are: %s); using the tuned choice",
+                coll_name[c], names);
+}
+
+/* An algorithm listed under another collective's CM_COLL line would be
+ * called with the wrong arguments: refuse to start (tests/coll's
+ * algorithms.cmake refuses such a list at configure time already). */
+static void check_rows(void)
+{
+    for (int c = 0; c < CM_COLL_NUM; c++)
+        for (int i = first_row[c]; i < first_row[c + 1]; i++)
+            if (row_coll[i] != c) {
+                fprintf(stderr, "corempi: algorithms.def lists %s algorithm %s under %s\n", coll_name[row_coll[i]],
+                        algos[i].name, coll_name[c]);
+                abort();
+            }
 }
 
 static void resolve(void)
 {
     unsigned short next = 0;
+    check_rows();
     for (int c = 0; c < CM_COLL_NUM; c++) {
         resolved.first[c] = next;
         for (size_t i = 0; i < NROWS; i++) {
@@ -429,15 +410,15 @@ int cm_coll_level_size(MPI_Comm comm, int comm_size)
 
 const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n)
 {
-    *n = tables[coll].n;
-    return tables[coll].algos;
+    *n = first_row[coll + 1] - first_row[coll];
+    return &algos[first_row[coll]];
 }
 
 const struct cm_coll_algo *cm_coll_find(enum cm_coll_id coll, const char *name)
 {
-    for (int i = 0; i < tables[coll].n; i++)
-        if (strcmp(tables[coll].algos[i].name, name) == 0)
-            return &tables[coll].algos[i];
+    for (int i = first_row[coll]; i < first_row[coll + 1]; i++)
+        if (strcmp(algos[i].name, name) == 0)
+            return &algos[i];
     return NULL;
 }
 
@@ -469,7 +450,7 @@ static void say_once(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_q
     int rank = 0;
     PMPI_Comm_rank(comm, &rank);
     if (rank == 0)
-        fprintf(stderr, "corempi: coll %s size %d bytes %zu%s: %s (%s)\n", tables[coll].name, q->size,
+        fprintf(stderr, "corempi: coll %s size %d bytes %zu%s: %s (%s)\n", coll_name[coll], q->size,
                 q->bytes, q->commutative ? "" : " non-commutative", algo, why);
 }
 
@@ -525,7 +506,7 @@ static const struct cm_coll_algo *choose(enum cm_coll_id coll, MPI_Comm comm, co
         } else {
             static char warned[CM_COLL_NUM];
             if (env.verbose && !warned[coll]++)
-                fprintf(stderr, "corempi: %s=%s %s; using the default\n", tables[coll].env, env.forced[coll],
+                fprintf(stderr, "corempi: %s=%s %s; using the default\n", coll_env[coll], env.forced[coll],
                         a ? "does not apply to this call" : "is not an algorithm of this collective");
             a = NULL;
             why = "forced one does not apply";
@@ -544,7 +525,7 @@ static const struct cm_coll_algo *choose(enum cm_coll_id coll, MPI_Comm comm, co
     if (!a)
         a = resolved.fallback[coll];
     if (!applies(a, q))
-        a = &tables[coll].algos[0];      /* the first of each table applies to everything */
+        a = &algos[first_row[coll]];      /* the first of each collective applies to everything */
     if (env.verbose)
         say_once(coll, comm, q, a->name, why);
     return a;
