@@ -8,7 +8,10 @@
 #   CM_COLL_ALGO_MAX          the most point-to-point algorithms of a collective
 #   CM_COLL_DIRECT_MAX        the most direct algorithms of a collective
 # and, as cm_coll_case's bookkeeping, cm_coll_check_covered(): a configure
-# error when an algorithm of the list is forced by no test.
+# error when an algorithm of the list is forced by no test.  Tests
+# coll.algorithms.registry (the registry built into corempi, as
+# bench/coll_algos prints it, is the list) and coll.algorithms.docs (every
+# algorithm is named in the tables of docs/collectives.md / shm-coll.md).
 
 set(CM_ALGORITHMS_DEF ${PROJECT_SOURCE_DIR}/src/coll/algorithms.def)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CM_ALGORITHMS_DEF})
@@ -55,6 +58,28 @@ foreach(coll ${CM_COLLS})
     set(CM_COLL_DIRECT_MAX ${k})
   endif()
 endforeach()
+
+# The list as "collective name kind" lines, and the tests that hold the
+# built registry and the docs' tables against it (algorithms_check.cmake).
+set(cm_expected "")
+foreach(coll ${CM_COLLS})
+  foreach(name ${CM_ALGOS_${coll}})
+    string(APPEND cm_expected "${coll} ${name} algo\n")
+  endforeach()
+  foreach(name ${CM_DIRECTS_${coll}})
+    string(APPEND cm_expected "${coll} ${name} direct\n")
+  endforeach()
+endforeach()
+file(WRITE ${CMAKE_CURRENT_BINARY_DIR}/algorithms.txt "${cm_expected}")
+add_test(NAME coll.algorithms.registry
+         COMMAND ${CMAKE_COMMAND} -DMODE=registry -DLISTER=$<TARGET_FILE:coll_algos>
+                 -DEXPECTED=${CMAKE_CURRENT_BINARY_DIR}/algorithms.txt
+                 -P ${CMAKE_CURRENT_LIST_DIR}/algorithms_check.cmake)
+add_test(NAME coll.algorithms.docs
+         COMMAND ${CMAKE_COMMAND} -DMODE=docs -DEXPECTED=${CMAKE_CURRENT_BINARY_DIR}/algorithms.txt
+                 -DCOLL_DOC=${PROJECT_SOURCE_DIR}/docs/collectives.md -DSHM_DOC=${PROJECT_SOURCE_DIR}/docs/shm-coll.md
+                 -P ${CMAKE_CURRENT_LIST_DIR}/algorithms_check.cmake)
+set_tests_properties(coll.algorithms.registry coll.algorithms.docs PROPERTIES TIMEOUT 30 LABELS coll)
 
 # Every COREMPI_<COLL>=name a test sets, as cm_coll_case records it.
 set_property(GLOBAL PROPERTY CM_COLL_FORCED "")
