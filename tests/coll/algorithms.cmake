@@ -11,7 +11,8 @@
 # error when an algorithm of the list is forced by no test.  Tests
 # coll.algorithms.registry (the registry built into corempi, as
 # bench/coll_algos prints it, is the list) and coll.algorithms.docs (every
-# algorithm is named in the tables of docs/collectives.md / shm-coll.md).
+# algorithm is named in the tables of docs/collectives.md / shm-coll.md) and
+# coll.algorithms.tuning (every row of src/coll/tuning.def names one).
 
 set(CM_ALGORITHMS_DEF ${PROJECT_SOURCE_DIR}/src/coll/algorithms.def)
 set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${CM_ALGORITHMS_DEF})
@@ -79,7 +80,12 @@ add_test(NAME coll.algorithms.docs
          COMMAND ${CMAKE_COMMAND} -DMODE=docs -DEXPECTED=${CMAKE_CURRENT_BINARY_DIR}/algorithms.txt
                  -DCOLL_DOC=${PROJECT_SOURCE_DIR}/docs/collectives.md -DSHM_DOC=${PROJECT_SOURCE_DIR}/docs/shm-coll.md
                  -P ${CMAKE_CURRENT_LIST_DIR}/algorithms_check.cmake)
-set_tests_properties(coll.algorithms.registry coll.algorithms.docs PROPERTIES TIMEOUT 30 LABELS coll)
+add_test(NAME coll.algorithms.tuning
+         COMMAND ${CMAKE_COMMAND} -DMODE=tuning -DEXPECTED=${CMAKE_CURRENT_BINARY_DIR}/algorithms.txt
+                 -DTUNING=${PROJECT_SOURCE_DIR}/src/coll/tuning.def
+                 -P ${CMAKE_CURRENT_LIST_DIR}/algorithms_check.cmake)
+set_tests_properties(coll.algorithms.registry coll.algorithms.docs coll.algorithms.tuning PROPERTIES
+  TIMEOUT 30 LABELS coll)
 
 # Every COREMPI_<COLL>=name a test sets, as cm_coll_case records it.
 set_property(GLOBAL PROPERTY CM_COLL_FORCED "")
