@@ -73,48 +73,48 @@ typedef cm_barrier_sig *cm_barrier_fn;
 typedef int cm_bcast_sig(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 typedef cm_bcast_sig *cm_bcast_fn;
 typedef int cm_reduce_sig(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                            MPI_Op op, int root, MPI_Comm comm);
+                          MPI_Op op, int root, MPI_Comm comm);
 typedef cm_reduce_sig *cm_reduce_fn;
 typedef int cm_allreduce_sig(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                               MPI_Op op, MPI_Comm comm);
+                             MPI_Op op, MPI_Comm comm);
 typedef cm_allreduce_sig *cm_allreduce_fn;
 typedef int cm_allgather_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                               int rcount, MPI_Datatype rtype, MPI_Comm comm);
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm);
 typedef cm_allgather_sig *cm_allgather_fn;
 typedef int cm_allgatherv_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                                const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
+                              const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
 typedef cm_allgatherv_sig *cm_allgatherv_fn;
 typedef int cm_gather_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                            MPI_Datatype rtype, int root, MPI_Comm comm);
+                          MPI_Datatype rtype, int root, MPI_Comm comm);
 typedef cm_gather_sig *cm_gather_fn;
 typedef int cm_gatherv_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                             const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
+                           const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
 typedef cm_gatherv_sig *cm_gatherv_fn;
 typedef int cm_scatter_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                             MPI_Datatype rtype, int root, MPI_Comm comm);
+                           MPI_Datatype rtype, int root, MPI_Comm comm);
 typedef cm_scatter_sig *cm_scatter_fn;
 typedef int cm_scatterv_sig(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype,
-                              void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+                            void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
 typedef cm_scatterv_sig *cm_scatterv_fn;
 typedef int cm_alltoall_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                              MPI_Datatype rtype, MPI_Comm comm);
+                            MPI_Datatype rtype, MPI_Comm comm);
 typedef cm_alltoall_sig *cm_alltoall_fn;
 typedef int cm_alltoallv_sig(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
-                               void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
-                               MPI_Comm comm);
+                             void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                             MPI_Comm comm);
 typedef cm_alltoallv_sig *cm_alltoallv_fn;
 typedef int cm_alltoallw_sig(const void *sbuf, const int *scounts, const int *sdispls,
-                               const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
-                               const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
+                             const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                             const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
 typedef cm_alltoallw_sig *cm_alltoallw_fn;
 typedef int cm_reduce_scatter_sig(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
-                                    MPI_Op op, MPI_Comm comm);
+                                  MPI_Op op, MPI_Comm comm);
 typedef cm_reduce_scatter_sig *cm_reduce_scatter_fn;
 typedef int cm_reduce_scatter_block_sig(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
-                                          MPI_Op op, MPI_Comm comm);
+                                        MPI_Op op, MPI_Comm comm);
 typedef cm_reduce_scatter_block_sig *cm_reduce_scatter_block_fn;
 typedef int cm_scan_sig(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                          MPI_Comm comm);
+                        MPI_Comm comm);
 typedef cm_scan_sig *cm_scan_fn;
 typedef cm_scan_sig cm_exscan_sig;
 
