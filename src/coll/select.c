@@ -139,17 +139,23 @@ static void warn_unknown(enum cm_coll_id c)
 }
 
 /* An algorithm listed under another collective's CM_COLL line would be
- * called with the wrong arguments: refuse to start (tests/coll's
+ * called with the wrong arguments, and a collective without algorithms would
+ * fall back to its neighbour's first: refuse to start (tests/coll's
  * algorithms.cmake refuses such a list at configure time already). */
 static void check_rows(void)
 {
-    for (int c = 0; c < CM_COLL_NUM; c++)
+    for (int c = 0; c < CM_COLL_NUM; c++) {
+        if (first_row[c] == first_row[c + 1]) {
+            fprintf(stderr, "corempi: algorithms.def lists no algorithm of %s\n", coll_name[c]);
+            abort();
+        }
         for (int i = first_row[c]; i < first_row[c + 1]; i++)
             if (row_coll[i] != c) {
                 fprintf(stderr, "corempi: algorithms.def lists %s algorithm %s under %s\n", coll_name[row_coll[i]],
                         algos[i].name, coll_name[c]);
                 abort();
             }
+    }
 }
 
 static void resolve(void)
