@@ -2,7 +2,7 @@
 # tune.sh -- `make tune`: time every registered algorithm of every collective
 # that bench/coll.c measures, forced by COREMPI_<COLL>=name, at 2 and 8 ranks,
 # next to what the tuning table picks by itself ("auto").  The table in
-# src/coll/select.c is read off this output: per size, the fastest row.
+# src/coll/tuning.def is read off this output: per size, the fastest row.
 #   COREMPI_BUILD=build bash bench/tune.sh      (TUNE_RANKS="2 8", TUNE_SIZES=8,1024,65536,1048576)
 set -euo pipefail
 build=${COREMPI_BUILD:-$(cd "$(dirname "$0")/.." && pwd)/build}

@@ -66,45 +66,63 @@ enum cm_coll_tag {
 #define CM_NBC_TAGS 16384
 
 /* ---- algorithm signatures (comm is the collective communicator) ------- */
-typedef int (*cm_barrier_fn)(MPI_Comm comm);
-typedef int (*cm_bcast_fn)(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-typedef int (*cm_reduce_fn)(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                            MPI_Op op, int root, MPI_Comm comm);
-typedef int (*cm_allreduce_fn)(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                               MPI_Op op, MPI_Comm comm);
-typedef int (*cm_allgather_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                               int rcount, MPI_Datatype rtype, MPI_Comm comm);
-typedef int (*cm_allgatherv_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                                const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
-typedef int (*cm_gather_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                            MPI_Datatype rtype, int root, MPI_Comm comm);
-typedef int (*cm_gatherv_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                             const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
-typedef int (*cm_scatter_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                             MPI_Datatype rtype, int root, MPI_Comm comm);
-typedef int (*cm_scatterv_fn)(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype,
-                              void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
-typedef int (*cm_alltoall_fn)(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                              MPI_Datatype rtype, MPI_Comm comm);
-typedef int (*cm_alltoallv_fn)(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
-                               void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
-                               MPI_Comm comm);
-typedef int (*cm_alltoallw_fn)(const void *sbuf, const int *scounts, const int *sdispls,
-                               const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
-                               const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
-typedef int (*cm_reduce_scatter_fn)(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
-                                    MPI_Op op, MPI_Comm comm);
-typedef int (*cm_reduce_scatter_block_fn)(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
-                                          MPI_Op op, MPI_Comm comm);
-typedef int (*cm_scan_fn)(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                          MPI_Comm comm);
+/* cm_<coll>_sig is the function type every algorithm of <coll> has
+ * (algorithms.def declares them with it); cm_<coll>_fn points to one. */
+typedef int cm_barrier_sig(MPI_Comm comm);
+typedef cm_barrier_sig *cm_barrier_fn;
+typedef int cm_bcast_sig(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
+typedef cm_bcast_sig *cm_bcast_fn;
+typedef int cm_reduce_sig(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                          MPI_Op op, int root, MPI_Comm comm);
+typedef cm_reduce_sig *cm_reduce_fn;
+typedef int cm_allreduce_sig(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
+                             MPI_Op op, MPI_Comm comm);
+typedef cm_allreduce_sig *cm_allreduce_fn;
+typedef int cm_allgather_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                             int rcount, MPI_Datatype rtype, MPI_Comm comm);
+typedef cm_allgather_sig *cm_allgather_fn;
+typedef int cm_allgatherv_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                              const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
+typedef cm_allgatherv_sig *cm_allgatherv_fn;
+typedef int cm_gather_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef cm_gather_sig *cm_gather_fn;
+typedef int cm_gatherv_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                           const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef cm_gatherv_sig *cm_gatherv_fn;
+typedef int cm_scatter_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                           MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef cm_scatter_sig *cm_scatter_fn;
+typedef int cm_scatterv_sig(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype,
+                            void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+typedef cm_scatterv_sig *cm_scatterv_fn;
+typedef int cm_alltoall_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                            MPI_Datatype rtype, MPI_Comm comm);
+typedef cm_alltoall_sig *cm_alltoall_fn;
+typedef int cm_alltoallv_sig(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
+                             void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
+                             MPI_Comm comm);
+typedef cm_alltoallv_sig *cm_alltoallv_fn;
+typedef int cm_alltoallw_sig(const void *sbuf, const int *scounts, const int *sdispls,
+                             const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
+                             const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
+typedef cm_alltoallw_sig *cm_alltoallw_fn;
+typedef int cm_reduce_scatter_sig(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt,
+                                  MPI_Op op, MPI_Comm comm);
+typedef cm_reduce_scatter_sig *cm_reduce_scatter_fn;
+typedef int cm_reduce_scatter_block_sig(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
+                                        MPI_Op op, MPI_Comm comm);
+typedef cm_reduce_scatter_block_sig *cm_reduce_scatter_block_fn;
+typedef int cm_scan_sig(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                        MPI_Comm comm);
+typedef cm_scan_sig *cm_scan_fn;
+typedef cm_scan_sig cm_exscan_sig;
 
 /* ---- the registry ------------------------------------------------------ */
+/* Collectives and algorithms come from algorithms.def. */
 enum cm_coll_id {
-    CM_COLL_BARRIER, CM_COLL_BCAST, CM_COLL_REDUCE, CM_COLL_ALLREDUCE, CM_COLL_ALLGATHER,
-    CM_COLL_ALLGATHERV, CM_COLL_GATHER, CM_COLL_GATHERV, CM_COLL_SCATTER, CM_COLL_SCATTERV,
-    CM_COLL_ALLTOALL, CM_COLL_ALLTOALLV, CM_COLL_ALLTOALLW, CM_COLL_REDUCE_SCATTER,
-    CM_COLL_REDUCE_SCATTER_BLOCK, CM_COLL_SCAN, CM_COLL_EXSCAN,
+#define CM_COLL(coll, COLL) CM_COLL_##COLL,
+#include "coll/algorithms.def"
     CM_COLL_NUM
 };
 
@@ -134,78 +152,13 @@ const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n);
  * when it splits the communicator evenly, else a quarter of the ranks (>= 2). */
 int cm_coll_level_size(MPI_Comm comm, int comm_size);
 
-/* ---- algorithms ---------------------------------------------------------- */
-int cm_coll_barrier_rdb(MPI_Comm comm);
-int cm_coll_barrier_dissemination(MPI_Comm comm);
-int cm_coll_barrier_flat(MPI_Comm comm);
-int cm_coll_barrier_tree(MPI_Comm comm);
+/* ---- algorithms: declared from algorithms.def ---------------------------- */
+#define CM_ALGO(coll, name, function, applies_to) cm_##coll##_sig function;
+#include "coll/algorithms.def"
 
-int cm_coll_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int cm_coll_bcast_two_to_all(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int cm_coll_bcast_binomial_ordered(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int cm_coll_bcast_kchain(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int cm_coll_bcast_seg_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int cm_coll_bcast_hybrid_seg_binomial(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-
-int cm_coll_reduce_binomial(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                            MPI_Op op, int root, MPI_Comm comm);
-int cm_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
-                                MPI_Op op, int root, MPI_Comm comm);
-
-int cm_coll_allreduce_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_allreduce_rdb_barrier(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_allreduce_reduce_bcast(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_allreduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_allreduce_hybrid_a(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_allreduce_hybrid_b(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-
-int cm_coll_allgather_rdb(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_allgather_bruck(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_allgather_ring(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_allgather_gather_bcast(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_allgather_hybrid(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, MPI_Comm comm);
-
-/* One simple correct algorithm for each of the other collectives. */
-int cm_coll_gather_linear(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                          MPI_Datatype rtype, int root, MPI_Comm comm);
-int cm_coll_gatherv_linear(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                           const int *rcounts, const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
-int cm_coll_scatter_linear(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                           MPI_Datatype rtype, int root, MPI_Comm comm);
-int cm_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype,
-                            void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
-int cm_coll_allgatherv_ring(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                            const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_allgatherv_regular(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                               const int *rcounts, const int *displs, MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                              MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype,
-                               void *rbuf, const int *rcounts, const int *rdispls, MPI_Datatype rtype,
-                               MPI_Comm comm);
-int cm_coll_alltoallw_pairwise(const void *sbuf, const int *scounts, const int *sdispls,
-                               const MPI_Datatype *stypes, void *rbuf, const int *rcounts,
-                               const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
-int cm_coll_reduce_scatter_reduce_scatterv(const void *sbuf, void *rbuf, const int *rcounts,
-                                           MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_reduce_scatter_allreduce(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
-                                     MPI_Comm comm);
-int cm_coll_reduce_scatter_equal(const void *sbuf, void *rbuf, const int *rcounts, MPI_Datatype dt, MPI_Op op,
-                                 MPI_Comm comm);
 /* Tuned allreduce of total elements, keeping [off, off + count) in rbuf. */
 int cm_coll_allreduce_part(const void *sbuf, void *rbuf, int total, int off, int count, MPI_Datatype dt, MPI_Op op,
                            MPI_Comm comm);
-int cm_coll_reduce_scatter_block_reduce_scatter(const void *sbuf, void *rbuf, int rcount,
-                                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_reduce_scatter_block_pairwise(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
-                                          MPI_Op op, MPI_Comm comm);
-int cm_coll_reduce_scatter_block_allreduce(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt,
-                                           MPI_Op op, MPI_Comm comm);
-int cm_coll_scan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_exscan_rdb(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_scan_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_exscan_linear(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 /* scan and exscan share one recursive doubling (exclusive: rank 0 gets nothing). */
 int cm_coll_scan_common(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                         MPI_Comm comm, int exclusive, int tag);

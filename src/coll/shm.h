@@ -396,45 +396,20 @@ void cm_shm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cm_shm_applies(const struct cm_coll_query *q);
 int cm_shm_applies_reduction(const struct cm_coll_query *q);
 
-/* The algorithms (registered as "shm"). */
+/* The algorithms themselves (registered as "shm") are declared from
+ * algorithms.def in coll.h; here what the front ends use besides. */
 #define CM_COLL_NO_SHORTCUT (-1)   /* a front end's shortcut does not apply: take the long way */
-int cm_coll_barrier_shm(MPI_Comm comm);
 /* The front end's shortcut for the barrier, as cm_coll_allreduce_shortcut. */
 int cm_coll_barrier_shortcut(MPI_Comm comm);
 void cm_coll_barrier_shortcut_note(MPI_Comm cc);
-int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
-int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
-                       MPI_Comm comm);
-int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 /* The front end's shortcut for a tiny allreduce on 2 ranks: CM_COLL_NO_SHORTCUT
  * unless an earlier call of this shape ran cm_coll_allreduce_shm and noted it
  * with cm_coll_allreduce_shortcut_note (then the call is done). */
 int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
                                MPI_Comm comm);
 void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q);
-int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                          MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                       MPI_Datatype rtype, int root, MPI_Comm comm);
-int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                        MPI_Datatype rtype, int root, MPI_Comm comm);
 /* A gather's non-root, call k: its block into its reduce-FIFO entry. */
 int cm_shm_gather_fifo_send(struct cm_shm *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype);
-int cm_coll_alltoallv_shm(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
-                          const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm);
-int cm_coll_alltoallw_shm(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes,
-                          void *rbuf, const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
-                          MPI_Comm comm);
-int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
-                        const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm);
-int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs, MPI_Datatype stype, void *rbuf,
-                         int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
-int cm_coll_scan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_exscan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
-int cm_coll_reduce_scatter_block_shm(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
-                                     MPI_Comm comm);
-int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
-                         MPI_Datatype rtype, MPI_Comm comm);
 
 /* Nonblocking collectives on the area (shm_nbc.c): MPI_SUCCESS with
  * *request set, or CM_COLL_NO_SHORTCUT when the engine does not take the

@@ -3,9 +3,10 @@
 #
 # Configurations: "default" (the selector's choice), "shm" (every collective
 # that has a shared-memory algorithm forced onto it), "hybrid_L4" (the
-# hybrids with groups of 4) and v0..v7, where variant v forces the v-th
-# algorithm (modulo the list's length) of every collective, so that the eight
-# variants cover every algorithm of src/coll/select.c; for make stress also
+# hybrids with groups of 4) and v0..v<N-1>, where variant v forces the v-th
+# algorithm (modulo the list's length) of every collective, so that the N
+# variants (N: the longest list) cover every algorithm of
+# src/coll/algorithms.def; for make stress also
 # shm_<name>: the shared-memory algorithms with other slot, sync and copy
 # parameters.  The list of configurations goes to coll_fuzz_configs.txt in
 # the build directory for `make stress` (tests/coll/coll_fuzz_stress.sh).
@@ -13,25 +14,6 @@
 # make check runs each case for a time budget (rank 0 decides when to stop);
 # the cases together take about two minutes at ctest -j2 (PROCESSORS 2: one
 # at a time).  Test names: coll.fuzz.<config>.n<ranks>; labels coll and fuzz.
-
-set(CM_FUZZ_ALGOS
-  "BARRIER:rdb,dissemination,flat,tree,shm"
-  "BCAST:binomial_ordered,flat,two_to_all,kchain,seg_binomial,hybrid_seg_binomial,shm"
-  "REDUCE:binomial,rabenseifner,shm"
-  "ALLREDUCE:rdb,rdb_barrier,reduce_bcast,rabenseifner,ring,hybrid_a,hybrid_b,shm"
-  "ALLGATHER:rdb,bruck,ring,gather_bcast,hybrid,shm"
-  "ALLGATHERV:ring,regular"
-  "GATHER:linear,shm"
-  "GATHERV:linear,shm"
-  "SCATTER:linear,shm"
-  "SCATTERV:linear,shm"
-  "ALLTOALL:pairwise,shm"
-  "ALLTOALLV:pairwise,shm"
-  "ALLTOALLW:pairwise,shm"
-  "REDUCE_SCATTER:reduce_scatterv,allreduce,equal"
-  "REDUCE_SCATTER_BLOCK:reduce_scatter,pairwise,allreduce,shm"
-  "SCAN:rdb,linear,shm"
-  "EXSCAN:rdb,linear,shm")
 
 add_executable(colltest_coll_fuzz
   ${CMAKE_CURRENT_LIST_DIR}/coll_fuzz_main.c ${CMAKE_CURRENT_LIST_DIR}/coll_fuzz_gen.c
@@ -48,24 +30,33 @@ set(CM_FUZZ_ENV_default "")
 set(CM_FUZZ_ENV_shm "")
 set(CM_FUZZ_ENV_hybrid_L4 COREMPI_COLL_LEVEL=4 COREMPI_ALLREDUCE=hybrid_a COREMPI_ALLGATHER=hybrid
     COREMPI_BCAST=hybrid_seg_binomial)
-foreach(v RANGE 0 7)
+# Per collective its algorithms of src/coll/algorithms.def (algorithms.cmake),
+# point-to-point then direct; as many variants as the longest list.
+set(cm_fuzz_variants 0)
+foreach(coll ${CM_COLLS})
+  list(LENGTH CM_ALGOS_${coll} k)
+  list(LENGTH CM_DIRECTS_${coll} d)
+  math(EXPR k "${k} + ${d}")
+  if(k GREATER cm_fuzz_variants)
+    set(cm_fuzz_variants ${k})
+  endif()
+endforeach()
+math(EXPR cm_fuzz_last "${cm_fuzz_variants} - 1")
+foreach(v RANGE 0 ${cm_fuzz_last})
   list(APPEND CM_FUZZ_CONFIGS v${v})
   set(CM_FUZZ_ENV_v${v} "")
 endforeach()
-foreach(entry ${CM_FUZZ_ALGOS})
-  string(REPLACE ":" ";" parts "${entry}")
-  list(GET parts 0 coll)
-  list(GET parts 1 algos)
-  string(REPLACE "," ";" algos "${algos}")
+foreach(coll ${CM_COLLS})
+  set(algos ${CM_ALGOS_${coll}} ${CM_DIRECTS_${coll}})
   list(LENGTH algos len)
-  list(GET algos -1 last)
-  if(last STREQUAL "shm")
-    list(APPEND CM_FUZZ_ENV_shm COREMPI_${coll}=shm)
+  if(CM_DIRECTS_${coll})
+    list(GET CM_DIRECTS_${coll} 0 first_direct)
+    list(APPEND CM_FUZZ_ENV_shm ${CM_COLL_ENV_${coll}}=${first_direct})
   endif()
-  foreach(v RANGE 0 7)
+  foreach(v RANGE 0 ${cm_fuzz_last})
     math(EXPR i "${v} % ${len}")
     list(GET algos ${i} algo)
-    list(APPEND CM_FUZZ_ENV_v${v} COREMPI_${coll}=${algo})
+    list(APPEND CM_FUZZ_ENV_v${v} ${CM_COLL_ENV_${coll}}=${algo})
   endforeach()
 endforeach()
 
@@ -113,8 +104,7 @@ endforeach()
 foreach(n 2 4 9)
   cm_fuzz_case(shm ${n} 7)
 endforeach()
-set(n 2)
-foreach(v RANGE 0 7)
+foreach(v RANGE 0 ${cm_fuzz_last})
+  math(EXPR n "2 + ${v} % 8")
   cm_fuzz_case(v${v} ${n} 6)
-  math(EXPR n "${n} + 1")
 endforeach()

@@ -6,13 +6,36 @@
 #    pieces; 2 ranks have pieces of their own in allreduce), the single-copy protocols, and single copy switched off.
 #  - coll.shm_areas.*: areas recycled across many communicators; areas
 #    exhausted by many live communicators (fallback must stay right).
-set(CM_SHM_FORCE COREMPI_BARRIER=shm COREMPI_BCAST=shm COREMPI_REDUCE=shm COREMPI_ALLREDUCE=shm
-    COREMPI_ALLGATHER=shm COREMPI_GATHER=shm COREMPI_SCATTER=shm COREMPI_ALLTOALL=shm
-    COREMPI_SCAN=shm COREMPI_EXSCAN=shm COREMPI_REDUCE_SCATTER_BLOCK=shm COREMPI_GATHERV=shm
-    COREMPI_SCATTERV=shm COREMPI_ALLTOALLV=shm COREMPI_ALLTOALLW=shm)
+# CM_SHM_FORCE forces the first shared-memory (CM_DIRECT) algorithm of every
+# collective that has one (src/coll/algorithms.def).
+set(CM_SHM_FORCE "")
+foreach(coll ${CM_COLLS})
+  if(CM_DIRECTS_${coll})
+    list(GET CM_DIRECTS_${coll} 0 algo)
+    list(APPEND CM_SHM_FORCE ${CM_COLL_ENV_${coll}}=${algo})
+  endif()
+endforeach()
 foreach(n RANGE 1 9)
   cm_coll_case(shm ${n} ENV ${CM_SHM_FORCE})
 endforeach()
+# A collective's further direct algorithms: case coll.direct<d> forces the
+# d-th of each collective that has more than d, at 1..9 ranks as above.
+if(CM_COLL_DIRECT_MAX GREATER 1)
+  math(EXPR last "${CM_COLL_DIRECT_MAX} - 1")
+  foreach(d RANGE 1 ${last})
+    set(env "")
+    foreach(coll ${CM_COLLS})
+      list(LENGTH CM_DIRECTS_${coll} k)
+      if(k GREATER d)
+        list(GET CM_DIRECTS_${coll} ${d} algo)
+        list(APPEND env ${CM_COLL_ENV_${coll}}=${algo})
+      endif()
+    endforeach()
+    foreach(n RANGE 1 9)
+      cm_coll_case(direct${d} ${n} ENV ${env})
+    endforeach()
+  endforeach()
+endif()
 foreach(n 2 3 8)
   cm_coll_case(shm.tiny_slots ${n}
     ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=64 COREMPI_SHM_CHUNK=1000 COREMPI_SHM_FANOUT=1)

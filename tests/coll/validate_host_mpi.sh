@@ -1,7 +1,7 @@
 #!/bin/sh
 # validate_host_mpi.sh [mpicc mpirun-args...] -- build coll_test with src/coll
 # over a host MPI (default: Open MPI) through harness_ompi.c, and run every
-# algorithm variant at 1..9 ranks.  Validates the algorithms and the test
+# algorithm variant (as tests/coll/CMakeLists.txt sweeps them) at 1..9 ranks.  Validates the algorithms and the test
 # itself independently of corempi's point-to-point.
 #   sh tests/coll/validate_host_mpi.sh
 #   NS="4 9" sh tests/coll/validate_host_mpi.sh
@@ -14,25 +14,34 @@ NS=${NS:-"1 2 3 4 5 6 7 8 9"}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 $MPICC -std=gnu11 -O1 -g -I"$root/src" "$here/coll_test.c" "$here/harness_ompi.c" $(ls "$root"/src/coll/*.c | grep -v -e "/hier.c$" -e "/shm_") -o "$tmp/coll_test"
-set -- rdb:binomial_ordered:binomial:rdb:rdb \
-       dissemination:flat:rabenseifner:rdb_barrier:bruck \
-       flat:two_to_all:binomial:reduce_bcast:ring \
-       tree:kchain:rabenseifner:rabenseifner:gather_bcast \
-       rdb:seg_binomial:binomial:ring:hybrid \
-       dissemination:hybrid_seg_binomial:rabenseifner:hybrid_a:rdb \
-       flat:binomial_ordered:binomial:hybrid_b:bruck
+# The variants of tests/coll/CMakeLists.txt, from src/coll/algorithms.def:
+# variant v forces the v-th point-to-point algorithm (modulo) of every
+# collective with several, the only one of the others in variant 0.  One
+# line of COREMPI_<COLL>=name words per variant.
+variants=$(awk -F'[(), ]+' '
+  /^CM_COLL\(/ { order[++nc] = $2; up[$2] = $3 }
+  /^CM_ALGO\(/ { a[$2, n[$2]++] = $3 }
+  END {
+    for (i = 1; i <= nc; i++) if (n[order[i]] > max) max = n[order[i]]
+    for (v = 0; v < max; v++) {
+      line = ""
+      for (i = 1; i <= nc; i++) {
+        c = order[i]
+        if (n[c] > 1 || v == 0) line = line " COREMPI_" up[c] "=" a[c, v % n[c]]
+      }
+      print substr(line, 2)
+    }
+  }' "$root/src/coll/algorithms.def")
 fail=0
-for v in "$@"; do
-  IFS=: read bar bc red ar ag <<EOT
-$v
-EOT
+while read -r vars; do
   for n in $NS; do
-    if COREMPI_BARRIER=$bar COREMPI_BCAST=$bc COREMPI_REDUCE=$red COREMPI_ALLREDUCE=$ar COREMPI_ALLGATHER=$ag \
-       timeout 300 $MPIRUN -n $n "$tmp/coll_test" > "$tmp/out" 2>&1; then
-      echo "ok   n=$n $v"
+    if env $vars timeout 300 $MPIRUN -n $n "$tmp/coll_test" < /dev/null > "$tmp/out" 2>&1; then
+      echo "ok   n=$n $vars"
     else
-      echo "FAIL n=$n $v"; grep -E "rank [0-9]+:" "$tmp/out" | head -3; fail=1
+      echo "FAIL n=$n $vars"; grep -E "rank [0-9]+:" "$tmp/out" | head -3; fail=1
     fi
   done
-done
+done <<EOT
+$variants
+EOT
 exit $fail

@@ -1,0 +1,83 @@
+# cmake -P script behind coll.algorithms.*: the list in src/coll/algorithms.def
+# against what was built from it and what the docs say.
+#   -DMODE=registry -DLISTER=<bench/coll_algos> -DEXPECTED=<file>
+#       the registry that corempi was built with (cm_coll_list, printed by
+#       coll_algos) must be the list, in its order
+#   -DMODE=docs -DEXPECTED=<file> -DCOLL_DOC=<collectives.md> -DSHM_DOC=<shm-coll.md>
+#       every algorithm must be named on a table line of its collective:
+#       point-to-point ones in `backquotes` in docs/collectives.md, direct
+#       ones in docs/shm-coll.md
+#   -DMODE=tuning -DEXPECTED=<file> -DTUNING=<src/coll/tuning.def>
+#       every row of the tuning table must name an algorithm of its
+#       collective (the selector skips a row naming none, silently)
+# EXPECTED holds one "collective name kind" line per algorithm (kind: algo
+# or direct), written by algorithms.cmake.
+cmake_policy(SET CMP0057 NEW)   # if(... IN_LIST ...) in a -P script
+file(STRINGS ${EXPECTED} expected)
+set(pairs "")   # "collective name" per algorithm, in list order
+foreach(line ${expected})
+  string(REGEX REPLACE " [a-z]+$" "" line "${line}")
+  list(APPEND pairs "${line}")
+endforeach()
+if(MODE STREQUAL "registry")
+  execute_process(COMMAND ${LISTER} OUTPUT_VARIABLE out RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${LISTER} failed: ${rc}")
+  endif()
+  string(REGEX REPLACE "\n$" "" out "${out}")
+  string(REPLACE "\n" ";" got "${out}")
+  if(NOT got STREQUAL pairs)
+    message(FATAL_ERROR "registry differs from algorithms.def:\n built: ${got}\n listed: ${pairs}")
+  endif()
+  list(LENGTH got n)
+  message("algorithms registry ok: ${n} algorithms")
+elseif(MODE STREQUAL "docs")
+  file(STRINGS ${COLL_DOC} coll_rows REGEX "^\\|")
+  file(STRINGS ${SHM_DOC} shm_rows REGEX "^\\|")
+  set(missing "")
+  foreach(line ${expected})
+    string(REPLACE " " ";" f "${line}")
+    list(GET f 0 coll)
+    list(GET f 1 name)
+    list(GET f 2 kind)
+    if(kind STREQUAL "algo")
+      set(rows ${coll_rows})
+      set(name_re "`${name}`")
+    else()
+      set(rows ${shm_rows})
+      set(name_re "(^|[^a-z_])${name}([^a-z_]|$)")
+    endif()
+    set(found 0)
+    foreach(row ${rows})
+      if(row MATCHES "(^|[^a-z_])${coll}([^a-z_]|$)" AND row MATCHES "${name_re}")
+        set(found 1)
+        break()
+      endif()
+    endforeach()
+    if(NOT found)
+      list(APPEND missing "${coll}:${name}")
+    endif()
+  endforeach()
+  if(missing)
+    message(FATAL_ERROR "algorithms of src/coll/algorithms.def missing from the docs' tables: ${missing}")
+  endif()
+  message("algorithms docs ok")
+elseif(MODE STREQUAL "tuning")
+  file(STRINGS ${TUNING} rows REGEX "^CM_TUNE")
+  set(bad "")
+  foreach(row ${rows})
+    if(NOT row MATCHES "^CM_TUNE(_SHM)?\\(([A-Z_]+), *[^,]+, *[^,]+, *[01], *([a-z0-9_]+), *\".+\"\\)$")
+      list(APPEND bad "unreadable: ${row}")
+      continue()
+    endif()
+    string(TOLOWER "${CMAKE_MATCH_2} ${CMAKE_MATCH_3}" pair)
+    if(NOT pair IN_LIST pairs)
+      list(APPEND bad "no algorithm ${pair}")
+    endif()
+  endforeach()
+  list(LENGTH rows n)
+  if(bad)
+    message(FATAL_ERROR "tuning.def: ${bad}")
+  endif()
+  message("tuning table ok: ${n} rows")
+endif()
