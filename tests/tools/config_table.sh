@@ -4,7 +4,8 @@
 # Fails when a "COREMPI_..." string literal in src/ or tools/ (or a
 # $COREMPI_... in a tools/ shell script) names no row of the table, when a
 # row is read by nothing, when a name has two rows, and when the README's
-# table of environment variables lists other names or other defaults.
+# table of environment variables lists other names or other defaults, and
+# when a reader's constant default is not the table's.
 # A literal not in the table may still be a member of the COREMPI_<COLL>
 # family: COREMPI_X where the collectives' enum has CM_COLL_X.
 set -u
@@ -66,8 +67,9 @@ grep -rhoE '\bCM_COLL_[A-Z_]+' "$src/src" | sed 's/^CM_COLL_/COREMPI_/' | sort -
 
 family_read=0
 while IFS="$(printf '\t')" read -r name where; do
+    [ "$name" = COREMPI_ ] && continue     # "the COREMPI_* variables": no name
     grep -qx "$name" "$T/names" && continue
-    if [ "$name" = COREMPI_ ] || grep -qx "$name" "$T/family"; then
+    if grep -qx "$name" "$T/family"; then
         family_read=1; continue
     fi
     say "$where reads $name, which has no row in src/core/config.def"
@@ -81,6 +83,20 @@ while IFS="$(printf '\t')" read -r name who d; do
         cut -f1 "$T/read" | grep -qx "$name" || say "config.def row $name is read by nothing in src/ or tools/" ;;
     esac
 done <"$T/rows"
+
+# A reader whose default is a constant (cm_env_size("X", 64 * 1024)) must
+# give the number the table's default starts with.
+grep -rnoE '(cm_env_size|cm_env_flag|env_size)\("COREMPI_[A-Z0-9_]+", *[0-9][0-9 *]*\)' "$src/src" |
+    sed -E "s|^$src/||; s|^([^:]*:[0-9]*):[a-z_]*\(\"([A-Z0-9_]*)\", *([^)]*)\)|\2\t\1\t\3|" >"$T/defaults"
+[ -s "$T/defaults" ] || say "found no reader with a constant default (scanner broken?)"
+while IFS="$(printf '\t')" read -r name where expr; do
+    d=$(awk -F '\t' -v n="$name" '$1 == n { print $3 }' "$T/rows")
+    first=${d%% *}
+    case $first in
+    ''|*[!0-9]*) say "$where: $name defaults to $expr in the code, config.def says '$d'" ;;
+    *) [ "$(($expr))" = "$first" ] || say "$where: $name defaults to $(($expr)) in the code, config.def says '$d'" ;;
+    esac
+done <"$T/defaults"
 
 # The README: rows of the table under "## Environment variables" whose first
 # cell names COREMPI_ variables; each name's default cell must be the table's.
