@@ -10,6 +10,8 @@
 #ifdef COREMPI
 #include "core/datatype.h"
 #include "shm/copy.h"
+#else
+#define cm_move memmove   /* over another MPI: libc's copy will do */
 #endif
 
 void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d)
