@@ -2,7 +2,9 @@
  *
  * Printed from core/config.def itself, so the list cannot drift from what
  * the library reads.  The variables mpirun sets for the ranks (INTERNAL)
- * are no user's business and stay out. */
+ * are no user's business and stay out.  The launcher may include no header
+ * of core (src/layers.txt on the layers branch); the table is data it
+ * prints, so the build names its file (CM_CONFIG_DEF, src/CMakeLists.txt). */
 #include "launch/launch.h"
 
 #include <stdio.h>
@@ -14,7 +16,7 @@ struct row {
 
 static const struct row rows[] = {
 #define CM_CONFIG(name, kind, who, def, values, help) {#name, #kind, #who, def, values, help},
-#include "core/config.def"
+#include CM_CONFIG_DEF
 #undef CM_CONFIG
 };
 
