@@ -7,7 +7,8 @@
 # table of environment variables lists other names or other defaults, and
 # when a reader's constant default is not the table's.
 # A literal not in the table may still be a member of the COREMPI_<COLL>
-# family: COREMPI_X where the collectives' enum has CM_COLL_X.
+# family: COREMPI_X where the collectives' enum has CM_COLL_X (or the names
+# are built as "COREMPI_" #COLL).
 set -u
 src=${1:?usage: config_table.sh SRCDIR}
 def=$src/src/core/config.def
@@ -62,10 +63,13 @@ grep -rnoE '\$\{?COREMPI_[A-Z0-9_]+' "$src/tools" | grep -v '\.[ch]:' |
 cat "$T/read_c" "$T/read_sh" >"$T/read"
 [ -s "$T/read" ] || { echo "FAIL: found no readers at all (scanner broken?)" >&2; exit 1; }
 
-# The collectives, for the family row.
+# The collectives, for the family row: COREMPI_X is a member when the
+# collectives' enum has CM_COLL_X.  A reader may also build the names from a
+# list ("COREMPI_" #COLL in an X-macro): that reads the family too.
 grep -rhoE '\bCM_COLL_[A-Z_]+' "$src/src" | sed 's/^CM_COLL_/COREMPI_/' | sort -u >"$T/family"
 
 family_read=0
+grep -rqE '"COREMPI_" *# *[A-Za-z_]' "$src/src" --include='*.[ch]' && family_read=1
 while IFS="$(printf '\t')" read -r name where; do
     [ "$name" = COREMPI_ ] && continue     # "the COREMPI_* variables": no name
     grep -qx "$name" "$T/names" && continue
