@@ -5,7 +5,7 @@
  */
 #include "coll/api.h"
 #include "coll/nbc.h"
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 #else
 /* Over another MPI there is no shared-memory engine: every call takes the

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 #include "core/datatype.h"
 #include "shm/copy.h"
 #else
@@ -16,7 +16,7 @@
 
 void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d)
 {
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     /* Every collective call asks this two or three times: read the type
      * object instead of three PMPI calls (the front ends checked dt). */
     const struct cm_datatype *t = cm_dt_lookup(dt);
