@@ -1,5 +1,8 @@
-# corempi -- top-level entry points.  Each target does its own set-up on a
-# fresh Debian 12 machine (packages through scripts/deps.sh), so that
+# corempi -- top-level entry points.  make demo, check, check-asan,
+# check-faults and bench do their own set-up on a fresh Debian 12 machine
+# (packages through scripts/deps.sh, i.e. apt-get), so that
+#   make deps    installs the packages and nothing else
+#   make build   builds and installs nothing (a missing package: make deps)
 #   make demo    builds everything and runs the demo under the profiler
 #   make check   builds and runs every test
 #   make check-asan  the same under AddressSanitizer + UBSan, in build-asan
@@ -20,19 +23,23 @@ all: build
 deps:
 	@sh scripts/deps.sh build prof peers
 
+# A plain build never runs apt-get: a machine without the packages gets
+# cmake's complaint and the hint below.
 $(BUILD)/CMakeCache.txt:
-	@sh scripts/deps.sh build prof peers
-	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX)
+	cmake -S . -B $(BUILD) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCMAKE_INSTALL_PREFIX=$(PREFIX) || \
+	  { echo "make build: cmake failed; 'make deps' installs the packages it needs"; exit 1; }
 
 build: $(BUILD)/CMakeCache.txt
-	@sh scripts/deps.sh build prof peers
 	cmake --build $(BUILD) -j $(JOBS)
 
-demo: build
+# The targets that set a machine up: packages first, then the build.
+demo: deps
+	@$(MAKE) --no-print-directory build
 	@sh scripts/demo.sh $(BUILD)
 
-check: build
+check: deps
 	@sh scripts/deps.sh browser || echo "make check: Chromium could not be installed; the HTML report test will be skipped"
+	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j 2
 
 # Library, launcher, tools and tests built with -fsanitize=address,undefined;
@@ -57,8 +64,8 @@ check-faults:
 	@echo "make check-faults: COREMPI_FAULTS=$(FAULT_SEED),$(FAULT_RATE) (again: make check-faults FAULT_SEED=$(FAULT_SEED))"
 	cd $(FAULTS_BUILD) && COREMPI_FAULTS=$(FAULT_SEED),$(FAULT_RATE) ctest -L faults --output-on-failure --timeout 300 -j 2
 
-bench: build
-	@sh scripts/deps.sh peers
+bench: deps
+	@$(MAKE) --no-print-directory build
 	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/run.sh
 
 # Rounds of tests/coll/coll_fuzz with fresh seeds, 2..9 ranks and forced

@@ -19,6 +19,8 @@
 extern "C" {
 #endif
 
+/* Says which MPI a program is compiled against (as OPEN_MPI does); corempi's
+ * own sources never test it (they have CM_IN_COREMPI from their build). */
 #define COREMPI 1
 #define COREMPI_VERSION_STRING "0.1.0"
 #define MPI_VERSION 4

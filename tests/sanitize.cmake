@@ -53,6 +53,8 @@ set(CM_SAN_LEFT_OUT
   # Open MPI and MPICH programs and their libcoreprof flavours, built by the
   # peers' own mpicc without sanitizers: not corempi's code.
   "^prof_(openmpi|mpich)_" "^report_ring_(openmpi|mpich)$"
+  # src/coll built by Open MPI's mpicc over Open MPI, the same reason.
+  "^coll\\.host_mpi$"
   # Builds its own sanitizer (or libFuzzer) binary of the trace reader in
   # make check already: the same run again adds nothing.
   "^report_fuzz$"

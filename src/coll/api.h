@@ -9,7 +9,7 @@
 
 #include "coll/coll.h"
 
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 #include "core/state.h"
 /* Record the call (crash / deadlock reports) and refuse calls outside Init..Finalize. */
 #define API_ENTER(name)                                                   \
@@ -23,7 +23,7 @@
 #define API_ENTER(name) do { } while (0)
 #endif
 
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 /* corempi's front ends read the objects directly: a tiny collective's checks
  * were a fifth of its instructions as calls through the glue. */
 #include "core/comm.h"
@@ -107,7 +107,7 @@ static inline int api_op(MPI_Comm comm, const char *call, MPI_Op op, MPI_Datatyp
 {
     if (op == MPI_OP_NULL || api_op_bad(op))
         return cm_error(comm, MPI_ERR_OP, call, "invalid reduction operation");
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     if (cm_op_is_predefined(op)) {
         const struct cm_datatype *t = cm_dt_lookup(dt);
         MPI_Datatype basic = cm_dt_is_basic(dt) ? dt : t->basic;
@@ -153,7 +153,7 @@ static inline int api_count_type_buf(MPI_Comm comm, const char *call, const void
  * legitimately move different amounts (v and w variants). */
 static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op op)
 {
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     cm_shm_word = cm_shm_word_of((unsigned)coll, bytes, root, op);
 #else
     (void)coll, (void)bytes, (void)root, (void)op;
@@ -164,7 +164,7 @@ static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op
  * point-to-point inside it. */
 static inline int api_done(MPI_Comm comm, const char *call, int rc)
 {
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     cm_shm_word = 0;
     if (__builtin_expect(cm_shm_mm.on, 0))
         return cm_coll_mismatch_raise(comm, call);
@@ -180,7 +180,7 @@ static inline struct cm_coll_query api_query(int size, int count, MPI_Datatype d
     q.size = size;
     q.count = count;
     q.commutative = op == MPI_OP_NULL ? 1 : api_commutative(op);
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     const struct cm_datatype *t = cm_dt_lookup(dt);
     q.bytes = (size_t)count * t->size;
     q.contiguous = (MPI_Aint)t->size == t->extent && (MPI_Aint)t->size == t->true_extent;

@@ -3,7 +3,7 @@
  * Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan, Exscan.
  */
 #include "coll/api.h"
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 #include "coll/shm.h"
 #endif
 
@@ -24,7 +24,7 @@ int PMPI_Barrier(MPI_Comm comm)
     static const char call[] = "MPI_Barrier";
     API_ENTER(Barrier);
     int size, rank, rc;
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     if ((rc = cm_coll_barrier_shortcut(comm)) != CM_COLL_NO_SHORTCUT)
         return rc;
 #endif
@@ -38,7 +38,7 @@ int PMPI_Barrier(MPI_Comm comm)
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BARRIER, cc, &q);
     api_word(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL);
     rc = ((cm_barrier_fn)a->fn)(cc);
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     if (a->fn == (void (*)(void))cm_coll_barrier_shm && rc == MPI_SUCCESS)
         cm_coll_barrier_shortcut_note(cc);
 #endif
@@ -82,7 +82,7 @@ static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, cc, &q);
     api_word(CM_COLL_ALLREDUCE, q.bytes, -1, op);
     rc = ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc);
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     if (a->fn == (void (*)(void))cm_coll_allreduce_shm && rc == MPI_SUCCESS && q.bytes <= CM_SHM_MEET_BYTES)
         cm_coll_allreduce_shortcut_note(cc, &q);
 #endif
@@ -93,7 +93,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     API_ENTER(Allreduce);
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     int rc = cm_coll_allreduce_shortcut(sendbuf, recvbuf, count, datatype, op, comm);
     if (rc != CM_COLL_NO_SHORTCUT)
         return rc;

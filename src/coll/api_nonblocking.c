@@ -5,7 +5,22 @@
  */
 #include "coll/api.h"
 #include "coll/nbc.h"
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
+#else
+/* Over another MPI there is no shared-memory engine: every call takes the
+ * point-to-point schedule, as when the engine declines. */
+#define CM_NO_SHM_NBC(...) (-1)   /* CM_COLL_NO_SHORTCUT: not taken */
+#define cm_shm_nbc_barrier CM_NO_SHM_NBC
+#define cm_shm_nbc_bcast CM_NO_SHM_NBC
+#define cm_shm_nbc_reduce CM_NO_SHM_NBC
+#define cm_shm_nbc_allreduce CM_NO_SHM_NBC
+#define cm_shm_nbc_reduce_scatter_block CM_NO_SHM_NBC
+#define cm_shm_nbc_gather CM_NO_SHM_NBC
+#define cm_shm_nbc_scatter CM_NO_SHM_NBC
+#define cm_shm_nbc_allgather CM_NO_SHM_NBC
+#define cm_shm_nbc_alltoall CM_NO_SHM_NBC
+#endif
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
 #pragma weak MPI_Ibcast = PMPI_Ibcast

@@ -19,7 +19,7 @@
  * compared by bytes only).
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/check.h"
 #include "core/datatype.h"
 #include "core/op.h"

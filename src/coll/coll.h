@@ -23,7 +23,7 @@
 #include <mpi.h>
 #include <stdlib.h>
 
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/request.h"

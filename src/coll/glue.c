@@ -5,7 +5,7 @@
  */
 #include "coll/coll.h"
 
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 #include "core/datatype.h"
 #include "core/op.h"
 #include "core/state.h"

@@ -12,7 +12,7 @@
  * signatures included, exactly.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/check.h"
 #include "coll/shm.h"
 #include "core/error.h"

@@ -17,7 +17,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 #include "coll/shm.h"
 #endif
 

@@ -9,7 +9,7 @@
  * Any datatypes: non-contiguous blocks go through a packed copy.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 #include "shm/copy.h"
 

@@ -8,7 +8,7 @@
  * MPI_IN_PLACE: the receive buffer is copied aside first and sent from there.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 #include "shm/copy.h"
 

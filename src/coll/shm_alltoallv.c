@@ -17,7 +17,7 @@
  * rounds still find their ranges untouched.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 
 /* One side (send or receive) of a call: v-style (one type, displacements

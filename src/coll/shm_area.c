@@ -11,7 +11,7 @@
  * the last one gives the units back, so no member can still be reading.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 #include "core/state.h"
 #include "core/error.h"

@@ -4,7 +4,7 @@
  * (early arrivals spin only when the ranks have a core each).
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 #include "core/state.h"
 

@@ -14,7 +14,7 @@
  * buffers alive until every child is done.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 #include "core/state.h"
 #include "shm/copy.h"

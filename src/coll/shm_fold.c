@@ -6,7 +6,7 @@
  * k while rank j still reduces chunk k + 1.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
 #include "shm/copy.h"
 

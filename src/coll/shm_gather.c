@@ -6,7 +6,7 @@
  * each sender's buffer, then a sync releases the senders.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 
 #include <stdlib.h>

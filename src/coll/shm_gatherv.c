@@ -14,7 +14,7 @@
  * ranks that wrapped around the FIFO (issue 18, tests/coll/rooted_lag.c).
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 
 #include <stdlib.h>

@@ -41,7 +41,7 @@
  * until a blocking collective attaches its area.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
 #include "coll/shm_nbc.h"
 #include "core/request.h"

@@ -22,7 +22,7 @@
  * only, as the fold runs on the bytes in the slots.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
 #include "coll/shm_nbc.h"
 #include "core/error.h"

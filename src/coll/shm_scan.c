@@ -11,7 +11,7 @@
  * calls before it).  Larger vectors go through the slots (scan_slots).
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm_fold.h"
 #include "shm/copy.h"
 

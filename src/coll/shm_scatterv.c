@@ -7,7 +7,7 @@
  * own count) both know.
  */
 #include <mpi.h>
-#ifdef COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/shm.h"
 
 #include <stdlib.h>

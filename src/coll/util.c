@@ -7,14 +7,16 @@
 #include <stdlib.h>
 #include <string.h>
 
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
 #include "core/datatype.h"
 #include "shm/copy.h"
+#else
+#define cm_move memmove   /* over another MPI: libc's copy will do */
 #endif
 
 void cm_coll_dt(MPI_Datatype dt, struct cm_dt *d)
 {
-#ifdef COREMPI
+#ifdef CM_IN_COREMPI
     /* Every collective call asks this two or three times: read the type
      * object instead of three PMPI calls (the front ends checked dt). */
     const struct cm_datatype *t = cm_dt_lookup(dt);

@@ -7,6 +7,11 @@
  * and what is used instead.  Every rank reads the same environment, so the
  * job says it once: the first rank to warn about a (name, value) records its
  * hash in the segment header and the others find it there.
+ *
+ * Every name read here must be a row of core/config.def: a reader of a name
+ * the table does not know stops the program at its first read, so that a new
+ * setting cannot stay undocumented (tests/tools/config_table.sh catches the
+ * readers that do not come through here).
  */
 #include "core/state.h"
 
@@ -16,6 +21,22 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+static const char *const known_names[] = {
+#define CM_CONFIG(name, kind, who, def, values, help) #name,
+#include "core/config.def"
+#undef CM_CONFIG
+};
+
+/* A programming error, not a user's: the name is missing from the table. */
+static void check_known(const char *name)
+{
+    for (size_t i = 0; i < sizeof known_names / sizeof known_names[0]; i++)
+        if (!strcmp(known_names[i], name))
+            return;
+    fprintf(stderr, "corempi: internal error: %s is read but not declared in src/core/config.def\n", name);
+    abort();
+}
 
 /* FNV-1a of "name=value"; 0 is kept for "free slot". */
 static uint64_t setting_hash(const char *name, const char *value)
@@ -111,6 +132,7 @@ static int parse_size(const char *s, size_t *out)
  * something else, *text. */
 static int read_number(const char *name, size_t *v, const char **text)
 {
+    check_known(name);
     const char *s = getenv(name);
     *text = s;
     if (!s || !*s)

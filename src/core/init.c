@@ -116,13 +116,13 @@ static int init_common(int required, int *provided)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI is already initialised");
     }
     cm_g.verbose = parse_verbose();
-    cm_g.coll_check = env_int("COREMPI_CHECK", 0) != 0;
     int fd = env_int(CM_ENV_SHM_FD, -1);
     if (fd < 0)
         make_singleton_segment();
     else
         map_job_segment(fd, env_int(CM_ENV_RANK, -1), env_int(CM_ENV_SIZE, -1));
     cm_g.hdr = cm_g.seg;
+    cm_g.coll_check = cm_env_flag("COREMPI_CHECK", 0);   /* after the segment: one warning per job */
     cm_g.self_ctl = cm_seg_ctl(cm_g.seg, (uint32_t)cm_g.rank);
     cm_g.oversubscribed = (cm_g.hdr->flags & CM_SEG_OVERSUBSCRIBED) != 0;
     size_t spin = cm_env_size("COREMPI_SPIN", CM_WAIT_SPIN_DEFAULT);

@@ -26,9 +26,11 @@ static void usage(FILE *out)
         "                        (also COREMPI_TOPOLOGY); binding is then skipped\n"
         "  --oversubscribe, --allow-run-as-root   accepted and ignored\n"
         "  -h, --help            this text\n"
+        "  --help-env            the COREMPI_* environment variables: default, values, use\n"
         "\n"
         "Environment: COREMPI_DEADLOCK_TIMEOUT=S ends a job whose ranks are all\n"
-        "blocked in MPI with no progress for S seconds (exit status 124).\n",
+        "blocked in MPI with no progress for S seconds (exit status 124); the\n"
+        "others are listed by --help-env.\n",
         cm_map_policy_names());
 }
 
@@ -146,6 +148,9 @@ int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o)
 
         if (!strcmp(key, "h") || !strcmp(key, "help")) {
             usage(stdout);
+            return 0;
+        } else if (!strcmp(key, "help-env")) {
+            cm_launch_help_env(stdout);
             return 0;
         } else if (!strcmp(key, "n") || !strcmp(key, "np") || !strcmp(key, "c")) {
             if (parse_count(option_value(argc, argv, &i, inline_value), &o->nranks) != 0)

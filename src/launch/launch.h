@@ -8,6 +8,7 @@
 #define CM_LAUNCH_H
 
 #include <stddef.h>
+#include <stdio.h>
 #include <signal.h>
 #include <sys/types.h>
 #include "topo/placement.h"
@@ -30,10 +31,13 @@ struct cm_launch_opts {
     char **argv;                /* the program and its arguments */
 };
 
-/* Parse argv.  Returns -1 to go on, or an exit status (0 after --help). */
+/* Parse argv.  Returns -1 to go on, or an exit status (0 after --help or
+ * --help-env). */
 int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o);
 /* Free what parsing allocated (after the ranks are spawned or on an error). */
 void cm_launch_opts_free(struct cm_launch_opts *o);
+/* Print the COREMPI_* variables users may set (core/config.def). */
+void cm_launch_help_env(FILE *out);
 
 /* Resolve the program like execvp would, before anything is forked.  Returns
  * 0 with the path in buf, or the exit status after printing one line. */
