@@ -1,8 +1,9 @@
 /*
  * topo.h -- process topologies attached to communicators (cm_comm.topo):
- * Cartesian (core/topo_cart.c), graph (core/topo_graph.c), distributed graph
- * (core/topo_dist_graph.c), shared helpers and Topo_test (core/topo.c), and
- * the neighborhood collectives (core/topo_neighbor.c).
+ * the object and its helpers, with Topo_test, here (core/topo.c); the API
+ * that builds and reads them is the front's: Cartesian (mpi/topo_cart.c),
+ * graph (mpi/topo_graph.c), distributed graph (mpi/topo_dist_graph.c), and
+ * the neighborhood collectives (mpi/topo_neighbor.c).
  *
  * (src/topo/ is something else: the machine's hwloc topology and placement.)
  */
@@ -37,7 +38,7 @@ struct cm_topo {
     size_t nints;
 };
 
-/* Hooks for communicator creation (core/comm_create.c). */
+/* Hooks for communicator creation (mpi/comm_create.c). */
 void cm_topo_free(void *topo);
 void *cm_topo_dup(const void *topo);
 
