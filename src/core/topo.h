@@ -58,8 +58,4 @@ struct cm_topo *cm_topo_of(MPI_Comm comm, int kind, const char *call, int *rc);
 /* Validate a user communicator for a topology constructor. */
 struct cm_comm *cm_topo_user_comm(MPI_Comm comm, const char *call, int *rc);
 
-/* Cartesian neighbours of rank along direction at displacement disp
- * (MPI_PROC_NULL beyond a non-periodic edge). */
-void cm_cart_shift(const struct cm_topo *t, int rank, int direction, int disp, int *source, int *dest);
-
 #endif
