@@ -27,6 +27,7 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/request.h"
+#include "p2p/request_wait.h"
 #include "core/state.h"
 #else
 /* Provided by the test harness when the algorithms run over another MPI. */

@@ -45,6 +45,7 @@
 #include "coll/shm_fold.h"
 #include "coll/shm_nbc.h"
 #include "core/request.h"
+#include "p2p/request_wait.h"
 #include "core/state.h"
 #include "shm/copy.h"
 #include "shm/wait.h"

@@ -14,7 +14,6 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/state.h"
-#include "p2p/check.h"
 
 #include <stdlib.h>
 #include <string.h>

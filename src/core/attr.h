@@ -7,6 +7,10 @@
 
 struct cm_comm;
 
+/* MPI_TAG_UB, the attribute every communicator carries; p2p checks tags
+ * against it. */
+#define CM_TAG_UB 0x7fffffff
+
 /* Comm_dup: run each attribute's copy callback from oldc into newc (which has
  * none yet).  Returns MPI_SUCCESS or the first callback's error code; on error
  * newc is left without attributes (copies already made were deleted). */

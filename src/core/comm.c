@@ -1,6 +1,6 @@
 /*
  * comm.c -- the communicator table, MPI_COMM_WORLD and MPI_COMM_SELF,
- * rank/size queries.  (Creation of new communicators: core/comm_create.c.)
+ * rank/size queries.  (Creation of new communicators: mpi/comm_create.c.)
  */
 #include "core/comm.h"
 #include "core/state.h"

@@ -2,7 +2,7 @@
  * context.c -- context ids for new communicators.
  *
  * Each communicator takes a pair (ctx, ctx+1).  A new pair must be free in
- * every member: members OR their "in use" bitmaps together (core/comm_create.c
+ * every member: members OR their "in use" bitmaps together (mpi/comm_create.c
  * does the exchange), then every member takes the lowest pair free everywhere,
  * which is the same pair for all.  No rank is a central allocator, and freed
  * pairs are reused.

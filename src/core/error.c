@@ -10,9 +10,11 @@
 #include "core/comm.h"
 
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #pragma weak MPI_Error_string = PMPI_Error_string
 #pragma weak MPI_Error_class = PMPI_Error_class
@@ -21,8 +23,6 @@
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
-
-_Noreturn void cm_abort_job(int code, int already_printed);
 
 static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
     [MPI_SUCCESS] = "no error",
@@ -271,4 +271,21 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     cm_errh_release(e);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;
+}
+
+/* The end of every fatal path (and of MPI_Abort): tell mpirun through the
+ * segment header which rank ended the job and how, then leave. */
+_Noreturn void cm_abort_job(int code, int already_printed)
+{
+    if (cm_g.hdr) {
+        uint32_t zero = 0;
+        if (atomic_compare_exchange_strong(&cm_g.hdr->abort_flag, &zero, 1u + (already_printed ? 1u : 0u))) {
+            cm_g.hdr->abort_code = code;
+            cm_g.hdr->abort_rank = cm_g.rank;
+        }
+        cm_g.self_ctl->exit_code = code;
+        atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_ABORTED, memory_order_release);
+    }
+    fflush(stdout);
+    _exit(code & 0xff ? code & 0xff : 1);
 }

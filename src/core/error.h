@@ -17,6 +17,9 @@
 int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 
+/* End the whole job with code (mpirun reports it); already_printed: the
+ * message is out, mpirun need not say more. */
+_Noreturn void cm_abort_job(int code, int already_printed);
 /* Fatal internal failure (out of memory, broken segment): print and end the job. */
 _Noreturn void cm_fatal(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

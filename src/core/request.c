@@ -1,5 +1,7 @@
 /*
  * request.c -- request allocation, handles, completion and status.
+ * Requests are objects here; waiting on them needs the progress engine and
+ * lives above, in p2p/request_wait.c.
  *
  * Handles index a table of pointers; request memory is recycled through a
  * free list, so a steady stream of Isend/Wait allocates nothing.
@@ -8,8 +10,6 @@
 #include "core/state.h"
 #include "core/error.h"
 #include "core/datatype.h"
-#include "p2p/p2p.h"
-#include "p2p/outq.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -92,36 +92,6 @@ void cm_request_release(struct cm_request *r)
     free_list = r;
 }
 
-MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state)
-{
-    return cm_request_generic_blocking(poll, destroy, NULL, state);
-}
-
-MPI_Request cm_request_generic_blocking(int (*poll)(void *state), void (*destroy)(void *state),
-                                        void (*block)(void *state), void *state)
-{
-    struct cm_request *r = cm_request_new(CM_REQ_GENERIC);
-    r->poll = poll;
-    r->destroy = destroy;
-    r->block = block;
-    r->state = state;
-    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
-    r->status.MPI_TAG = MPI_ANY_TAG;
-    if (poll(state))
-        r->complete = 1;
-    else
-        cm_progress_add_generic(r);
-    return cm_request_handle(r);
-}
-
-int cm_request_test(struct cm_request *r)
-{
-    if (r->complete)
-        return 1;
-    cm_progress(r->kind == CM_REQ_RECV ? r->peer_world : -1);
-    return r->complete;
-}
-
 void cm_request_status(const struct cm_request *r, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE || !status)
@@ -137,23 +107,6 @@ void cm_request_status(const struct cm_request *r, MPI_Status *status)
         status->cm_bytes = 0;
         status->cm_cancelled = 0;
     }
-}
-
-void cm_request_wait(struct cm_request *r, unsigned call_id)
-{
-    if (r->complete)
-        return;
-    if (r->kind == CM_REQ_GENERIC && r->block) {
-        r->block(r->state);
-        /* Done now: complete it here rather than through a progress pass
-         * (a fifth of a small nonblocking collective's own cost). */
-        if (r->poll(r->state) && cm_progress_drop_generic(r)) {
-            r->complete = 1;
-            return;
-        }
-    }
-    cm_progress_wait(&r->complete, r->kind == CM_REQ_RECV ? r->peer_world : -1, call_id,
-                     r->peer_world, r->tag, r->ctx);
 }
 
 void cm_request_retire(struct cm_request *r, MPI_Request *handle)

@@ -89,23 +89,8 @@ void cm_request_release_handle(struct cm_request *r);
 /* Drop handle and memory. */
 void cm_request_release(struct cm_request *r);
 
-/* A request completed by polling: poll(state) returns 1 once done.
- * destroy(state) is called after completion when the request is released. */
-MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state);
-/* The same with a way to wait that sleeps where the operation waits (a
- * shared-memory word) instead of on the rank's doorbell: block(state) returns
- * once poll(state) would return 1, and may progress everything else. */
-MPI_Request cm_request_generic_blocking(int (*poll)(void *state), void (*destroy)(void *state),
-                                        void (*block)(void *state), void *state);
-
-/* Make progress on r; returns 1 when complete. */
-int cm_request_test(struct cm_request *r);
-
 /* Fill a user status from a completed request (honours MPI_STATUS_IGNORE). */
 void cm_request_status(const struct cm_request *r, MPI_Status *status);
-
-/* Wait until r completes (progresses everything; may sleep). */
-void cm_request_wait(struct cm_request *r, unsigned call_id);
 
 /* After completion: release or reset a request whose handle the user passes to
  * Wait/Test; sets *handle to MPI_REQUEST_NULL for non-persistent ones. */

@@ -1,8 +1,9 @@
 /*
  * topo.h -- process topologies attached to communicators (cm_comm.topo):
- * Cartesian (core/topo_cart.c), graph (core/topo_graph.c), distributed graph
- * (core/topo_dist_graph.c), shared helpers and Topo_test (core/topo.c), and
- * the neighborhood collectives (core/topo_neighbor.c).
+ * the object and its helpers, with Topo_test, here (core/topo.c); the API
+ * that builds and reads them is the front's: Cartesian (mpi/topo_cart.c),
+ * graph (mpi/topo_graph.c), distributed graph (mpi/topo_dist_graph.c), and
+ * the neighborhood collectives (mpi/topo_neighbor.c).
  *
  * (src/topo/ is something else: the machine's hwloc topology and placement.)
  */
@@ -37,7 +38,7 @@ struct cm_topo {
     size_t nints;
 };
 
-/* Hooks for communicator creation (core/comm_create.c). */
+/* Hooks for communicator creation (mpi/comm_create.c). */
 void cm_topo_free(void *topo);
 void *cm_topo_dup(const void *topo);
 
@@ -56,9 +57,5 @@ struct cm_topo *cm_topo_of(MPI_Comm comm, int kind, const char *call, int *rc);
 
 /* Validate a user communicator for a topology constructor. */
 struct cm_comm *cm_topo_user_comm(MPI_Comm comm, const char *call, int *rc);
-
-/* Cartesian neighbours of rank along direction at displacement disp
- * (MPI_PROC_NULL beyond a non-periodic edge). */
-void cm_cart_shift(const struct cm_topo *t, int rank, int direction, int disp, int *source, int *dest);
 
 #endif

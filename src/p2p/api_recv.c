@@ -8,7 +8,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/request.h"
-#include "core/bsend.h"
+#include "p2p/bsend.h"
 #include "core/error.h"
 
 #include <stdlib.h>

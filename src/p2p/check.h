@@ -7,8 +7,7 @@
 #define CM_P2P_CHECK_H
 
 #include "mpi.h"
-
-#define CM_TAG_UB 0x7fffffff
+#include "core/attr.h"
 
 enum cm_peer_role { CM_PEER_DEST, CM_PEER_SOURCE };
 

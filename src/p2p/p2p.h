@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include "mpi.h"
 #include "core/request.h"
+#include "p2p/request_wait.h"
 #include "shm/wait.h"
 
 struct cm_comm;

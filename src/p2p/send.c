@@ -14,7 +14,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/error.h"
-#include "core/bsend.h"
+#include "p2p/bsend.h"
 #include "shm/ring.h"
 #include "shm/wait.h"
 #include "shm/copy.h"

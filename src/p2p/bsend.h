@@ -1,8 +1,8 @@
 /*
  * bsend.h -- buffered mode: MPI_Buffer_attach/detach and the space Bsend uses.
  */
-#ifndef CM_CORE_BSEND_H
-#define CM_CORE_BSEND_H
+#ifndef CM_P2P_BSEND_H
+#define CM_P2P_BSEND_H
 
 #include "core/request.h"
 

@@ -8,7 +8,7 @@
  * (src/topo/placement.c); matching a Cartesian grid to the machine belongs
  * there, not here.
  */
-#include "core/topo.h"
+#include "mpi/topo_cart.h"
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/state.h"

@@ -17,7 +17,7 @@
  * For graphs a neighbour listed k times is matched in order, which the
  * non-overtaking rule of point-to-point guarantees.
  */
-#include "core/topo.h"
+#include "mpi/topo_cart.h"
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/error.h"

@@ -7,7 +7,7 @@
  * fit; MPI_BSEND_OVERHEAD bytes are charged per message as the standard asks
  * programs to allow for.
  */
-#include "core/bsend.h"
+#include "p2p/bsend.h"
 #include "core/state.h"
 #include "core/error.h"
 #include "core/comm.h"

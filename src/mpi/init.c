@@ -10,7 +10,7 @@
 #include "core/error.h"
 #include "core/comm.h"
 #include "core/datatype.h"
-#include "core/bsend.h"
+#include "p2p/bsend.h"
 #include "core/group.h"
 #include "core/op.h"
 #include "p2p/p2p.h"
@@ -213,21 +213,6 @@ int PMPI_Is_thread_main(int *flag)
 {
     *flag = pthread_equal(pthread_self(), cm_g.main_thread);
     return MPI_SUCCESS;
-}
-
-_Noreturn void cm_abort_job(int code, int already_printed)
-{
-    if (cm_g.hdr) {
-        uint32_t zero = 0;
-        if (atomic_compare_exchange_strong(&cm_g.hdr->abort_flag, &zero, 1u + (already_printed ? 1u : 0u))) {
-            cm_g.hdr->abort_code = code;
-            cm_g.hdr->abort_rank = cm_g.rank;
-        }
-        cm_g.self_ctl->exit_code = code;
-        atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_ABORTED, memory_order_release);
-    }
-    fflush(stdout);
-    _exit(code & 0xff ? code & 0xff : 1);
 }
 
 int PMPI_Abort(MPI_Comm comm, int errorcode)

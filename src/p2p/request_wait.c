@@ -1,0 +1,57 @@
+/*
+ * request_wait.c -- waiting on requests: test, wait, and the generic
+ * (polled) requests that the progress engine keeps moving.
+ *
+ * Requests as objects (allocation, handles, status) are core/request.c;
+ * everything here calls the progress engine, so it lives in p2p.
+ */
+#include "p2p/request_wait.h"
+#include "p2p/p2p.h"
+#include "p2p/outq.h"
+
+MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state)
+{
+    return cm_request_generic_blocking(poll, destroy, NULL, state);
+}
+
+MPI_Request cm_request_generic_blocking(int (*poll)(void *state), void (*destroy)(void *state),
+                                        void (*block)(void *state), void *state)
+{
+    struct cm_request *r = cm_request_new(CM_REQ_GENERIC);
+    r->poll = poll;
+    r->destroy = destroy;
+    r->block = block;
+    r->state = state;
+    r->status.MPI_SOURCE = MPI_ANY_SOURCE;
+    r->status.MPI_TAG = MPI_ANY_TAG;
+    if (poll(state))
+        r->complete = 1;
+    else
+        cm_progress_add_generic(r);
+    return cm_request_handle(r);
+}
+
+int cm_request_test(struct cm_request *r)
+{
+    if (r->complete)
+        return 1;
+    cm_progress(r->kind == CM_REQ_RECV ? r->peer_world : -1);
+    return r->complete;
+}
+
+void cm_request_wait(struct cm_request *r, unsigned call_id)
+{
+    if (r->complete)
+        return;
+    if (r->kind == CM_REQ_GENERIC && r->block) {
+        r->block(r->state);
+        /* Done now: complete it here rather than through a progress pass
+         * (a fifth of a small nonblocking collective's own cost). */
+        if (r->poll(r->state) && cm_progress_drop_generic(r)) {
+            r->complete = 1;
+            return;
+        }
+    }
+    cm_progress_wait(&r->complete, r->kind == CM_REQ_RECV ? r->peer_world : -1, call_id,
+                     r->peer_world, r->tag, r->ctx);
+}
