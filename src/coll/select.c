@@ -115,7 +115,7 @@ static void read_env(void)
         const char *v = getenv(coll_env[c]);
         env.forced[c] = v && *v ? v : NULL;
     }
-    /* As core/init.c reads it: "coll" among the words, or a value naming no
+    /* As mpi/init.c reads it: "coll" among the words, or a value naming no
      * layer at all ("1", "all") which means everything. */
     const char *v = getenv("COREMPI_VERBOSE");
     if (v && *v && strcmp(v, "0") != 0)
