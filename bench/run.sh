@@ -19,7 +19,7 @@
 set -u
 
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-corempi_build=${COREMPI_BUILD:-/work/main/build}
+corempi_build=${COREMPI_BUILD:-$(dirname "$here")/build}   # the tree this script is in
 quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
