@@ -5,6 +5,11 @@
 #   COREMPI_BUILD=/tmp/build-x bash bench/run.sh
 #   BENCH_QUICK=1 bash bench/run.sh        (~1 minute, one round)
 #   BENCH_VERBOSE=1 bash bench/run.sh      (full size sweeps; takes longer)
+#   BENCH_BASELINE=/tmp/build-old bash bench/run.sh
+#                                          (a second corempi build, e.g. of an
+#                                           older commit, runs in the same rounds:
+#                                           two more columns, its medians and
+#                                           corempi/baseline)
 #   BENCH_PARTS=patterns bash bench/run.sh (only the application patterns and
 #                                           nonblocking collectives, ~4 minutes;
 #                                           BENCH_PARTS=classic: only the rest)
@@ -77,6 +82,15 @@ launcher[corempi]="$corempi_build/bin/mpirun"
 launcher[openmpi]="mpirun.openmpi --oversubscribe"
 [ "$(id -u)" = 0 ] && launcher[openmpi]+=" --allow-run-as-root"
 launcher[mpich]="mpirun.mpich"
+# A before/after comparison needs both builds on the same placement and noise:
+# a baseline build joins the rotation as a fourth contender.
+baseline_build=${BENCH_BASELINE:-}
+if [ -n "$baseline_build" ]; then
+    contenders+=(baseline)
+    label[baseline]="corempi baseline"
+    mpicc[baseline]="$baseline_build/bin/mpicc"
+    launcher[baseline]="$baseline_build/bin/mpirun"
+fi
 
 ensure_peers() {
     command -v mpicc.openmpi >/dev/null && command -v mpicc.mpich >/dev/null && return
@@ -299,8 +313,13 @@ table() {
         echo "(no contender produced a result: $(for c in "${contenders[@]}"; do printf '%s: %s; ' "${label[$c]}" "$(missing_note "$c" "$prefix")"; done))"
         return
     fi
-    echo "| $unit | corempi | Open MPI | MPICH | floor | corempi/Open MPI ($better) | corempi/MPICH ($better) |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
+    if [ -n "$baseline_build" ]; then
+        echo "| $unit | corempi | Open MPI | MPICH | floor | corempi/Open MPI ($better) | corempi/MPICH ($better) | baseline | corempi/baseline ($better) |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---:|---:|"
+    else
+        echo "| $unit | corempi | Open MPI | MPICH | floor | corempi/Open MPI ($better) | corempi/MPICH ($better) |"
+        echo "|---|---:|---:|---:|---:|---:|---:|"
+    fi
     for key in $keys; do
         local -A val=()
         for c in "${contenders[@]}"; do
@@ -320,9 +339,12 @@ table() {
         v=""
         [ -n "$floor_key" ] && v=$(floor_median "$floor_key")
         local what=${key#"$prefix:"}
-        printf '| %s | %s | %s | %s | %s | %s | %s |\n' "${what//:/ }" \
+        printf '| %s | %s | %s | %s | %s | %s | %s |' "${what//:/ }" \
             "${val[corempi]}" "${val[openmpi]}" "${val[mpich]}" "${v:-—}" \
             "$(ratio "${val[corempi]}" "${val[openmpi]}")" "$(ratio "${val[corempi]}" "${val[mpich]}")"
+        [ -n "$baseline_build" ] &&
+            printf ' %s | %s |' "${val[baseline]}" "$(ratio "${val[corempi]}" "${val[baseline]}")"
+        echo
     done
 }
 
