@@ -33,6 +33,12 @@ static const struct dims_case cases[] = {
     { 100, 3, { 0, 0, 0 }, { 5, 5, 4 }, 1 },
     { 120, 3, { 0, 0, 0 }, { 6, 5, 4 }, 1 },
     { 13, 3, { 0, 0, 0 }, { 13, 1, 1 }, 1 },
+    /* closest grid, not a greedy split of primes (Open MPI: 20x18x14, 9x8x5) */
+    { 5040, 3, { 0, 0, 0 }, { 21, 16, 15 }, 1 },
+    { 360, 3, { 0, 0, 0 }, { 10, 6, 6 }, 1 },
+    { 2160, 4, { 0, 0, 0, 0 }, { 10, 6, 6, 6 }, 1 },
+    { 7200, 4, { 0, 0, 0, 0 }, { 10, 10, 9, 8 }, 1 },
+    { 2095133040, 3, { 0, 0, 0 }, { 1292, 1287, 1260 }, 1 },
     /* fixed dimensions stay, the rest are balanced */
     { 12, 2, { 0, 3 }, { 4, 3 }, 1 },
     { 12, 3, { 2, 0, 0 }, { 2, 3, 2 }, 1 },
@@ -81,6 +87,29 @@ int main(int argc, char **argv)
             }
             CHECK(prod == n, "Dims_create(%d, %d): product %d", n, nd, prod);
         }
+    /* Against an exhaustive search: no non-increasing factorization has a
+     * smaller spread, or the same spread and a smaller sum (the definition in
+     * src/mpi/topo_dims.c). */
+    for (int n = 1; n <= 720; n++) {
+        int dims[3] = { 0, 0, 0 };
+        OK(MPI_Dims_create(n, 3, dims));
+        int spread = dims[0] - dims[2], sum = dims[0] + dims[1] + dims[2];
+        for (int a = 1; a <= n; a++)
+            for (int b = 1; b <= a && a * b <= n; b++) {
+                if (n % (a * b) || n / (a * b) > b)
+                    continue;
+                int c = n / (a * b);
+                CHECK(a - c > spread || (a - c == spread && a + b + c >= sum),
+                      "Dims_create(%d, 3) = %dx%dx%d, but %dx%dx%d is closer", n, dims[0], dims[1], dims[2], a, b, c);
+            }
+    }
+    /* Many dimensions of a highly composite count near 2^31 stay cheap (the
+     * search prunes; without it this takes seconds). */
+    int many[12] = { 0 }, prod_many = 1;
+    OK(MPI_Dims_create(2095133040, 12, many));
+    for (int i = 0; i < 12; i++)
+        prod_many *= many[i];
+    CHECK(prod_many == 2095133040, "Dims_create(2095133040, 12): product %d", prod_many);
     topo_pass("dims_create");
     MPI_Finalize();
     return 0;
