@@ -373,6 +373,7 @@ CM_API_FN(int, Get_count, (const MPI_Status *status, MPI_Datatype datatype, int 
 CM_API_FN(int, Get_elements, (const MPI_Status *status, MPI_Datatype datatype, int *count))
 CM_API_FN(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count))
 CM_API_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
+CM_API_FN(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
 CM_API_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
 
 /* communicators and groups */
@@ -381,6 +382,7 @@ CM_API_FN(int, Comm_size, (MPI_Comm comm, int *size))
 CM_API_FN(int, Comm_dup, (MPI_Comm comm, MPI_Comm *newcomm))
 CM_API_FN(int, Comm_dup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm))
 CM_API_FN(int, Comm_idup, (MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request))
+CM_API_FN(int, Comm_idup_with_info, (MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request))
 CM_API_FN(int, Comm_split, (MPI_Comm comm, int color, int key, MPI_Comm *newcomm))
 CM_API_FN(int, Comm_split_type, (MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm))
 CM_API_FN(int, Comm_create, (MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm))

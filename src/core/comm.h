@@ -31,6 +31,7 @@ struct cm_comm {
     void *coll;              /* collective layer's per-communicator data */
     void (*coll_free)(void *coll);
     MPI_Info info;
+    unsigned idup_count;     /* Comm_idups started on it: tags them apart (mpi/comm_idup.c) */
 };
 
 extern struct cm_comm **cm_comm_table;

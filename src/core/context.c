@@ -19,20 +19,36 @@ void cm_context_bits(uint64_t *out)
     memcpy(out, in_use, sizeof in_use);
 }
 
-int cm_context_take(const uint64_t *agreed, uint16_t *ctx)
+int cm_context_lowest(const uint64_t *agreed, uint16_t *ctx)
 {
     for (int w = 0; w < CM_CTX_WORDS; w++) {
         if (agreed[w] == ~0ull)
             continue;
         for (int b = 0; b < 64; b += 2) {
             if (!(agreed[w] & (3ull << b))) {
-                in_use[w] |= 3ull << b;
                 *ctx = (uint16_t)(w * 64 + b);
                 return MPI_SUCCESS;
             }
         }
     }
     return MPI_ERR_OTHER;
+}
+
+int cm_context_claim(uint16_t ctx)
+{
+    uint64_t pair = 3ull << (ctx % 64);
+    if (in_use[ctx / 64] & pair)
+        return 0;
+    in_use[ctx / 64] |= pair;
+    return 1;
+}
+
+int cm_context_take(const uint64_t *agreed, uint16_t *ctx)
+{
+    int rc = cm_context_lowest(agreed, ctx);
+    if (rc == MPI_SUCCESS)
+        cm_context_claim(*ctx);
+    return rc;
 }
 
 void cm_context_free(uint16_t ctx)

@@ -23,6 +23,7 @@
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
+#pragma weak MPI_Status_set_elements_x = PMPI_Status_set_elements_x
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
 
 struct cm_datatype **cm_dt_table;
@@ -311,41 +312,23 @@ int PMPI_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *coun
     return MPI_SUCCESS;
 }
 
-struct bytes_walk {
-    size_t left;   /* basic elements still to count */
-    long long bytes;
-};
-
-static int bytes_run(MPI_Datatype basic, size_t n, void *arg)
+static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count count, const char *call)
 {
-    struct bytes_walk *w = arg;
-    size_t k = n < w->left ? n : w->left;
-    w->bytes += (long long)(k * cm_dt_basic_size(basic));
-    w->left -= k;
-    return w->left == 0;
-}
-
-/* Bytes taken by the first count basic elements of a sequence of t. */
-static long long bytes_of_basic(const struct cm_datatype *t, int count)
-{
-    if (count <= 0 || t->nbasic == 0)
-        return 0;
-    if (t->basic)
-        return (long long)count * (long long)(t->size / t->nbasic);
-    size_t whole = (size_t)count / t->nbasic;
-    struct bytes_walk w = { (size_t)count % t->nbasic, (long long)(whole * t->size) };
-    if (w.left)
-        cm_dt_for_each_run(t, 1, bytes_run, &w);
-    return w.bytes;
+    struct cm_datatype *t = cm_dt_lookup(datatype);
+    if (!t)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", datatype);
+    status->cm_bytes = cm_dt_bytes_of_basic(t, count);
+    return MPI_SUCCESS;
 }
 
 int PMPI_Status_set_elements(MPI_Status *status, MPI_Datatype datatype, int count)
 {
-    struct cm_datatype *t = cm_dt_lookup(datatype);
-    if (!t)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, "MPI_Status_set_elements", "invalid datatype %d", datatype);
-    status->cm_bytes = bytes_of_basic(t, count);
-    return MPI_SUCCESS;
+    return set_elements(status, datatype, count, "MPI_Status_set_elements");
+}
+
+int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+{
+    return set_elements(status, datatype, count, "MPI_Status_set_elements_x");
 }
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)

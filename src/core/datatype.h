@@ -74,6 +74,19 @@ static inline struct cm_datatype *cm_dt_lookup(MPI_Datatype h)
     return cm_dt_table[h];
 }
 
+/* A NULL buffer is MPI_BOTTOM: legal when the datatype's displacements are
+ * absolute addresses (MPI_Get_address).  It is an error only when the data
+ * would start in the first page, where no object can live: a predefined or
+ * relative type at NULL.  Returns that start (to name it in the error) or -1
+ * when buf may be used. */
+static inline MPI_Aint cm_dt_bottom_misuse(const void *buf, int count, const struct cm_datatype *t)
+{
+    if (buf || count <= 0 || !t || t->size == 0)
+        return -1;
+    uintptr_t start = (uintptr_t)t->true_lb;
+    return start < 4096 ? t->true_lb : -1;
+}
+
 int cm_dt_init(void);
 void cm_dt_finalize(void);
 
@@ -113,6 +126,8 @@ void cm_dt_release(MPI_Datatype dt);
 /* Number of basic elements in the first `bytes` packed bytes of count
  * elements; -1 when bytes ends inside a basic element. */
 long long cm_dt_count_basic(const struct cm_datatype *t, size_t bytes);
+/* The inverse: data bytes of the first count basic elements (Status_set_elements). */
+long long cm_dt_bytes_of_basic(const struct cm_datatype *t, long long count);
 
 /* --- inside the datatype engine ----------------------------------------- */
 

@@ -391,32 +391,84 @@ int cm_dt_for_each_run(const struct cm_datatype *t, size_t elements,
     return 0;
 }
 
+/* Basic elements in one predefined element: a pair type (MPI_DOUBLE_INT, ...)
+ * is a struct of a value and an int, so two (MPI-4.1 §5.1.11 counts basic
+ * elements; MPICH agrees, Open MPI counts pairs). */
+static long long elements_per(MPI_Datatype basic)
+{
+    size_t val, idx;
+    return cm_dt_basic_pair_layout(basic, &val, &idx) ? 2 : 1;
+}
+
+/* Basic elements in the first `bytes` data bytes of n elements of a
+ * predefined type; *rest gets what is left beyond them, or -1 when the bytes
+ * end inside a basic element. */
+static long long elements_in(MPI_Datatype basic, size_t n, size_t *bytes)
+{
+    size_t bs = cm_dt_basic_size(basic), whole = *bytes / bs;
+    if (whole >= n) {
+        *bytes -= n * bs;
+        return (long long)n * elements_per(basic);
+    }
+    size_t part = *bytes - whole * bs, val, idx;
+    long long count = (long long)whole * elements_per(basic);
+    *bytes = 0;
+    if (part == 0)
+        return count;
+    /* inside one element: only a pair's value may stand alone */
+    if (cm_dt_basic_pair_layout(basic, &val, &idx) && part == val)
+        return count + 1;
+    return -1;
+}
+
 long long cm_dt_count_basic(const struct cm_datatype *t, size_t bytes)
 {
     if (t->size == 0 || t->nbasic == 0)
         return 0;
-    long long count = (long long)(bytes / t->size) * (long long)t->nbasic;
-    size_t rest = bytes % t->size;
-    if (rest == 0)
-        return count;
-    if (t->basic) {
-        size_t bs = t->size / t->nbasic;
-        return rest % bs ? -1 : count + (long long)(rest / bs);
-    }
+    if (t->basic)
+        return elements_in(t->basic, (size_t)-1 / t->size, &bytes);
+    /* whole repetitions of the signature, then a walk through the last one */
     size_t rep_bytes = t->size / t->sig_rep;
-    count += (long long)(rest / rep_bytes) * (long long)(t->nbasic / t->sig_rep);
-    rest %= rep_bytes;
+    long long per_rep = 0;
+    for (size_t i = 0; i < t->nsig; i++)
+        per_rep += (long long)t->sig[i].n * elements_per(t->sig[i].basic);
+    long long count = (long long)(bytes / rep_bytes) * per_rep;
+    size_t rest = bytes % rep_bytes;
     for (size_t i = 0; i < t->nsig && rest; i++) {
-        size_t bs = cm_dt_basic_size(t->sig[i].basic);
-        if (rest >= bs * t->sig[i].n) {
-            count += (long long)t->sig[i].n;
-            rest -= bs * t->sig[i].n;
-        } else {
-            if (rest % bs)
-                return -1;
-            count += (long long)(rest / bs);
-            rest = 0;
-        }
+        long long k = elements_in(t->sig[i].basic, t->sig[i].n, &rest);
+        if (k < 0)
+            return -1;
+        count += k;
     }
     return count;
+}
+
+/* Data bytes of the first k basic elements of predefined elements of basic
+ * (a lone pair value counts as one element, as in elements_in). */
+static long long bytes_for(MPI_Datatype basic, long long k)
+{
+    long long per = elements_per(basic);
+    size_t val = 0, idx;
+    cm_dt_basic_pair_layout(basic, &val, &idx);
+    return k / per * (long long)cm_dt_basic_size(basic) + (k % per ? (long long)val : 0);
+}
+
+long long cm_dt_bytes_of_basic(const struct cm_datatype *t, long long count)
+{
+    if (count <= 0 || t->nbasic == 0)
+        return 0;
+    if (t->basic)
+        return bytes_for(t->basic, count);
+    size_t rep_bytes = t->size / t->sig_rep;
+    long long per_rep = 0;
+    for (size_t i = 0; i < t->nsig; i++)
+        per_rep += (long long)t->sig[i].n * elements_per(t->sig[i].basic);
+    long long bytes = count / per_rep * (long long)rep_bytes, left = count % per_rep;
+    for (size_t i = 0; i < t->nsig && left; i++) {
+        long long run = (long long)t->sig[i].n * elements_per(t->sig[i].basic);
+        long long k = left < run ? left : run;
+        bytes += bytes_for(t->sig[i].basic, k);
+        left -= k;
+    }
+    return bytes;
 }

@@ -352,6 +352,22 @@ static int pack_args(MPI_Comm comm, const char *call, int count, MPI_Datatype dt
     return MPI_SUCCESS;
 }
 
+/* The typed buffer may be MPI_BOTTOM (NULL) for a type of absolute
+ * addresses; the packed buffer is plain bytes and must exist. */
+static int typed_and_packed(MPI_Comm comm, const char *call, const void *typed, int count,
+                            const struct cm_datatype *t, const char *typed_name, const void *packed, size_t bytes,
+                            const char *packed_name)
+{
+    if (bytes && !packed)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "%s is NULL", packed_name);
+    MPI_Aint at = bytes ? cm_dt_bottom_misuse(typed, count, t) : -1;
+    if (at >= 0)
+        return cm_error(comm, MPI_ERR_BUFFER, call,
+                        "%s is NULL (MPI_BOTTOM) but the datatype's data starts at byte %ld: only a datatype of "
+                        "absolute addresses (MPI_Get_address) can be used at MPI_BOTTOM", typed_name, (long)at);
+    return MPI_SUCCESS;
+}
+
 int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
               int *position, MPI_Comm comm)
 {
@@ -364,8 +380,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     if (*position < 0 || outsize < 0 || (size_t)*position + bytes > (size_t)outsize)
         return cm_error(comm, MPI_ERR_TRUNCATE, call, "%zu bytes do not fit in outbuf of %d bytes at position %d",
                         bytes, outsize, *position);
-    if (bytes && (!outbuf || !inbuf))
-        return cm_error(comm, MPI_ERR_BUFFER, call, "%s is NULL", outbuf ? "inbuf" : "outbuf");
+    if ((rc = typed_and_packed(comm, call, inbuf, incount, t, "inbuf", outbuf, bytes, "outbuf")))
+        return rc;
     cm_dt_pack(inbuf, incount, t, (char *)outbuf + *position);
     *position += (int)bytes;
     return MPI_SUCCESS;
@@ -383,8 +399,8 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     if (*position < 0 || insize < 0 || (size_t)*position + bytes > (size_t)insize)
         return cm_error(comm, MPI_ERR_TRUNCATE, call, "%zu bytes wanted, inbuf of %d bytes has %d left",
                         bytes, insize, insize - *position);
-    if (bytes && (!outbuf || !inbuf))
-        return cm_error(comm, MPI_ERR_BUFFER, call, "%s is NULL", outbuf ? "inbuf" : "outbuf");
+    if ((rc = typed_and_packed(comm, call, outbuf, outcount, t, "outbuf", inbuf, bytes, "inbuf")))
+        return rc;
     cm_dt_unpack((const char *)inbuf + *position, bytes, outbuf, outcount, t);
     *position += (int)bytes;
     return MPI_SUCCESS;
@@ -418,8 +434,8 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TRUNCATE, call,
                         "%zu bytes do not fit in outbuf of %ld bytes at position %ld", bytes,
                         (long)outsize, (long)*position);
-    if (bytes && (!outbuf || !inbuf))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_BUFFER, call, "%s is NULL", outbuf ? "inbuf" : "outbuf");
+    if ((rc = typed_and_packed(MPI_COMM_WORLD, call, inbuf, incount, t, "inbuf", outbuf, bytes, "outbuf")))
+        return rc;
     char *out = (char *)outbuf + *position;
     cm_dt_pack(inbuf, incount, t, out);
     cm_dt_external32_swap(t, out, bytes, 1);
@@ -439,8 +455,8 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
     if (*position < 0 || insize < 0 || (size_t)*position + bytes > (size_t)insize)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TRUNCATE, call, "%zu bytes wanted, inbuf has %ld left",
                         bytes, (long)(insize - *position));
-    if (bytes && (!outbuf || !inbuf))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_BUFFER, call, "%s is NULL", outbuf ? "inbuf" : "outbuf");
+    if ((rc = typed_and_packed(MPI_COMM_WORLD, call, outbuf, outcount, t, "outbuf", inbuf, bytes, "inbuf")))
+        return rc;
     if (bytes) {
         /* convert a copy: inbuf is const */
         char *tmp = malloc(bytes);

@@ -1,6 +1,6 @@
 /*
- * comm_create.c -- making and freeing communicators: Comm_dup (and _with_info,
- * idup), Comm_split, Comm_create, Comm_create_group, Comm_free, Comm_compare,
+ * comm_create.c -- making and freeing communicators: Comm_dup (and _with_info;
+ * Comm_idup is comm_idup.c), Comm_split, Comm_create, Comm_create_group, Comm_free, Comm_compare,
  * names, and the intercommunicator queries (not supported: clear errors).
  *
  * New communicators need two agreements among their members: the membership
@@ -16,13 +16,13 @@
 #include "core/error.h"
 #include "core/request.h"
 #include "p2p/p2p.h"
+#include "mpi/comm_create.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #pragma weak MPI_Comm_dup = PMPI_Comm_dup
 #pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
 #pragma weak MPI_Comm_split = PMPI_Comm_split
 #pragma weak MPI_Comm_create = PMPI_Comm_create
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
@@ -131,7 +131,12 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const cha
         return cm_error(comm, rc, call, "no free context id (too many communicators)");
     }
     free(members);
-    rc = finish_new(p, p->world_of, p->size, p->rank, ctx, newcomm, call);
+    return cm_comm_dup_finish(p, ctx, info, newcomm, call);
+}
+
+int cm_comm_dup_finish(struct cm_comm *p, uint16_t ctx, MPI_Info info, MPI_Comm *newcomm, const char *call)
+{
+    int rc = finish_new(p, p->world_of, p->size, p->rank, ctx, newcomm, call);
     if (rc)
         return rc;
     struct cm_comm *c = cm_comm_lookup(*newcomm, NULL);
@@ -140,7 +145,7 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const cha
     if (cm_attr_copy_all && (rc = cm_attr_copy_all(p, c)) != MPI_SUCCESS) {
         cm_comm_release(c);
         *newcomm = MPI_COMM_NULL;
-        return cm_error(comm, rc, call, "an attribute copy callback failed with code %d", rc);
+        return cm_error(p->handle, rc, call, "an attribute copy callback failed with code %d", rc);
     }
     /* Comm_dup copies the parent's hints; dup_with_info replaces them. */
     if (info == MPI_INFO_NULL)
@@ -164,20 +169,6 @@ int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 
 /* The duplicate is made at once (blocking); the request is born complete.
  * Correct by the standard, only less overlapped. */
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
-{
-    CM_ENTER(Comm_idup);
-    if (!request)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_idup", "request is NULL");
-    int rc = dup_common(comm, MPI_INFO_NULL, newcomm, "MPI_Comm_idup");
-    if (rc)
-        return rc;
-    struct cm_request *r = cm_request_new(CM_REQ_DONE);
-    r->complete = 1;
-    *request = cm_request_handle(r);
-    return MPI_SUCCESS;
-}
-
 struct split_entry {
     int color, key, valid;
 };

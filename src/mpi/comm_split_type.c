@@ -70,7 +70,14 @@ static int parse_resource(const char *s, hwloc_obj_type_t *type, int *depth)
         *type = HWLOC_OBJ_MACHINE;
         return 0;
     }
+    /* hwloc's parser takes any prefix of its names ("no_such" reads as
+     * NUMANode): accept only a whole name, its "socket"/"numa" aliases, or
+     * the short cache forms "l3". */
     if (hwloc_type_sscanf(s, type, &attr, sizeof attr) != 0)
+        return -1;
+    int cache_short = (s[0] == 'l' || s[0] == 'L') && s[1] >= '1' && s[1] <= '5' && !s[2];
+    if (strcasecmp(s, hwloc_obj_type_string(*type)) && strcasecmp(s, "socket") && strcasecmp(s, "numa") &&
+        !cache_short)
         return -1;
     if (hwloc_obj_type_is_cache(*type))
         *depth = (int)attr.cache.depth;
@@ -80,9 +87,24 @@ static int parse_resource(const char *s, hwloc_obj_type_t *type, int *depth)
 /* Levels tried by HW_UNGUIDED, from the largest down. */
 static const char *const unguided_levels[] = { "Package", "NUMANode", "L3Cache", "L2Cache", "Core" };
 
+static int set_resource_info(MPI_Comm comm, const char *resource)
+{
+    MPI_Info info;
+    int rc = PMPI_Info_create(&info);
+    if (rc == MPI_SUCCESS) {
+        rc = PMPI_Info_set(info, "mpi_hw_resource_type", resource);
+        if (rc == MPI_SUCCESS)
+            rc = PMPI_Comm_set_info(comm, info);
+        PMPI_Info_free(&info);
+    }
+    return rc;
+}
+
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     CM_ENTER(Comm_split_type);
+    const char *resource = NULL; /* the level the split was made at, for the info key */
+    char value[MPI_MAX_INFO_VAL + 1] = "";
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator %d", comm);
@@ -92,7 +114,6 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     } else if (split_type == MPI_COMM_TYPE_SHARED) {
         color = 0; /* one node: every rank shares memory with every other */
     } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
-        char value[MPI_MAX_INFO_VAL + 1] = "";
         int flag = 0;
         if (info != MPI_INFO_NULL && PMPI_Info_get)
             PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag);
@@ -104,6 +125,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
             color = type == HWLOC_OBJ_MACHINE ? 0 : color_at(m, type, depth);
         if (color < 0)
             color = MPI_UNDEFINED;
+        else
+            resource = value;
     } else if (split_type == MPI_COMM_TYPE_HW_UNGUIDED) {
         /* The largest level that splits this communicator into smaller parts:
          * every rank must choose the same level, so try levels in order and
@@ -118,11 +141,16 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
             PMPI_Allreduce(mm, agg, 2, MPI_INT, MPI_MIN, comm);
             if (agg[0] >= 0 && agg[0] != -agg[1]) {
                 color = col;
+                resource = unguided_levels[l];
                 break;
             }
         }
     } else {
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split_type", "invalid split_type %d", split_type);
     }
-    return PMPI_Comm_split(comm, color, key, newcomm);
+    int rc = PMPI_Comm_split(comm, color, key, newcomm);
+    /* MPI-4.1 §7.4.2: the new communicator tells which resource it is. */
+    if (rc == MPI_SUCCESS && resource && *newcomm != MPI_COMM_NULL)
+        rc = set_resource_info(*newcomm, resource);
+    return rc;
 }

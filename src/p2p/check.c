@@ -17,11 +17,19 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
     }
     if (count < 0)
         return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d", count);
-    int rc = cm_dt_check(comm, dt, call, "datatype");
+    /* Boundary ranks of a stencil post empty transfers to MPI_PROC_NULL with
+     * MPI_DATATYPE_NULL; nothing is read or written, and both Open MPI and
+     * MPICH accept it. */
+    int empty_null = count == 0 && dt == MPI_DATATYPE_NULL && peer == MPI_PROC_NULL;
+    int rc = empty_null ? MPI_SUCCESS : cm_dt_check(comm, dt, call, "datatype");
     if (rc)
         return rc;
-    if (!buf && count > 0 && cm_dt_lookup(dt)->size > 0)
-        return cm_error(comm, MPI_ERR_BUFFER, call, "buffer is NULL but count is %d", count);
+    MPI_Aint at = empty_null ? -1 : cm_dt_bottom_misuse(buf, count, cm_dt_lookup(dt));
+    if (at >= 0)
+        return cm_error(comm, MPI_ERR_BUFFER, call,
+                        "buffer is NULL (MPI_BOTTOM) but count is %d and the datatype's data starts at byte %ld: "
+                        "only a datatype of absolute addresses (MPI_Get_address) can be used at MPI_BOTTOM",
+                        count, (long)at);
     const char *what = role == CM_PEER_DEST ? "destination" : "source";
     if (peer != MPI_PROC_NULL && !(role == CM_PEER_SOURCE && peer == MPI_ANY_SOURCE) &&
         (peer < 0 || peer >= c->size))

@@ -84,7 +84,9 @@ static void reset_err(void)
     err_calls = 0;
 }
 
-/* ---- the standard's type groups (independent of the library's table) ---- */
+/* ---- the standard's type groups (independent of the library's table) ----
+ * plus the extensions of docs/ops.md, marked where they are made: MPI_CHAR
+ * counts as a C integer, and the multi-language types take logical ops. */
 
 enum group { G_NONE, G_CINT, G_MULTI, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_PAIR };
 
@@ -96,6 +98,7 @@ static enum group group_of(MPI_Datatype dt)
     case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
     case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
     case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T:
+    case MPI_CHAR: /* extension */
         return G_CINT;
     case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
         return G_MULTI;
@@ -110,7 +113,7 @@ static enum group group_of(MPI_Datatype dt)
     case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT:
     case MPI_SHORT_INT: case MPI_LONG_DOUBLE_INT:
         return G_PAIR;
-    default: /* MPI_CHAR, MPI_WCHAR, MPI_PACKED */
+    default: /* MPI_WCHAR, MPI_PACKED */
         return G_NONE;
     }
 }
@@ -124,7 +127,7 @@ static int ref_allowed(MPI_Op op, MPI_Datatype dt)
     case MPI_SUM: case MPI_PROD:
         return g == G_CINT || g == G_MULTI || g == G_FLOAT || g == G_COMPLEX;
     case MPI_LAND: case MPI_LOR: case MPI_LXOR:
-        return g == G_CINT || g == G_LOGICAL;
+        return g == G_CINT || g == G_LOGICAL || g == G_MULTI /* extension */;
     case MPI_BAND: case MPI_BOR: case MPI_BXOR:
         return g == G_CINT || g == G_MULTI || g == G_BYTE;
     case MPI_MAXLOC: case MPI_MINLOC:
@@ -139,6 +142,8 @@ static int ref_allowed(MPI_Op op, MPI_Datatype dt)
 static int is_signed_int(MPI_Datatype dt)
 {
     switch (dt) {
+    case MPI_CHAR:
+        return CHAR_MIN < 0;
     case MPI_SIGNED_CHAR: case MPI_SHORT: case MPI_INT: case MPI_LONG: case MPI_LONG_LONG_INT:
     case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
     case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
@@ -533,11 +538,11 @@ static void test_rejected_examples(void **state)
     double d[2] = { 1, 2 }, e[2] = { 3, 4 };
     assert_int_equal(cm_op_apply(MPI_SUM, MPI_BYTE, d, e, 2), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_BAND, MPI_DOUBLE, d, e, 2), MPI_ERR_OP);
-    assert_int_equal(cm_op_apply(MPI_SUM, MPI_CHAR, d, e, 2), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_PACKED, d, e, 2), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_MAX, MPI_WCHAR, d, e, 2), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_BOR, MPI_PACKED, d, e, 2), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_MAX, MPI_C_DOUBLE_COMPLEX, d, e, 1), MPI_ERR_OP);
-    assert_int_equal(cm_op_apply(MPI_LAND, MPI_AINT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_LAND, MPI_WCHAR, d, e, 1), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_MAXLOC, MPI_DOUBLE, d, e, 1), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_SUM, MPI_DOUBLE_INT, d, e, 1), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_MAX, MPI_C_BOOL, d, e, 1), MPI_ERR_OP);
@@ -552,6 +557,27 @@ static void test_rejected_examples(void **state)
     assert_false(cm_op_is_valid(CM_OP_NUM_PREDEFINED));
     assert_true(cm_op_is_valid(MPI_NO_OP));
     assert_true(cm_op_is_commutative(MPI_MINLOC));
+}
+
+/* Extensions both Open MPI and MPICH make (docs/ops.md): MPI_CHAR as a small
+ * integer, logical ops on the multi-language integer types. */
+static void test_extensions(void **state)
+{
+    (void)state;
+    char a[3] = { 1, 100, -5 }, b[3] = { 2, 27, 3 };
+    assert_int_equal(cm_op_apply(MPI_SUM, MPI_CHAR, a, b, 3), MPI_SUCCESS);
+    assert_true(b[0] == 3 && b[1] == 127 && b[2] == -2);
+    assert_int_equal(cm_op_apply(MPI_MAX, MPI_CHAR, a, b, 3), MPI_SUCCESS);
+    assert_true(b[0] == 3 && b[1] == 127 && b[2] == -2);
+    MPI_Count x[3] = { 0, 5, 0 }, y[3] = { 7, 0, 0 };
+    assert_int_equal(cm_op_apply(MPI_LOR, MPI_COUNT, x, y, 3), MPI_SUCCESS);
+    assert_true(y[0] == 1 && y[1] == 1 && y[2] == 0);
+    MPI_Aint p[2] = { 3, 0 }, q[2] = { 4, 4 };
+    assert_int_equal(cm_op_apply(MPI_LAND, MPI_AINT, p, q, 2), MPI_SUCCESS);
+    assert_true(q[0] == 1 && q[1] == 0);
+    MPI_Offset u[2] = { 1, 1 }, v[2] = { 1, 0 };
+    assert_int_equal(cm_op_apply(MPI_LXOR, MPI_OFFSET, u, v, 2), MPI_SUCCESS);
+    assert_true(v[0] == 0 && v[1] == 1);
 }
 
 static void test_minloc_maxloc_ties(void **state)
@@ -901,6 +927,7 @@ int main(void)
         cmocka_unit_test(test_every_op_on_every_type),
         cmocka_unit_test(test_three_operand_kernels),
         cmocka_unit_test(test_rejected_examples),
+        cmocka_unit_test(test_extensions),
         cmocka_unit_test(test_minloc_maxloc_ties),
         cmocka_unit_test(test_logical_on_non_boolean_values),
         cmocka_unit_test(test_complex_prod_and_wrap),
