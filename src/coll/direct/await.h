@@ -7,11 +7,8 @@
 #ifndef CM_COLL_DIRECT_AWAIT_H
 #define CM_COLL_DIRECT_AWAIT_H
 
-#include <linux/futex.h>
-#include <stdint.h>
-#include <sys/syscall.h>
 #include <time.h>
-#include <unistd.h>
+#include "shm/futex.h"   /* every sleep of the engine: cm_futex_wait/wake */
 
 /* 1 before sleeping in a collective, 0 after (peer: any). */
 void cm_direct_announce_blocked(int blocked);
@@ -26,10 +23,5 @@ extern const struct timespec cm_direct_long_nap;
 /* COREMPI_SHM_BACKOFF: oversubscribed waiters spin and yield before they
  * sleep (1, the default) or sleep at once (0). */
 int cm_direct_backoff_when_oversubscribed(void);
-
-static inline long futex(void *addr, int op, uint32_t val, const struct timespec *ts)
-{
-    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
-}
 
 #endif

@@ -44,7 +44,7 @@ void cm_direct_publish(struct cm_direct *s, size_t bytes)
     CM_FAULT(progress_publish);
     atomic_store_explicit(&l->bytes, s->progress_mine, memory_order_seq_cst);
     if (atomic_load_explicit(&l->waiters, memory_order_seq_cst))
-        futex(&l->bytes, FUTEX_WAKE, INT_MAX, NULL);
+        cm_futex_wake(&l->bytes, INT_MAX);
 }
 
 void cm_direct_wait_progress(struct cm_direct *s, int r, uint64_t base, size_t upto)
@@ -75,7 +75,7 @@ void cm_direct_wait_progress(struct cm_direct *s, int r, uint64_t base, size_t u
         atomic_fetch_add_explicit(&l->waiters, 1, memory_order_seq_cst);
         v = atomic_load_explicit(&l->bytes, memory_order_seq_cst);
         if (v - base < upto)
-            futex(&l->bytes, FUTEX_WAIT, (uint32_t)v, nap);    /* low half, little-endian */
+            cm_futex_wait(&l->bytes, (uint32_t)v, nap);    /* low half, little-endian */
         atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
     }
 }

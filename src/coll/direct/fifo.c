@@ -112,7 +112,7 @@ void cm_direct_rfifo_done(struct cm_direct *s, uint32_t k)
     for (int r = 0; r < s->n; r++) {
         struct cm_direct_rfifo_entry *a = cm_direct_rfifo(s, r, 0);
         if (atomic_load_explicit(&a->ack_waiters, memory_order_relaxed))
-            futex(&a->ack, FUTEX_WAKE, INT_MAX, NULL);
+            cm_futex_wake(&a->ack, INT_MAX);
     }
 }
 
@@ -201,7 +201,7 @@ void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint3
         CM_FAULT(fifo_sleep);
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0)
-            futex(word, FUTEX_WAIT, v, nap);
+            cm_futex_wait(word, v, nap);
         atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
     }
 }
@@ -211,6 +211,6 @@ void cm_direct_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters)
     cm_wake_fence_fifo();
     CM_FAULT(fifo_wake);
     if (atomic_load_explicit(waiters, memory_order_relaxed))
-        futex(word, FUTEX_WAKE, INT_MAX, NULL);
+        cm_futex_wake(word, INT_MAX);
 }
 #endif

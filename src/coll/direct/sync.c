@@ -46,7 +46,7 @@ static void flag_wake(struct area_hdr *a, _Atomic uint64_t *mine)
     cm_wake_fence();
     CM_FAULT(sync_wake);
     if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
-        futex((uint32_t *)mine, FUTEX_WAKE, INT_MAX, NULL);  /* the epoch half, little-endian */
+        cm_futex_wake((uint32_t *)mine, INT_MAX);  /* the epoch half, little-endian */
 }
 
 /* Where rank r announces its arrival at an epoch of parity p: beside the
@@ -91,7 +91,7 @@ static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t 
         CM_FAULT(sync_sleep);
         v = atomic_load_explicit(w, memory_order_seq_cst);
         if ((int32_t)((uint32_t)v - e) < 0)
-            futex((uint32_t *)w, FUTEX_WAIT, (uint32_t)v, nap);
+            cm_futex_wait((uint32_t *)w, (uint32_t)v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -247,7 +247,7 @@ void cm_direct_sync(struct cm_direct *s, void (*last)(void *), void *arg)
         cm_wake_fence();
         CM_FAULT(sync_wake);
         if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
-            futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
+            cm_futex_wake(&a->release, INT_MAX);
         return;
     }
     await_release(s, e, old + 1);
@@ -302,7 +302,7 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
         CM_FAULT(sync_sleep);
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
         if ((int32_t)(v - e) < 0)
-            futex(&a->release, FUTEX_WAIT, v, nap);
+            cm_futex_wait(&a->release, v, nap);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -336,7 +336,7 @@ uint32_t cm_direct_sync_arrive(struct cm_direct *s)
         atomic_store_explicit(&a->release, e, memory_order_release);
         cm_wake_fence();
         if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
-            futex(&a->release, FUTEX_WAKE, INT_MAX, NULL);
+            cm_futex_wake(&a->release, INT_MAX);
     }
     return e;
 }
