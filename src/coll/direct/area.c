@@ -14,6 +14,7 @@
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/direct/direct.h"
 #include "coll/direct/layout.h"
+#include "coll/percomm.h"
 #include "core/state.h"
 #include "core/error.h"
 
@@ -32,15 +33,6 @@ struct region {
     uint32_t first_unit;            /* units before it hold this header and the bitmap */
     uint32_t pad[13];
     _Atomic uint64_t bitmap[];      /* 1 = unit in use */
-};
-
-/* The collective layer's per-communicator data.  glue.c owns the same
- * pointer (struct cm_coll_percomm, which starts with `unsigned nbc_seq`);
- * this struct starts with the same member so both can share c->coll. */
-struct percomm {
-    unsigned nbc_seq;
-    struct cm_direct *shm;
-    int failed_calls;               /* > 0: no area, calls since the failure */
 };
 
 static size_t env_size(const char *name, size_t def)
@@ -169,41 +161,20 @@ static void give_units(struct region *g, uint32_t first, uint32_t units)
 
 /* ---- attach / detach -------------------------------------------------- */
 
-static void percomm_free(void *p)
+void cm_direct_detach(struct cm_direct *s)
 {
-    struct percomm *pc = p;
-    if (pc && pc->shm == cm_direct_recent)
+    if (s == cm_direct_recent)
         cm_direct_recent = NULL;
-    if (pc && pc->shm) {
-        /* Nonblocking collectives still running here finish first (they
-         * use the area; the others finish theirs in their Comm_free too). */
-        cm_direct_nbc_drain(pc->shm);
-        struct area_hdr *a = hdr(pc->shm);
-        if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
-            struct region *g = region();
-            if (g)
-                give_units(g, a->first, a->units);
-        }
-        free(pc->shm);
+    /* Nonblocking collectives still running here finish first (they
+     * use the area; the others finish theirs in their Comm_free too). */
+    cm_direct_nbc_drain(s);
+    struct area_hdr *a = hdr(s);
+    if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
+        struct region *g = region();
+        if (g)
+            give_units(g, a->first, a->units);
     }
-    free(pc);
-}
-
-static struct percomm *percomm_of(struct cm_comm *c)
-{
-    if (c->coll && c->coll_free == percomm_free)
-        return c->coll;
-    struct percomm *pc = calloc(1, sizeof *pc);
-    if (!pc)
-        return NULL;
-    if (c->coll) {                  /* glue.c's struct: keep its sequence number */
-        pc->nbc_seq = *(unsigned *)c->coll;
-        if (c->coll_free)
-            c->coll_free(c->coll);
-    }
-    c->coll = pc;
-    c->coll_free = percomm_free;
-    return pc;
+    free(s);
 }
 
 /* Leader: take units and prepare the area; returns its offset in the region or -1. */
@@ -240,10 +211,8 @@ struct cm_direct *cm_direct_recent;
 
 struct cm_direct *cm_direct_peek_slow(MPI_Comm cc)
 {
-    struct cm_comm *c = cm_comm_lookup(cc, NULL);
-    if (!c || !c->coll || c->coll_free != percomm_free)
-        return NULL;
-    struct cm_direct *s = ((struct percomm *)c->coll)->shm;
+    struct cm_coll_state *pc = cm_coll_state_of(cc, 0);
+    struct cm_direct *s = pc ? pc->direct : NULL;
     if (s)
         cm_direct_recent = s;
     return s;
@@ -251,19 +220,19 @@ struct cm_direct *cm_direct_peek_slow(MPI_Comm cc)
 
 struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
 {
-    struct cm_comm *c = cm_comm_lookup(cc, NULL);
-    if (!c)
-        return NULL;
-    struct percomm *pc = percomm_of(c);
+    struct cm_coll_state *pc = cm_coll_state_of(cc, 1);
     if (!pc)
         return NULL;
-    if (pc->shm) {
-        if (pc->shm->nbc_head)
-            cm_direct_nbc_drain(pc->shm);
-        return pc->shm;
+    if (pc->direct) {
+        if (pc->direct->nbc_head)
+            cm_direct_nbc_drain(pc->direct);
+        return pc->direct;
     }
     /* Every member counts the same calls, so they retry together. */
-    if (pc->failed_calls > 0 && pc->failed_calls++ < RETRY_AFTER)
+    if (pc->direct_failed > 0 && pc->direct_failed++ < RETRY_AFTER)
+        return NULL;
+    struct cm_coll_members m, *c = &m;
+    if (cm_coll_members(cc, c))
         return NULL;
     size_t slot = slot_bytes_default();
     int64_t msg[2] = { -1, 0 };
@@ -274,7 +243,7 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     if (c->size > 1 && cm_coll_bcast_binomial_ordered(msg, 2, MPI_INT64_T, 0, cc) != MPI_SUCCESS)
         msg[0] = -1;                /* cannot happen without the leader knowing too */
     if (msg[0] < 0) {
-        pc->failed_calls = 1;
+        pc->direct_failed = 1;
         if (c->rank == 0)
             cm_direct_note("no free shared-memory collective area for a communicator of %d ranks "
                         "(%s): using point-to-point algorithms", c->size, coll);
@@ -291,12 +260,12 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     s->n = c->size;
     s->rank = c->rank;
     s->world_of = c->world_of;
-    s->comm_index = cc & ~CM_COMM_COLL_BIT;
+    s->comm_index = c->index;
     s->slot_bytes = slot;
     s->result_bytes = slot;
     s->cma = (int)msg[1];
-    pc->shm = s;
-    pc->failed_calls = 0;
+    pc->direct = s;
+    pc->direct_failed = 0;
     return s;
 }
 

@@ -226,6 +226,10 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll);
  * is kept (reset when its area is freed; calls are never concurrent, the
  * thread level stops at MPI_THREAD_SERIALIZED). */
 struct cm_direct *cm_direct_peek_slow(MPI_Comm cc);
+/* When its communicator is freed (coll/glue.c): finish the nonblocking
+ * calls still running on the area, drop this member's reference (the last
+ * one gives the units back) and free s. */
+void cm_direct_detach(struct cm_direct *s);
 extern struct cm_direct *cm_direct_recent;
 void cm_direct_nbc_drain(struct cm_direct *s);
 static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
