@@ -17,7 +17,7 @@ trap 'rm -rf "$tmp"' EXIT INT TERM
     valgrind --tool=callgrind --callgrind-out-file="$tmp/cg.%p" "$tmp/loop" 60000 >/dev/null 2>&1
 for f in "$tmp"/cg.*; do
     callgrind_annotate --auto=no --threshold=100 "$f" 2>/dev/null | awk '
-        /cm_coll_allreduce_shortcut|cm_shm_meet_sync|PMPI_Allreduce|flag_wake|flag_sync_end|meet_other_word|sum_d_3|allreduce_instr.c:main/ {
+        /cm_coll_allreduce_shortcut|cm_direct_meet_sync|PMPI_Allreduce|flag_wake|flag_sync_end|meet_other_word|sum_d_3|allreduce_instr.c:main/ {
             gsub(",", "", $1); s += $1 }
         END { printf "instructions per call: %.1f\n", s / 60000 }'
 done

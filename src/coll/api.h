@@ -30,7 +30,7 @@
 #include "core/datatype.h"
 #include "core/dt_basic.h"
 #include "core/op.h"
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #include "coll/check.h"
 
 /* COREMPI_CHECK=1: compare every rank's arguments before anything moves. */
@@ -149,12 +149,12 @@ static inline int api_count_type_buf(MPI_Comm comm, const char *call, const void
 }
 
 /* Before running the algorithm: the argument word its shared-memory syncs
- * carry (shm.h): what all ranks must agree on.  bytes 0 where the ranks may
+ * carry (coll/direct/direct.h): what all ranks must agree on.  bytes 0 where the ranks may
  * legitimately move different amounts (v and w variants). */
 static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op op)
 {
 #ifdef CM_IN_COREMPI
-    cm_shm_word = cm_shm_word_of((unsigned)coll, bytes, root, op);
+    cm_direct_word = cm_direct_word_of((unsigned)coll, bytes, root, op);
 #else
     (void)coll, (void)bytes, (void)root, (void)op;
 #endif
@@ -165,8 +165,8 @@ static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op
 static inline int api_done(MPI_Comm comm, const char *call, int rc)
 {
 #ifdef CM_IN_COREMPI
-    cm_shm_word = 0;
-    if (__builtin_expect(cm_shm_mm.on, 0))
+    cm_direct_word = 0;
+    if (__builtin_expect(cm_direct_mm.on, 0))
         return cm_coll_mismatch_raise(comm, call);
 #endif
     if (rc == MPI_SUCCESS)

@@ -4,7 +4,7 @@
  */
 #include "coll/api.h"
 #ifdef CM_IN_COREMPI
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #endif
 
 #pragma weak MPI_Barrier = PMPI_Barrier
@@ -83,7 +83,7 @@ static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void
     api_word(CM_COLL_ALLREDUCE, q.bytes, -1, op);
     rc = ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc);
 #ifdef CM_IN_COREMPI
-    if (a->fn == (void (*)(void))cm_coll_allreduce_shm && rc == MPI_SUCCESS && q.bytes <= CM_SHM_MEET_BYTES)
+    if (a->fn == (void (*)(void))cm_coll_allreduce_shm && rc == MPI_SUCCESS && q.bytes <= CM_DIRECT_MEET_BYTES)
         cm_coll_allreduce_shortcut_note(cc, &q);
 #endif
     return api_done(comm, call, rc);

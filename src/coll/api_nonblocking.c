@@ -6,20 +6,20 @@
 #include "coll/api.h"
 #include "coll/nbc.h"
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #else
 /* Over another MPI there is no shared-memory engine: every call takes the
  * point-to-point schedule, as when the engine declines. */
 #define CM_NO_SHM_NBC(...) (-1)   /* CM_COLL_NO_SHORTCUT: not taken */
-#define cm_shm_nbc_barrier CM_NO_SHM_NBC
-#define cm_shm_nbc_bcast CM_NO_SHM_NBC
-#define cm_shm_nbc_reduce CM_NO_SHM_NBC
-#define cm_shm_nbc_allreduce CM_NO_SHM_NBC
-#define cm_shm_nbc_reduce_scatter_block CM_NO_SHM_NBC
-#define cm_shm_nbc_gather CM_NO_SHM_NBC
-#define cm_shm_nbc_scatter CM_NO_SHM_NBC
-#define cm_shm_nbc_allgather CM_NO_SHM_NBC
-#define cm_shm_nbc_alltoall CM_NO_SHM_NBC
+#define cm_direct_nbc_barrier CM_NO_SHM_NBC
+#define cm_direct_nbc_bcast CM_NO_SHM_NBC
+#define cm_direct_nbc_reduce CM_NO_SHM_NBC
+#define cm_direct_nbc_allreduce CM_NO_SHM_NBC
+#define cm_direct_nbc_reduce_scatter_block CM_NO_SHM_NBC
+#define cm_direct_nbc_gather CM_NO_SHM_NBC
+#define cm_direct_nbc_scatter CM_NO_SHM_NBC
+#define cm_direct_nbc_allgather CM_NO_SHM_NBC
+#define cm_direct_nbc_alltoall CM_NO_SHM_NBC
 #endif
 
 #pragma weak MPI_Ibarrier = PMPI_Ibarrier
@@ -87,7 +87,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     struct cm_nbc *s;
     if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
         return rc;
-    if (cm_shm_nbc_barrier(cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_barrier(cc, request) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -106,7 +106,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
         return rc;
-    if (cm_shm_nbc_bcast(buffer, count, datatype, root, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_bcast(buffer, count, datatype, root, cc, request) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -147,7 +147,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, root, rank, 0)))
         return rc;
-    if (cm_shm_nbc_reduce(sendbuf, recvbuf, count, datatype, op, root, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_reduce(sendbuf, recvbuf, count, datatype, op, root, cc, request) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -166,7 +166,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
         return rc;
     if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, 0, rank, 1)))
         return rc;
-    if (cm_shm_nbc_allreduce(sendbuf, recvbuf, count, datatype, op, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_allreduce(sendbuf, recvbuf, count, datatype, op, cc, request) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -190,7 +190,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
         return fail(s, rc);
     if (recvcount == 0)
         return start(comm, call, s, MPI_SUCCESS, request);
-    if (cm_shm_nbc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, cc, request) == MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     void *full = rank == 0 ? cm_nbc_scratch(s, datatype, recvcount * size) : NULL;
     if (rank == 0 && !full)
@@ -219,7 +219,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))))
         return fail(s, rc);
-    if (cm_shm_nbc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
@@ -244,7 +244,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
          (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))))
         return fail(s, rc);
-    if (cm_shm_nbc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
@@ -265,7 +265,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return fail(s, rc);
-    if (cm_shm_nbc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
@@ -286,7 +286,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return fail(s, rc);
-    if (cm_shm_nbc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
+    if (cm_direct_nbc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),

@@ -6,16 +6,13 @@
 #include "coll/coll.h"
 
 #ifdef CM_IN_COREMPI
+#include "coll/percomm.h"
+#include "coll/direct/direct.h"
 #include "core/datatype.h"
 #include "core/op.h"
 #include "core/state.h"
 
 #include <stdlib.h>
-
-/* The collective layer's per-communicator data (struct cm_comm.coll). */
-struct cm_coll_percomm {
-    unsigned nbc_seq;
-};
 
 int cm_coll_comm_check(MPI_Comm comm, int *size, int *rank)
 {
@@ -43,17 +40,48 @@ int cm_coll_oversubscribed(void)
     return cm_g.oversubscribed;
 }
 
-unsigned cm_coll_nbc_seq(MPI_Comm collcomm)
+static void coll_state_free(void *p)
+{
+    struct cm_coll_state *cc = p;
+    if (cc && cc->direct)
+        cm_direct_detach(cc->direct);
+    free(cc);
+}
+
+/* Invariant: only this function sets c->coll, so it always points to a
+ * struct cm_coll_state freed by coll_state_free. */
+struct cm_coll_state *cm_coll_state_of(MPI_Comm collcomm, int create)
 {
     struct cm_comm *c = cm_comm_lookup(collcomm, NULL);
     if (!c)
-        return 0;
-    if (!c->coll) {
-        c->coll = calloc(1, sizeof(struct cm_coll_percomm));
-        if (!c->coll)
-            cm_fatal("MPI_Ibarrier", "out of memory");
-        c->coll_free = free;
+        return NULL;
+    if (!c->coll && create) {
+        c->coll = calloc(1, sizeof(struct cm_coll_state));
+        if (c->coll)
+            c->coll_free = coll_state_free;
     }
-    return ((struct cm_coll_percomm *)c->coll)->nbc_seq++;
+    return c->coll;
+}
+
+int cm_coll_members(MPI_Comm collcomm, struct cm_coll_members *m)
+{
+    struct cm_comm *c = cm_comm_lookup(collcomm, NULL);
+    if (!c)
+        return 1;
+    m->size = c->size;
+    m->rank = c->rank;
+    m->world_of = c->world_of;
+    m->index = collcomm & ~CM_COMM_COLL_BIT;
+    return 0;
+}
+
+unsigned cm_coll_nbc_seq(MPI_Comm collcomm)
+{
+    if (!cm_comm_lookup(collcomm, NULL))
+        return 0;
+    struct cm_coll_state *cc = cm_coll_state_of(collcomm, 1);
+    if (!cc)
+        cm_fatal("MPI_Ibarrier", "out of memory");
+    return cc->nbc_seq++;
 }
 #endif

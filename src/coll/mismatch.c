@@ -1,6 +1,6 @@
 /*
  * mismatch.c -- the default check that the ranks of a collective agree on
- * its arguments: the argument word the shared-memory syncs carry (shm.h,
+ * its arguments: the argument word the shared-memory syncs carry (coll/direct/direct.h,
  * "argument agreement"), what a rank records when it sees another word, and
  * the error the front end raises from it.
  *
@@ -14,22 +14,22 @@
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/check.h"
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #include "core/error.h"
 
 #include <stdio.h>
 
-uint32_t cm_shm_word;
-struct cm_shm_mismatch cm_shm_mm;
+uint32_t cm_direct_word;
+struct cm_direct_mismatch cm_direct_mm;
 
-void cm_shm_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
+void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
 {
-    if (cm_shm_mm.on)
+    if (cm_direct_mm.on)
         return;
-    cm_shm_mm.peer = peer;
-    cm_shm_mm.mine = mine;
-    cm_shm_mm.theirs = theirs;
-    cm_shm_mm.on = 1;
+    cm_direct_mm.peer = peer;
+    cm_direct_mm.mine = mine;
+    cm_direct_mm.theirs = theirs;
+    cm_direct_mm.on = 1;
 }
 
 static const char *word_coll(uint32_t w)
@@ -58,9 +58,9 @@ static void word_op(uint32_t w, char *out, size_t len)
 
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
 {
-    struct cm_shm_mismatch m = cm_shm_mm;
-    cm_shm_mm.on = 0;
-    cm_shm_word = 0;
+    struct cm_direct_mismatch m = cm_direct_mm;
+    cm_direct_mm.on = 0;
+    cm_direct_word = 0;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];
     if (diff & 31u)

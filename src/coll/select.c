@@ -18,7 +18,7 @@
 #include <string.h>
 
 #ifdef CM_IN_COREMPI
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #endif
 
 static int cm_coll_needs_commutative(const struct cm_coll_query *q) { return q->commutative; }

@@ -42,7 +42,7 @@
 /* inout[i] = EXPR(a = in[i], b = inout[i]), and the three-operand twin
  * fname_3: out[i] = EXPR(a = left[i], b = right[i]).  The twin saves the
  * 2-rank shared-memory allreduce a copy of one operand into the result
- * (src/coll/shm_fold.c, cm_shm_fold_pair). */
+ * (src/coll/direct/fold.c, cm_direct_fold_pair). */
 #define CM_LOOP(fname, T, EXPR)                                             \
     CM_KERNEL static void fname(const void *restrict in_,                   \
                                 void *restrict inout_, size_t n)            \

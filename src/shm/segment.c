@@ -10,7 +10,7 @@
 #define CM_RING_BYTES_MIN (16u * 1024u)
 #define CM_RINGS_TOTAL_MAX (1ull << 30)
 /* Collective areas: room per rank for the shared-memory collectives' areas
- * (src/coll/shm_area.c).  An area holds 2 x 256 KiB slots per member, two
+ * (src/coll/direct/area.c).  An area holds 2 x 256 KiB slots per member, two
  * results of a slot and its FIFOs, a little over 512 KiB per member: this
  * leaves room for about 14 live communicators of the job's full size.
  * Pages are touched only when an area uses them (large collectives), so

@@ -1,9 +1,9 @@
 /* wait.c -- spin, yield, futex sleep (see wait.h). */
 #include "wait.h"
+#include "futex.h"
 
 #include <errno.h>
 #include <stdlib.h>
-#include <linux/futex.h>
 #include <linux/membarrier.h>
 #include <sched.h>
 #include <stdint.h>
@@ -193,11 +193,6 @@ void cm_wait_fifo_sleeper_barrier(void)
         membarrier(MEMBARRIER_CMD_GLOBAL_EXPEDITED);
 }
 
-static long futex(_Atomic uint32_t *addr, int op, uint32_t val, const struct timespec *ts)
-{
-    return syscall(SYS_futex, (uint32_t *)addr, op, val, ts, NULL, 0);
-}
-
 void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, unsigned timeout_us)
 {
     uint32_t bell = atomic_load_explicit(&self->doorbell, memory_order_acquire);
@@ -208,7 +203,7 @@ void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *ar
     if (!recheck(arg)) {
         struct timespec ts = { timeout_us / 1000000u, (long)(timeout_us % 1000000u) * 1000L };
         CM_FAULT(sleep_futex);
-        futex(&self->doorbell, FUTEX_WAIT, bell, &ts);
+        cm_futex_wait(&self->doorbell, bell, &ts);
     }
     atomic_store_explicit(&self->sleeping, 0, memory_order_relaxed);
 }
@@ -221,5 +216,5 @@ void cm_wait_sleep(struct cm_rank_ctl *self, int (*recheck)(void *), void *arg, 
 void cm_wake(struct cm_rank_ctl *peer)
 {
     atomic_fetch_add_explicit(&peer->doorbell, 1, memory_order_release);
-    futex(&peer->doorbell, FUTEX_WAKE, 1, NULL);
+    cm_futex_wake(&peer->doorbell, 1);
 }

@@ -21,7 +21,7 @@
  * to the read.  Wakers skip their fence only once every rank of the job has
  * registered (cm_wait_fence_free), so every possible sleeper runs the barrier.
  * With more ranks than cores ranks sleep all the time: both keep their fences
- * -- except on the collectives' FIFO words (cm_shm_wait32/cm_shm_wake32),
+ * -- except on the collectives' FIFO words (cm_direct_wait32/cm_direct_wake32),
  * whose waiters yield many times before they sleep (0-4 sleeps per 200,000
  * reduces at 8 ranks on 2 cores) while every publish paid the fence: when the
  * cores do not share a cache, that fence waits ~0.3 us for the entry's line

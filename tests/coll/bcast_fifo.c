@@ -1,6 +1,6 @@
 /*
  * bcast_fifo -- back-to-back tiny broadcasts and scatters with a rotating
- * root and a sometimes slow reader: the broadcast FIFO (src/coll/shm.h) lets
+ * root and a sometimes slow reader: the broadcast FIFO (src/coll/direct/direct.h) lets
  * a root run up to its depth ahead of the readers, so a root that reused an
  * entry before every rank had finished the call that last used it would hand
  * a slow reader a later call's data.

@@ -638,7 +638,7 @@ static void test_barrier(MPI_Comm comm)
 static void run_suite(MPI_Comm comm, int full)
 {
     /* 31 elements are 124-372 bytes: past the reduce FIFO's first line pair,
-     * inside its entry (shm.h). */
+     * inside its entry (coll/direct/direct.h). */
     static const long small[] = {0, 1, 7, 31, 1000};
     enum { NSMALL = sizeof small / sizeof small[0] };
     test_barrier(comm);

@@ -1,6 +1,6 @@
 /*
  * reduce_fifo -- back-to-back tiny reductions with a sometimes slow root:
- * the reduce FIFO (src/coll/shm_reduce.c) lets non-roots run up to its depth
+ * the reduce FIFO (src/coll/direct/reduce.c) lets non-roots run up to its depth
  * ahead, so a non-root that reused an entry before the root of an earlier
  * call had folded it would corrupt that call's result.
  *

@@ -3,7 +3,7 @@
  * another rooted collective in which that late rank sends nothing.
  *
  * Reduce, gather, gatherv and the tiny scans share one FIFO of entries per
- * rank (shm.h, "reduce FIFO"); a rank reuses an entry once an
+ * rank (coll/direct/direct.h, "reduce FIFO"); a rank reuses an entry once an
  * acknowledgement says the call that last used it was consumed.  An
  * acknowledgement is the word of one reader about every earlier call, so it
  * is only true if that reader saw every rank arrive.  Here the root R of

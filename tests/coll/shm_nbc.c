@@ -1,5 +1,5 @@
 /*
- * shm_nbc -- nonblocking collectives on the shared area (src/coll/shm_nbc.c)
+ * shm_nbc -- nonblocking collectives on the shared area (src/coll/direct/nbc.c)
  * mixed with blocking ones on the same communicator.
  *
  * Each round starts a random batch of 1..6 Ibarrier / Ibcast / Ireduce /
@@ -12,7 +12,7 @@
  * batches spread over three communicators, started in a rank-dependent
  * interleaving (the same order per communicator, as MPI requires, but not
  * across them).  Run with a small COREMPI_SHM_SLOT, the data-moving calls
- * take many rounds through the slots (shm_nbc_pieces.c); some reductions
+ * take many rounds through the slots (direct/nbc_pieces.c); some reductions
  * are large enough (32-48 KiB) to fold split.  Every result is checked
  * against values each rank computes itself; reductions use a
  * non-commutative user op too (composition of affine maps) so that the
@@ -32,7 +32,7 @@
 #define MAXN 40    /* ints; 160 B: inline, the FIFO entries' data and the slots */
 #define MAXBLK 160  /* ints; the data-moving kinds' blocks: 640 B, past the reduce FIFO's entry */
 #define MAXRANKS 16
-#define BIGN 12288  /* ints; 48 KiB: reductions this large fold split (shm_nbc_pieces.c) */
+#define BIGN 12288  /* ints; 48 KiB: reductions this large fold split (direct/nbc_pieces.c) */
 
 static int rank, size, bad;
 static int me;   /* rank in the call's communicator (set before start and verify) */

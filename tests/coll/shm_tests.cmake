@@ -6,17 +6,17 @@
 #    pieces; 2 ranks have pieces of their own in allreduce), the single-copy protocols, and single copy switched off.
 #  - coll.shm_areas.*: areas recycled across many communicators; areas
 #    exhausted by many live communicators (fallback must stay right).
-# CM_SHM_FORCE forces the first shared-memory (CM_DIRECT) algorithm of every
+# CM_DIRECT_FORCE forces the first shared-memory (CM_DIRECT) algorithm of every
 # collective that has one (src/coll/algorithms.def).
-set(CM_SHM_FORCE "")
+set(CM_DIRECT_FORCE "")
 foreach(coll ${CM_COLLS})
   if(CM_DIRECTS_${coll})
     list(GET CM_DIRECTS_${coll} 0 algo)
-    list(APPEND CM_SHM_FORCE ${CM_COLL_ENV_${coll}}=${algo})
+    list(APPEND CM_DIRECT_FORCE ${CM_COLL_ENV_${coll}}=${algo})
   endif()
 endforeach()
 foreach(n RANGE 1 9)
-  cm_coll_case(shm ${n} ENV ${CM_SHM_FORCE})
+  cm_coll_case(shm ${n} ENV ${CM_DIRECT_FORCE})
 endforeach()
 # A collective's further direct algorithms: case coll.direct<d> forces the
 # d-th of each collective that has more than d, at 1..9 ranks as above.
@@ -38,33 +38,33 @@ if(CM_COLL_DIRECT_MAX GREATER 1)
 endif()
 foreach(n 2 3 8)
   cm_coll_case(shm.tiny_slots ${n}
-    ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=64 COREMPI_SHM_CHUNK=1000 COREMPI_SHM_FANOUT=1)
+    ENV ${CM_DIRECT_FORCE} COREMPI_SHM_SLOT=64 COREMPI_SHM_CHUNK=1000 COREMPI_SHM_FANOUT=1)
   # 64-byte slots move everything in thousands of pieces: at 8 ranks on a
   # loaded 2-core machine this case alone ran 155-180 s.
   set_tests_properties(coll.shm.tiny_slots.n${n} PROPERTIES TIMEOUT 420)
 endforeach()
-cm_coll_case(shm.no_single_copy 4 ENV ${CM_SHM_FORCE} COREMPI_SINGLE_COPY=0)
+cm_coll_case(shm.no_single_copy 4 ENV ${CM_DIRECT_FORCE} COREMPI_SINGLE_COPY=0)
 # Large vectors piece by piece through slots of an odd size (the split fold
 # from 32 KiB per piece, remainders), and the single-copy protocols that
 # replace the pieces when COREMPI_SHM_CHUNKED=0.
 foreach(n 2 3 8)
-  cm_coll_case(shm.mid_slots ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=40000)
+  cm_coll_case(shm.mid_slots ${n} ENV ${CM_DIRECT_FORCE} COREMPI_SHM_SLOT=40000)
 endforeach()
 # The same pieces copied out with non-temporal stores (normally only from
 # 1-4 MiB out per rank): every size, odd ones included, takes them here.
 foreach(n 2 5)
-  cm_coll_case(shm.nt_copy ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_SLOT=40000 COREMPI_COLL_NT_MIN=1)
+  cm_coll_case(shm.nt_copy ${n} ENV ${CM_DIRECT_FORCE} COREMPI_SHM_SLOT=40000 COREMPI_COLL_NT_MIN=1)
 endforeach()
 foreach(n 3 8)
-  cm_coll_case(shm.single_copy ${n} ENV ${CM_SHM_FORCE} COREMPI_SHM_CHUNKED=0 COREMPI_SHM_SLOT=16384)
+  cm_coll_case(shm.single_copy ${n} ENV ${CM_DIRECT_FORCE} COREMPI_SHM_CHUNKED=0 COREMPI_SHM_SLOT=16384)
 endforeach()
 # Syncs through per-rank flag lines (the default with a core per rank) forced
 # at more ranks than cores, so that waiters sleep and must be woken; and the
 # arrival counter forced at 2 ranks.
 foreach(n 3 5 9)
-  cm_coll_case(shm.flag_sync ${n} ARGS quick ENV ${CM_SHM_FORCE} COREMPI_SHM_SYNC=flags)
+  cm_coll_case(shm.flag_sync ${n} ARGS quick ENV ${CM_DIRECT_FORCE} COREMPI_SHM_SYNC=flags)
 endforeach()
-cm_coll_case(shm.counter_sync 2 ENV ${CM_SHM_FORCE} COREMPI_SHM_SYNC=counter)
+cm_coll_case(shm.counter_sync 2 ENV ${CM_DIRECT_FORCE} COREMPI_SHM_SYNC=counter)
 
 # A test program of this directory, tests/coll/<name>.c, built against corempi.
 function(cm_coll_program name)
@@ -77,21 +77,21 @@ endfunction()
 
 cm_coll_program(shm_areas)
 
-function(cm_shm_areas_case name nprocs mode)
+function(cm_direct_areas_case name nprocs mode)
   add_test(NAME coll.shm_areas.${name}.n${nprocs}
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/shm_check.sh ${mode} --
                    ${CM_COLL_MPIRUN} -n ${nprocs} $<TARGET_FILE:colltest_shm_areas> ${ARGN})
   set_tests_properties(coll.shm_areas.${name}.n${nprocs} PROPERTIES
-    TIMEOUT 180 PROCESSORS 2 LABELS coll ENVIRONMENT "${CM_SHM_FORCE};COREMPI_VERBOSE=coll")
+    TIMEOUT 180 PROCESSORS 2 LABELS coll ENVIRONMENT "${CM_DIRECT_FORCE};COREMPI_VERBOSE=coll")
 endfunction()
-cm_shm_areas_case(churn 4 never churn 300)
-cm_shm_areas_case(churn 7 never churn 100)
-cm_shm_areas_case(hold 4 exhausted hold 60)
-cm_shm_areas_case(hold 3 exhausted hold 60)
+cm_direct_areas_case(churn 4 never churn 300)
+cm_direct_areas_case(churn 7 never churn 100)
+cm_direct_areas_case(hold 4 exhausted hold 60)
+cm_direct_areas_case(hold 3 exhausted hold 60)
 
 # A FIFO test program: built once, run at 2 ranks with a core each and at
 # 3, 5 and 9 ranks oversubscribed, with env forcing the shared-memory path.
-function(cm_shm_fifo_test name env)
+function(cm_direct_fifo_test name env)
   cm_coll_program(${name})
   foreach(n 2 3 5 9)
     add_test(NAME coll.shm.${name}.n${n}
@@ -105,12 +105,12 @@ endfunction()
 # The reduce FIFO: tiny reductions back to back with a rotating, sometimes
 # slow root, a non-commutative op and MPI_IN_PLACE; then tiny scans and
 # exscans along the chain with a sometimes slow last rank.
-cm_shm_fifo_test(reduce_fifo "COREMPI_REDUCE=shm;COREMPI_SCAN=shm;COREMPI_EXSCAN=shm")
+cm_direct_fifo_test(reduce_fifo "COREMPI_REDUCE=shm;COREMPI_SCAN=shm;COREMPI_EXSCAN=shm")
 
 # The broadcast FIFO: tiny broadcasts and scatters back to back with a
 # rotating root and a sometimes slow reader, so roots run the whole FIFO
 # ahead and must wait for the batched acknowledgements.
-cm_shm_fifo_test(bcast_fifo "COREMPI_BCAST=shm;COREMPI_SCATTER=shm")
+cm_direct_fifo_test(bcast_fifo "COREMPI_BCAST=shm;COREMPI_SCATTER=shm")
 
 # The front ends' shortcuts for the 2-rank tiny allreduce and barrier: with
 # the default selection at 1-3 ranks (only 2 has them), and at 2 ranks where
@@ -148,14 +148,14 @@ foreach(n 2 3 5 8)
   endforeach()
 endforeach()
 
-# Nonblocking collectives on the shared area (shm_nbc.c, shm_nbc_pieces.c):
+# Nonblocking collectives on the shared area (direct/nbc.c, direct/nbc_pieces.c):
 # batches of every I-collective with blocking calls in between, lagging
 # ranks, batches over three communicators started in rank-dependent
 # interleavings, completion by Wait, Waitall, Waitany and Test loops; both
 # kinds of sync; tiny slots (many rounds per call); and the point-to-point
 # schedules for comparison (COREMPI_SHM_NBC=0).
 cm_coll_program(shm_nbc)
-function(cm_shm_nbc_case name n seed env)
+function(cm_direct_nbc_case name n seed env)
   add_test(NAME coll.shm.nbc.${name}.n${n}
            COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_shm_nbc> ${seed})
   set_tests_properties(coll.shm.nbc.${name}.n${n} PROPERTIES
@@ -163,13 +163,13 @@ function(cm_shm_nbc_case name n seed env)
     PASS_REGULAR_EXPRESSION "shm_nbc ok")
 endfunction()
 foreach(n 1 2 3 5 8 9)
-  cm_shm_nbc_case(default ${n} ${n}1 "")
+  cm_direct_nbc_case(default ${n} ${n}1 "")
 endforeach()
-cm_shm_nbc_case(counter 3 7 "COREMPI_SHM_SYNC=counter")
-cm_shm_nbc_case(flags 5 8 "COREMPI_SHM_SYNC=flags")
-cm_shm_nbc_case(p2p 3 9 "COREMPI_SHM_NBC=0")
+cm_direct_nbc_case(counter 3 7 "COREMPI_SHM_SYNC=counter")
+cm_direct_nbc_case(flags 5 8 "COREMPI_SHM_SYNC=flags")
+cm_direct_nbc_case(p2p 3 9 "COREMPI_SHM_NBC=0")
 foreach(n 2 3 5 8)
-  cm_shm_nbc_case(rounds ${n} ${n}3 "COREMPI_SHM_SLOT=320")
+  cm_direct_nbc_case(rounds ${n} ${n}3 "COREMPI_SHM_SLOT=320")
 endforeach()
 
 # A nonblocking call that starts its protocol inside another communicator's

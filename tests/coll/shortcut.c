@@ -1,6 +1,6 @@
 /*
  * shortcut -- the front ends' shortcuts for the tiny allreduce and the barrier
- * of a 2-rank communicator (src/coll/shm_allreduce.c, shm_barrier.c): after a
+ * of a 2-rank communicator (src/coll/direct/allreduce.c, direct/barrier.c): after a
  * call of a given shape has run through the selection once, the same shape
  * goes straight to the meeting line.  This runs many shapes interleaved, so
  * each is taken the long way once and the short way after, with the parity

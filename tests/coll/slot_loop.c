@@ -4,7 +4,7 @@
  *
  * Data of epoch e sit in the buffers of parity e & 1 and may be read until
  * the reader arrives at the next sync; a writer touches that parity again
- * only for epoch e + 2 (src/coll/shm.h, docs/protocols.md "Slot reuse by
+ * only for epoch e + 2 (src/coll/direct/direct.h, docs/protocols.md "Slot reuse by
  * parity").  A writer that reused a parity one epoch early would overwrite
  * a slow reader's data with the next call's: here every call's values are a
  * function of (call, rank, index), so the reader sees it.  Allreduce and

@@ -17,7 +17,7 @@ NS=${NS:-"1 2 3 4 5 6 7 8 9"}
 command -v "${MPICC%% *}" >/dev/null 2>&1 || { echo "SKIP: no $MPICC"; exit 77; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-$MPICC -std=gnu11 -O1 -g -I"$root/src" "$here/coll_test.c" "$here/harness_ompi.c" $(ls "$root"/src/coll/*.c | grep -v -e "/hier.c$" -e "/shm_") -o "$tmp/coll_test"
+$MPICC -std=gnu11 -O1 -g -I"$root/src" "$here/coll_test.c" "$here/harness_ompi.c" $(ls "$root"/src/coll/*.c | grep -v -e "/hier.c$") -o "$tmp/coll_test"
 # The variants of tests/coll/CMakeLists.txt, from src/coll/algorithms.def:
 # variant v forces the v-th point-to-point algorithm (modulo) of every
 # collective with several, the only one of the others in variant 0.  One

@@ -1,14 +1,14 @@
 /*
- * shm_barrier.c -- barrier on the shared area: one fetch-add per rank on the
+ * direct/barrier.c -- barrier on the shared area: one fetch-add per rank on the
  * arrival counter; the last arrival releases everyone with one futex wake
  * (early arrivals spin only when the ranks have a core each).
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #include "core/state.h"
 
-/* As the allreduce's shortcut (shm_allreduce.c): once a barrier was selected
+/* As the allreduce's shortcut (direct/allreduce.c): once a barrier was selected
  * to run here and the area is a 2-rank one with flag syncs, the front end
  * goes straight to the meeting line: ~100 instructions a barrier instead of
  * ~240.  With shared caches the line's hand-over hides the difference
@@ -16,28 +16,28 @@
  * line crosses between caches (0.209 against 0.228). */
 void cm_coll_barrier_shortcut_note(MPI_Comm cc)
 {
-    struct cm_shm *s = cm_shm_peek(cc);
-    if (s && s->meet && cm_shm_flag_syncs(s) && !cm_g.coll_check)  /* COREMPI_CHECK: every call checked */
+    struct cm_direct *s = cm_direct_peek(cc);
+    if (s && s->meet && cm_direct_flag_syncs(s) && !cm_g.coll_check)  /* COREMPI_CHECK: every call checked */
         s->barrier_shortcut = 1;
 }
 
 int cm_coll_barrier_shortcut(MPI_Comm comm)
 {
-    struct cm_shm *s = cm_shm_peek(comm);
+    struct cm_direct *s = cm_direct_peek(comm);
     if (!s || !s->barrier_shortcut)
         return CM_COLL_NO_SHORTCUT;
-    cm_shm_meet_sync(s, cm_shm_word_of(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL));
-    if (__builtin_expect(cm_shm_mm.on, 0))
+    cm_direct_meet_sync(s, cm_direct_word_of(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL));
+    if (__builtin_expect(cm_direct_mm.on, 0))
         return cm_coll_mismatch_raise(comm, "MPI_Barrier");
     return MPI_SUCCESS;
 }
 
 int cm_coll_barrier_shm(MPI_Comm comm)
 {
-    struct cm_shm *s = cm_shm_get(comm, "MPI_Barrier");
+    struct cm_direct *s = cm_direct_get(comm, "MPI_Barrier");
     if (!s)
         return cm_coll_barrier_dissemination(comm);
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_sync(s, NULL, NULL);
     return MPI_SUCCESS;
 }
 #endif

@@ -1,21 +1,21 @@
 /*
- * shm_gatherv.c -- gatherv on the shared area.  Every block of up to
- * CM_SHM_RFIFO_BYTES goes through its sender's reduce-FIFO entry (no sync,
+ * direct/gatherv.c -- gatherv on the shared area.  Every block of up to
+ * CM_DIRECT_RFIFO_BYTES goes through its sender's reduce-FIFO entry (no sync,
  * as in gather); larger blocks are sent point to point.  The choice is made
  * per block from its size, which its sender (its own count) and the root
  * (the counts) both know, so no rank needs the others' counts.
  *
  * Every non-root publishes its entry of call k, even for an empty or a
  * point-to-point block, and the root waits for all of them: the root's
- * acknowledgement (cm_shm_rfifo_done) speaks for every earlier call of the
- * FIFO, which is true only if every rank has arrived at call k (shm.h).
+ * acknowledgement (cm_direct_rfifo_done) speaks for every earlier call of the
+ * FIFO, which is true only if every rank has arrived at call k (direct.h).
  * Until 2026-11-25 empty and large blocks skipped their entry; a root that
  * was late for an earlier gather then had its unread entries overwritten by
  * ranks that wrapped around the FIFO (issue 18, tests/coll/rooted_lag.c).
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 
 #include <stdlib.h>
 
@@ -24,7 +24,7 @@
 /* Up to a whole entry (the root reads a few lines per block): 256 B at 2
  * ranks 0.053 us vs 0.12 point to point, 8 ranks 0.24 vs 0.8-1.4 (Open MPI
  * 0.085 / 1.2-1.5). */
-static int fifo_block(size_t bytes) { return bytes > 0 && bytes <= CM_SHM_RFIFO_BYTES; }
+static int fifo_block(size_t bytes) { return bytes > 0 && bytes <= CM_DIRECT_RFIFO_BYTES; }
 
 int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
                         const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm)
@@ -32,17 +32,17 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
-    struct cm_shm *s = n > 1 && cm_shm_rfifo_enabled() ? cm_shm_get(comm, "MPI_Gatherv") : NULL;
+    struct cm_direct *s = n > 1 && cm_direct_rfifo_enabled() ? cm_direct_get(comm, "MPI_Gatherv") : NULL;
     if (!s)
         return cm_coll_gatherv_linear(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
     /* Every rank takes call number k, whichever way its block goes: the
      * entries of one call line up across ranks. */
     uint32_t k = s->to_root++;
     if (me != root) {
-        size_t b = cm_shm_bytes(scount, stype, NULL, NULL, NULL);
+        size_t b = cm_direct_bytes(scount, stype, NULL, NULL, NULL);
         if (fifo_block(b))
-            return cm_shm_gather_fifo_send(s, k, sbuf, scount, stype);
-        int rc = cm_shm_gather_fifo_send(s, k, sbuf, 0, stype);   /* "I am at call k" */
+            return cm_direct_gather_fifo_send(s, k, sbuf, scount, stype);
+        int rc = cm_direct_gather_fifo_send(s, k, sbuf, 0, stype);   /* "I am at call k" */
         return b && rc == MPI_SUCCESS ? PMPI_Send(sbuf, scount, stype, root, TAG, comm) : rc;
     }
     struct cm_dt d;
@@ -62,15 +62,15 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     for (int r = 0; r < n; r++) {
         if (r == me)
             continue;
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
-        cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, k);
+        cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
         if (!fifo_block((size_t)rcounts[r] * (size_t)d.size))
             continue;
-        int urc = cm_shm_unpack(e->data, cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype);
+        int urc = cm_direct_unpack(e->data, cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype);
         if (rc == MPI_SUCCESS)
             rc = urc;
     }
-    cm_shm_rfifo_done(s, k);
+    cm_direct_rfifo_done(s, k);
     int wrc = nreq ? PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     cm_coll_reqs_free(req, few);
     return rc != MPI_SUCCESS ? rc : wrc;

@@ -1,8 +1,8 @@
 /*
- * shm.h -- shared-memory direct collectives (DESIGN.md §7, seed 003).
+ * direct.h -- shared-memory direct collectives (DESIGN.md §7, seed 003).
  *
  * Every communicator that runs one of these algorithms gets an *area* carved
- * out of the segment's collective region (shm_area.c).  An area holds
+ * out of the segment's collective region (direct/area.c).  An area holds
  *   - a sync block: one arrival counter (atomic fetch-add), one release word
  *     (futex) and a sleeper count, each on its own line pair;
  *   - per rank and per epoch parity a flag line (64 B, 128 B apart from the
@@ -13,7 +13,7 @@
  *   - per rank and parity a data slot for small payloads, and two shared
  *     result buffers.
  *
- * Epochs: every cm_shm_sync() ends an epoch.  Data written before sync e go
+ * Epochs: every cm_direct_sync() ends an epoch.  Data written before sync e go
  * to the buffers of parity e & 1 and are read after sync e, before the reader
  * arrives at sync e + 1.  A writer touches parity e & 1 again only for sync
  * e + 2, which cannot start before every reader arrived at e + 1: two
@@ -25,8 +25,8 @@
  * the whole reduction of a tiny vector) and wakes everyone with a single
  * FUTEX_WAKE.  So a tiny allreduce needs each rank scheduled about once.
  */
-#ifndef CM_COLL_SHM_H
-#define CM_COLL_SHM_H
+#ifndef CM_COLL_DIRECT_DIRECT_H
+#define CM_COLL_DIRECT_DIRECT_H
 
 #include <stdatomic.h>
 #include <stddef.h>
@@ -37,26 +37,26 @@
 #include "core/op.h"
 #include "shm/fault.h"
 
-#define CM_SHM_INLINE 56          /* tiny payloads take the flag line up to `arrived` */
+#define CM_DIRECT_INLINE 56          /* tiny payloads take the flag line up to `arrived` */
 
-struct cm_shm_flag {              /* one 64-byte line */
+struct cm_direct_flag {              /* one 64-byte line */
     _Alignas(64) uint64_t addr[2];  /* single-copy: published buffer addresses */
     uint64_t base;                  /* progress counter value at the start */
     uint64_t pad;
-    unsigned char inl[24];          /* rest of the inline payload (cm_shm_data) */
-    /* Low half: the epoch this rank last arrived at in a flag sync (cm_shm_sync
-     * with a core per rank); high half: the call's argument word (cm_shm_word),
+    unsigned char inl[24];          /* rest of the inline payload (cm_direct_data) */
+    /* Low half: the epoch this rank last arrived at in a flag sync (cm_direct_sync
+     * with a core per rank); high half: the call's argument word (cm_direct_word),
      * stored in the same write so a reader that sees the epoch sees the word
      * of that call.  Written last, after the inline payload, so a tiny payload
      * and the news that it is there move in one line.  Never overwritten by
-     * payload: CM_SHM_INLINE stops before it.  The futex is the low half. */
+     * payload: CM_DIRECT_INLINE stops before it.  The futex is the low half. */
     _Atomic uint64_t arrived;
 };
-_Static_assert(sizeof(struct cm_shm_flag) == 64, "a flag is one line");
-_Static_assert(CM_SHM_INLINE <= __builtin_offsetof(struct cm_shm_flag, arrived), "inline payload stops before arrived");
+_Static_assert(sizeof(struct cm_direct_flag) == 64, "a flag is one line");
+_Static_assert(CM_DIRECT_INLINE <= __builtin_offsetof(struct cm_direct_flag, arrived), "inline payload stops before arrived");
 
 /* The meeting line of a 2-rank communicator: both ranks' arrival words and
- * payloads of up to CM_SHM_MEET_BYTES in one line.  With a line per rank
+ * payloads of up to CM_DIRECT_MEET_BYTES in one line.  With a line per rank
  * each call moves two lines (each rank's write must first take its line
  * back from the reader's cache, then the reader fetches it); through one
  * line both writes land in the same hand-over.  Two threads doing nothing
@@ -64,19 +64,19 @@ _Static_assert(CM_SHM_INLINE <= __builtin_offsetof(struct cm_shm_flag, arrived),
  * through one line against 0.055 through a line per rank and parity with
  * shared caches, 0.198 against 0.27 with split caches.  With more ranks
  * every writer would take the line in turn, so only 2-rank areas use it. */
-#define CM_SHM_MEET_RANKS 2
-#define CM_SHM_MEET_BYTES 8
-struct cm_shm_meet {
-    _Alignas(64) _Atomic uint64_t arrived[CM_SHM_MEET_RANKS];   /* as cm_shm_flag.arrived */
-    unsigned char inl[CM_SHM_MEET_RANKS][2][CM_SHM_MEET_BYTES]; /* [rank][parity], 8-aligned */
+#define CM_DIRECT_MEET_RANKS 2
+#define CM_DIRECT_MEET_BYTES 8
+struct cm_direct_meet {
+    _Alignas(64) _Atomic uint64_t arrived[CM_DIRECT_MEET_RANKS];   /* as cm_direct_flag.arrived */
+    unsigned char inl[CM_DIRECT_MEET_RANKS][2][CM_DIRECT_MEET_BYTES]; /* [rank][parity], 8-aligned */
 };
-_Static_assert(sizeof(struct cm_shm_meet) == 64, "the meeting line is one line");
+_Static_assert(sizeof(struct cm_direct_meet) == 64, "the meeting line is one line");
 
-struct cm_shm {                   /* this rank's view of its communicator's area */
+struct cm_direct {                   /* this rank's view of its communicator's area */
     char *base;                   /* area start in the segment */
     char *flags;                  /* first flag line (rank 0, parity 0) */
     char *slots;                  /* first data slot (rank 0, parity 0) */
-    struct cm_shm_meet *meet;     /* the meeting line; NULL unless n == CM_SHM_MEET_RANKS */
+    struct cm_direct_meet *meet;     /* the meeting line; NULL unless n == CM_DIRECT_MEET_RANKS */
     int n, rank;
     const int *world_of;
     size_t slot_bytes;            /* one data slot (per rank, per parity) */
@@ -90,112 +90,112 @@ struct cm_shm {                   /* this rank's view of its communicator's area
     uint32_t to_root;             /* reduces and gathers through the reduce FIFO so far */
     uint32_t rfifo_clear;         /* my reduce-FIFO entries consumed up to this call (last look) */
     /* Bit 8 (bytes - 1) + count - 1: an allreduce of count elements, bytes in
-     * all, was selected to run here and may take the shortcut (shm_allreduce.c). */
+     * all, was selected to run here and may take the shortcut (direct/allreduce.c). */
     uint64_t allreduce_shortcut;
     int barrier_shortcut;         /* a barrier was selected to run here, and may go straight */
     int comm_index;               /* the communicator's handle without CM_COMM_COLL_BIT */
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
-    uint32_t last_word;           /* cm_shm_word_of(allreduce, 0 bytes, no root, last_op) */
+    uint32_t last_word;           /* cm_direct_word_of(allreduce, 0 bytes, no root, last_op) */
     /* Nonblocking collectives started here and not yet finished, in start
-     * order (shm_nbc.c).  Only the head moves; a blocking collective on the
-     * area first finishes them all (cm_shm_get, cm_shm_peek), so every
+     * order (direct/nbc.c).  Only the head moves; a blocking collective on the
+     * area first finishes them all (cm_direct_get, cm_direct_peek), so every
      * member runs the area's calls in one order, one at a time, as the
      * epoch and FIFO arguments above require. */
-    struct cm_shm_nbc *nbc_head, *nbc_tail;
+    struct cm_direct_nbc *nbc_head, *nbc_tail;
     int nbc_busy;                 /* the queue is being advanced (no re-entry from progress) */
 };
 
 /* Broadcast FIFO (seed 003's Bcast FIFO, without its fetch-and-increment):
  * small broadcasts go through a ring of entries; broadcast k uses entry
- * k mod CM_SHM_BFIFO_ENTRIES.  Readers wait only for the root.  Every rank
+ * k mod CM_DIRECT_BFIFO_ENTRIES.  Readers wait only for the root.  Every rank
  * counts the FIFO calls it has finished, as root or reader, and publishes the
- * count on its own ack line every CM_SHM_BFIFO_ACK_EVERY calls; the root of
+ * count on its own ack line every CM_DIRECT_BFIFO_ACK_EVERY calls; the root of
  * call k reuses its entry once every other rank's count reaches
- * k + 1 - CM_SHM_BFIFO_ENTRIES (cm_shm_bfifo_claim).  A shared counter that
+ * k + 1 - CM_DIRECT_BFIFO_ENTRIES (cm_direct_bfifo_claim).  A shared counter that
  * each reader bumped per call cost a locked instruction and a line changing
  * hands per reader per call; the batched counts cost a plain store every
  * fourth call.  No deadlock from the batching: a rank that finished every
  * call before k has published at least k - ACK_EVERY + 1 of them, and the
  * root of call k needs only k + 1 - ENTRIES. */
-#define CM_SHM_BFIFO_ENTRIES 64
-#define CM_SHM_BFIFO_ACK_EVERY 4
+#define CM_DIRECT_BFIFO_ENTRIES 64
+#define CM_DIRECT_BFIFO_ACK_EVERY 4
 /* 4 KiB (1 KiB until 2026-11-25): at 8 ranks on 2 cores every broadcast
  * or scatter that skips the sync saves a round of scheduling (bcast 2 KiB
  * 0.30 us vs 1.5-1.7 flat; scatter 512 B blocks 0.33 vs 4.9-5.4 through
  * the slots); 270 KiB per area. */
-#define CM_SHM_BFIFO_BYTES 4096
-#define CM_SHM_BFIFO_INLINE 52
-_Static_assert(CM_SHM_BFIFO_ACK_EVERY <= CM_SHM_BFIFO_ENTRIES, "a claim must not wait for a later call");
-struct cm_shm_bfifo_entry {
+#define CM_DIRECT_BFIFO_BYTES 4096
+#define CM_DIRECT_BFIFO_INLINE 52
+_Static_assert(CM_DIRECT_BFIFO_ACK_EVERY <= CM_DIRECT_BFIFO_ENTRIES, "a claim must not wait for a later call");
+struct cm_direct_bfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* call number + 1 last published here */
     _Atomic uint32_t seq_waiters;
-    /* Payloads up to CM_SHM_BFIFO_INLINE bytes ride in the seq line: a reader
+    /* Payloads up to CM_DIRECT_BFIFO_INLINE bytes ride in the seq line: a reader
      * takes one line, not the seq line and then the data line. */
-    unsigned char inl[CM_SHM_BFIFO_INLINE];
-    uint32_t word;                           /* the root's cm_shm_word */
+    unsigned char inl[CM_DIRECT_BFIFO_INLINE];
+    uint32_t word;                           /* the root's cm_direct_word */
     char pad0[128 - 64];
-    unsigned char data[CM_SHM_BFIFO_BYTES];
+    unsigned char data[CM_DIRECT_BFIFO_BYTES];
 };
-_Static_assert(__builtin_offsetof(struct cm_shm_bfifo_entry, word) + 4 <= 64, "the root's word rides in the seq line");
+_Static_assert(__builtin_offsetof(struct cm_direct_bfifo_entry, word) + 4 <= 64, "the root's word rides in the seq line");
 /* A FIFO reader that has call k asks for the line of call k + 1 now: when
  * the writer runs ahead (a loop of tiny collectives), that line is already
  * written and arrives while this call finishes, instead of costing the next
  * call a full cache-line transfer (8-byte bcast at 2 ranks 0.050 us against
  * 0.064).  A line not yet written comes back shared and is invalidated by the
  * writer as it would have been anyway. */
-static inline void cm_shm_prefetch(const void *line) { __builtin_prefetch(line, 0, 3); }
+static inline void cm_direct_prefetch(const void *line) { __builtin_prefetch(line, 0, 3); }
 
 /* Root of FIFO call k: wait until entry k may be overwritten. */
-void cm_shm_bfifo_claim(struct cm_shm *s, uint32_t k);
+void cm_direct_bfifo_claim(struct cm_direct *s, uint32_t k);
 /* The same without waiting: 1 when entry k may be written now. */
-int cm_shm_bfifo_try_claim(struct cm_shm *s, uint32_t k);
+int cm_direct_bfifo_try_claim(struct cm_direct *s, uint32_t k);
 /* Every rank after FIFO call k (root or reader): count it. */
-void cm_shm_bfifo_done(struct cm_shm *s, uint32_t k);
-struct cm_shm_bfifo_entry *cm_shm_bfifo(struct cm_shm *s, unsigned i);
-/* Tiny scatters use the same entries and count (shm_scatter.c): the root
+void cm_direct_bfifo_done(struct cm_direct *s, uint32_t k);
+struct cm_direct_bfifo_entry *cm_direct_bfifo(struct cm_direct *s, unsigned i);
+/* Tiny scatters use the same entries and count (direct/scatter.c): the root
  * writes every block, each reader takes its own.  COREMPI_SHM_BFIFO=0 turns
  * the FIFO off for both. */
-int cm_shm_bfifo_enabled(void);
+int cm_direct_bfifo_enabled(void);
 
 /* Reduce FIFO, the broadcast FIFO's mirror: reductions of up to
- * CM_SHM_RFIFO_BYTES skip the sync.  Reduce number k uses entry k mod
- * CM_SHM_RFIFO_ENTRIES of every rank.  A non-root copies its vector into its
+ * CM_DIRECT_RFIFO_BYTES skip the sync.  Reduce number k uses entry k mod
+ * CM_DIRECT_RFIFO_ENTRIES of every rank.  A non-root copies its vector into its
  * entry and publishes seq = k + 1, then returns; the root waits for the
- * others' seq, folds in rank order and acknowledges (cm_shm_rfifo_done).  A
- * rank reuses an entry once the acks show the call CM_SHM_RFIFO_ENTRIES ago
+ * others' seq, folds in rank order and acknowledges (cm_direct_rfifo_done).  A
+ * rank reuses an entry once the acks show the call CM_DIRECT_RFIFO_ENTRIES ago
  * consumed.  Only entry 0's ack word of each rank is used. */
-#define CM_SHM_RFIFO_ENTRIES 128
-/* Up to 56 bytes share the seq line; up to CM_SHM_RFIFO_PAIR_BYTES fill the
+#define CM_DIRECT_RFIFO_ENTRIES 128
+/* Up to 56 bytes share the seq line; up to CM_DIRECT_RFIFO_PAIR_BYTES fill the
  * line after it too, the seq line's adjacent-line partner, which the
  * prefetcher fetches with it: 64 to 120 bytes measured 0.065-0.075 us per
  * 2-rank reduce, like 56 bytes, against 0.12 through the slots.  Reduce goes
- * on through the FIFO up to CM_SHM_RFIFO_BYTES (three more lines): at 2
+ * on through the FIFO up to CM_DIRECT_RFIFO_BYTES (three more lines): at 2
  * ranks the slot's sync held the non-root back for 121-504 bytes, 0.10-0.11
  * us against Open MPI's eager 0.08-0.09.  Gather and gatherv also use the
  * whole entry (8 ranks, 256 B blocks: gather 0.22 us vs 5-5.7 through the
  * slots, Open MPI 6.7); scan keeps to the line pair, where it was measured. */
-#define CM_SHM_RFIFO_PAIR_BYTES 120
-#define CM_SHM_RFIFO_BYTES 504
-struct cm_shm_rfifo_entry {
+#define CM_DIRECT_RFIFO_PAIR_BYTES 120
+#define CM_DIRECT_RFIFO_BYTES 504
+struct cm_direct_rfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* written by the owner */
     _Atomic uint32_t seq_waiters;            /* a sleeping root */
-    unsigned char data[CM_SHM_RFIFO_BYTES];  /* from the seq line on */
+    unsigned char data[CM_DIRECT_RFIFO_BYTES];  /* from the seq line on */
     _Alignas(128) _Atomic uint32_t ack;      /* written by the root of the reduce */
     _Atomic uint32_t ack_waiters;            /* a sleeping owner */
     char pad1[128 - 8];
 };
-_Static_assert(sizeof(struct cm_shm_rfifo_entry) == 640, "the data ends where the ack pair starts");
-struct cm_shm_rfifo_entry *cm_shm_rfifo(struct cm_shm *s, int r, unsigned k);
-/* Tiny gathers use the same entries and count (shm_gather.c): every rank
+_Static_assert(sizeof(struct cm_direct_rfifo_entry) == 640, "the data ends where the ack pair starts");
+struct cm_direct_rfifo_entry *cm_direct_rfifo(struct cm_direct *s, int r, unsigned k);
+/* Tiny gathers use the same entries and count (direct/gather.c): every rank
  * calls the collectives in the same order, so all agree on k.
  * COREMPI_SHM_RFIFO=0 turns the FIFO off for both. */
-int cm_shm_rfifo_enabled(void);
+int cm_direct_rfifo_enabled(void);
 /* A non-root before filling its entry for to-root call k: waits until call
- * k - CM_SHM_RFIFO_ENTRIES was consumed. */
-void cm_shm_rfifo_claim(struct cm_shm *s, uint32_t k);
-int cm_shm_rfifo_try_claim(struct cm_shm *s, uint32_t k);
+ * k - CM_DIRECT_RFIFO_ENTRIES was consumed. */
+void cm_direct_rfifo_claim(struct cm_direct *s, uint32_t k);
+int cm_direct_rfifo_try_claim(struct cm_direct *s, uint32_t k);
 /* The root after consuming call k.  When the root of call k has every
  * other rank's entry for k, every rank has finished all calls before k
  * (program order), so "all calls up to k consumed" is the root's to say,
@@ -206,84 +206,88 @@ int cm_shm_rfifo_try_claim(struct cm_shm *s, uint32_t k);
  * gather, gatherv) or along the chain (scan).  A call that lets one rank
  * skip its entry breaks the argument: the acknowledgement then covers calls
  * that rank has not finished, and acks stop growing monotonically
- * (docs/protocols.md, tests/coll/rooted_lag.c).  It says so every CM_SHM_RFIFO_ACK_EVERY
+ * (docs/protocols.md, tests/coll/rooted_lag.c).  It says so every CM_DIRECT_RFIFO_ACK_EVERY
  * calls, on one ack word per rank: fewer lines change hands than an ack per
- * entry and call.  Needs CM_SHM_RFIFO_ACK_EVERY < CM_SHM_RFIFO_ENTRIES. */
-#define CM_SHM_RFIFO_ACK_EVERY 8
-void cm_shm_rfifo_done(struct cm_shm *s, uint32_t k);
+ * entry and call.  Needs CM_DIRECT_RFIFO_ACK_EVERY < CM_DIRECT_RFIFO_ENTRIES. */
+#define CM_DIRECT_RFIFO_ACK_EVERY 8
+void cm_direct_rfifo_done(struct cm_direct *s, uint32_t k);
 
 /* Wait until *word reaches target (wraparound-safe), spinning only with a
  * core per rank, then sleeping on the word's futex; wake its sleepers. */
-void cm_shm_wait32(struct cm_shm *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target);
-void cm_shm_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
+void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target);
+void cm_direct_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
 
 /* The area of collective communicator cc, attached on first use (collective:
  * every member calls it in the same call).  NULL: no area (region full,
  * singleton without segment); the caller then runs a p2p algorithm. */
-struct cm_shm *cm_shm_get(MPI_Comm cc, const char *coll);
+struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll);
 /* The area of cc if it has one already; attaches nothing (local).  The
  * shortcuts ask for the same communicator call after call: the last answer
  * is kept (reset when its area is freed; calls are never concurrent, the
  * thread level stops at MPI_THREAD_SERIALIZED). */
-struct cm_shm *cm_shm_peek_slow(MPI_Comm cc);
-extern struct cm_shm *cm_shm_recent;
-void cm_shm_nbc_drain(struct cm_shm *s);
-static inline struct cm_shm *cm_shm_peek(MPI_Comm cc)
+struct cm_direct *cm_direct_peek_slow(MPI_Comm cc);
+/* When its communicator is freed (coll/glue.c): finish the nonblocking
+ * calls still running on the area, drop this member's reference (the last
+ * one gives the units back) and free s. */
+void cm_direct_detach(struct cm_direct *s);
+extern struct cm_direct *cm_direct_recent;
+void cm_direct_nbc_drain(struct cm_direct *s);
+static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
 {
-    struct cm_shm *s = cm_shm_recent;
+    struct cm_direct *s = cm_direct_recent;
     if (!s || s->comm_index != (cc & ~CM_COMM_COLL_BIT))
-        s = cm_shm_peek_slow(cc);
+        s = cm_direct_peek_slow(cc);
     if (s && s->nbc_head)
-        cm_shm_nbc_drain(s);
+        cm_direct_nbc_drain(s);
     return s;
 }
 
 /* The epoch sync in two halves (nonblocking collectives): arrive, then test
  * or wait for everyone's arrival at the returned epoch. */
-uint32_t cm_shm_sync_arrive(struct cm_shm *s);
-int cm_shm_sync_test(struct cm_shm *s, uint32_t e);
-void cm_shm_sync_await(struct cm_shm *s, uint32_t e);
+uint32_t cm_direct_sync_arrive(struct cm_direct *s);
+int cm_direct_sync_test(struct cm_direct *s, uint32_t e);
+void cm_direct_sync_await(struct cm_direct *s, uint32_t e);
 
 /* Parity of the epoch the next sync will close. */
-static inline int cm_shm_parity(const struct cm_shm *s) { return (int)((s->epoch + 1) & 1); }
+static inline int cm_direct_parity(const struct cm_direct *s) { return (int)((s->epoch + 1) & 1); }
 
 /* Flag lines sit a line pair apart (the gap line keeps the adjacent-line
  * prefetcher from dragging a neighbour's flag along). */
-#define CM_SHM_FLAG_STRIDE 128u
+#define CM_DIRECT_FLAG_STRIDE 128u
 
 /* Flag line and data slot of rank r for parity p (inline: every tiny
  * collective asks several times per call). */
-static inline struct cm_shm_flag *cm_shm_flag(struct cm_shm *s, int r, int p)
+static inline struct cm_direct_flag *cm_direct_flag(struct cm_direct *s, int r, int p)
 {
-    return (struct cm_shm_flag *)(s->flags + ((size_t)r * 2 + (size_t)p) * CM_SHM_FLAG_STRIDE);
+    return (struct cm_direct_flag *)(s->flags + ((size_t)r * 2 + (size_t)p) * CM_DIRECT_FLAG_STRIDE);
 }
-static inline void *cm_shm_slot(struct cm_shm *s, int r, int p)
+static inline void *cm_direct_slot(struct cm_direct *s, int r, int p)
 {
     return s->slots + ((size_t)r * 2 + (size_t)p) * s->slot_bytes;
 }
 /* Where bytes of rank r's data go for parity p: in the meeting line when it
  * exists and they fit, else inline in the flag line when they fit (one line
  * moves), else the slot. */
-static inline void *cm_shm_data(struct cm_shm *s, int r, int p, size_t bytes)
+static inline void *cm_direct_data(struct cm_direct *s, int r, int p, size_t bytes)
 {
-    if (bytes <= CM_SHM_MEET_BYTES && s->meet)
+    if (bytes <= CM_DIRECT_MEET_BYTES && s->meet)
         return s->meet->inl[r][p];
-    return bytes <= CM_SHM_INLINE ? (void *)cm_shm_flag(s, r, p) : cm_shm_slot(s, r, p);
+    return bytes <= CM_DIRECT_INLINE ? (void *)cm_direct_flag(s, r, p) : cm_direct_slot(s, r, p);
 }
-void *cm_shm_result(struct cm_shm *s, int p);
-_Atomic uint64_t *cm_shm_progress(struct cm_shm *s, int r);
+void *cm_direct_result(struct cm_direct *s, int p);
+_Atomic uint64_t *cm_direct_progress(struct cm_direct *s, int r);
 
 /* End an epoch: returns when all members arrived.  The last to arrive runs
  * last(arg) first (NULL: nothing). */
-void cm_shm_sync(struct cm_shm *s, void (*last)(void *), void *arg);
-/* 1 when cm_shm_sync(s, NULL, NULL) is a flag sync (a core per rank). */
-int cm_shm_flag_syncs(const struct cm_shm *s);
-/* cm_shm_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
- * (s->meet && cm_shm_flag_syncs(s)), straight through the meeting line, for
+void cm_direct_sync(struct cm_direct *s, void (*last)(void *), void *arg);
+/* 1 when cm_direct_sync(s, NULL, NULL) is a flag sync (a core per rank). */
+int cm_direct_flag_syncs(const struct cm_direct *s);
+/* cm_direct_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
+ * (s->meet && cm_direct_flag_syncs(s)), straight through the meeting line, for
  * a call whose argument word is `word` (the shortcuts pass theirs; they do
- * not set cm_shm_word).  When the other rank's word differs, cm_shm_mm.on
+ * not set cm_direct_word).  When the other rank's word differs, cm_direct_mm.on
  * is set. */
-void cm_shm_meet_sync(struct cm_shm *s, uint32_t word);
+void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
 
 /* ---- argument agreement (docs/collectives.md, "Mismatched arguments") ----
  * Every sync carries a 32-bit word describing the call: the collective, the
@@ -293,7 +297,7 @@ void cm_shm_meet_sync(struct cm_shm *s, uint32_t word);
  * counter sync's last arrival compares all words and leaves its verdict
  * beside the release word.  So every rank that takes part in a sync learns
  * of a mismatch at that same sync, and all of them stop: from then on
- * (cm_shm_mm.on) every sync, wait, publish and single-copy read of the call
+ * (cm_direct_mm.on) every sync, wait, publish and single-copy read of the call
  * returns at once, so no rank waits for a step another rank will not take,
  * and the front end raises the error (cm_coll_mismatch_raise).  The
  * broadcast and scatter FIFOs carry the root's word in the entry's seq line:
@@ -301,14 +305,14 @@ void cm_shm_meet_sync(struct cm_shm *s, uint32_t word);
  * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),
  * 9-16 root + 1 (low 8 bits), 17-31 bytes (exact below 2^14, else 2^14 |
  * a hash of them).  Outside front ends the word is 0 on every rank. */
-extern uint32_t cm_shm_word;
-struct cm_shm_mismatch {
+extern uint32_t cm_direct_word;
+struct cm_direct_mismatch {
     int on;           /* a mismatch was seen in this call */
     int peer;         /* communicator rank whose word differs from mine */
     uint32_t mine, theirs;
 };
-extern struct cm_shm_mismatch cm_shm_mm;
-static inline uint32_t cm_shm_word_of(unsigned coll, size_t bytes, int root, MPI_Op op)
+extern struct cm_direct_mismatch cm_direct_mm;
+static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, MPI_Op op)
 {
     uint32_t b = bytes < 0x4000 ? (uint32_t)bytes
                                 : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
@@ -316,22 +320,22 @@ static inline uint32_t cm_shm_word_of(unsigned coll, size_t bytes, int root, MPI
     return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
 }
 /* Record a mismatch seen against rank peer's word (the first one counts). */
-void cm_shm_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
+void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call);
 
 /* Message counters: publish `bytes` more of my data; wait until rank r has
  * published `upto` bytes counted from base. */
-void cm_shm_publish(struct cm_shm *s, size_t bytes);
-void cm_shm_wait_progress(struct cm_shm *s, int r, uint64_t base, size_t upto);
+void cm_direct_publish(struct cm_direct *s, size_t bytes);
+void cm_direct_wait_progress(struct cm_direct *s, int r, uint64_t base, size_t upto);
 
 /* Single-copy read of len bytes at addr in comm rank r's memory. */
-void cm_shm_read(struct cm_shm *s, int r, void *dst, uint64_t addr, size_t len);
+void cm_direct_read(struct cm_direct *s, int r, void *dst, uint64_t addr, size_t len);
 
 /* Contiguous byte view of a typed buffer: the buffer itself when the type has
- * no holes, else a packed copy (pack = 1 copies the data in).  cm_shm_view_done
+ * no holes, else a packed copy (pack = 1 copies the data in).  cm_direct_view_done
  * unpacks (unpack = 1) and frees. */
-struct cm_shm_view {
+struct cm_direct_view {
     char *bytes;
     size_t len;
     void *tmp;
@@ -339,25 +343,25 @@ struct cm_shm_view {
     int count;
     MPI_Datatype dt;
 };
-int cm_shm_view(struct cm_shm_view *v, const void *buf, int count, MPI_Datatype dt, int pack);
-void cm_shm_view_done(struct cm_shm_view *v, int unpack);
+int cm_direct_view(struct cm_direct_view *v, const void *buf, int count, MPI_Datatype dt, int pack);
+void cm_direct_view_done(struct cm_direct_view *v, int unpack);
 
 /* Copy count elements of dt between a user buffer and contiguous bytes. */
-int cm_shm_pack(void *dst, const void *buf, int count, MPI_Datatype dt);
-int cm_shm_unpack(const void *src, void *buf, int count, MPI_Datatype dt);
+int cm_direct_pack(void *dst, const void *buf, int count, MPI_Datatype dt);
+int cm_direct_unpack(const void *src, void *buf, int count, MPI_Datatype dt);
 /* Bytes [off, off + len) of the packed form of count elements of dt: the
  * pieces of a vector larger than a slot.  Ranks may describe the same data
  * with types of different layouts (only the signatures match), so every
  * rank must take the same piecewise path whatever its own type looks like. */
-void cm_shm_pack_part(void *dst, const void *buf, int count, MPI_Datatype dt, size_t off, size_t len);
-void cm_shm_unpack_part(const void *src, void *buf, int count, MPI_Datatype dt, size_t off, size_t len, int nt);
+void cm_direct_pack_part(void *dst, const void *buf, int count, MPI_Datatype dt, size_t off, size_t len);
+void cm_direct_unpack_part(const void *src, void *buf, int count, MPI_Datatype dt, size_t off, size_t len, int nt);
 /* Whether a call in which this rank copies `out` bytes out of the slots into
  * the user's buffers should copy them with non-temporal stores (nt above). */
-int cm_shm_out_nt(size_t out);
+int cm_direct_out_nt(size_t out);
 /* Bytes of count elements of dt, and whether the type has no holes (any
  * output may be NULL).  Inline, reading the type object: the front ends
  * checked dt, and every shared-memory call asks once or twice. */
-static inline size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, MPI_Aint *true_lb,
+static inline size_t cm_direct_bytes(int count, MPI_Datatype dt, int *contiguous, MPI_Aint *true_lb,
                                   MPI_Aint *extent)
 {
     const struct cm_datatype *t = cm_dt_lookup(dt);
@@ -372,13 +376,13 @@ static inline size_t cm_shm_bytes(int count, MPI_Datatype dt, int *contiguous, M
 
 /* Chunk of the pipelined single-copy protocols, and the size above which they
  * replace the slots (COREMPI_SHM_CHUNK, COREMPI_SHM_CMA_MIN). */
-size_t cm_shm_chunk(void);
-size_t cm_shm_cma_min(void);
+size_t cm_direct_chunk(void);
+size_t cm_direct_cma_min(void);
 /* A vector larger than a slot goes through the slots piece by piece
  * (COREMPI_SHM_CHUNKED=0 turns to the single-copy protocols instead). */
-int cm_shm_chunked(const struct cm_shm *s, size_t bytes);
+int cm_direct_chunked(const struct cm_direct *s, size_t bytes);
 /* Elements of the piece that starts at element off of count, es bytes each. */
-static inline int cm_shm_piece(const struct cm_shm *s, size_t es, int off, int count)
+static inline int cm_direct_piece(const struct cm_direct *s, size_t es, int off, int count)
 {
     int per = (int)(s->slot_bytes / es);
     if (per < 1)
@@ -387,14 +391,14 @@ static inline int cm_shm_piece(const struct cm_shm *s, size_t es, int off, int c
 }
 /* From this many bytes every rank folds a slice of the slots even with more
  * ranks than cores: one core folding n vectors costs more than a second sync. */
-#define CM_SHM_SPLIT_FOLD_MIN (32 * 1024)
+#define CM_DIRECT_SPLIT_FOLD_MIN (32 * 1024)
 
 /* Verbose note (COREMPI_VERBOSE=coll), once per message kind. */
-void cm_shm_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+void cm_direct_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* applies_to helpers. */
-int cm_shm_applies(const struct cm_coll_query *q);
-int cm_shm_applies_reduction(const struct cm_coll_query *q);
+int cm_direct_applies(const struct cm_coll_query *q);
+int cm_direct_applies_reduction(const struct cm_coll_query *q);
 
 /* The algorithms themselves (registered as "shm") are declared from
  * algorithms.def in coll.h; here what the front ends use besides. */
@@ -409,34 +413,34 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
                                MPI_Comm comm);
 void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q);
 /* A gather's non-root, call k: its block into its reduce-FIFO entry. */
-int cm_shm_gather_fifo_send(struct cm_shm *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype);
+int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype);
 
-/* Nonblocking collectives on the area (shm_nbc.c): MPI_SUCCESS with
+/* Nonblocking collectives on the area (direct/nbc.c): MPI_SUCCESS with
  * *request set, or CM_COLL_NO_SHORTCUT when the engine does not take the
  * call (no area attached yet, too large, a type with holes); the caller then
  * builds a point-to-point schedule.  The answer is the same on every member
  * (arguments and the area's state agree), so all take the same way. */
-int cm_shm_nbc_barrier(MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+int cm_direct_nbc_barrier(MPI_Comm cc, MPI_Request *request);
+int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
+int cm_direct_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+int cm_direct_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
                          MPI_Request *request);
-/* Moved through the slots in rounds (shm_nbc_pieces.c); reductions take
+/* Moved through the slots in rounds (direct/nbc_pieces.c); reductions take
  * contiguous types only. */
-int cm_shm_nbc_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+int cm_direct_nbc_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                       int root, MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+int cm_direct_nbc_scatter(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                        int root, MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+int cm_direct_nbc_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                          MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+int cm_direct_nbc_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                         MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
+int cm_direct_nbc_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount, MPI_Datatype dt, MPI_Op op,
                                     MPI_Comm cc, MPI_Request *request);
 
 /* Slice [lo, hi) (elements) of a count-element vector owned by rank j of n. */
-static inline void cm_shm_slice(int count, int n, int j, int *lo, int *hi)
+static inline void cm_direct_slice(int count, int n, int j, int *lo, int *hi)
 {
     long q = count / n, r = count % n;
     *lo = (int)(j * q + (j < r ? j : r));

@@ -1,5 +1,5 @@
 /*
- * shm_alltoallv.c -- alltoallv and alltoallw on the shared area.
+ * direct/alltoallv.c -- alltoallv and alltoallw on the shared area.
  *
  * A rank knows only its own counts, so no rank can tell alone how large the
  * largest block of the call is.  Rounds: in each, every rank packs the next
@@ -18,7 +18,7 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 
 /* One side (send or receive) of a call: v-style (one type, displacements
  * in elements) or w-style (a type per peer, displacements in bytes). */
@@ -38,26 +38,26 @@ static char *side_at(const struct side *x, int j)
 static MPI_Datatype side_type(const struct side *x, int j) { return x->types ? x->types[j] : x->type; }
 static size_t side_bytes(const struct side *x, int j)
 {
-    return x->counts[j] ? cm_shm_bytes(x->counts[j], side_type(x, j), NULL, NULL, NULL) : 0;
+    return x->counts[j] ? cm_direct_bytes(x->counts[j], side_type(x, j), NULL, NULL, NULL) : 0;
 }
 
-/* Two ranks, both blocks of at most CM_SHM_INLINE bytes: one sync, the
+/* Two ranks, both blocks of at most CM_DIRECT_INLINE bytes: one sync, the
  * payloads in the meeting or flag lines.  rc: the own block's copy. */
-static int tiny_pair(struct cm_shm *s, const struct side *snd, const struct side *rcv, int peer, size_t out,
+static int tiny_pair(struct cm_direct *s, const struct side *snd, const struct side *rcv, int peer, size_t out,
                      size_t in, size_t most, int rc)
 {
-    int p = cm_shm_parity(s);
+    int p = cm_direct_parity(s);
     if (out)
-        cm_shm_pack_part(cm_shm_data(s, s->rank, p, most), side_at(snd, peer), snd->counts[peer],
+        cm_direct_pack_part(cm_direct_data(s, s->rank, p, most), side_at(snd, peer), snd->counts[peer],
                          side_type(snd, peer), 0, out);
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_sync(s, NULL, NULL);
     if (in)
-        cm_shm_unpack_part(cm_shm_data(s, peer, p, most), side_at(rcv, peer), rcv->counts[peer],
+        cm_direct_unpack_part(cm_direct_data(s, peer, p, most), side_at(rcv, peer), rcv->counts[peer],
                            side_type(rcv, peer), 0, in, 0);
     return rc;
 }
 
-static int rounds(struct cm_shm *s, const struct side *snd, const struct side *rcv, int inplace, MPI_Comm comm)
+static int rounds(struct cm_direct *s, const struct side *snd, const struct side *rcv, int inplace, MPI_Comm comm)
 {
     int n = s->n, me = s->rank, rc = MPI_SUCCESS;
     size_t step = s->slot_bytes / (size_t)n, mine_max = 0, all_max = 0;
@@ -71,7 +71,7 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
             mine_max = b;
         out += j != me ? side_bytes(rcv, j) : 0;
     }
-    int nt = cm_shm_out_nt(out);
+    int nt = cm_direct_out_nt(out);
     if (n == 2) {
         /* What I receive is what the other sends: both know the largest
          * block without asking, and a tiny pair of blocks rides with the
@@ -79,28 +79,28 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
         int peer = 1 - me;
         size_t in = side_bytes(rcv, peer);
         all_max = in > mine_max ? in : mine_max;
-        if (all_max <= CM_SHM_INLINE)
+        if (all_max <= CM_DIRECT_INLINE)
             return tiny_pair(s, snd, rcv, peer, mine_max, in, all_max, rc);
     }
     for (size_t off = 0;; off += step) {
-        int p = cm_shm_parity(s);
-        char *slot = cm_shm_slot(s, me, p);
+        int p = cm_direct_parity(s);
+        char *slot = cm_direct_slot(s, me, p);
         if (off == 0 && n > 2)
-            cm_shm_flag(s, me, p)->addr[0] = mine_max;
+            cm_direct_flag(s, me, p)->addr[0] = mine_max;
         for (int j = 0; j < n; j++) {
             size_t b = side_bytes(snd, j);
             if (j != me && b > off)
-                cm_shm_pack_part(slot + (size_t)j * step, side_at(snd, j), snd->counts[j], side_type(snd, j), off,
+                cm_direct_pack_part(slot + (size_t)j * step, side_at(snd, j), snd->counts[j], side_type(snd, j), off,
                                  b - off < step ? b - off : step);
         }
-        cm_shm_sync(s, NULL, NULL);
+        cm_direct_sync(s, NULL, NULL);
         for (int i = 0; off == 0 && n > 2 && i < n; i++)
-            if (cm_shm_flag(s, i, p)->addr[0] > all_max)
-                all_max = cm_shm_flag(s, i, p)->addr[0];
+            if (cm_direct_flag(s, i, p)->addr[0] > all_max)
+                all_max = cm_direct_flag(s, i, p)->addr[0];
         for (int i = 0; i < n; i++) {
             size_t b = side_bytes(rcv, i);
             if (i != me && b > off)
-                cm_shm_unpack_part((char *)cm_shm_slot(s, i, p) + (size_t)me * step, side_at(rcv, i), rcv->counts[i],
+                cm_direct_unpack_part((char *)cm_direct_slot(s, i, p) + (size_t)me * step, side_at(rcv, i), rcv->counts[i],
                                    side_type(rcv, i), off, b - off < step ? b - off : step, nt);
         }
         if (off + step >= all_max)
@@ -108,11 +108,11 @@ static int rounds(struct cm_shm *s, const struct side *snd, const struct side *r
     }
 }
 
-static struct cm_shm *area(MPI_Comm comm, const char *call)
+static struct cm_direct *area(MPI_Comm comm, const char *call)
 {
     int n;
     PMPI_Comm_size(comm, &n);
-    struct cm_shm *s = n > 1 ? cm_shm_get(comm, call) : NULL;
+    struct cm_direct *s = n > 1 ? cm_direct_get(comm, call) : NULL;
     /* Only absurdly small slots (COREMPI_SHM_SLOT) leave no room per peer. */
     return s && s->slot_bytes / (size_t)n >= 8 ? s : NULL;
 }
@@ -120,15 +120,15 @@ static struct cm_shm *area(MPI_Comm comm, const char *call)
 int cm_coll_alltoallv_shm(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,
                           const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm)
 {
-    struct cm_shm *s = area(comm, "MPI_Alltoallv");
+    struct cm_direct *s = area(comm, "MPI_Alltoallv");
     if (!s)
         return cm_coll_alltoallv_pairwise(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     int inplace = sbuf == MPI_IN_PLACE;
     MPI_Aint rext, sext = 0;
-    cm_shm_bytes(1, rtype, NULL, NULL, &rext);
+    cm_direct_bytes(1, rtype, NULL, NULL, &rext);
     struct side rcv = {rbuf, rcounts, rdispls, rtype, rext, NULL}, snd = rcv;
     if (!inplace) {
-        cm_shm_bytes(1, stype, NULL, NULL, &sext);
+        cm_direct_bytes(1, stype, NULL, NULL, &sext);
         snd = (struct side){(char *)sbuf, scounts, sdispls, stype, sext, NULL};
     }
     return rounds(s, &snd, &rcv, inplace, comm);
@@ -138,7 +138,7 @@ int cm_coll_alltoallw_shm(const void *sbuf, const int *scounts, const int *sdisp
                           void *rbuf, const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes,
                           MPI_Comm comm)
 {
-    struct cm_shm *s = area(comm, "MPI_Alltoallw");
+    struct cm_direct *s = area(comm, "MPI_Alltoallw");
     if (!s)
         return cm_coll_alltoallw_pairwise(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
     int inplace = sbuf == MPI_IN_PLACE;

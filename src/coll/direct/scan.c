@@ -1,5 +1,5 @@
 /*
- * shm_scan.c -- tiny scans and exscans through the reduce FIFO (shm.h).
+ * direct/scan.c -- tiny scans and exscans through the reduce FIFO (direct.h).
  *
  * Rank r waits for rank r-1's entry of call k (the prefix x0 op ... op
  * x(r-1)), combines its own vector on the right and leaves the new prefix in
@@ -12,7 +12,7 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm_fold.h"
+#include "coll/direct/fold.h"
 #include "shm/copy.h"
 
 #include <string.h>
@@ -20,7 +20,7 @@
 /* acc = x op acc */
 static int fold(const void *x, void *acc, int count, MPI_Datatype dt, MPI_Op op, MPI_Aint tlb)
 {
-    cm_op_kernel_fn kernel = cm_shm_kernel(op, dt);
+    cm_op_kernel_fn kernel = cm_direct_kernel(op, dt);
     if (kernel) {
         kernel(x, acc, (size_t)count);
         return MPI_SUCCESS;
@@ -32,26 +32,26 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
                      int exclusive)
 {
     MPI_Aint tlb;
-    size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
+    size_t bytes = cm_direct_bytes(count, dt, NULL, &tlb, NULL);
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
     /* The same answer on every rank: same count and type signature. */
-    struct cm_shm *s = n > 1 && bytes && bytes <= CM_SHM_RFIFO_PAIR_BYTES && cm_shm_rfifo_enabled()
-                           ? cm_shm_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
+    struct cm_direct *s = n > 1 && bytes && bytes <= CM_DIRECT_RFIFO_PAIR_BYTES && cm_direct_rfifo_enabled()
+                           ? cm_direct_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
                            : NULL;
     if (!s)
         return exclusive ? cm_coll_exscan_linear(sbuf, rbuf, count, dt, op, comm)
                          : cm_coll_scan_linear(sbuf, rbuf, count, dt, op, comm);
     uint32_t k = s->to_root++;
     char *out = (char *)rbuf + tlb;
-    unsigned char prefix[CM_SHM_RFIFO_PAIR_BYTES];   /* becomes x0 op ... op x(me) */
+    unsigned char prefix[CM_DIRECT_RFIFO_PAIR_BYTES];   /* becomes x0 op ... op x(me) */
     cm_copy(prefix, (const char *)sbuf + tlb, bytes); /* before rbuf changes: in place */
     int rc = MPI_SUCCESS;
     if (me > 0) {
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me - 1, k);
-        cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-        cm_shm_prefetch(cm_shm_rfifo(s, me - 1, k + 1));
+        struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, me - 1, k);
+        cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_direct_prefetch(cm_direct_rfifo(s, me - 1, k + 1));
         if (exclusive)
             cm_copy(out, e->data, bytes);
         rc = fold(e->data, prefix, count, dt, op, tlb);
@@ -59,14 +59,14 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     if (!exclusive)
         cm_copy(out, prefix, bytes);
     if (me < n - 1) {
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, me, k);
-        cm_shm_rfifo_claim(s, k);
+        struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, me, k);
+        cm_direct_rfifo_claim(s, k);
         cm_copy(e->data, prefix, bytes);
         CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
-        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        cm_direct_wake32(&e->seq, &e->seq_waiters);
     } else {
-        cm_shm_rfifo_done(s, k);
+        cm_direct_rfifo_done(s, k);
     }
     return rc;
 }
@@ -80,26 +80,26 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
  * slower rank may still be copying its prefix out; q is written again only
  * after the next call's first sync.  Both cores fold at once, where the
  * chain folds one rank after another. */
-static int scan_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
+static int scan_slots(struct cm_direct *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
                       MPI_Op op, int exclusive, MPI_Aint tlb)
 {
-    int n = s->n, me = s->rank, p = cm_shm_parity(s);
-    cm_copy(cm_shm_slot(s, me, p), sb, bytes);
-    cm_shm_sync(s, NULL, NULL);
-    int q = cm_shm_parity(s), lo, hi, rc = MPI_SUCCESS;
-    cm_shm_slice(count, n, me, &lo, &hi);
+    int n = s->n, me = s->rank, p = cm_direct_parity(s);
+    cm_copy(cm_direct_slot(s, me, p), sb, bytes);
+    cm_direct_sync(s, NULL, NULL);
+    int q = cm_direct_parity(s), lo, hi, rc = MPI_SUCCESS;
+    cm_direct_slice(count, n, me, &lo, &hi);
     size_t es = bytes / (size_t)count, at = (size_t)lo * es, len = (size_t)(hi - lo) * es;
     for (int r = 0; r < n && len; r++) {
-        char *acc = (char *)cm_shm_slot(s, r, q) + at;
-        cm_copy(acc, (char *)cm_shm_slot(s, r, p) + at, len);
+        char *acc = (char *)cm_direct_slot(s, r, q) + at;
+        cm_copy(acc, (char *)cm_direct_slot(s, r, p) + at, len);
         if (r > 0 && rc == MPI_SUCCESS)
-            rc = fold((char *)cm_shm_slot(s, r - 1, q) + at, acc, hi - lo, dt, op, tlb);
+            rc = fold((char *)cm_direct_slot(s, r - 1, q) + at, acc, hi - lo, dt, op, tlb);
     }
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_sync(s, NULL, NULL);
     if (!exclusive)
-        cm_copy(rb, cm_shm_slot(s, me, q), bytes);
+        cm_copy(rb, cm_direct_slot(s, me, q), bytes);
     else if (me > 0)
-        cm_copy(rb, cm_shm_slot(s, me - 1, q), bytes);
+        cm_copy(rb, cm_direct_slot(s, me - 1, q), bytes);
     return rc;
 }
 
@@ -107,18 +107,18 @@ static int scan_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
                     int exclusive)
 {
     MPI_Aint tlb;
-    size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
-    struct cm_shm *s = bytes > CM_SHM_RFIFO_PAIR_BYTES && cm_comm_lookup(comm, NULL)->size > 1
-                           ? cm_shm_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
+    size_t bytes = cm_direct_bytes(count, dt, NULL, &tlb, NULL);
+    struct cm_direct *s = bytes > CM_DIRECT_RFIFO_PAIR_BYTES && cm_comm_lookup(comm, NULL)->size > 1
+                           ? cm_direct_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
                            : NULL;
-    if (!s || (bytes > s->slot_bytes && !cm_shm_chunked(s, bytes)))
+    if (!s || (bytes > s->slot_bytes && !cm_direct_chunked(s, bytes)))
         return scan_fifo(sbuf, rbuf, count, dt, op, comm, exclusive);
     const char *sb = (const char *)sbuf + tlb;
     char *rb = (char *)rbuf + tlb;
     size_t es = bytes / (size_t)count;
     int rc = MPI_SUCCESS;
     for (int off = 0, n; off < count && rc == MPI_SUCCESS; off += n) {
-        n = cm_shm_piece(s, es, off, count);
+        n = cm_direct_piece(s, es, off, count);
         rc = scan_slots(s, sb + (size_t)off * es, rb + (size_t)off * es, (size_t)n * es, n, dt, op, exclusive, tlb);
     }
     return rc;

@@ -1,5 +1,5 @@
 /*
- * shm_gather.c -- gather on the shared area: tiny blocks through the reduce
+ * direct/gather.c -- gather on the shared area: tiny blocks through the reduce
  * FIFO (no sync), small blocks through the senders' slots (one sync, the
  * root copies out), larger ones the same way a slot-sized part at a time.
  * With COREMPI_SHM_CHUNKED=0, large ones are read by the root straight from
@@ -7,48 +7,48 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 
 #include <stdlib.h>
 
-/* Blocks of up to CM_SHM_RFIFO_BYTES through the reduce FIFO (shm.h): a
+/* Blocks of up to CM_DIRECT_RFIFO_BYTES through the reduce FIFO (direct.h): a
  * non-root packs its block into its entry and returns; the root unpacks
  * each block as it appears, then acks every entry. */
-int cm_shm_gather_fifo_send(struct cm_shm *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype)
+int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype)
 {
-    struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, s->rank, k);
-    cm_shm_rfifo_claim(s, k);
-    int rc = cm_shm_pack(e->data, sbuf, scount, stype);
+    struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, s->rank, k);
+    cm_direct_rfifo_claim(s, k);
+    int rc = cm_direct_pack(e->data, sbuf, scount, stype);
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
-    cm_shm_wake32(&e->seq, &e->seq_waiters);
+    cm_direct_wake32(&e->seq, &e->seq_waiters);
     return rc;
 }
 
-static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+static int gather_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                        int rcount, MPI_Datatype rtype, int root, int inplace, size_t blk)
 {
     uint32_t k = s->to_root++;
     int me = s->rank, n = s->n, rc = MPI_SUCCESS;
     if (me != root)
-        return cm_shm_gather_fifo_send(s, k, sbuf, scount, stype);
+        return cm_direct_gather_fifo_send(s, k, sbuf, scount, stype);
     if (!inplace) {
-        unsigned char own[CM_SHM_RFIFO_BYTES];
-        rc = cm_shm_pack(own, sbuf, scount, stype);
+        unsigned char own[CM_DIRECT_RFIFO_BYTES];
+        rc = cm_direct_pack(own, sbuf, scount, stype);
         if (rc == MPI_SUCCESS)
-            rc = cm_shm_unpack(own, (char *)rbuf + (size_t)me * blk, rcount, rtype);
+            rc = cm_direct_unpack(own, (char *)rbuf + (size_t)me * blk, rcount, rtype);
     }
     for (int r = 0; r < n; r++) {
         if (r == me)
             continue;
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, k);
-        cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-        cm_shm_prefetch(cm_shm_rfifo(s, r, k + 1));
-        int urc = cm_shm_unpack(e->data, (char *)rbuf + (size_t)r * blk, rcount, rtype);
+        struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, k);
+        cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_direct_prefetch(cm_direct_rfifo(s, r, k + 1));
+        int urc = cm_direct_unpack(e->data, (char *)rbuf + (size_t)r * blk, rcount, rtype);
         if (rc == MPI_SUCCESS)
             rc = urc;
     }
-    cm_shm_rfifo_done(s, k);
+    cm_direct_rfifo_done(s, k);
     return rc;
 }
 
@@ -56,21 +56,21 @@ static int gather_fifo(struct cm_shm *s, const void *sbuf, int scount, MPI_Datat
  * slot-sized part of its block into its slot, one sync, and the root copies
  * every part out while the senders fill the other parity (written again two
  * rounds later, after a sync the root passed having copied out). */
-static int gather_pieces(struct cm_shm *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+static int gather_pieces(struct cm_direct *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                          MPI_Datatype rtype, size_t blk, int root, int inplace, size_t b, MPI_Comm comm)
 {
-    int n = s->n, me = s->rank, rc = MPI_SUCCESS, nt = me == root && cm_shm_out_nt((size_t)(n - 1) * b);
+    int n = s->n, me = s->rank, rc = MPI_SUCCESS, nt = me == root && cm_direct_out_nt((size_t)(n - 1) * b);
     if (me == root && !inplace)
         rc = cm_coll_copy(sbuf, scount, stype, (char *)rbuf + (size_t)me * blk, rcount, rtype, comm);
     for (size_t off = 0; off < b; off += s->slot_bytes) {
         size_t len = b - off < s->slot_bytes ? b - off : s->slot_bytes;
-        int p = cm_shm_parity(s);
+        int p = cm_direct_parity(s);
         if (me != root)
-            cm_shm_pack_part(cm_shm_slot(s, me, p), sbuf, scount, stype, off, len);
-        cm_shm_sync(s, NULL, NULL);
+            cm_direct_pack_part(cm_direct_slot(s, me, p), sbuf, scount, stype, off, len);
+        cm_direct_sync(s, NULL, NULL);
         for (int i = 0; me == root && i < n; i++)
             if (i != me)
-                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len, nt);
+                cm_direct_unpack_part(cm_direct_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len, nt);
     }
     return rc;
 }
@@ -83,8 +83,8 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
     PMPI_Comm_rank(comm, &me);
     int inplace = sbuf == MPI_IN_PLACE;
     /* Bytes per block from my own arguments: the type signatures match. */
-    size_t b = me == root ? cm_shm_bytes(rcount, rtype, NULL, NULL, NULL) : cm_shm_bytes(scount, stype, NULL, NULL, NULL);
-    struct cm_shm *s = n > 1 && b ? cm_shm_get(comm, "MPI_Gather") : NULL;
+    size_t b = me == root ? cm_direct_bytes(rcount, rtype, NULL, NULL, NULL) : cm_direct_bytes(scount, stype, NULL, NULL, NULL);
+    struct cm_direct *s = n > 1 && b ? cm_direct_get(comm, "MPI_Gather") : NULL;
     if (!s || (b > s->slot_bytes && !s->cma)) {
         if (n == 1 && !inplace && b)
             return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
@@ -96,27 +96,27 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
     int rcontig = 1;
     MPI_Aint rtlb = 0;
     if (me == root)
-        cm_shm_bytes(rcount, rtype, &rcontig, &rtlb, &rext);
+        cm_direct_bytes(rcount, rtype, &rcontig, &rtlb, &rext);
     size_t blk = (size_t)rcount * (size_t)rext;
-    if (b <= CM_SHM_RFIFO_BYTES && cm_shm_rfifo_enabled())
+    if (b <= CM_DIRECT_RFIFO_BYTES && cm_direct_rfifo_enabled())
         return gather_fifo(s, sbuf, scount, stype, rbuf, rcount, rtype, root, inplace, blk);
-    int p = cm_shm_parity(s), rc = MPI_SUCCESS;
-    if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
+    int p = cm_direct_parity(s), rc = MPI_SUCCESS;
+    if (b <= s->slot_bytes && b < cm_direct_cma_min()) {
         if (!inplace)
-            rc = cm_shm_pack(cm_shm_data(s, me, p, b), sbuf, scount, stype);
-        cm_shm_sync(s, NULL, NULL);
+            rc = cm_direct_pack(cm_direct_data(s, me, p, b), sbuf, scount, stype);
+        cm_direct_sync(s, NULL, NULL);
         for (int i = 0; me == root && i < n && rc == MPI_SUCCESS; i++)
             if (!(i == me && inplace))
-                rc = cm_shm_unpack(cm_shm_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
+                rc = cm_direct_unpack(cm_direct_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
         return rc;
     }
-    if (cm_shm_chunked(s, b))
+    if (cm_direct_chunked(s, b))
         return gather_pieces(s, sbuf, scount, stype, rbuf, rcount, rtype, blk, root, inplace, b, comm);
-    struct cm_shm_view v = {0};
-    if (!inplace && (rc = cm_shm_view(&v, sbuf, scount, stype, 1)) != MPI_SUCCESS)
+    struct cm_direct_view v = {0};
+    if (!inplace && (rc = cm_direct_view(&v, sbuf, scount, stype, 1)) != MPI_SUCCESS)
         return rc;
-    cm_shm_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
+    cm_direct_sync(s, NULL, NULL);
     if (me == root) {
         char *tmp = rcontig ? NULL : malloc(b);
         for (int i = 0; i < n; i++) {
@@ -124,19 +124,19 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
                 continue;
             char *blkp = (char *)rbuf + i * blk;
             if (rcontig) {
-                cm_shm_read(s, i, blkp + rtlb, cm_shm_flag(s, i, p)->addr[0], b);
+                cm_direct_read(s, i, blkp + rtlb, cm_direct_flag(s, i, p)->addr[0], b);
             } else if (tmp) {
-                cm_shm_read(s, i, tmp, cm_shm_flag(s, i, p)->addr[0], b);
-                cm_shm_unpack(tmp, blkp, rcount, rtype);
+                cm_direct_read(s, i, tmp, cm_direct_flag(s, i, p)->addr[0], b);
+                cm_direct_unpack(tmp, blkp, rcount, rtype);
             } else {
                 rc = MPI_ERR_NO_MEM;
             }
         }
         free(tmp);
     }
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_sync(s, NULL, NULL);
     if (!inplace)
-        cm_shm_view_done(&v, 0);
+        cm_direct_view_done(&v, 0);
     return rc;
 }
 #endif

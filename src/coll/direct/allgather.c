@@ -1,5 +1,5 @@
 /*
- * shm_allgather.c -- allgather on the shared area.  Small blocks: each rank
+ * direct/allgather.c -- allgather on the shared area.  Small blocks: each rank
  * copies its block into its slot, one sync, everyone copies all blocks out.
  * Larger blocks: the same in rounds, a slot-sized part at a time.
  * Otherwise (or COREMPI_SHM_CHUNKED=0): each rank publishes where its block
@@ -10,7 +10,7 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #include "shm/copy.h"
 
 #include <stdlib.h>
@@ -21,20 +21,20 @@
  * everyone's part out (the slot is written again two rounds later, after a
  * sync every reader passed having copied out).  Any layouts: ranks' types
  * need only match in signature, so all must take this path alike. */
-static int allgather_pieces(struct cm_shm *s, const void *mybuf, int mycount, MPI_Datatype mytype, void *rbuf,
+static int allgather_pieces(struct cm_direct *s, const void *mybuf, int mycount, MPI_Datatype mytype, void *rbuf,
                              int rcount, MPI_Datatype rtype, size_t blk, size_t b, int inplace, MPI_Comm comm)
 {
-    int n = s->n, me = s->rank, rc = MPI_SUCCESS, nt = cm_shm_out_nt((size_t)(n - 1) * b);
+    int n = s->n, me = s->rank, rc = MPI_SUCCESS, nt = cm_direct_out_nt((size_t)(n - 1) * b);
     if (!inplace)
         rc = cm_coll_copy(mybuf, mycount, mytype, (char *)rbuf + (size_t)me * blk, rcount, rtype, comm);
     for (size_t off = 0; off < b; off += s->slot_bytes) {
         size_t len = b - off < s->slot_bytes ? b - off : s->slot_bytes;
-        int p = cm_shm_parity(s);
-        cm_shm_pack_part(cm_shm_slot(s, me, p), mybuf, mycount, mytype, off, len);
-        cm_shm_sync(s, NULL, NULL);
+        int p = cm_direct_parity(s);
+        cm_direct_pack_part(cm_direct_slot(s, me, p), mybuf, mycount, mytype, off, len);
+        cm_direct_sync(s, NULL, NULL);
         for (int i = 0; i < n; i++)
             if (i != me)
-                cm_shm_unpack_part(cm_shm_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len, nt);
+                cm_direct_unpack_part(cm_direct_slot(s, i, p), (char *)rbuf + (size_t)i * blk, rcount, rtype, off, len, nt);
     }
     return rc;
 }
@@ -44,11 +44,11 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
 {
     MPI_Aint rext;
     int rcontig;
-    size_t b = cm_shm_bytes(rcount, rtype, &rcontig, NULL, &rext);
+    size_t b = cm_direct_bytes(rcount, rtype, &rcontig, NULL, &rext);
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
-    struct cm_shm *s = b && n > 1 ? cm_shm_get(comm, "MPI_Allgather") : NULL;
+    struct cm_direct *s = b && n > 1 ? cm_direct_get(comm, "MPI_Allgather") : NULL;
     if (!s || (b > s->slot_bytes && !s->cma))
         return cm_coll_allgather_rdb(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     size_t blk = (size_t)rcount * (size_t)rext;      /* stride of blocks in rbuf */
@@ -56,13 +56,13 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
     const void *mybuf = inplace ? (const char *)rbuf + me * blk : sbuf;
     int mycount = inplace ? rcount : scount;
     MPI_Datatype mytype = inplace ? rtype : stype;
-    int p = cm_shm_parity(s), rc = MPI_SUCCESS;
-    if (b <= s->slot_bytes && b < cm_shm_cma_min()) {
-        rc = cm_shm_pack(cm_shm_data(s, me, p, b), mybuf, mycount, mytype);
-        cm_shm_sync(s, NULL, NULL);
+    int p = cm_direct_parity(s), rc = MPI_SUCCESS;
+    if (b <= s->slot_bytes && b < cm_direct_cma_min()) {
+        rc = cm_direct_pack(cm_direct_data(s, me, p, b), mybuf, mycount, mytype);
+        cm_direct_sync(s, NULL, NULL);
         for (int i = 0; i < n; i++)
             if (!(i == me && inplace) && rc == MPI_SUCCESS)
-                rc = cm_shm_unpack(cm_shm_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
+                rc = cm_direct_unpack(cm_direct_data(s, i, p, b), (char *)rbuf + i * blk, rcount, rtype);
         return rc;
     }
     /* The rounds beat the direct reads at 2 ranks with a core each too, as
@@ -71,13 +71,13 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
      * 90-94, 4 MiB 398-402 against 480-514 (Open MPI 87-91 / 434-447;
      * split caches, 2026-11-24, later, alternated runs).  With more ranks than
      * cores they also spare the readers a time slice each. */
-    if (cm_shm_chunked(s, b))
+    if (cm_direct_chunked(s, b))
         return allgather_pieces(s, mybuf, mycount, mytype, rbuf, rcount, rtype, blk, b, inplace, comm);
-    struct cm_shm_view v;
-    if ((rc = cm_shm_view(&v, mybuf, mycount, mytype, 1)) != MPI_SUCCESS)
+    struct cm_direct_view v;
+    if ((rc = cm_direct_view(&v, mybuf, mycount, mytype, 1)) != MPI_SUCCESS)
         return rc;
-    cm_shm_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_flag(s, me, p)->addr[0] = (uint64_t)(uintptr_t)v.bytes;
+    cm_direct_sync(s, NULL, NULL);
     char *tmp = rcontig ? NULL : malloc(b);
     for (int j = 0; j < n; j++) {
         int i = (me + 1 + j) % n;
@@ -86,18 +86,18 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
         char *blkp = (char *)rbuf + i * blk;
         if (rcontig) {
             MPI_Aint tlb;
-            cm_shm_bytes(0, rtype, NULL, &tlb, NULL);
-            cm_shm_read(s, i, blkp + tlb, cm_shm_flag(s, i, p)->addr[0], b);
+            cm_direct_bytes(0, rtype, NULL, &tlb, NULL);
+            cm_direct_read(s, i, blkp + tlb, cm_direct_flag(s, i, p)->addr[0], b);
         } else if (tmp) {
-            cm_shm_read(s, i, tmp, cm_shm_flag(s, i, p)->addr[0], b);
-            cm_shm_unpack(tmp, blkp, rcount, rtype);
+            cm_direct_read(s, i, tmp, cm_direct_flag(s, i, p)->addr[0], b);
+            cm_direct_unpack(tmp, blkp, rcount, rtype);
         } else {
             rc = MPI_ERR_NO_MEM;
         }
     }
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_sync(s, NULL, NULL);
     free(tmp);
-    cm_shm_view_done(&v, 0);
+    cm_direct_view_done(&v, 0);
     return rc;
 }
 #endif

@@ -1,5 +1,5 @@
 /*
- * shm_allreduce.c -- allreduce on the shared area.
+ * direct/allreduce.c -- allreduce on the shared area.
  *
  * Tiny and small vectors (up to a slot): every rank copies its vector into
  * its slot (inline in its flag line up to 64 B) and arrives; the last arrival
@@ -9,16 +9,16 @@
  * a few KiB the fold is split instead: rank j folds slice j (core
  * specialization), a second sync, everyone copies out.
  *
- * From CM_SHM_SPLIT_FOLD_MIN the fold is split even with more ranks than
+ * From CM_DIRECT_SPLIT_FOLD_MIN the fold is split even with more ranks than
  * cores: the second sync costs less than one core folding everything (8
  * ranks on 2 cores, 1 MiB: 848 us against 1225).
  *
  * 2 ranks, beyond 256 B: both fold the whole vector, each reading the
- * other's copy from its slot (cm_shm_fold_pieces): one sync, and no folded half
+ * other's copy from its slot (cm_direct_fold_pieces): one sync, and no folded half
  * crosses back (8 KiB 0.36 us against 0.57, 64 KiB 2.6 against 4.1).
  *
  * Larger than a slot: the vector goes through the slots piece by piece
- * (cm_shm_chunked), one sync per piece, which beats the single copy below
+ * (cm_direct_chunked), one sync per piece, which beats the single copy below
  * wherever we measured it (8 ranks on 2 cores, 1 MiB in 256 KiB pieces: 848
  * us, single copy 2164, Open MPI 1736-2329; 2 ranks: 128 us, Rabenseifner
  * 173-187, Open MPI 180-185).
@@ -31,7 +31,7 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm_fold.h"
+#include "coll/direct/fold.h"
 #include "core/state.h"
 #include "shm/copy.h"
 
@@ -52,28 +52,28 @@
  * way. */
 static uint64_t shortcut_bit(size_t bytes, int count)
 {
-    return (uint64_t)1 << (CM_SHM_MEET_BYTES * (bytes - 1) + (size_t)(count - 1));
+    return (uint64_t)1 << (CM_DIRECT_MEET_BYTES * (bytes - 1) + (size_t)(count - 1));
 }
 
 void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q)
 {
-    struct cm_shm *s = cm_shm_peek(cc);
+    struct cm_direct *s = cm_direct_peek(cc);
     if (s && s->meet && q->commutative && q->contiguous && q->count > 0 && q->bytes > 0 &&
-        q->bytes <= CM_SHM_MEET_BYTES && (size_t)q->count <= q->bytes &&
-        q->bytes <= s->slot_bytes && q->bytes < cm_shm_cma_min() && !cm_g.oversubscribed && cm_shm_flag_syncs(s) &&
+        q->bytes <= CM_DIRECT_MEET_BYTES && (size_t)q->count <= q->bytes &&
+        q->bytes <= s->slot_bytes && q->bytes < cm_direct_cma_min() && !cm_g.oversubscribed && cm_direct_flag_syncs(s) &&
         !cm_g.coll_check)
         s->allreduce_shortcut |= shortcut_bit(q->bytes, q->count);
 }
 
 int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
-    if (count <= 0 || count > CM_SHM_MEET_BYTES || !cm_dt_is_basic(dt) || !cm_op_is_predefined(op) || !rbuf)
+    if (count <= 0 || count > CM_DIRECT_MEET_BYTES || !cm_dt_is_basic(dt) || !cm_op_is_predefined(op) || !rbuf)
         return CM_COLL_NO_SHORTCUT;
     const struct cm_datatype *t = cm_dt_lookup(dt);
     size_t bytes = (size_t)count * t->size;
-    struct cm_shm *s;
-    if (bytes == 0 || bytes > CM_SHM_MEET_BYTES || (MPI_Aint)t->size != t->extent ||
-        (MPI_Aint)t->size != t->true_extent || !(s = cm_shm_peek(comm)) ||
+    struct cm_direct *s;
+    if (bytes == 0 || bytes > CM_DIRECT_MEET_BYTES || (MPI_Aint)t->size != t->extent ||
+        (MPI_Aint)t->size != t->true_extent || !(s = cm_direct_peek(comm)) ||
         !(s->allreduce_shortcut & shortcut_bit(bytes, count)))
         return CM_COLL_NO_SHORTCUT;
     if (sbuf == MPI_IN_PLACE)
@@ -87,14 +87,14 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
         s->last_op = op;
         s->last_dt = dt;
         s->last_fold = fold;
-        s->last_word = cm_shm_word_of(CM_COLL_ALLREDUCE, 0, -1, op);
+        s->last_word = cm_direct_word_of(CM_COLL_ALLREDUCE, 0, -1, op);
     }
-    int p = cm_shm_parity(s);
+    int p = cm_direct_parity(s);
     cm_copy_small(s->meet->inl[s->rank][p], sbuf, bytes);
     /* The word's byte field is exact (bytes <= 8); fold is read after the
      * sync, so that it needs no register across the call. */
-    cm_shm_meet_sync(s, s->last_word | (uint32_t)bytes << 17);
-    if (__builtin_expect(cm_shm_mm.on, 0))
+    cm_direct_meet_sync(s, s->last_word | (uint32_t)bytes << 17);
+    if (__builtin_expect(cm_direct_mm.on, 0))
         return cm_coll_mismatch_raise(comm, "MPI_Allreduce");
     s->last_fold(s->meet->inl[0][p], s->meet->inl[1][p], rbuf, (size_t)count);   /* rank order */
     return MPI_SUCCESS;
@@ -106,7 +106,7 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
 #define SELF_FOLD_MAX 256
 
 struct fold_args {
-    struct cm_shm *s;
+    struct cm_direct *s;
     int p, count, rc;
     size_t bytes;
     MPI_Datatype dt;
@@ -116,67 +116,67 @@ struct fold_args {
 static void fold_all(void *arg)
 {
     struct fold_args *a = arg;
-    a->rc = cm_shm_fold_all(a->s, a->p, a->bytes, cm_shm_result(a->s, a->p), a->count, a->dt, a->op);
+    a->rc = cm_direct_fold_all(a->s, a->p, a->bytes, cm_direct_result(a->s, a->p), a->count, a->dt, a->op);
 }
 
-static int allreduce_slots(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
+static int allreduce_slots(struct cm_direct *s, const char *sb, char *rb, size_t bytes, int count, MPI_Datatype dt,
                            MPI_Op op)
 {
     if (s->n == 2 && bytes > SELF_FOLD_MAX)
-        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
-    if (bytes >= CM_SHM_SPLIT_FOLD_MIN || (!cm_g.oversubscribed && bytes >= SPLIT_MIN && s->n > 2)) {
+        return cm_direct_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
+    if (bytes >= CM_DIRECT_SPLIT_FOLD_MIN || (!cm_g.oversubscribed && bytes >= SPLIT_MIN && s->n > 2)) {
         const void *result;
-        int rc = cm_shm_fold_split(s, sb, bytes, count, dt, op, &result);
+        int rc = cm_direct_fold_split(s, sb, bytes, count, dt, op, &result);
         cm_copy(rb, result, bytes);
         return rc;
     }
-    int p = cm_shm_parity(s);
-    cm_copy_small(cm_shm_data(s, s->rank, p, bytes), sb, bytes);
+    int p = cm_direct_parity(s);
+    cm_copy_small(cm_direct_data(s, s->rank, p, bytes), sb, bytes);
     if (!cm_g.oversubscribed && bytes <= SELF_FOLD_MAX && s->n <= 8) {
         /* Every rank running at once: all fold in parallel, nobody waits
          * for a folded result to cross the cache. */
-        cm_shm_sync(s, NULL, NULL);
-        return cm_shm_fold_all(s, p, bytes, rb, count, dt, op);
+        cm_direct_sync(s, NULL, NULL);
+        return cm_direct_fold_all(s, p, bytes, rb, count, dt, op);
     }
     struct fold_args a = { s, p, count, MPI_SUCCESS, bytes, dt, op };
-    cm_shm_sync(s, fold_all, &a);
-    cm_copy(rb, cm_shm_result(s, p), bytes);
+    cm_direct_sync(s, fold_all, &a);
+    cm_copy(rb, cm_direct_result(s, p), bytes);
     return a.rc;             /* only the folding rank can see an op error */
 }
 
-static int allreduce_single_copy(struct cm_shm *s, const char *sb, char *rb, size_t bytes, int count,
+static int allreduce_single_copy(struct cm_direct *s, const char *sb, char *rb, size_t bytes, int count,
                                  MPI_Datatype dt, MPI_Op op)
 {
-    int p = cm_shm_parity(s);
-    struct cm_shm_flag *f = cm_shm_flag(s, s->rank, p);
+    int p = cm_direct_parity(s);
+    struct cm_direct_flag *f = cm_direct_flag(s, s->rank, p);
     f->addr[0] = (uint64_t)(uintptr_t)sb;
     f->addr[1] = (uint64_t)(uintptr_t)rb;
     f->base = s->progress_mine;
-    cm_shm_sync(s, NULL, NULL);
-    int rc = cm_shm_reduce_my_slice(s, p, count, dt, op, rb);
+    cm_direct_sync(s, NULL, NULL);
+    int rc = cm_direct_reduce_my_slice(s, p, count, dt, op, rb);
     size_t es = bytes / (size_t)count;
     for (int i = 1; i < s->n; i++)
-        cm_shm_fetch_slice(s, p, (s->rank + i) % s->n, count, es, rb);
-    cm_shm_sync(s, NULL, NULL);
+        cm_direct_fetch_slice(s, p, (s->rank + i) % s->n, count, es, rb);
+    cm_direct_sync(s, NULL, NULL);
     return rc;
 }
 
 int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     MPI_Aint tlb;
-    size_t bytes = cm_shm_bytes(count, dt, NULL, &tlb, NULL);
+    size_t bytes = cm_direct_bytes(count, dt, NULL, &tlb, NULL);
     if (cm_comm_lookup(comm, NULL)->size == 1 || count == 0) {
         if (sbuf != rbuf && bytes)
             cm_copy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
         return MPI_SUCCESS;
     }
-    struct cm_shm *s = cm_shm_get(comm, "MPI_Allreduce");
+    struct cm_direct *s = cm_direct_get(comm, "MPI_Allreduce");
     const char *sb = (const char *)sbuf + tlb;
     char *rb = (char *)rbuf + tlb;
-    if (s && bytes <= s->slot_bytes && bytes < cm_shm_cma_min())
+    if (s && bytes <= s->slot_bytes && bytes < cm_direct_cma_min())
         return allreduce_slots(s, sb, rb, bytes, count, dt, op);
-    if (s && cm_shm_chunked(s, bytes))
-        return cm_shm_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
+    if (s && cm_direct_chunked(s, bytes))
+        return cm_direct_fold_pieces(s, sb, rb, count, bytes / (size_t)count, dt, op, -1);
     if (s && s->cma)
         return allreduce_single_copy(s, sb, rb, bytes, count, dt, op);
     if (s && bytes <= s->slot_bytes)

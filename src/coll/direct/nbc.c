@@ -1,5 +1,5 @@
 /*
- * shm_nbc.c -- nonblocking collectives on the shared area (issue 19).
+ * direct/nbc.c -- nonblocking collectives on the shared area (issue 19).
  *
  * Every nonblocking collective on a communicator that has an area runs on
  * the area.  An Ibarrier, a small Ibcast, Ireduce or Iallreduce runs the
@@ -14,7 +14,7 @@
  * blocking collectives) instead of the doorbell sleep of generic requests.
  * The others (Igather, Iscatter, Iallgather, Ialltoall,
  * Ireduce_scatter_block, larger Ibcast/Ireduce/Iallreduce) move their data
- * through the slots in rounds of one epoch each (shm_nbc_pieces.c).
+ * through the slots in rounds of one epoch each (direct/nbc_pieces.c).
  *
  * Never a blocking algorithm inside a poll: with calls pending on two
  * communicators, one rank could be inside A's algorithm waiting for a peer
@@ -23,11 +23,11 @@
  *
  * Order.  The area's protocols assume that every member runs the area's
  * calls in one order and finishes each before its next one starts (epoch
- * parities, the FIFO counts and acknowledgements: shm.h, docs).  So the
+ * parities, the FIFO counts and acknowledgements: direct.h, docs).  So the
  * operations started on an area form a queue in start order; only the head
  * takes steps, an operation starts its protocol when it becomes the head,
  * and a blocking collective on the area first finishes the whole queue
- * (cm_shm_get, cm_shm_peek).  Every member starts the communicator's
+ * (cm_direct_get, cm_direct_peek).  Every member starts the communicator's
  * collectives in the same order (MPI rule), so every member runs the same
  * sequence on the area; with nonblocking ones in between it is merely
  * spread over time.  No deadlock: the head of any member's queue waits only
@@ -42,8 +42,8 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm_fold.h"
-#include "coll/shm_nbc.h"
+#include "coll/direct/fold.h"
+#include "coll/direct/nbc.h"
 #include "core/request.h"
 #include "p2p/request_wait.h"
 #include "core/state.h"
@@ -66,63 +66,63 @@ static int enabled(void)
 /* Each returns 1 when the operation is complete.  block = 0: never waits;
  * block = 1: waits where the protocol waits. */
 
-static int barrier_step(struct cm_shm_nbc *o, int block)
+static int barrier_step(struct cm_direct_nbc *o, int block)
 {
-    struct cm_shm *s = o->s;
+    struct cm_direct *s = o->s;
     if (!o->started) {
         o->started = 1;
-        o->k = cm_shm_sync_arrive(s);
+        o->k = cm_direct_sync_arrive(s);
     }
     if (block)
-        cm_shm_sync_await(s, o->k);
-    else if (!cm_shm_sync_test(s, o->k))
+        cm_direct_sync_await(s, o->k);
+    else if (!cm_direct_sync_test(s, o->k))
         return 0;
     return 1;
 }
 
-/* The broadcast FIFO as in shm_bcast.c: the root claims entry k, fills it,
+/* The broadcast FIFO as in direct/bcast.c: the root claims entry k, fills it,
  * publishes; a reader waits for the publication and copies out.  Both count
- * the call (cm_shm_bfifo_done) only when finished with the entry. */
-static int bcast_step(struct cm_shm_nbc *o, int block)
+ * the call (cm_direct_bfifo_done) only when finished with the entry. */
+static int bcast_step(struct cm_direct_nbc *o, int block)
 {
-    struct cm_shm *s = o->s;
+    struct cm_direct *s = o->s;
     if (!o->started) {
         o->started = 1;
         o->k = s->bcasts++;
     }
-    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, o->k);
-    void *data = o->bytes <= CM_SHM_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
+    struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, o->k);
+    void *data = o->bytes <= CM_DIRECT_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
     if (s->rank == o->root) {
         if (block)
-            cm_shm_bfifo_claim(s, o->k);
-        else if (!cm_shm_bfifo_try_claim(s, o->k))
+            cm_direct_bfifo_claim(s, o->k);
+        else if (!cm_direct_bfifo_try_claim(s, o->k))
             return 0;
-        cm_shm_pack(data, o->rbuf, o->count, o->dt);
+        cm_direct_pack(data, o->rbuf, o->count, o->dt);
         atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
-        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        cm_direct_wake32(&e->seq, &e->seq_waiters);
     } else {
         if (block)
-            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
+            cm_direct_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
-        cm_shm_unpack(data, o->rbuf, o->count, o->dt);
+        cm_direct_unpack(data, o->rbuf, o->count, o->dt);
     }
-    cm_shm_bfifo_done(s, o->k);
+    cm_direct_bfifo_done(s, o->k);
     return 1;
 }
 
 /* The root of a reduce-FIFO call: 1 once every other rank's entry k is
  * published (all of them: the root's acknowledgement speaks for every
- * earlier call, shm.h). */
-static int entries_in(struct cm_shm_nbc *o, int block)
+ * earlier call, direct.h). */
+static int entries_in(struct cm_direct_nbc *o, int block)
 {
-    struct cm_shm *s = o->s;
+    struct cm_direct *s = o->s;
     for (int r = 0; r < s->n; r++) {
         if (r == s->rank)
             continue;
-        struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, r, o->k);
+        struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, o->k);
         if (block)
-            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
+            cm_direct_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
     }
@@ -131,36 +131,36 @@ static int entries_in(struct cm_shm_nbc *o, int block)
 
 /* A non-root's entry k of the reduce FIFO: claim, fill(arg, data), publish.
  * 0 while the entry is not free yet (block = 0). */
-static int entry_out(struct cm_shm_nbc *o, int block, void (*fill)(struct cm_shm_nbc *o, unsigned char *data))
+static int entry_out(struct cm_direct_nbc *o, int block, void (*fill)(struct cm_direct_nbc *o, unsigned char *data))
 {
-    struct cm_shm *s = o->s;
-    struct cm_shm_rfifo_entry *e = cm_shm_rfifo(s, s->rank, o->k);
+    struct cm_direct *s = o->s;
+    struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, s->rank, o->k);
     if (block)
-        cm_shm_rfifo_claim(s, o->k);
-    else if (!cm_shm_rfifo_try_claim(s, o->k))
+        cm_direct_rfifo_claim(s, o->k);
+    else if (!cm_direct_rfifo_try_claim(s, o->k))
         return 0;
     fill(o, e->data);
     atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
-    cm_shm_wake32(&e->seq, &e->seq_waiters);
+    cm_direct_wake32(&e->seq, &e->seq_waiters);
     return 1;
 }
 
-static void fill_vector(struct cm_shm_nbc *o, unsigned char *data)
+static void fill_vector(struct cm_direct_nbc *o, unsigned char *data)
 {
     cm_copy(data, (const char *)o->sbuf + o->tlb, o->bytes);
 }
 
-static void fill_block(struct cm_shm_nbc *o, unsigned char *data)
+static void fill_block(struct cm_direct_nbc *o, unsigned char *data)
 {
-    cm_shm_pack(data, o->sbuf, o->scount, o->stype);
+    cm_direct_pack(data, o->sbuf, o->scount, o->stype);
 }
 
-/* A small gather through the reduce FIFO, as shm_gather.c: a non-root packs
+/* A small gather through the reduce FIFO, as direct/gather.c: a non-root packs
  * its block into its entry and is done; the root unpacks them all and
  * acknowledges. */
-static int gather_step(struct cm_shm_nbc *o, int block)
+static int gather_step(struct cm_direct_nbc *o, int block)
 {
-    struct cm_shm *s = o->s;
+    struct cm_direct *s = o->s;
     if (!o->started) {
         o->started = 1;
         o->k = s->to_root++;
@@ -170,59 +170,59 @@ static int gather_step(struct cm_shm_nbc *o, int block)
     if (!entries_in(o, block))
         return 0;
     if (!o->inplace)
-        cm_shm_nbc_copy_block(o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)s->rank * o->rblk, o->rcount,
+        cm_direct_nbc_copy_block(o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)s->rank * o->rblk, o->rcount,
                               o->rtype);
     for (int r = 0; r < s->n; r++)
         if (r != s->rank)
-            cm_shm_unpack(cm_shm_rfifo(s, r, o->k)->data, (char *)o->rbuf + (size_t)r * o->rblk, o->rcount, o->rtype);
-    cm_shm_rfifo_done(s, o->k);
+            cm_direct_unpack(cm_direct_rfifo(s, r, o->k)->data, (char *)o->rbuf + (size_t)r * o->rblk, o->rcount, o->rtype);
+    cm_direct_rfifo_done(s, o->k);
     return 1;
 }
 
-/* A small scatter through the broadcast FIFO, as shm_scatter.c: the root
+/* A small scatter through the broadcast FIFO, as direct/scatter.c: the root
  * packs every other rank's block into entry k (block i at i * bytes) and is
  * done; each reader unpacks its own. */
-static int scatter_step(struct cm_shm_nbc *o, int block)
+static int scatter_step(struct cm_direct_nbc *o, int block)
 {
-    struct cm_shm *s = o->s;
+    struct cm_direct *s = o->s;
     if (!o->started) {
         o->started = 1;
         o->k = s->bcasts++;
     }
-    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, o->k);
-    unsigned char *data = (size_t)s->n * o->bytes <= CM_SHM_BFIFO_INLINE ? e->inl : e->data;
+    struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, o->k);
+    unsigned char *data = (size_t)s->n * o->bytes <= CM_DIRECT_BFIFO_INLINE ? e->inl : e->data;
     if (s->rank == o->root) {
         if (block)
-            cm_shm_bfifo_claim(s, o->k);
-        else if (!cm_shm_bfifo_try_claim(s, o->k))
+            cm_direct_bfifo_claim(s, o->k);
+        else if (!cm_direct_bfifo_try_claim(s, o->k))
             return 0;
         for (int i = 0; i < s->n; i++)
             if (i != s->rank)
-                cm_shm_pack(data + (size_t)i * o->bytes, (const char *)o->sbuf + (size_t)i * o->sblk, o->scount,
+                cm_direct_pack(data + (size_t)i * o->bytes, (const char *)o->sbuf + (size_t)i * o->sblk, o->scount,
                             o->stype);
         atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
-        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        cm_direct_wake32(&e->seq, &e->seq_waiters);
         if (!o->inplace)
-            cm_shm_nbc_copy_block((const char *)o->sbuf + (size_t)s->rank * o->sblk, o->scount, o->stype, o->rbuf,
+            cm_direct_nbc_copy_block((const char *)o->sbuf + (size_t)s->rank * o->sblk, o->scount, o->stype, o->rbuf,
                                   o->rcount, o->rtype);
     } else {
         if (block)
-            cm_shm_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
+            cm_direct_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
-        cm_shm_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
+        cm_direct_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
     }
-    cm_shm_bfifo_done(s, o->k);
+    cm_direct_bfifo_done(s, o->k);
     return 1;
 }
 
-/* The reduce FIFO as in shm_reduce.c: a non-root claims its entry k, fills
+/* The reduce FIFO as in direct/reduce.c: a non-root claims its entry k, fills
  * and publishes it and is done; the root waits for every other rank's
  * entry (all of them: its acknowledgement speaks for every earlier call,
- * shm.h), folds in rank order and acknowledges. */
-static int reduce_fifo_step(struct cm_shm_nbc *o, int block, int root, char *out)
+ * direct.h), folds in rank order and acknowledges. */
+static int reduce_fifo_step(struct cm_direct_nbc *o, int block, int root, char *out)
 {
-    struct cm_shm *s = o->s;
+    struct cm_direct *s = o->s;
     int me = s->rank, n = s->n;
     const char *sb = (const char *)o->sbuf + o->tlb;
     if (me != root)
@@ -230,22 +230,22 @@ static int reduce_fifo_step(struct cm_shm_nbc *o, int block, int root, char *out
     if (!entries_in(o, block))
         return 0;
     /* Right fold in rank order; in place the root's input is out itself. */
-    unsigned char own[CM_SHM_RFIFO_BYTES];
+    unsigned char own[CM_DIRECT_RFIFO_BYTES];
     cm_copy(own, sb, o->bytes);
-    cm_copy(out, me == n - 1 ? own : cm_shm_rfifo(s, n - 1, o->k)->data, o->bytes);
-    cm_op_kernel_fn kernel = cm_shm_kernel(o->op, o->dt);
+    cm_copy(out, me == n - 1 ? own : cm_direct_rfifo(s, n - 1, o->k)->data, o->bytes);
+    cm_op_kernel_fn kernel = cm_direct_kernel(o->op, o->dt);
     for (int r = n - 2; r >= 0; r--) {
-        const unsigned char *x = r == me ? own : cm_shm_rfifo(s, r, o->k)->data;
+        const unsigned char *x = r == me ? own : cm_direct_rfifo(s, r, o->k)->data;
         if (kernel)
             kernel(x, out, (size_t)o->count);
         else
             PMPI_Reduce_local(x - o->tlb, out - o->tlb, o->count, o->dt, o->op);
     }
-    cm_shm_rfifo_done(s, o->k);
+    cm_direct_rfifo_done(s, o->k);
     return 1;
 }
 
-static int reduce_step(struct cm_shm_nbc *o, int block)
+static int reduce_step(struct cm_direct_nbc *o, int block)
 {
     if (!o->started) {
         o->started = 1;
@@ -255,32 +255,32 @@ static int reduce_step(struct cm_shm_nbc *o, int block)
 }
 
 /* Allreduce of a small vector: each rank copies its vector into its data of
- * the coming epoch's parity (flag line, meeting line or slot: cm_shm_data),
+ * the coming epoch's parity (flag line, meeting line or slot: cm_direct_data),
  * arrives, and once all arrived folds every rank's vector in rank order
  * itself.  The data of parity p is written again only for epoch e + 2,
  * which nobody starts before every member arrived at e + 1, and a member
  * arrives there only after its fold of epoch e (one operation at a time). */
-static int allreduce_step(struct cm_shm_nbc *o, int block)
+static int allreduce_step(struct cm_direct_nbc *o, int block)
 {
-    struct cm_shm *s = o->s;
+    struct cm_direct *s = o->s;
     if (!o->started) {
         o->started = 1;
-        int p = cm_shm_parity(s);
-        cm_copy(cm_shm_data(s, s->rank, p, o->bytes), (const char *)o->sbuf + o->tlb, o->bytes);
-        o->k = cm_shm_sync_arrive(s);
+        int p = cm_direct_parity(s);
+        cm_copy(cm_direct_data(s, s->rank, p, o->bytes), (const char *)o->sbuf + o->tlb, o->bytes);
+        o->k = cm_direct_sync_arrive(s);
     }
     if (block)
-        cm_shm_sync_await(s, o->k);
-    else if (!cm_shm_sync_test(s, o->k))
+        cm_direct_sync_await(s, o->k);
+    else if (!cm_direct_sync_test(s, o->k))
         return 0;
-    cm_shm_fold_slots(s, (int)(o->k & 1), o->bytes, (char *)o->rbuf + o->tlb, o->count, o->dt, o->op, 0);
+    cm_direct_fold_slots(s, (int)(o->k & 1), o->bytes, (char *)o->rbuf + o->tlb, o->count, o->dt, o->op, 0);
     return 1;
 }
 
-static int step(struct cm_shm_nbc *o, int block)
+static int step(struct cm_direct_nbc *o, int block)
 {
     switch (o->kind) {
-    case NBC_PIECES: return cm_shm_nbc_pieces_step(o, block);
+    case NBC_PIECES: return cm_direct_nbc_pieces_step(o, block);
     case NBC_BARRIER: return barrier_step(o, block);
     case NBC_GATHER: return gather_step(o, block);
     case NBC_SCATTER: return scatter_step(o, block);
@@ -297,17 +297,17 @@ static int step(struct cm_shm_nbc *o, int block)
  * the whole queue).  A shared-memory wait inside a blocking step runs the
  * progress engine, which polls this area's requests again: nbc_busy keeps
  * that poll out of the queue being advanced. */
-static void advance(struct cm_shm *s, int block, const struct cm_shm_nbc *until)
+static void advance(struct cm_direct *s, int block, const struct cm_direct_nbc *until)
 {
     if (s->nbc_busy)
         return;
     /* A blocking call that found mismatched arguments lets its shared-memory
-     * waits return at once until it raises the error (shm.h): no blocking
+     * waits return at once until it raises the error (direct.h): no blocking
      * step may rely on them meanwhile. */
-    if (cm_shm_mm.on)
+    if (cm_direct_mm.on)
         block = 0;
     s->nbc_busy = 1;
-    struct cm_shm_nbc *h;
+    struct cm_direct_nbc *h;
     while ((h = s->nbc_head) != NULL) {
         if (!step(h, block))
             break;
@@ -322,14 +322,14 @@ static void advance(struct cm_shm *s, int block, const struct cm_shm_nbc *until)
     s->nbc_busy = 0;
 }
 
-void cm_shm_nbc_drain(struct cm_shm *s)
+void cm_direct_nbc_drain(struct cm_direct *s)
 {
     advance(s, 1, NULL);
 }
 
 static int poll_op(void *state)
 {
-    struct cm_shm_nbc *o = state;
+    struct cm_direct_nbc *o = state;
     if (!o->done)
         advance(o->s, 0, NULL);
     return o->done;
@@ -337,7 +337,7 @@ static int poll_op(void *state)
 
 static void block_op(void *state)
 {
-    struct cm_shm_nbc *o = state;
+    struct cm_direct_nbc *o = state;
     if (!o->done)
         advance(o->s, 1, o);
 }
@@ -345,15 +345,15 @@ static void block_op(void *state)
 static void free_op(void *state) { free(state); }
 
 /* The area of cc if the engine takes a call there (see the top). */
-struct cm_shm *cm_shm_nbc_area(MPI_Comm cc)
+struct cm_direct *cm_direct_nbc_area(MPI_Comm cc)
 {
     if (!enabled())
         return NULL;
-    struct cm_shm *s = cm_shm_peek_slow(cc);
+    struct cm_direct *s = cm_direct_peek_slow(cc);
     return s && s->n > 1 ? s : NULL;
 }
 
-int cm_shm_nbc_queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request)
+int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
 {
     o->s = s;
     cm_wait_unrung++;
@@ -368,42 +368,42 @@ int cm_shm_nbc_queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *reques
     return MPI_SUCCESS;
 }
 
-int cm_shm_nbc_barrier(MPI_Comm cc, MPI_Request *request)
+int cm_direct_nbc_barrier(MPI_Comm cc, MPI_Request *request)
 {
-    struct cm_shm *s = cm_shm_nbc_area(cc);
-    struct cm_shm_nbc *o = s ? calloc(1, sizeof *o) : NULL;
+    struct cm_direct *s = cm_direct_nbc_area(cc);
+    struct cm_direct_nbc *o = s ? calloc(1, sizeof *o) : NULL;
     if (!o)
         return CM_COLL_NO_SHORTCUT;
     o->kind = NBC_BARRIER;
-    return cm_shm_nbc_queue(s, o, request);
+    return cm_direct_nbc_queue(s, o, request);
 }
 
-int cm_shm_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request)
+int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request)
 {
-    size_t bytes = cm_shm_bytes(count, dt, NULL, NULL, NULL);
-    struct cm_shm *s = bytes && bytes <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled() ? cm_shm_nbc_area(cc) : NULL;
-    struct cm_shm_nbc *o = s ? calloc(1, sizeof *o) : NULL;
+    size_t bytes = cm_direct_bytes(count, dt, NULL, NULL, NULL);
+    struct cm_direct *s = bytes && bytes <= CM_DIRECT_BFIFO_BYTES && cm_direct_bfifo_enabled() ? cm_direct_nbc_area(cc) : NULL;
+    struct cm_direct_nbc *o = s ? calloc(1, sizeof *o) : NULL;
     if (!o)
-        return cm_shm_nbc_bcast_pieces(buf, count, dt, root, cc, request);
+        return cm_direct_nbc_bcast_pieces(buf, count, dt, root, cc, request);
     o->kind = NBC_BCAST;
     o->rbuf = buf;
     o->count = count;
     o->dt = dt;
     o->root = root;
     o->bytes = bytes;
-    return cm_shm_nbc_queue(s, o, request);
+    return cm_direct_nbc_queue(s, o, request);
 }
 
 /* Reductions take contiguous types only: the FIFO and the slots hold the
  * vector's bytes as they are, and the fold runs on them. */
-struct cm_shm_nbc *cm_shm_nbc_reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                        int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_shm **s)
+struct cm_direct_nbc *cm_direct_nbc_reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                        int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_direct **s)
 {
     int contiguous;
     MPI_Aint tlb;
-    size_t bytes = cm_shm_bytes(count, dt, &contiguous, &tlb, NULL);
-    *s = bytes && contiguous && bytes <= max ? cm_shm_nbc_area(cc) : NULL;
-    struct cm_shm_nbc *o = *s ? calloc(1, sizeof *o) : NULL;
+    size_t bytes = cm_direct_bytes(count, dt, &contiguous, &tlb, NULL);
+    *s = bytes && contiguous && bytes <= max ? cm_direct_nbc_area(cc) : NULL;
+    struct cm_direct_nbc *o = *s ? calloc(1, sizeof *o) : NULL;
     if (!o)
         return NULL;
     o->kind = kind;
@@ -418,27 +418,27 @@ struct cm_shm_nbc *cm_shm_nbc_reduction(const void *sbuf, void *rbuf, int count,
     return o;
 }
 
-int cm_shm_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+int cm_direct_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm cc, MPI_Request *request)
 {
-    struct cm_shm *s;
-    struct cm_shm_nbc *o = cm_shm_rfifo_enabled()
-                               ? cm_shm_nbc_reduction(sbuf, rbuf, count, dt, op, root, cc, CM_SHM_RFIFO_BYTES, NBC_REDUCE, &s)
+    struct cm_direct *s;
+    struct cm_direct_nbc *o = cm_direct_rfifo_enabled()
+                               ? cm_direct_nbc_reduction(sbuf, rbuf, count, dt, op, root, cc, CM_DIRECT_RFIFO_BYTES, NBC_REDUCE, &s)
                                : NULL;
-    return o ? cm_shm_nbc_queue(s, o, request) : cm_shm_nbc_reduce_pieces(sbuf, rbuf, count, dt, op, root, cc, request);
+    return o ? cm_direct_nbc_queue(s, o, request) : cm_direct_nbc_reduce_pieces(sbuf, rbuf, count, dt, op, root, cc, request);
 }
 
 /* Up to the size from which the blocking allreduce folds in slices (every
  * rank folding every vector costs n times the bytes). */
-int cm_shm_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+int cm_direct_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
                          MPI_Request *request)
 {
-    struct cm_shm *s;
-    struct cm_shm_nbc *o = cm_shm_nbc_reduction(sbuf, rbuf, count, dt, op, -1, cc, CM_SHM_SPLIT_FOLD_MIN, NBC_ALLREDUCE, &s);
+    struct cm_direct *s;
+    struct cm_direct_nbc *o = cm_direct_nbc_reduction(sbuf, rbuf, count, dt, op, -1, cc, CM_DIRECT_SPLIT_FOLD_MIN, NBC_ALLREDUCE, &s);
     if (o && o->bytes > s->slot_bytes) {
         free(o);
         o = NULL;
     }
-    return o ? cm_shm_nbc_queue(s, o, request) : cm_shm_nbc_allreduce_pieces(sbuf, rbuf, count, dt, op, cc, request);
+    return o ? cm_direct_nbc_queue(s, o, request) : cm_direct_nbc_allreduce_pieces(sbuf, rbuf, count, dt, op, cc, request);
 }
 #endif

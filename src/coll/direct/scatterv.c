@@ -1,5 +1,5 @@
 /*
- * shm_scatterv.c -- scatterv on the shared area.  Each receiver owns a
+ * direct/scatterv.c -- scatterv on the shared area.  Each receiver owns a
  * fixed share of the broadcast-FIFO entry (a 1/n of its inline line, or of
  * its data area); a block that fits its share rides there (no sync, as in
  * scatter), a larger one is sent point to point.  The choice is made per
@@ -8,7 +8,7 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 
 #include <stdlib.h>
 
@@ -17,9 +17,9 @@
 enum way { WAY_NONE, WAY_INLINE, WAY_DATA, WAY_P2P };
 
 /* How a block of b bytes to rank r travels, and where it sits in the entry. */
-static enum way block_way(const struct cm_shm *s, struct cm_shm_bfifo_entry *e, int r, size_t b, unsigned char **at)
+static enum way block_way(const struct cm_direct *s, struct cm_direct_bfifo_entry *e, int r, size_t b, unsigned char **at)
 {
-    size_t inl = CM_SHM_BFIFO_INLINE / (size_t)s->n, data = CM_SHM_BFIFO_BYTES / (size_t)s->n;
+    size_t inl = CM_DIRECT_BFIFO_INLINE / (size_t)s->n, data = CM_DIRECT_BFIFO_BYTES / (size_t)s->n;
     if (!b)
         return WAY_NONE;
     if (b <= inl) {
@@ -39,25 +39,25 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
-    struct cm_shm *s = n > 1 && cm_shm_bfifo_enabled() ? cm_shm_get(comm, "MPI_Scatterv") : NULL;
+    struct cm_direct *s = n > 1 && cm_direct_bfifo_enabled() ? cm_direct_get(comm, "MPI_Scatterv") : NULL;
     if (!s)
         return cm_coll_scatterv_linear(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
     /* Every rank takes call number k, whichever way its block goes. */
     uint32_t k = s->bcasts++;
-    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
+    struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, k);
     unsigned char *at = NULL;
     int rc = MPI_SUCCESS;
     if (me != root) {
-        enum way w = block_way(s, e, me, cm_shm_bytes(rcount, rtype, NULL, NULL, NULL), &at);
+        enum way w = block_way(s, e, me, cm_direct_bytes(rcount, rtype, NULL, NULL, NULL), &at);
         if (w == WAY_P2P) {
             rc = PMPI_Recv(rbuf, rcount, rtype, root, TAG, comm, MPI_STATUS_IGNORE);
         } else {
             /* Wait even for an empty block: the ack below promises entry k read. */
-            cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+            cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
             if (w != WAY_NONE)
-                rc = cm_shm_unpack(at, rbuf, rcount, rtype);
+                rc = cm_direct_unpack(at, rbuf, rcount, rtype);
         }
-        cm_shm_bfifo_done(s, k);
+        cm_direct_bfifo_done(s, k);
         return rc;
     }
     struct cm_dt d;
@@ -66,24 +66,24 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
     if (!req)
         return MPI_ERR_NO_MEM;
     int nreq = 0;
-    cm_shm_bfifo_claim(s, k);
+    cm_direct_bfifo_claim(s, k);
     for (int r = 0; r < n && rc == MPI_SUCCESS; r++) {
         if (r == me)
             continue;
         const void *blk = cm_coll_at(sbuf, displs[r], &d);
         enum way w = block_way(s, e, r, (size_t)scounts[r] * (size_t)d.size, &at);
         if (w == WAY_INLINE || w == WAY_DATA)
-            rc = cm_shm_pack(at, blk, scounts[r], stype);
+            rc = cm_direct_pack(at, blk, scounts[r], stype);
     }
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
-    cm_shm_wake32(&e->seq, &e->seq_waiters);
+    cm_direct_wake32(&e->seq, &e->seq_waiters);
     for (int r = 0; r < n && rc == MPI_SUCCESS; r++)
         if (r != me && block_way(s, e, r, (size_t)scounts[r] * (size_t)d.size, &at) == WAY_P2P)
             rc = PMPI_Isend(cm_coll_at(sbuf, displs[r], &d), scounts[r], stype, r, TAG, comm, &req[nreq++]);
     if (rc == MPI_SUCCESS && rbuf != MPI_IN_PLACE)
         rc = cm_coll_copy(cm_coll_at(sbuf, displs[me], &d), scounts[me], stype, rbuf, rcount, rtype, comm);
-    cm_shm_bfifo_done(s, k);
+    cm_direct_bfifo_done(s, k);
     int wrc = nreq ? PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     cm_coll_reqs_free(req, few);
     return rc != MPI_SUCCESS ? rc : wrc;

@@ -1,13 +1,13 @@
 /*
- * shm_nbc.h -- inside the nonblocking collectives on the shared area:
+ * direct/nbc.h -- inside the nonblocking collectives on the shared area:
  * the operation record, shared by the queue and the simple steps
- * (shm_nbc.c) and the operations that move data in slot-sized rounds
- * (shm_nbc_pieces.c).  The interface for the front ends is in shm.h.
+ * (direct/nbc.c) and the operations that move data in slot-sized rounds
+ * (direct/nbc_pieces.c).  The interface for the front ends is in direct.h.
  */
 #ifndef CM_COLL_SHM_NBC_H
 #define CM_COLL_SHM_NBC_H
 
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 
 enum nbc_kind {
     NBC_BARRIER, NBC_BCAST, NBC_REDUCE, NBC_ALLREDUCE,  /* one sync or one FIFO entry */
@@ -15,24 +15,24 @@ enum nbc_kind {
     NBC_PIECES                                          /* rounds through the slots */
 };
 
-struct cm_shm_nbc;
+struct cm_direct_nbc;
 
-/* An operation moved through the slots in rounds (shm_nbc_pieces.c): a
+/* An operation moved through the slots in rounds (direct/nbc_pieces.c): a
  * round is one or two epochs; in each, every rank fills what it has to
  * give into the slots of the epoch's parity p (fill), arrives, and once
  * every member arrived takes out what it needs (drain).  off/len: the bytes
  * of one block the round carries. */
 struct nbc_pieces_kind {
     const char *name;
-    void (*begin)(struct cm_shm_nbc *o);      /* once, before round 0 (own block); may be NULL */
+    void (*begin)(struct cm_direct_nbc *o);      /* once, before round 0 (own block); may be NULL */
     int epochs;                               /* per round: 1 or 2 */
-    void (*fill[2])(struct cm_shm_nbc *o, int p, size_t off, size_t len);
-    void (*drain[2])(struct cm_shm_nbc *o, int p, size_t off, size_t len);   /* may be NULL */
+    void (*fill[2])(struct cm_direct_nbc *o, int p, size_t off, size_t len);
+    void (*drain[2])(struct cm_direct_nbc *o, int p, size_t off, size_t len);   /* may be NULL */
 };
 
-struct cm_shm_nbc {
-    struct cm_shm_nbc *next;
-    struct cm_shm *s;
+struct cm_direct_nbc {
+    struct cm_direct_nbc *next;
+    struct cm_direct *s;
     enum nbc_kind kind;
     int started;                /* its protocol began (it reached the head) */
     int done;
@@ -54,26 +54,26 @@ struct cm_shm_nbc {
 };
 
 /* The area of cc if the engine takes a call there; NULL otherwise. */
-struct cm_shm *cm_shm_nbc_area(MPI_Comm cc);
+struct cm_direct *cm_direct_nbc_area(MPI_Comm cc);
 /* Append o (calloc'ed, kind and arguments set) to s's queue and make its
  * request. */
-int cm_shm_nbc_queue(struct cm_shm *s, struct cm_shm_nbc *o, MPI_Request *request);
+int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request);
 /* A reduction's record (kind and arguments set) if cc has an area and the
  * call is a contiguous vector of 1..max bytes; NULL otherwise.  The FIFOs
  * and slots hold the vector's bytes as they are, and folds run on them. */
-struct cm_shm_nbc *cm_shm_nbc_reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                                        int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_shm **s);
+struct cm_direct_nbc *cm_direct_nbc_reduction(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                                        int root, MPI_Comm cc, size_t max, enum nbc_kind kind, struct cm_direct **s);
 /* A rank's own block from its send to its receive buffer, locally (no
  * self-message: this may run inside another call's progress). */
-void cm_shm_nbc_copy_block(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount, MPI_Datatype rtype);
+void cm_direct_nbc_copy_block(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount, MPI_Datatype rtype);
 /* One step of an NBC_PIECES operation: 1 when complete (block as in step()). */
-int cm_shm_nbc_pieces_step(struct cm_shm_nbc *o, int block);
+int cm_direct_nbc_pieces_step(struct cm_direct_nbc *o, int block);
 /* The rounds for what the one-entry steps do not take (larger, or a type
  * with holes for the broadcast). */
-int cm_shm_nbc_bcast_pieces(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_reduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
+int cm_direct_nbc_bcast_pieces(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
+int cm_direct_nbc_reduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                              MPI_Comm cc, MPI_Request *request);
-int cm_shm_nbc_allreduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+int cm_direct_nbc_allreduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
                                 MPI_Request *request);
 
 #endif

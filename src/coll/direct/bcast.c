@@ -1,5 +1,5 @@
 /*
- * shm_bcast.c -- broadcast on the shared area.
+ * direct/bcast.c -- broadcast on the shared area.
  *
  * Small (up to 2 KiB): the broadcast FIFO below -- no sync at all.  Up to a
  * slot (or with COREMPI_SHM_BFIFO=0): the root copies into its slot, one
@@ -15,7 +15,7 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
-#include "coll/shm.h"
+#include "coll/direct/direct.h"
 #include "core/state.h"
 #include "shm/copy.h"
 
@@ -34,32 +34,32 @@ static int fanout(void)
 }
 
 
-static int bcast_single_copy(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, int root)
+static int bcast_single_copy(struct cm_direct *s, void *buf, int count, MPI_Datatype dt, int root)
 {
-    int n = s->n, me = s->rank, p = cm_shm_parity(s);
-    struct cm_shm_view v;
-    int rc = cm_shm_view(&v, buf, count, dt, me == root);
+    int n = s->n, me = s->rank, p = cm_direct_parity(s);
+    struct cm_direct_view v;
+    int rc = cm_direct_view(&v, buf, count, dt, me == root);
     if (rc != MPI_SUCCESS)
         return rc;           /* every rank has the same type signature, but not the same memory luck */
-    struct cm_shm_flag *f = cm_shm_flag(s, me, p);
+    struct cm_direct_flag *f = cm_direct_flag(s, me, p);
     f->addr[0] = (uint64_t)(uintptr_t)v.bytes;
     f->base = s->progress_mine;
-    cm_shm_sync(s, NULL, NULL);
+    cm_direct_sync(s, NULL, NULL);
     if (me != root) {
         int vr = (me - root + n) % n, k = fanout();
         int parent = ((vr - 1) / k + root) % n;
-        struct cm_shm_flag *pf = cm_shm_flag(s, parent, p);
-        size_t chunk = cm_shm_chunk();
+        struct cm_direct_flag *pf = cm_direct_flag(s, parent, p);
+        size_t chunk = cm_direct_chunk();
         for (size_t off = 0; off < v.len; off += chunk) {
             size_t len = v.len - off < chunk ? v.len - off : chunk;
             if (parent != root)
-                cm_shm_wait_progress(s, parent, pf->base, off + len);
-            cm_shm_read(s, parent, v.bytes + off, pf->addr[0] + off, len);
-            cm_shm_publish(s, len);
+                cm_direct_wait_progress(s, parent, pf->base, off + len);
+            cm_direct_read(s, parent, v.bytes + off, pf->addr[0] + off, len);
+            cm_direct_publish(s, len);
         }
     }
-    cm_shm_sync(s, NULL, NULL);
-    cm_shm_view_done(&v, me != root);
+    cm_direct_sync(s, NULL, NULL);
+    cm_direct_view_done(&v, me != root);
     return MPI_SUCCESS;
 }
 
@@ -68,69 +68,69 @@ static int bcast_single_copy(struct cm_shm *s, void *buf, int count, MPI_Datatyp
  * not written again before the sync after next, when everyone has copied it
  * out.  8 ranks on 2 cores, 1 MiB in 256 KiB pieces: see the tuning table
  * (select.c). */
-static int bcast_pieces(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, size_t bytes, int root)
+static int bcast_pieces(struct cm_direct *s, void *buf, int count, MPI_Datatype dt, size_t bytes, int root)
 {
     for (size_t off = 0; off < bytes; off += s->slot_bytes) {
         size_t len = bytes - off < s->slot_bytes ? bytes - off : s->slot_bytes;
-        void *slot = cm_shm_slot(s, root, cm_shm_parity(s));
+        void *slot = cm_direct_slot(s, root, cm_direct_parity(s));
         if (s->rank == root)
-            cm_shm_pack_part(slot, buf, count, dt, off, len);
-        cm_shm_sync(s, NULL, NULL);
+            cm_direct_pack_part(slot, buf, count, dt, off, len);
+        cm_direct_sync(s, NULL, NULL);
         if (s->rank != root)
-            cm_shm_unpack_part(slot, buf, count, dt, off, len, 0);
+            cm_direct_unpack_part(slot, buf, count, dt, off, len, 0);
     }
     return MPI_SUCCESS;
 }
 
-/* Up to CM_SHM_BFIFO_BYTES: the root returns as soon as its data is in the
+/* Up to CM_DIRECT_BFIFO_BYTES: the root returns as soon as its data is in the
  * FIFO (it waits only if some rank has not finished the call
- * CM_SHM_BFIFO_ENTRIES ago); a reader waits for the root only. */
-static int bcast_fifo(struct cm_shm *s, void *buf, int count, MPI_Datatype dt, int root)
+ * CM_DIRECT_BFIFO_ENTRIES ago); a reader waits for the root only. */
+static int bcast_fifo(struct cm_direct *s, void *buf, int count, MPI_Datatype dt, int root)
 {
     uint32_t k = s->bcasts++;
-    struct cm_shm_bfifo_entry *e = cm_shm_bfifo(s, k);
-    void *data = cm_shm_bytes(count, dt, NULL, NULL, NULL) <= CM_SHM_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
+    struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, k);
+    void *data = cm_direct_bytes(count, dt, NULL, NULL, NULL) <= CM_DIRECT_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
     int rc = MPI_SUCCESS;
     if (s->rank == root) {
-        cm_shm_bfifo_claim(s, k);
-        rc = cm_shm_pack(data, buf, count, dt);
-        e->word = cm_shm_word;
+        cm_direct_bfifo_claim(s, k);
+        rc = cm_direct_pack(data, buf, count, dt);
+        e->word = cm_direct_word;
         CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
-        cm_shm_wake32(&e->seq, &e->seq_waiters);
+        cm_direct_wake32(&e->seq, &e->seq_waiters);
     } else {
-        cm_shm_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-        cm_shm_prefetch(cm_shm_bfifo(s, k + 1));
-        if (__builtin_expect(e->word != cm_shm_word, 0))    /* shm.h: argument agreement */
-            cm_shm_mismatch_seen(root, cm_shm_word, e->word);
+        cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_direct_prefetch(cm_direct_bfifo(s, k + 1));
+        if (__builtin_expect(e->word != cm_direct_word, 0))    /* direct.h: argument agreement */
+            cm_direct_mismatch_seen(root, cm_direct_word, e->word);
         else
-            rc = cm_shm_unpack(data, buf, count, dt);
+            rc = cm_direct_unpack(data, buf, count, dt);
     }
-    cm_shm_bfifo_done(s, k);
+    cm_direct_bfifo_done(s, k);
     return rc;
 }
 
 int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
-    size_t bytes = cm_shm_bytes(count, dt, NULL, NULL, NULL);
+    size_t bytes = cm_direct_bytes(count, dt, NULL, NULL, NULL);
     int size, rank;
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
     if (size == 1 || bytes == 0)
         return MPI_SUCCESS;
-    struct cm_shm *s = cm_shm_get(comm, "MPI_Bcast");
-    if (s && bytes <= CM_SHM_BFIFO_BYTES && cm_shm_bfifo_enabled())
+    struct cm_direct *s = cm_direct_get(comm, "MPI_Bcast");
+    if (s && bytes <= CM_DIRECT_BFIFO_BYTES && cm_direct_bfifo_enabled())
         return bcast_fifo(s, buf, count, dt, root);
-    if (s && bytes <= s->slot_bytes && (bytes < cm_shm_cma_min() || !s->cma)) {
-        int p = cm_shm_parity(s);
-        void *slot = cm_shm_data(s, root, p, bytes);
-        int rc = rank == root ? cm_shm_pack(slot, buf, count, dt) : MPI_SUCCESS;
-        cm_shm_sync(s, NULL, NULL);
+    if (s && bytes <= s->slot_bytes && (bytes < cm_direct_cma_min() || !s->cma)) {
+        int p = cm_direct_parity(s);
+        void *slot = cm_direct_data(s, root, p, bytes);
+        int rc = rank == root ? cm_direct_pack(slot, buf, count, dt) : MPI_SUCCESS;
+        cm_direct_sync(s, NULL, NULL);
         if (rank != root)
-            rc = cm_shm_unpack(slot, buf, count, dt);
+            rc = cm_direct_unpack(slot, buf, count, dt);
         return rc;
     }
-    if (s && cm_shm_chunked(s, bytes))
+    if (s && cm_direct_chunked(s, bytes))
         return bcast_pieces(s, buf, count, dt, bytes, root);
     if (s && s->cma)
         return bcast_single_copy(s, buf, count, dt, root);

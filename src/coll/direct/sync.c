@@ -1,0 +1,375 @@
+/*
+ * direct/sync.c -- the epoch syncs of an area (rules: direct.h, "Epochs"):
+ * the flag sync (each rank stores its epoch in its own flag line, polls the
+ * others'), the meeting line of 2-rank areas, the counted sync (fetch-add
+ * arrival, the last arrival releases everyone with one futex wake) and the
+ * same syncs in two halves for nonblocking collectives.  Every member takes
+ * the same kind of sync for the same epoch, so blocking and nonblocking
+ * calls of one communicator share epochs.
+ */
+#include <mpi.h>
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/direct/direct.h"
+#include "coll/direct/layout.h"
+#include "coll/direct/await.h"
+#include "core/state.h"
+#include "core/error.h"
+#include "shm/wait.h"
+
+#include <limits.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int sync_yields(void)
+{
+    static int v = -1;
+    if (v < 0)
+        v = (int)cm_env_size("COREMPI_SHM_YIELDS", 0);
+    return v;
+}
+
+/* Flag sync: up to this many ranks, each with a core, arrive by storing the
+ * epoch in their own flag line and poll the others' lines.  Every rank reads
+ * n - 1 lines but no line is written by two ranks: at 2 ranks a sync is one
+ * line moving each way at once, where the counter needs an atomic
+ * read-modify-write on one line and then the release word to move. */
+#define FLAG_SYNC_MAX 8
+
+/* Wake ranks sleeping on my arrival word.  The fence pairs with the
+ * sleeper's (fetch-add on sleepers, membarrier, then re-read of my word): one
+ * of us sees the other, so no wake-up is lost.  With fence-free wakers
+ * (shm/wait.h) the sleeper's membarrier stands in for my fence: this is on
+ * the path of every tiny collective with a core per rank. */
+static void flag_wake(struct area_hdr *a, _Atomic uint64_t *mine)
+{
+    cm_wake_fence();
+    CM_FAULT(sync_wake);
+    if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
+        cm_futex_wake((uint32_t *)mine, INT_MAX);  /* the epoch half, little-endian */
+}
+
+/* Where rank r announces its arrival at an epoch of parity p: beside the
+ * payload it may carry, in the meeting line or in its flag line. */
+static _Atomic uint64_t *arrival_word(struct cm_direct *s, int r, int p)
+{
+    return s->meet ? &s->meet->arrived[r] : &cm_direct_flag(s, r, p)->arrived;
+}
+
+/* Wait until rank r's arrival word w reaches my epoch; me is my own arrival
+ * word (epoch in the low half, the call's argument word in the high half).
+ * Returns 0 when w shows exactly me (the same epoch and arguments: the usual
+ * case, one comparison), else the value seen (another word, or an epoch
+ * past mine).  Before sleeping, wake whoever sleeps on my word (*woken):
+ * they may be the ones I wait for, waiting for me. */
+static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t me, _Atomic uint64_t *mine,
+                              int *woken, int *announced)
+{
+    uint32_t e = (uint32_t)me;
+    struct cm_waiter wt;
+    cm_waiter_reset(&wt);
+    const struct timespec *nap = &cm_direct_long_nap;
+    unsigned polls = 0;
+    for (;;) {
+        uint64_t v = atomic_load_explicit(w, memory_order_acquire);
+        if (v == me)
+            return 0;
+        if ((int32_t)((uint32_t)v - e) >= 0)
+            return v;
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = cm_direct_progress_pending(&cm_direct_long_nap);
+        if (cm_wait_backoff(&wt))
+            continue;
+        if (!*woken) {
+            flag_wake(a, mine);
+            *woken = 1;
+        }
+        if (!*announced)
+            cm_direct_announce_blocked(*announced = 1);
+        atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
+        cm_wait_sleeper_barrier();
+        CM_FAULT(sync_sleep);
+        v = atomic_load_explicit(w, memory_order_seq_cst);
+        if ((int32_t)((uint32_t)v - e) < 0)
+            cm_futex_wait((uint32_t *)w, (uint32_t)v, nap);
+        atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
+    }
+}
+
+/* After the others arrived: the wake-up owed to sleepers on my word.
+ * Checked now, not right after my store: by now the store has left the store
+ * buffer, so the fence does not wait for the line to change hands.  A rank
+ * that went to sleep waiting for me is woken here at the latest. */
+static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken, int announced)
+{
+    if (announced)
+        cm_direct_announce_blocked(0);
+    CM_FAULT(sync_leave);
+    if (!woken)
+        flag_wake(a, mine);
+}
+
+/* A rank seen at my epoch with another word (await_arrival returned seen,
+ * not 0) took part in the same sync with other arguments.  A rank seen past
+ * my epoch (the meeting line has one word per rank) had already compared
+ * its word with mine and found it equal, or it would have stopped there. */
+static int other_word(int r, uint64_t seen, uint64_t me)
+{
+    if ((uint32_t)seen != (uint32_t)me)
+        return 0;
+    cm_direct_mismatch_seen(r, (uint32_t)(me >> 32), (uint32_t)(seen >> 32));
+    return 1;
+}
+
+static void flag_sync(struct cm_direct *s, uint32_t e)
+{
+    struct area_hdr *a = hdr(s);
+    int p = (int)(e & 1);
+    _Atomic uint64_t *mine = arrival_word(s, s->rank, p);
+    uint64_t me = (uint64_t)cm_direct_word << 32 | e;
+    atomic_store_explicit(mine, me, memory_order_release);
+    int woken = 0, announced = 0;
+    for (int i = 1, r = s->rank + 1; i < s->n; i++, r++) {
+        if (r == s->n)          /* the others from mine on, without a division */
+            r = 0;
+        uint64_t seen = await_arrival(a, arrival_word(s, r, p), me, mine, &woken, &announced);
+        if (__builtin_expect(seen != 0, 0))
+            other_word(r, seen, me);
+    }
+    flag_sync_end(a, mine, woken, announced);
+}
+
+/* Off the shortcuts' path: the other rank's arrival showed another word.
+ * (My rank is where mine sits in the meeting line: s need not stay live
+ * across the wait.) */
+static __attribute__((noinline, cold)) void meet_other_word(struct area_hdr *a, uint64_t seen,
+                                                            _Atomic uint64_t *mine, int woken, int announced)
+{
+    flag_sync_end(a, mine, woken, announced);
+    int rank = (int)(mine - a->meet.arrived);
+    other_word(rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
+}
+
+void cm_direct_meet_sync(struct cm_direct *s, uint32_t word)
+{
+    struct area_hdr *a = hdr(s);
+    CM_FAULT(sync_arrive);
+    uint32_t e = ++s->epoch;
+    _Atomic uint64_t *mine = &s->meet->arrived[s->rank];
+    uint64_t me = (uint64_t)word << 32 | e;
+    atomic_store_explicit(mine, me, memory_order_release);
+    int woken = 0, announced = 0;
+    uint64_t seen = await_arrival(a, &s->meet->arrived[s->rank ^ 1], me, mine, &woken, &announced);
+    if (__builtin_expect(seen != 0, 0))
+        meet_other_word(a, seen, mine, woken, announced);
+    else
+        flag_sync_end(a, mine, woken, announced);
+}
+
+/* COREMPI_SHM_SYNC=flags|counter overrides the choice below (tests force
+ * flag syncs on oversubscribed jobs, where they must sleep and be woken). */
+static int sync_kind(void)
+{
+    static int v = -1;
+    if (v < 0) {
+        const char *e = getenv("COREMPI_SHM_SYNC");
+        v = !e || !*e ? 0 : !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : -1;
+        if (v < 0) {
+            cm_env_warn("COREMPI_SHM_SYNC", e, "is not a kind of sync (flags, counter); using the default choice");
+            v = 0;
+        }
+    }
+    return v;
+}
+
+static int use_flag_sync(const struct cm_direct *s)
+{
+    switch (sync_kind()) {
+    case 1: return 1;
+    case 2: return 0;
+    default: return !cm_g.oversubscribed && s->n <= FLAG_SYNC_MAX;
+    }
+}
+
+int cm_direct_flag_syncs(const struct cm_direct *s) { return use_flag_sync(s); }
+
+/* The counter sync's last arrival: which rank's word differs from rank 0's
+ * (every member stored its word in its flag line before arriving). */
+static uint32_t words_verdict(struct cm_direct *s, int p)
+{
+    uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
+    for (int r = 1; r < s->n; r++)
+        if ((uint32_t)(atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_relaxed) >> 32) != w0)
+            return (uint32_t)r + 1;
+    return 0;
+}
+
+/* A member of a counter sync whose verdict named a rank: the rank to blame
+ * from where I stand (rank 0 when my word is not rank 0's). */
+static void verdict_seen(struct cm_direct *s, int p, uint32_t verdict)
+{
+    uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
+    int peer = cm_direct_word != w0 ? 0 : (int)verdict - 1;
+    uint32_t theirs =
+        (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, peer, p)->arrived, memory_order_relaxed) >> 32);
+    cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
+}
+
+static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen);
+
+void cm_direct_sync(struct cm_direct *s, void (*last)(void *), void *arg)
+{
+    if (__builtin_expect(cm_direct_mm.on, 0))
+        return;             /* this call's arguments disagree: everyone stops (direct.h) */
+    struct area_hdr *a = hdr(s);
+    CM_FAULT(sync_arrive);
+    uint32_t e = ++s->epoch;
+    if (!last && use_flag_sync(s)) {
+        flag_sync(s, e);
+        return;
+    }
+    /* Only syncs that count arrivals here advance the counter; every member
+     * takes the same kind of sync for the same epoch, so all agree on k. */
+    uint32_t k = ++s->counted_syncs;
+    int p = (int)(e & 1);
+    atomic_store_explicit(&cm_direct_flag(s, s->rank, p)->arrived, (uint64_t)cm_direct_word << 32 | e,
+                          memory_order_relaxed);       /* ordered by the fetch-add */
+    uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
+    CM_FAULT(sync_count);
+    if (old + 1 == k * (uint32_t)s->n) {
+        uint32_t verdict = words_verdict(s, p);
+        a->verdict = verdict;
+        if (verdict)
+            verdict_seen(s, p, verdict);
+        else if (last)      /* a mismatch: the arguments of `last` do not agree either */
+            last(arg);
+        atomic_store_explicit(&a->release, e, memory_order_release);
+        cm_wake_fence();
+        CM_FAULT(sync_wake);
+        if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
+            cm_futex_wake(&a->release, INT_MAX);
+        return;
+    }
+    await_release(s, e, old + 1);
+}
+
+/* A counted sync's waiter: until the last arrival releases epoch e
+ * (`seen`: the arrival count this rank last saw). */
+static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
+{
+    struct area_hdr *a = hdr(s);
+    int p = (int)(e & 1);
+    struct cm_waiter w;
+    cm_waiter_reset(&w);
+    int yields = 0, announced = 0, budget = sync_yields();
+    const struct timespec *nap = &cm_direct_long_nap;
+    unsigned polls = 0;
+    for (;;) {
+        uint32_t v = atomic_load_explicit(&a->release, memory_order_acquire);
+        if ((int32_t)(v - e) >= 0) {
+            if (announced)
+                cm_direct_announce_blocked(0);
+            CM_FAULT(sync_leave);
+            if (__builtin_expect(a->verdict != 0, 0))
+                verdict_seen(s, p, a->verdict);
+            return;
+        }
+        /* Oversubscribed, cm_wait_backoff yields twice before we sleep.
+         * Sleeping at once (COREMPI_SHM_BACKOFF=0) saves those trips through
+         * the scheduler (7.5 instead of 8-9 switches per 8-rank barrier) but
+         * measured 2-4x slower when other jobs share the cores: a woken
+         * sleeper waits for their time slices, a yielder does not. */
+        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
+            nap = cm_direct_progress_pending(&cm_direct_long_nap);
+        if ((!cm_g.oversubscribed || cm_direct_backoff_when_oversubscribed()) && cm_wait_backoff(&w))
+            continue;
+        /* Oversubscribed: keep yielding while other members still arrive
+         * (they run in our place, and nobody pays a wake-up); sleep once
+         * arrivals stall, so an idle job does not poll. */
+        uint32_t now = atomic_load_explicit(&a->arrive, memory_order_relaxed);
+        if (now != seen) {
+            seen = now;
+            yields = 0;
+        }
+        if (yields++ < budget) {
+            sched_yield();
+            continue;
+        }
+        if (!announced)
+            cm_direct_announce_blocked(announced = 1);
+        atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
+        cm_wait_sleeper_barrier();
+        CM_FAULT(sync_sleep);
+        v = atomic_load_explicit(&a->release, memory_order_seq_cst);
+        if ((int32_t)(v - e) < 0)
+            cm_futex_wait(&a->release, v, nap);
+        atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
+    }
+}
+
+/* ---- the same sync in two halves, for nonblocking collectives ------------ */
+
+/* Arrive at the next epoch and return it; nobody waits here.  The same
+ * arrival as cm_direct_sync(s, NULL, NULL) makes (flag or counted, decided alike
+ * on every member), so blocking and nonblocking calls of one communicator
+ * share epochs.  A nonblocking call's argument word is 0 on every member
+ * (its arguments are not compared; every member of the epoch runs the same
+ * nonblocking call, so no blocking call compares against it either).  The
+ * wake-up owed to ranks sleeping on my arrival is paid now, not at the end
+ * as flag_sync does: this rank may not come back soon. */
+uint32_t cm_direct_sync_arrive(struct cm_direct *s)
+{
+    struct area_hdr *a = hdr(s);
+    uint32_t e = ++s->epoch;
+    int p = (int)(e & 1);
+    if (use_flag_sync(s)) {
+        _Atomic uint64_t *mine = arrival_word(s, s->rank, p);
+        atomic_store_explicit(mine, (uint64_t)e, memory_order_release);
+        flag_wake(a, mine);
+        return e;
+    }
+    uint32_t k = ++s->counted_syncs;
+    atomic_store_explicit(&cm_direct_flag(s, s->rank, p)->arrived, (uint64_t)e, memory_order_relaxed);
+    uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
+    if (old + 1 == k * (uint32_t)s->n) {
+        a->verdict = 0;     /* every word is 0: nothing to compare */
+        atomic_store_explicit(&a->release, e, memory_order_release);
+        cm_wake_fence();
+        if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
+            cm_futex_wake(&a->release, INT_MAX);
+    }
+    return e;
+}
+
+/* 1 when every member arrived at epoch e (after cm_direct_sync_arrive). */
+int cm_direct_sync_test(struct cm_direct *s, uint32_t e)
+{
+    if (!use_flag_sync(s))
+        return (int32_t)(atomic_load_explicit(&hdr(s)->release, memory_order_acquire) - e) >= 0;
+    for (int r = 0; r < s->n; r++) {
+        if (r == s->rank)
+            continue;
+        uint64_t v = atomic_load_explicit(arrival_word(s, r, (int)(e & 1)), memory_order_acquire);
+        if ((int32_t)((uint32_t)v - e) < 0)
+            return 0;
+    }
+    return 1;
+}
+
+/* Wait until every member arrived at epoch e (after cm_direct_sync_arrive). */
+void cm_direct_sync_await(struct cm_direct *s, uint32_t e)
+{
+    struct area_hdr *a = hdr(s);
+    if (!use_flag_sync(s)) {
+        await_release(s, e, atomic_load_explicit(&a->arrive, memory_order_relaxed));
+        return;
+    }
+    _Atomic uint64_t *mine = arrival_word(s, s->rank, (int)(e & 1));
+    int woken = 1, announced = 0;       /* woken: cm_direct_sync_arrive did */
+    for (int r = 0; r < s->n; r++)
+        if (r != s->rank)
+            await_arrival(a, arrival_word(s, r, (int)(e & 1)), (uint64_t)e, mine, &woken, &announced);
+    if (announced)
+        cm_direct_announce_blocked(0);
+}
+#endif
