@@ -108,6 +108,10 @@ void cm_send_ctrl(int dst_world, uint8_t kind, const void *payload, uint32_t len
 /* Internal: queue the streaming of a rendezvous send after a CTS. */
 void cm_send_stream(struct cm_request *r, uint64_t receiver_token);
 
+/* Report a receive's error (a truncation, through the communicator's
+ * handler, naming call and the sizes); returns the error class. */
+int cm_recv_report(const struct cm_request *r, const char *call);
+
 /* Fill status fields from a matched message. */
 void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes);
 

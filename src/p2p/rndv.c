@@ -167,10 +167,10 @@ static int in_data_movement_collective(void)
     }
 }
 
-static size_t stream_max_for(void)
+static size_t stream_max_for(const struct cm_request *r)
 {
     size_t m = cm_g.stream_max;
-    if (cm_g.coll_stream_max < m && in_data_movement_collective())
+    if (cm_g.coll_stream_max < m && (r->bulk || in_data_movement_collective()))
         m = cm_g.coll_stream_max;
     return m;
 }
@@ -183,7 +183,7 @@ void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uin
      * copies stay in cache and overlap (fragment k is copied out while k + 1
      * is copied in), which beats one process_vm_readv whose fixed cost
      * (page pinning) dominates at these sizes.  Self-messages read directly. */
-    if (len < stream_max_for() && src_world != cm_g.rank)
+    if (len < stream_max_for(r) && src_world != cm_g.rank)
         addr = 0;
     if (addr && cm_g.cma_ok && try_split(r, target, src_world, token, addr))
         return;
