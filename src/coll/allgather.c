@@ -62,7 +62,7 @@ int cm_coll_allgather_bruck(const void *sbuf, int scount, MPI_Datatype stype, vo
     rc = cm_coll_copy(RB(rank), rcount, rtype, TB(0), rcount, rtype, comm);
     for (int dist = 1; dist < p && rc == MPI_SUCCESS; dist <<= 1) {
         int n = dist < p - dist ? dist : p - dist;
-        rc = PMPI_Sendrecv(TB(0), n * rcount, rtype, (rank - dist + p) % p, TAG, TB(dist), n * rcount, rtype,
+        rc = cm_coll_sendrecv(TB(0), n * rcount, rtype, (rank - dist + p) % p, TAG, TB(dist), n * rcount, rtype,
                            (rank + dist) % p, TAG, comm, MPI_STATUS_IGNORE);
     }
     if (rc == MPI_SUCCESS)
@@ -84,7 +84,7 @@ int cm_coll_allgather_ring(const void *sbuf, int scount, MPI_Datatype stype, voi
     int right = (rank + 1) % p, left = (rank - 1 + p) % p;
     for (int s = 0; s < p - 1 && rc == MPI_SUCCESS; s++) {
         int sb = (rank - s + p) % p, rb = (rank - s - 1 + p) % p;
-        rc = PMPI_Sendrecv(cm_coll_at(rbuf, (MPI_Aint)sb * rcount, &d), rcount, rtype, right, TAG,
+        rc = cm_coll_sendrecv(cm_coll_at(rbuf, (MPI_Aint)sb * rcount, &d), rcount, rtype, right, TAG,
                            cm_coll_at(rbuf, (MPI_Aint)rb * rcount, &d), rcount, rtype, left, TAG, comm,
                            MPI_STATUS_IGNORE);
     }

@@ -23,7 +23,7 @@ int cm_coll_allgatherv_ring(const void *sbuf, int scount, MPI_Datatype stype, vo
     int right = (rank + 1) % p, left = (rank - 1 + p) % p;
     for (int s = 0; s < p - 1 && rc == MPI_SUCCESS; s++) {
         int sb = (rank - s + p) % p, rb = (rank - s - 1 + p) % p;
-        rc = PMPI_Sendrecv(cm_coll_at(rbuf, displs[sb], &d), rcounts[sb], rtype, right, TAG,
+        rc = cm_coll_sendrecv(cm_coll_at(rbuf, displs[sb], &d), rcounts[sb], rtype, right, TAG,
                            cm_coll_at(rbuf, displs[rb], &d), rcounts[rb], rtype, left, TAG, comm,
                            MPI_STATUS_IGNORE);
     }

@@ -87,8 +87,8 @@ static int unfold(void *rbuf, int count, MPI_Datatype dt, const struct cm_rsag *
     if (rank >= 2 * st->rem)
         return MPI_SUCCESS;
     if (rank % 2)
-        return PMPI_Send(rbuf, count, dt, rank - 1, TAG, comm);
-    return PMPI_Recv(rbuf, count, dt, rank + 1, TAG, comm, MPI_STATUS_IGNORE);
+        return cm_coll_send(rbuf, count, dt, rank - 1, TAG, comm);
+    return cm_coll_recv(rbuf, count, dt, rank + 1, TAG, comm, MPI_STATUS_IGNORE);
 }
 
 int cm_coll_allreduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
@@ -106,7 +106,7 @@ int cm_coll_allreduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_
         for (int s = st.nsteps - 1; s >= 0 && rc == MPI_SUCCESS; s--) {
             int peer = cm_rsag_rank(&st, st.newrank ^ st.mask[s]), olo, ohi;
             other_half(&st, s, &olo, &ohi);
-            rc = PMPI_Sendrecv(cm_coll_at(rbuf, st.lo[s + 1], &d), st.hi[s + 1] - st.lo[s + 1], dt, peer,
+            rc = cm_coll_sendrecv(cm_coll_at(rbuf, st.lo[s + 1], &d), st.hi[s + 1] - st.lo[s + 1], dt, peer,
                                TAG, cm_coll_at(rbuf, olo, &d), ohi - olo, dt, peer, TAG, comm,
                                MPI_STATUS_IGNORE);
         }
@@ -129,14 +129,14 @@ int cm_coll_allreduce_ring(const void *sbuf, void *rbuf, int count, MPI_Datatype
 #define LEN(b) ((int)((long long)((((b) % p + p) % p) + 1) * count / p) - OFF(b))
     for (int s = 0; s < p - 1 && rc == MPI_SUCCESS; s++) {
         int sb = rank - s, rb = rank - s - 1;
-        rc = PMPI_Sendrecv(cm_coll_at(rbuf, OFF(sb), &d), LEN(sb), dt, right, TAG,
+        rc = cm_coll_sendrecv(cm_coll_at(rbuf, OFF(sb), &d), LEN(sb), dt, right, TAG,
                            cm_coll_at(tmp, OFF(rb), &d), LEN(rb), dt, left, TAG, comm, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
             PMPI_Reduce_local(cm_coll_at(tmp, OFF(rb), &d), cm_coll_at(rbuf, OFF(rb), &d), LEN(rb), dt, op);
     }
     for (int s = 0; s < p - 1 && rc == MPI_SUCCESS; s++) {
         int sb = rank + 1 - s, rb = rank - s;
-        rc = PMPI_Sendrecv(cm_coll_at(rbuf, OFF(sb), &d), LEN(sb), dt, right, TAG,
+        rc = cm_coll_sendrecv(cm_coll_at(rbuf, OFF(sb), &d), LEN(sb), dt, right, TAG,
                            cm_coll_at(rbuf, OFF(rb), &d), LEN(rb), dt, left, TAG, comm, MPI_STATUS_IGNORE);
     }
 #undef OFF
@@ -193,22 +193,22 @@ int cm_coll_allreduce_hybrid_b(const void *sbuf, void *rbuf, int count, MPI_Data
             void *mine = cm_coll_at(rbuf, st.lo[s + 1], &d);
             int nmine = st.hi[s + 1] - st.lo[s + 1];
             if (mask >= g) {
-                rc = PMPI_Sendrecv(mine, nmine, dt, peer, TAG, cm_coll_at(rbuf, olo, &d), ohi - olo, dt,
+                rc = cm_coll_sendrecv(mine, nmine, dt, peer, TAG, cm_coll_at(rbuf, olo, &d), ohi - olo, dt,
                                    peer, TAG, comm, MPI_STATUS_IGNORE);
             } else if (st.newrank & mask) {
-                rc = PMPI_Send(mine, nmine, dt, peer, TAG, comm);
+                rc = cm_coll_send(mine, nmine, dt, peer, TAG, comm);
                 active = 0;
             } else {
-                rc = PMPI_Recv(cm_coll_at(rbuf, olo, &d), ohi - olo, dt, peer, TAG, comm, MPI_STATUS_IGNORE);
+                rc = cm_coll_recv(cm_coll_at(rbuf, olo, &d), ohi - olo, dt, peer, TAG, comm, MPI_STATUS_IGNORE);
             }
         }
         /* binomial broadcast of the whole vector inside the group */
         int o = st.newrank % g, lead = st.newrank - o;
         for (int mask = g / 2; mask > 0 && rc == MPI_SUCCESS; mask >>= 1) {
             if (o % (2 * mask) == 0)
-                rc = PMPI_Send(rbuf, count, dt, cm_rsag_rank(&st, lead + o + mask), TAG, comm);
+                rc = cm_coll_send(rbuf, count, dt, cm_rsag_rank(&st, lead + o + mask), TAG, comm);
             else if (o % (2 * mask) == mask)
-                rc = PMPI_Recv(rbuf, count, dt, cm_rsag_rank(&st, lead + o - mask), TAG, comm,
+                rc = cm_coll_recv(rbuf, count, dt, cm_rsag_rank(&st, lead + o - mask), TAG, comm,
                                MPI_STATUS_IGNORE);
         }
     }

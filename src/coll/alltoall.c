@@ -35,7 +35,7 @@ int cm_coll_alltoall_pairwise(const void *sbuf, int scount, MPI_Datatype stype, 
         if (s == 0)
             rc = cm_coll_copy(out, scount, stype, in, rcount, rtype, comm);
         else
-            rc = PMPI_Sendrecv(out, scount, stype, dst, TAG, in, rcount, rtype, src, TAG, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_sendrecv(out, scount, stype, dst, TAG, in, rcount, rtype, src, TAG, comm, MPI_STATUS_IGNORE);
     }
     cm_coll_tmp_free(block);
     return rc;

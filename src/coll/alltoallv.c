@@ -40,7 +40,7 @@ int cm_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *
         if (s == 0)
             rc = cm_coll_copy(out, scounts[dst], stype, in, rcounts[src], rtype, comm);
         else
-            rc = PMPI_Sendrecv(out, scounts[dst], stype, dst, TAG, in, rcounts[src], rtype, src, TAG, comm,
+            rc = cm_coll_sendrecv(out, scounts[dst], stype, dst, TAG, in, rcounts[src], rtype, src, TAG, comm,
                                MPI_STATUS_IGNORE);
     }
     cm_coll_tmp_free(block);

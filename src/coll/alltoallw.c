@@ -49,7 +49,7 @@ int cm_coll_alltoallw_pairwise(const void *sbuf, const int *scounts, const int *
         if (s == 0)
             rc = cm_coll_copy(out, scounts[dst], stypes[dst], in, rcounts[src], rtypes[src], comm);
         else
-            rc = PMPI_Sendrecv(out, scounts[dst], stypes[dst], dst, TAG, in, rcounts[src], rtypes[src], src,
+            rc = cm_coll_sendrecv(out, scounts[dst], stypes[dst], dst, TAG, in, rcounts[src], rtypes[src], src,
                                TAG, comm, MPI_STATUS_IGNORE);
     }
     free(block);

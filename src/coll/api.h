@@ -11,9 +11,14 @@
 
 #ifdef CM_IN_COREMPI
 #include "core/state.h"
-/* Record the call (crash / deadlock reports) and refuse calls outside Init..Finalize. */
+#include "coll/p2p.h"
+/* Record the call (crash / deadlock reports) and the flags of its
+ * point-to-point messages (coll/p2p.h), and refuse calls outside
+ * Init..Finalize. */
 #define API_ENTER(name)                                                   \
     CM_ENTER_OUTER(name);                                                 \
+    unsigned api_p2p_prev_ __attribute__((cleanup(cm_coll_p2p_leave), unused)) = \
+        cm_coll_p2p_enter(CM_CALL_##name);                                \
     do {                                                                  \
         int api_init_rc_ = cm_check_initialized("MPI_" #name);            \
         if (api_init_rc_)                                                 \

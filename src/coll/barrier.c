@@ -16,14 +16,14 @@
 
 #define TAG CM_TAG_BARRIER
 
-static int zsend(int dst, MPI_Comm comm) { return PMPI_Send(NULL, 0, MPI_BYTE, dst, TAG, comm); }
+static int zsend(int dst, MPI_Comm comm) { return cm_coll_send(NULL, 0, MPI_BYTE, dst, TAG, comm); }
 static int zrecv(int src, MPI_Comm comm)
 {
-    return PMPI_Recv(NULL, 0, MPI_BYTE, src, TAG, comm, MPI_STATUS_IGNORE);
+    return cm_coll_recv(NULL, 0, MPI_BYTE, src, TAG, comm, MPI_STATUS_IGNORE);
 }
 static int zexchange(int peer_to, int peer_from, MPI_Comm comm)
 {
-    return PMPI_Sendrecv(NULL, 0, MPI_BYTE, peer_to, TAG, NULL, 0, MPI_BYTE, peer_from, TAG, comm,
+    return cm_coll_sendrecv(NULL, 0, MPI_BYTE, peer_to, TAG, NULL, 0, MPI_BYTE, peer_from, TAG, comm,
                          MPI_STATUS_IGNORE);
 }
 

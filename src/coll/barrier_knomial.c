@@ -24,15 +24,15 @@ int cm_coll_barrier_knomial(MPI_Comm comm)
         s *= RADIX;
     for (long t = 1; t < s && rc == MPI_SUCCESS; t *= RADIX)
         for (long c = rank + t; c < rank + RADIX * t && c < p && rc == MPI_SUCCESS; c += t)
-            rc = PMPI_Recv(NULL, 0, MPI_BYTE, (int)c, TAG, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_recv(NULL, 0, MPI_BYTE, (int)c, TAG, comm, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && rank != 0) {
         int parent = (int)(rank - rank / s % RADIX * s);
-        rc = PMPI_Send(NULL, 0, MPI_BYTE, parent, TAG, comm);
+        rc = cm_coll_send(NULL, 0, MPI_BYTE, parent, TAG, comm);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Recv(NULL, 0, MPI_BYTE, parent, TAG, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_recv(NULL, 0, MPI_BYTE, parent, TAG, comm, MPI_STATUS_IGNORE);
     }
     for (long t = s / RADIX; t >= 1 && rc == MPI_SUCCESS; t /= RADIX)
         for (long c = rank + t; c < rank + RADIX * t && c < p && rc == MPI_SUCCESS; c += t)
-            rc = PMPI_Send(NULL, 0, MPI_BYTE, (int)c, TAG, comm);
+            rc = cm_coll_send(NULL, 0, MPI_BYTE, (int)c, TAG, comm);
     return rc;
 }

@@ -73,9 +73,9 @@ static int one_to_range(void *buf, int count, MPI_Datatype dt, const struct cm_m
         return MPI_ERR_NO_MEM;
     int rc = MPI_SUCCESS;
     for (int i = from; i < to && rc == MPI_SUCCESS; i++)
-        rc = PMPI_Isend(buf, count, dt, cm_member_rank(m, i), TAG, comm, &req[i - from]);
+        rc = cm_coll_isend(buf, count, dt, cm_member_rank(m, i), TAG, comm, &req[i - from]);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Waitall(to - from, req, MPI_STATUSES_IGNORE);
+        rc = cm_coll_waitall(to - from, req, MPI_STATUSES_IGNORE);
     free(req);
     return rc;
 }
@@ -85,7 +85,7 @@ int cm_coll_bcast_flat(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm
     int rank, p;
     rank_size(comm, &rank, &p);
     if (rank != root)
-        return PMPI_Recv(buf, count, dt, root, TAG, comm, MPI_STATUS_IGNORE);
+        return cm_coll_recv(buf, count, dt, root, TAG, comm, MPI_STATUS_IGNORE);
     struct cm_members all = {0, 1, p, root, p};     /* vrank i -> rank root + i */
     return one_to_range(buf, count, dt, &all, 1, p, comm);
 }
@@ -97,16 +97,16 @@ int cm_coll_bcast_two_to_all(void *buf, int count, MPI_Datatype dt, int root, MP
     struct cm_members all = {0, 1, p, root, p};
     int vr = (rank - root + p) % p, h = (p + 1) / 2;
     if (vr == 0) {
-        if (h < p && (rc = PMPI_Send(buf, count, dt, cm_member_rank(&all, h), TAG, comm)) != MPI_SUCCESS)
+        if (h < p && (rc = cm_coll_send(buf, count, dt, cm_member_rank(&all, h), TAG, comm)) != MPI_SUCCESS)
             return rc;
         return one_to_range(buf, count, dt, &all, 1, h, comm);
     }
     if (vr == h) {
-        if ((rc = PMPI_Recv(buf, count, dt, root, TAG, comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+        if ((rc = cm_coll_recv(buf, count, dt, root, TAG, comm, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
             return rc;
         return one_to_range(buf, count, dt, &all, h + 1, p, comm);
     }
-    return PMPI_Recv(buf, count, dt, cm_member_rank(&all, vr < h ? 0 : h), TAG, comm, MPI_STATUS_IGNORE);
+    return cm_coll_recv(buf, count, dt, cm_member_rank(&all, vr < h ? 0 : h), TAG, comm, MPI_STATUS_IGNORE);
 }
 
 int cm_coll_bcast_binomial_ordered(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
@@ -140,7 +140,7 @@ static int kchain_bytes(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
             int n = s == nseg - 1 ? count - s * seg : seg;
             int head = 1;
             for (int c = 0; c < k && rc == MPI_SUCCESS; c++) {
-                rc = PMPI_Send(cm_coll_at(buf, (MPI_Aint)s * seg, &d), n, dt, VRANK(head), TAG, comm);
+                rc = cm_coll_send(cm_coll_at(buf, (MPI_Aint)s * seg, &d), n, dt, VRANK(head), TAG, comm);
                 head += base + (c < extra);
             }
         }
@@ -160,15 +160,15 @@ static int kchain_bytes(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     for (int s = 0; s < nseg && rc == MPI_SUCCESS; s++) {
         int n = s == nseg - 1 ? count - s * seg : seg;
         void *at = cm_coll_at(buf, (MPI_Aint)s * seg, &d);
-        rc = PMPI_Recv(at, n, dt, VRANK(pred), TAG, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(at, n, dt, VRANK(pred), TAG, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS || succ < 0)
             continue;
         /* forward segment s while receiving s+1 */
-        if ((rc = PMPI_Wait(&fwd, MPI_STATUS_IGNORE)) == MPI_SUCCESS)
-            rc = PMPI_Isend(at, n, dt, VRANK(succ), TAG, comm, &fwd);
+        if ((rc = cm_coll_wait(&fwd, MPI_STATUS_IGNORE)) == MPI_SUCCESS)
+            rc = cm_coll_isend(at, n, dt, VRANK(succ), TAG, comm, &fwd);
     }
     if (succ >= 0) {
-        int rc2 = PMPI_Wait(&fwd, MPI_STATUS_IGNORE);
+        int rc2 = cm_coll_wait(&fwd, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
             rc = rc2;
     }
@@ -196,34 +196,34 @@ static int seg_binomial_part(void *buf, int count, MPI_Datatype dt, int first, i
         /* Left half of the data down the left subtree, right half down the
          * right one; with an odd number of non-root nodes the last left node
          * has no partner and gets the right half from the root. */
-        rc = PMPI_Send(a, ca, dt, cm_member_rank(&left, 0), TAG, comm);
+        rc = cm_coll_send(a, ca, dt, cm_member_rank(&left, 0), TAG, comm);
         if (rc == MPI_SUCCESS && nr > 0)
-            rc = PMPI_Send(b, cb, dt, cm_member_rank(&right, 0), TAG, comm);
+            rc = cm_coll_send(b, cb, dt, cm_member_rank(&right, 0), TAG, comm);
         if (rc == MPI_SUCCESS && nl > nr)
-            rc = PMPI_Send(b, cb, dt, cm_member_rank(&left, nl - 1), TAG, comm);
+            rc = cm_coll_send(b, cb, dt, cm_member_rank(&left, nl - 1), TAG, comm);
         return rc;
     }
     if (vr <= nl) {
         int j = vr - 1;
         if (j == 0)
-            rc = PMPI_Recv(a, ca, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_recv(a, ca, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
         if (rc == MPI_SUCCESS)
             rc = cm_part_bcast_binomial(a, ca, dt, &left, j, 0, TAG, comm);
         if (rc != MPI_SUCCESS)
             return rc;
         if (j < nr)
-            return PMPI_Sendrecv(a, ca, dt, cm_member_rank(&right, j), TAG, b, cb, dt,
+            return cm_coll_sendrecv(a, ca, dt, cm_member_rank(&right, j), TAG, b, cb, dt,
                                  cm_member_rank(&right, j), TAG, comm, MPI_STATUS_IGNORE);
-        return PMPI_Recv(b, cb, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
+        return cm_coll_recv(b, cb, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
     }
     int j = vr - 1 - nl;
     if (j == 0)
-        rc = PMPI_Recv(b, cb, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(b, cb, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS)
         rc = cm_part_bcast_binomial(b, cb, dt, &right, j, 0, TAG, comm);
     if (rc != MPI_SUCCESS)
         return rc;
-    return PMPI_Sendrecv(b, cb, dt, cm_member_rank(&left, j), TAG, a, ca, dt, cm_member_rank(&left, j),
+    return cm_coll_sendrecv(b, cb, dt, cm_member_rank(&left, j), TAG, a, ca, dt, cm_member_rank(&left, j),
                          TAG, comm, MPI_STATUS_IGNORE);
 }
 
@@ -247,9 +247,9 @@ static int hybrid_seg_binomial_bytes(void *buf, int count, MPI_Datatype dt, int 
     int my_first = my_half ? h : 0, my_n = my_half ? p - h : h;
     int local_root = my_half == root_half ? root - my_first : 0;
     if (rank == root)
-        rc = PMPI_Send(buf, count, dt, other_first, TAG, comm);
+        rc = cm_coll_send(buf, count, dt, other_first, TAG, comm);
     else if (rank == other_first)
-        rc = PMPI_Recv(buf, count, dt, root, TAG, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(buf, count, dt, root, TAG, comm, MPI_STATUS_IGNORE);
     if (rc != MPI_SUCCESS)
         return rc;
     return seg_binomial_part(buf, count, dt, my_first, my_n, local_root, rank - my_first, comm);

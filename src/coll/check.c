@@ -196,12 +196,12 @@ static int exchange(MPI_Comm cc, int n, int me, const void *out, size_t out_stri
     int k = 0, rc;
     for (int j = 0; j < n; j++)
         if (j != me)
-            PMPI_Irecv((char *)in + (size_t)j * len, (int)len, MPI_BYTE, j, CM_TAG_CHECK, cc, &req[k++]);
+            cm_coll_irecv((char *)in + (size_t)j * len, (int)len, MPI_BYTE, j, CM_TAG_CHECK, cc, &req[k++]);
     for (int j = 0; j < n; j++)
         if (j != me)
-            PMPI_Isend((const char *)out + (size_t)j * out_stride, (int)len, MPI_BYTE, j, CM_TAG_CHECK, cc,
+            cm_coll_isend((const char *)out + (size_t)j * out_stride, (int)len, MPI_BYTE, j, CM_TAG_CHECK, cc,
                        &req[k++]);
-    rc = PMPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+    rc = cm_coll_waitall(k, req, MPI_STATUSES_IGNORE);
     if (req != few)
         free(req);
     return rc;

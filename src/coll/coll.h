@@ -2,7 +2,9 @@
  * coll.h -- the point-to-point based collectives: algorithm signatures, the
  * registry, and the helpers every algorithm shares.
  *
- * Algorithms are portable MPI code: they call only PMPI_ functions on a
+ * Algorithms are portable MPI code: they send and receive through
+ * cm_coll_send, cm_coll_recv, ... (coll/p2p.h: corempi's internal p2p entry,
+ * or PMPI_ over another MPI) and call PMPI_ functions for the rest, on a
  * communicator that the front end guarantees is private to collectives
  * (cm_coll_comm), so the same files build and run under Open MPI (tests/coll
  * harness) and under corempi.
@@ -22,6 +24,7 @@
 #include <stddef.h>
 #include <mpi.h>
 #include <stdlib.h>
+#include "coll/p2p.h"
 
 #ifdef CM_IN_COREMPI
 #include "core/comm.h"

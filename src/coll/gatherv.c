@@ -14,7 +14,7 @@ int cm_coll_gatherv_linear(const void *sbuf, int scount, MPI_Datatype stype, voi
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &p);
     if (rank != root)
-        return PMPI_Send(sbuf, scount, stype, root, TAG, comm);
+        return cm_coll_send(sbuf, scount, stype, root, TAG, comm);
     struct cm_dt d;
     cm_coll_dt(rtype, &d);
     if (sbuf != MPI_IN_PLACE)
@@ -24,9 +24,9 @@ int cm_coll_gatherv_linear(const void *sbuf, int scount, MPI_Datatype stype, voi
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
         if (i != root)
-            rc = PMPI_Irecv(cm_coll_at(rbuf, displs[i], &d), rcounts[i], rtype, i, TAG, comm, &req[n++]);
+            rc = cm_coll_irecv(cm_coll_at(rbuf, displs[i], &d), rcounts[i], rtype, i, TAG, comm, &req[n++]);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+        rc = cm_coll_waitall(n, req, MPI_STATUSES_IGNORE);
     cm_coll_reqs_free(req, few);
     return rc;
 }

@@ -3,52 +3,35 @@
 #include "core/comm.h"
 #include "core/state.h"
 #include "p2p/p2p.h"
-#include "topo/machine.h"
+#include "topo/domain.h"
 
 #include <stdlib.h>
 
-static struct cm_machine machine;
-static int machine_state; /* 0 unknown, 1 loaded, -1 unavailable */
-
 /* Levels tried from the top; the first that splits the ranks is used. */
-static const hwloc_obj_type_t levels[] = { HWLOC_OBJ_PACKAGE, HWLOC_OBJ_NUMANODE, HWLOC_OBJ_L3CACHE };
+static const enum cm_topo_level levels[] = { CM_TOPO_PACKAGE, CM_TOPO_NUMA, CM_TOPO_L3 };
 
-static struct cm_machine *get_machine(void)
+static int have_machine(void)
 {
-    if (machine_state == 0) {
-        char err[256];
-        machine_state = cm_machine_load(&machine, getenv("COREMPI_TOPOLOGY"), err, sizeof err) == 0 ? 1 : -1;
-    }
-    return machine_state > 0 ? &machine : NULL;
+    return cm_topo_machine_ready(getenv("COREMPI_TOPOLOGY")) == 0;
 }
 
-/* Index of the level-`type` object holding world rank w's core, or -1. */
-static int domain_of(struct cm_machine *m, hwloc_obj_type_t type, int w)
+/* Index of the `level` domain holding world rank w's core, or -1. */
+static int domain_of(enum cm_topo_level level, int w)
 {
-    int idx = cm_seg_ctl(cm_g.seg, (uint32_t)w)->bound_core;
-    if (idx < 0)
-        return -1;
-    hwloc_obj_t o = hwloc_get_obj_by_type(m->topo, HWLOC_OBJ_CORE, (unsigned)idx);
-    for (; o; o = o->parent) {
-        if (o->type == type)
-            return (int)o->logical_index;
-        if (type == HWLOC_OBJ_NUMANODE && o->memory_first_child && o->memory_first_child->type == type)
-            return (int)o->memory_first_child->logical_index;
-    }
-    return -1;
+    return cm_topo_domain_of_core(level, cm_seg_ctl(cm_g.seg, (uint32_t)w)->bound_core);
 }
 
 /* Group size of world ranks `world[0..n)` at one level, or 0. */
-static int blocks_at(struct cm_machine *m, hwloc_obj_type_t type, const int *world, int n)
+static int blocks_at(enum cm_topo_level level, const int *world, int n)
 {
-    int g = 0, run = 1, first = domain_of(m, type, world[0]);
+    int g = 0, run = 1, first = domain_of(level, world[0]);
     if (first < 0)
         return 0;
     for (int i = 1; i <= n; i++) {
-        int d = i < n ? domain_of(m, type, world[i]) : -2;
+        int d = i < n ? domain_of(level, world[i]) : -2;
         if (i < n && d < 0)
             return 0;
-        if (i < n && d == domain_of(m, type, world[i - 1])) {
+        if (i < n && d == domain_of(level, world[i - 1])) {
             run++;
             continue;
         }
@@ -64,11 +47,10 @@ static int blocks_at(struct cm_machine *m, hwloc_obj_type_t type, const int *wor
 int cm_coll_hier_group_size(MPI_Comm comm)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
-    struct cm_machine *m = c && c->size >= 4 ? get_machine() : NULL;
-    if (!m)
+    if (!c || c->size < 4 || !have_machine())
         return 0;
     for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
-        int g = blocks_at(m, levels[l], c->world_of, c->size);
+        int g = blocks_at(levels[l], c->world_of, c->size);
         if (g >= 2)
             return g;
     }
@@ -77,22 +59,21 @@ int cm_coll_hier_group_size(MPI_Comm comm)
 
 int cm_coll_hier_count_levels(void)
 {
-    struct cm_machine *m = get_machine();
-    if (!m)
+    if (!have_machine())
         return -1;
     static uint8_t *across;
     if (!across && !(across = calloc((size_t)cm_g.size, 1)))
         return -1;
     for (size_t l = 0; l < sizeof levels / sizeof *levels; l++) {
-        int mine = domain_of(m, levels[l], cm_g.rank), split = 0;
+        int mine = domain_of(levels[l], cm_g.rank), split = 0;
         if (mine < 0)
             return -1;
         for (int w = 0; w < cm_g.size; w++) {
-            across[w] = domain_of(m, levels[l], w) != mine;
+            across[w] = domain_of(levels[l], w) != mine;
             split |= across[w];
         }
         if (split) {
-            cm_p2p_dst_level = across;
+            cm_p2p_set_dst_level(across);
             return 0;
         }
     }

@@ -3,8 +3,9 @@
  *
  * A rank's place is the core mpirun put it on (control block bound_core, an
  * hwloc logical core index) on the machine mpirun saw (the real one, or
- * COREMPI_TOPOLOGY).  The top level is the largest hwloc level (package,
- * NUMA node, L3 group) that splits a communicator's ranks.
+ * COREMPI_TOPOLOGY), loaded once by src/topo (topo/domain.h).  The top level
+ * is the largest level (package, NUMA node, L3 group) that splits a
+ * communicator's ranks.
  */
 #ifndef CM_COLL_HIER_H
 #define CM_COLL_HIER_H

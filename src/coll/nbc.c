@@ -138,15 +138,15 @@ static int poll_schedule(void *state)
             for (int i = s->pos; i < end; i++) {
                 struct step *st = &s->steps[i];
                 if (st->kind == STEP_SEND)
-                    PMPI_Isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
+                    cm_coll_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
                 else if (st->kind == STEP_RECV)
-                    PMPI_Irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
+                    cm_coll_irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
             }
             s->posted = 1;
         }
         if (s->nreq > 0) {
             int flag = 0;
-            PMPI_Testall(s->nreq, s->reqs, &flag, MPI_STATUSES_IGNORE);
+            cm_coll_testall(s->nreq, s->reqs, &flag, MPI_STATUSES_IGNORE);
             if (!flag)
                 return 0;
         }

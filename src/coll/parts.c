@@ -48,14 +48,14 @@ int cm_part_bcast_binomial(void *buf, int count, MPI_Datatype dt, const struct c
     if (vr != 0) {
         int low = vr & -vr;
         int parent = (vr - low + root_idx) % n;
-        rc = PMPI_Recv(buf, count, dt, cm_member_rank(m, parent), tag, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(buf, count, dt, cm_member_rank(m, parent), tag, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     int child[32], weight[32];
     int k = binomial_children(vr, n, child, weight);
     for (int i = 0; i < k && rc == MPI_SUCCESS; i++)
-        rc = PMPI_Send(buf, count, dt, cm_member_rank(m, (child[i] + root_idx) % n), tag, comm);
+        rc = cm_coll_send(buf, count, dt, cm_member_rank(m, (child[i] + root_idx) % n), tag, comm);
     return rc;
 }
 
@@ -66,14 +66,14 @@ int cm_part_reduce_binomial(void *acc, void *tmp, void **result, int count, MPI_
     int rc = MPI_SUCCESS;
     for (int mask = 1; mask < m->n; mask <<= 1) {
         if (my_idx & mask) {
-            rc = PMPI_Send(cur, count, dt, cm_member_rank(m, my_idx - mask), tag, comm);
+            rc = cm_coll_send(cur, count, dt, cm_member_rank(m, my_idx - mask), tag, comm);
             break;
         }
         int child = my_idx + mask;
         if (child >= m->n)
             continue;
         /* The child's subtree holds the members just above mine: cur op child. */
-        rc = PMPI_Recv(spare, count, dt, cm_member_rank(m, child), tag, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(spare, count, dt, cm_member_rank(m, child), tag, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             break;
         PMPI_Reduce_local(cur, spare, count, dt, op);
@@ -91,7 +91,7 @@ static int participants_barrier(const struct cm_members *m, int newidx, int pof2
     for (int mask = 1; mask < pof2; mask <<= 1) {
         int np = newidx ^ mask;
         int peer = np < rem ? 2 * np + 1 : np + rem;
-        int rc = PMPI_Sendrecv(NULL, 0, MPI_BYTE, cm_member_rank(m, peer), CM_TAG_ALLREDUCE_BARRIER,
+        int rc = cm_coll_sendrecv(NULL, 0, MPI_BYTE, cm_member_rank(m, peer), CM_TAG_ALLREDUCE_BARRIER,
                                NULL, 0, MPI_BYTE, cm_member_rank(m, peer), CM_TAG_ALLREDUCE_BARRIER,
                                comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
@@ -112,10 +112,10 @@ int cm_part_allreduce_rdb(void *buf, void *tmp, int count, MPI_Datatype dt, MPI_
      * order kept: the lower member is the left operand). */
     if (my_idx < 2 * rem) {
         if (my_idx % 2 == 0) {
-            rc = PMPI_Send(buf, count, dt, cm_member_rank(m, my_idx + 1), tag, comm);
+            rc = cm_coll_send(buf, count, dt, cm_member_rank(m, my_idx + 1), tag, comm);
             newidx = -1;
         } else {
-            rc = PMPI_Recv(tmp, count, dt, cm_member_rank(m, my_idx - 1), tag, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_recv(tmp, count, dt, cm_member_rank(m, my_idx - 1), tag, comm, MPI_STATUS_IGNORE);
             PMPI_Reduce_local(tmp, buf, count, dt, op);
             newidx = my_idx / 2;
         }
@@ -131,7 +131,7 @@ int cm_part_allreduce_rdb(void *buf, void *tmp, int count, MPI_Datatype dt, MPI_
         for (int mask = 1; mask < pof2; mask <<= 1) {
             int np = newidx ^ mask;
             int peer = cm_member_rank(m, np < rem ? 2 * np + 1 : np + rem);
-            rc = PMPI_Sendrecv(cur, count, dt, peer, tag, spare, count, dt, peer, tag, comm,
+            rc = cm_coll_sendrecv(cur, count, dt, peer, tag, spare, count, dt, peer, tag, comm,
                                MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 return rc;
@@ -153,9 +153,9 @@ int cm_part_allreduce_rdb(void *buf, void *tmp, int count, MPI_Datatype dt, MPI_
 
     if (my_idx < 2 * rem) {
         if (my_idx % 2)
-            rc = PMPI_Send(buf, count, dt, cm_member_rank(m, my_idx - 1), tag, comm);
+            rc = cm_coll_send(buf, count, dt, cm_member_rank(m, my_idx - 1), tag, comm);
         else
-            rc = PMPI_Recv(buf, count, dt, cm_member_rank(m, my_idx + 1), tag, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_recv(buf, count, dt, cm_member_rank(m, my_idx + 1), tag, comm, MPI_STATUS_IGNORE);
     }
     return rc;
 }
@@ -184,15 +184,15 @@ int cm_part_allgather_rdb(void *rbuf, int bcount, MPI_Datatype dt, int nblocks, 
     /* The rest (members >= pof2) hand their unit to member idx - pof2 first. */
     if (my_idx >= pof2) {
         unit_blocks(my_idx, my_idx + 1, g, nblocks, &f, &nb);
-        rc = PMPI_Send(BLK(f), nb * bcount, dt, cm_member_rank(m, my_idx - pof2), tag, comm);
+        rc = cm_coll_send(BLK(f), nb * bcount, dt, cm_member_rank(m, my_idx - pof2), tag, comm);
         if (rc == MPI_SUCCESS)
-            rc = PMPI_Recv(rbuf, nblocks * bcount, dt, cm_member_rank(m, my_idx - pof2), tag, comm,
+            rc = cm_coll_recv(rbuf, nblocks * bcount, dt, cm_member_rank(m, my_idx - pof2), tag, comm,
                            MPI_STATUS_IGNORE);
         return rc;
     }
     if (my_idx < rem) {
         unit_blocks(my_idx + pof2, my_idx + pof2 + 1, g, nblocks, &f, &nb);
-        rc = PMPI_Recv(BLK(f), nb * bcount, dt, cm_member_rank(m, my_idx + pof2), tag, comm,
+        rc = cm_coll_recv(BLK(f), nb * bcount, dt, cm_member_rank(m, my_idx + pof2), tag, comm,
                        MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -205,7 +205,7 @@ int cm_part_allgather_rdb(void *rbuf, int bcount, MPI_Datatype dt, int nblocks, 
         /* low part: participants' own units */
         unit_blocks(mine, mine + mask, g, nblocks, &sf, &sn);
         unit_blocks(theirs, theirs + mask, g, nblocks, &rf, &rn);
-        rc = PMPI_Sendrecv(BLK(sf), sn * bcount, dt, prank, tag, BLK(rf), rn * bcount, dt, prank, tag,
+        rc = cm_coll_sendrecv(BLK(sf), sn * bcount, dt, prank, tag, BLK(rf), rn * bcount, dt, prank, tag,
                            comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return rc;
@@ -217,14 +217,14 @@ int cm_part_allgather_rdb(void *rbuf, int bcount, MPI_Datatype dt, int nblocks, 
         if (ms < me) unit_blocks(ms, me, g, nblocks, &sf, &sn);
         if (ts < te) unit_blocks(ts, te, g, nblocks, &rf, &rn);
         if (sn > 0 || rn > 0) {
-            rc = PMPI_Sendrecv(sn ? BLK(sf) : rbuf, sn * bcount, dt, prank, tag,
+            rc = cm_coll_sendrecv(sn ? BLK(sf) : rbuf, sn * bcount, dt, prank, tag,
                                rn ? BLK(rf) : rbuf, rn * bcount, dt, prank, tag, comm, MPI_STATUS_IGNORE);
             if (rc != MPI_SUCCESS)
                 return rc;
         }
     }
     if (my_idx < rem)
-        rc = PMPI_Send(rbuf, nblocks * bcount, dt, cm_member_rank(m, my_idx + pof2), tag, comm);
+        rc = cm_coll_send(rbuf, nblocks * bcount, dt, cm_member_rank(m, my_idx + pof2), tag, comm);
     return rc;
 #undef BLK
 }
@@ -239,7 +239,7 @@ int cm_part_gather_binomial_blocks(void *rbuf, int bcount, MPI_Datatype dt, int 
     for (int mask = 1; mask < n; mask <<= 1) {
         if (my_idx & mask) {
             int nb = (my_idx + mask < n ? my_idx + mask : n) - my_idx;
-            rc = PMPI_Send((char *)rbuf + (MPI_Aint)(first_block + my_idx) * bext, nb * bcount, dt,
+            rc = cm_coll_send((char *)rbuf + (MPI_Aint)(first_block + my_idx) * bext, nb * bcount, dt,
                            cm_member_rank(m, my_idx - mask), tag, comm);
             break;
         }
@@ -247,7 +247,7 @@ int cm_part_gather_binomial_blocks(void *rbuf, int bcount, MPI_Datatype dt, int 
         if (c >= n)
             continue;
         int nb = (c + mask < n ? c + mask : n) - c;
-        rc = PMPI_Recv((char *)rbuf + (MPI_Aint)(first_block + c) * bext, nb * bcount, dt,
+        rc = cm_coll_recv((char *)rbuf + (MPI_Aint)(first_block + c) * bext, nb * bcount, dt,
                        cm_member_rank(m, c), tag, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             break;

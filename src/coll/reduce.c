@@ -67,12 +67,12 @@ static int reduce_binomial_whole(const void *sbuf, void *rbuf, int count, MPI_Da
         rc = cm_part_reduce_binomial(acc, tmp, &result, count, dt, op, &all, my_idx, TAG, comm);
     if (rc == MPI_SUCCESS && rank == top) {
         if (top != root)
-            rc = PMPI_Send(result, count, dt, root, TAG, comm);
+            rc = cm_coll_send(result, count, dt, root, TAG, comm);
         else if (result != rbuf)
             rc = cm_coll_copy(result, count, dt, rbuf, count, dt, comm);
     }
     if (rc == MPI_SUCCESS && rank == root && top != root)
-        rc = PMPI_Recv(rbuf, count, dt, top, TAG, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(rbuf, count, dt, top, TAG, comm, MPI_STATUS_IGNORE);
     cm_coll_tmp_free(b1);
     cm_coll_tmp_free(b2);
     return rc;
@@ -105,19 +105,19 @@ int cm_coll_reduce_rabenseifner(const void *sbuf, void *rbuf, int count, MPI_Dat
         for (int s = st.nsteps - 1; s >= 0 && rc == MPI_SUCCESS; s--) {
             int np = st.newrank ^ st.mask[s], peer = cm_rsag_rank(&st, np);
             if (st.newrank & st.mask[s]) {
-                rc = PMPI_Send(cm_coll_at(acc, st.lo[s + 1], &d), st.hi[s + 1] - st.lo[s + 1], dt,
+                rc = cm_coll_send(cm_coll_at(acc, st.lo[s + 1], &d), st.hi[s + 1] - st.lo[s + 1], dt,
                                peer, TAG, comm);
                 break;
             }
             int olo = st.lo[s + 1] == st.lo[s] ? st.hi[s + 1] : st.lo[s];
             int ohi = st.lo[s + 1] == st.lo[s] ? st.hi[s] : st.lo[s + 1];
-            rc = PMPI_Recv(cm_coll_at(acc, olo, &d), ohi - olo, dt, peer, TAG, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_recv(cm_coll_at(acc, olo, &d), ohi - olo, dt, peer, TAG, comm, MPI_STATUS_IGNORE);
         }
         if (rc == MPI_SUCCESS && st.newrank == 0 && rank != root)
-            rc = PMPI_Send(acc, count, dt, root, TAG, comm);
+            rc = cm_coll_send(acc, count, dt, root, TAG, comm);
     }
     if (rc == MPI_SUCCESS && rank == root && rank != top)
-        rc = PMPI_Recv(rbuf, count, dt, top, TAG, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(rbuf, count, dt, top, TAG, comm, MPI_STATUS_IGNORE);
     cm_coll_tmp_free(b1);
     cm_coll_tmp_free(b2);
     return rc;

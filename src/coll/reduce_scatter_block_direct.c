@@ -35,7 +35,7 @@ int cm_coll_reduce_scatter_block_pairwise(const void *sbuf, void *rbuf, int rcou
     rc = cm_coll_copy(in + (size_t)rank * blk, rcount, dt, copies + (size_t)rank * blk, rcount, dt, comm);
     for (int i = 1; i < p && rc == MPI_SUCCESS; i++) {
         int to = (rank + i) % p, from = (rank - i + p) % p;
-        rc = PMPI_Sendrecv(in + (size_t)to * blk, rcount, dt, to, CM_TAG_REDUCE_SCATTER_BLOCK,
+        rc = cm_coll_sendrecv(in + (size_t)to * blk, rcount, dt, to, CM_TAG_REDUCE_SCATTER_BLOCK,
                            copies + (size_t)from * blk, rcount, dt, from, CM_TAG_REDUCE_SCATTER_BLOCK, comm,
                            MPI_STATUS_IGNORE);
     }

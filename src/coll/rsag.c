@@ -36,9 +36,9 @@ int cm_rsag_reduce_scatter(void *rbuf, void *tmp, int count, MPI_Datatype dt, MP
     if (rank < 2 * st->rem) {
         if (rank % 2 == 0) {
             st->newrank = -1;
-            return PMPI_Send(rbuf, count, dt, rank + 1, tag, comm);
+            return cm_coll_send(rbuf, count, dt, rank + 1, tag, comm);
         }
-        rc = PMPI_Recv(tmp, count, dt, rank - 1, tag, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(tmp, count, dt, rank - 1, tag, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return rc;
         PMPI_Reduce_local(tmp, rbuf, count, dt, op);
@@ -61,7 +61,7 @@ int cm_rsag_reduce_scatter(void *rbuf, void *tmp, int count, MPI_Datatype dt, MP
         st->lo[s] = lo;
         st->hi[s] = hi;
         st->mask[s] = mask;
-        rc = PMPI_Sendrecv(cm_coll_at(rbuf, slo, &d), shi - slo, dt, peer, tag,
+        rc = cm_coll_sendrecv(cm_coll_at(rbuf, slo, &d), shi - slo, dt, peer, tag,
                            cm_coll_at(tmp, klo, &d), khi - klo, dt, peer, tag, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             return rc;

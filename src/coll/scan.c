@@ -31,7 +31,7 @@ int cm_coll_scan_common(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
         int peer = rank ^ mask;
         if (peer >= p)
             continue;
-        rc = PMPI_Sendrecv(partial, count, dt, peer, tag, in, count, dt, peer, tag, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_sendrecv(partial, count, dt, peer, tag, in, count, dt, peer, tag, comm, MPI_STATUS_IGNORE);
         if (rc != MPI_SUCCESS)
             break;
         if (peer < rank) {

@@ -30,7 +30,7 @@ static int chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
         if (!exclusive && sbuf != rbuf)
             rc = cm_coll_copy(sbuf, count, dt, rbuf, count, dt, comm);
         if (rc == MPI_SUCCESS && p > 1)
-            rc = PMPI_Send(sbuf, count, dt, 1, tag, comm);
+            rc = cm_coll_send(sbuf, count, dt, 1, tag, comm);
         return rc;
     }
     void *b1 = NULL, *b2 = NULL;
@@ -49,13 +49,13 @@ static int chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
     if (mine)
         rc = cm_coll_copy(sbuf, count, dt, mine, count, dt, comm);
     if (rc == MPI_SUCCESS)
-        rc = PMPI_Recv(prefix, count, dt, rank - 1, tag, comm, MPI_STATUS_IGNORE);
+        rc = cm_coll_recv(prefix, count, dt, rank - 1, tag, comm, MPI_STATUS_IGNORE);
     if (rc == MPI_SUCCESS && exclusive) {
         rc = cm_coll_copy(prefix, count, dt, rbuf, count, dt, comm);
         if (rc == MPI_SUCCESS && mine) {
             rc = PMPI_Reduce_local(prefix, mine, count, dt, op);
             if (rc == MPI_SUCCESS)
-                rc = PMPI_Send(mine, count, dt, rank + 1, tag, comm);
+                rc = cm_coll_send(mine, count, dt, rank + 1, tag, comm);
         }
     } else if (rc == MPI_SUCCESS) {
         if (sbuf != rbuf)
@@ -63,7 +63,7 @@ static int chain(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_O
         if (rc == MPI_SUCCESS)
             rc = PMPI_Reduce_local(prefix, rbuf, count, dt, op);
         if (rc == MPI_SUCCESS && rank < p - 1)
-            rc = PMPI_Send(rbuf, count, dt, rank + 1, tag, comm);
+            rc = cm_coll_send(rbuf, count, dt, rank + 1, tag, comm);
     }
     cm_coll_tmp_free(b1);
     cm_coll_tmp_free(b2);

@@ -14,7 +14,7 @@ int cm_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *dis
     PMPI_Comm_rank(comm, &rank);
     PMPI_Comm_size(comm, &p);
     if (rank != root)
-        return PMPI_Recv(rbuf, rcount, rtype, root, TAG, comm, MPI_STATUS_IGNORE);
+        return cm_coll_recv(rbuf, rcount, rtype, root, TAG, comm, MPI_STATUS_IGNORE);
     struct cm_dt d;
     cm_coll_dt(stype, &d);
     MPI_Request few[CM_COLL_FEW_REQS], *req = cm_coll_reqs(few, p);
@@ -22,10 +22,10 @@ int cm_coll_scatterv_linear(const void *sbuf, const int *scounts, const int *dis
         return MPI_ERR_NO_MEM;
     for (int i = 0; i < p && rc == MPI_SUCCESS; i++)
         if (i != root)
-            rc = PMPI_Isend(cm_coll_at(sbuf, displs[i], &d), scounts[i], stype, i, TAG, comm, &req[n++]);
+            rc = cm_coll_isend(cm_coll_at(sbuf, displs[i], &d), scounts[i], stype, i, TAG, comm, &req[n++]);
     if (rc == MPI_SUCCESS && rbuf != MPI_IN_PLACE)
         rc = cm_coll_copy(cm_coll_at(sbuf, displs[root], &d), scounts[root], stype, rbuf, rcount, rtype, comm);
-    int rc2 = PMPI_Waitall(n, req, MPI_STATUSES_IGNORE);
+    int rc2 = cm_coll_waitall(n, req, MPI_STATUSES_IGNORE);
     cm_coll_reqs_free(req, few);
     return rc != MPI_SUCCESS ? rc : rc2;
 }

@@ -66,7 +66,7 @@ int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int
     /* Holes or different layouts: let point-to-point do the (un)packing. */
     int rank;
     PMPI_Comm_rank(comm, &rank);
-    return PMPI_Sendrecv(src, scount, stype, rank, CM_TAG_COPY, dst, rcount, rtype, rank,
+    return cm_coll_sendrecv(src, scount, stype, rank, CM_TAG_COPY, dst, rcount, rtype, rank,
                          CM_TAG_COPY, comm, MPI_STATUS_IGNORE);
 }
 

@@ -37,6 +37,7 @@ struct cm_request {
     unsigned on_posted : 1;     /* on the posted-receive queue */
     unsigned internal : 1;      /* library-owned (Bsend copy, blocking call's stack) */
     unsigned dt_held : 1;       /* holds a reference on a derived dtype (Type_free while pending) */
+    unsigned bulk : 1;          /* receive of bulk collective data (p2p/coll_entry.h CM_P2P_BULK) */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;

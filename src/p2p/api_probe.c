@@ -20,7 +20,6 @@
 #pragma weak MPI_Mrecv = PMPI_Mrecv
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 
-int cm_recv_report(const struct cm_request *r, const char *call);
 
 /* MPI_Message handles: 0 NULL, 1 NO_PROC, then matched messages. */
 struct msg_slot {

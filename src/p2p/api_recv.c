@@ -10,6 +10,7 @@
 #include "core/request.h"
 #include "p2p/bsend.h"
 #include "core/error.h"
+#include "p2p/coll_entry.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -24,12 +25,7 @@
 
 #define likely(x) __builtin_expect(!!(x), 1)
 
-static inline int args_ok(struct cm_comm *c, struct cm_datatype *t, const void *buf, int count, int src, int tag)
-{
-    return c && t && t->committed && count >= 0 &&
-           ((unsigned)src < (unsigned)c->size || src == MPI_ANY_SOURCE) &&
-           (tag >= 0 || tag == MPI_ANY_TAG) && (buf || count == 0 || t->size == 0);
-}
+#define args_ok cm_recv_args_ok
 
 static void fill(struct cm_request *r, void *buf, int count, MPI_Datatype dt, int src, int tag, MPI_Comm comm)
 {
@@ -55,11 +51,17 @@ int cm_recv_report(const struct cm_request *r, const char *call)
 int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
     CM_ENTER(Recv);
+    return cm_recv_blocking(buf, count, datatype, source, tag, comm, status, CM_CALL_Recv, 0);
+}
+
+int cm_recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Status *status, unsigned call_id, unsigned flags)
+{
     uint16_t ctx = 0;
     struct cm_comm *c = cm_comm_lookup(comm, &ctx);
     struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!likely(args_ok(c, t, buf, count, source, tag))) {
-        int rc = cm_p2p_check("MPI_Recv", buf, count, datatype, source, CM_PEER_SOURCE, tag, comm);
+        int rc = cm_p2p_check(cm_call_name(call_id), buf, count, datatype, source, CM_PEER_SOURCE, tag, comm);
         if (rc)
             return rc;
     } else if (t->contig && source != MPI_ANY_SOURCE &&
@@ -72,11 +74,12 @@ int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     r.kind = CM_REQ_RECV;
     r.internal = 1;
     fill(&r, buf, count, datatype, source, tag, comm);
+    r.bulk = (flags & CM_P2P_BULK) != 0;
     cm_recv_start(&r);
-    cm_request_wait(&r, CM_CALL_Recv);
+    cm_request_wait(&r, call_id);
     if (status != MPI_STATUS_IGNORE)
         *status = r.status;
-    return r.status.MPI_ERROR ? cm_recv_report(&r, "MPI_Recv") : MPI_SUCCESS;
+    return r.status.MPI_ERROR ? cm_recv_report(&r, cm_call_name(call_id)) : MPI_SUCCESS;
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)

@@ -32,11 +32,7 @@
 
 #define likely(x) __builtin_expect(!!(x), 1)
 
-static inline int args_ok(struct cm_comm *c, struct cm_datatype *t, const void *buf, int count, int dest, int tag)
-{
-    return c && t && t->committed && count >= 0 && (unsigned)dest < (unsigned)c->size &&
-           tag >= 0 && (buf || count == 0 || t->size == 0);
-}
+#define args_ok cm_send_args_ok
 
 static void fill(struct cm_request *r, const void *buf, int count, MPI_Datatype dt, int dest, int tag,
                  MPI_Comm comm, enum cm_send_mode mode)

@@ -9,6 +9,7 @@
 #include "core/request.h"
 #include "core/error.h"
 #include "shm/wait.h"
+#include "p2p/coll_entry.h"
 
 #pragma weak MPI_Wait = PMPI_Wait
 #pragma weak MPI_Test = PMPI_Test
@@ -22,8 +23,6 @@
 #pragma weak MPI_Request_get_status = PMPI_Request_get_status
 #pragma weak MPI_Cancel = PMPI_Cancel
 #pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
-
-int cm_recv_report(const struct cm_request *r, const char *call);
 
 static void empty_status(MPI_Status *st)
 {
@@ -63,19 +62,25 @@ static int finish(struct cm_request *r, MPI_Request *h, MPI_Status *st, const ch
     return err;
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+int cm_wait_request(MPI_Request *request, MPI_Status *status, unsigned call_id, const char *call)
 {
-    CM_ENTER(Wait);
     struct cm_request *r;
-    int rc = cm_check_request_ptr("MPI_Wait", request);
-    if (rc || (rc = lookup(*request, &r, "MPI_Wait")))
+    int rc = lookup(*request, &r, call);
+    if (rc)
         return rc;
     if (is_inactive(*request, r)) {
         empty_status(status);
         return MPI_SUCCESS;
     }
-    cm_request_wait(r, CM_CALL_Wait);
-    return finish(r, request, status, "MPI_Wait");
+    cm_request_wait(r, call_id);
+    return finish(r, request, status, call);
+}
+
+int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+{
+    CM_ENTER(Wait);
+    int rc = cm_check_request_ptr("MPI_Wait", request);
+    return rc ? rc : cm_wait_request(request, status, CM_CALL_Wait, "MPI_Wait");
 }
 
 static int request_complete(void *r)
@@ -194,8 +199,12 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 {
     CM_ENTER(Waitall);
     int rc = check_array(count, array_of_requests, "MPI_Waitall");
-    if (rc)
-        return rc;
+    return rc ? rc : cm_waitall_requests(count, array_of_requests, array_of_statuses, CM_CALL_Waitall, "MPI_Waitall");
+}
+
+int cm_waitall_requests(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[],
+                        unsigned call_id, const char *call)
+{
     /* Requests that know how to wait (nonblocking collectives on the shared
      * area) wait their way, sleeping on the words their protocols wait on;
      * every such wait runs the progress engine, so the others move
@@ -203,24 +212,28 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     for (int i = 0; cm_wait_unrung && i < count; i++) {     /* any pending at all? */
         struct cm_request *r = cm_request_get(array_of_requests[i]);
         if (r && r->kind == CM_REQ_GENERIC && r->block && !r->complete && !is_inactive(array_of_requests[i], r))
-            cm_request_wait(r, CM_CALL_Waitall);
+            cm_request_wait(r, call_id);
     }
     struct req_array a = { count, array_of_requests };
-    wait_until(all_done, &a, CM_CALL_Waitall);
-    return finish_all(count, array_of_requests, array_of_statuses, "MPI_Waitall");
+    wait_until(all_done, &a, call_id);
+    return finish_all(count, array_of_requests, array_of_statuses, call);
 }
 
 int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
     CM_ENTER(Testall);
     int rc = check_array(count, array_of_requests, "MPI_Testall");
-    if (rc)
-        return rc;
+    return rc ? rc : cm_testall_requests(count, array_of_requests, flag, array_of_statuses, "MPI_Testall");
+}
+
+int cm_testall_requests(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[],
+                        const char *call)
+{
     struct req_array a = { count, array_of_requests };
     *flag = cm_poll(all_done, &a, -1);
     if (!*flag)
         return MPI_SUCCESS;
-    return finish_all(count, array_of_requests, array_of_statuses, "MPI_Testall");
+    return finish_all(count, array_of_requests, array_of_statuses, call);
 }
 
 static int first_complete(int count, MPI_Request reqs[], int *index)

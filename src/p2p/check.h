@@ -8,6 +8,8 @@
 
 #include "mpi.h"
 #include "core/attr.h"
+#include "core/comm.h"
+#include "core/datatype.h"
 
 enum cm_peer_role { CM_PEER_DEST, CM_PEER_SOURCE };
 
@@ -15,6 +17,25 @@ enum cm_peer_role { CM_PEER_DEST, CM_PEER_SOURCE };
  * error class (after the communicator's error handler ran). */
 int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, int peer,
                  enum cm_peer_role role, int tag, MPI_Comm comm);
+
+/* The common case of a send's or receive's arguments, tested inline: a
+ * valid communicator and committed type, a count and buffer that go
+ * together, a peer rank of the communicator (a receive: or ANY_SOURCE) and a
+ * user tag (a receive: or ANY_TAG).  0 sends the caller to cm_p2p_check,
+ * which names the argument -- or accepts MPI_PROC_NULL. */
+static inline int cm_send_args_ok(const struct cm_comm *c, const struct cm_datatype *t, const void *buf,
+                                  int count, int dest, int tag)
+{
+    return c && t && t->committed && count >= 0 && (unsigned)dest < (unsigned)c->size &&
+           tag >= 0 && (buf || count == 0 || t->size == 0);
+}
+static inline int cm_recv_args_ok(const struct cm_comm *c, const struct cm_datatype *t, const void *buf,
+                                  int count, int src, int tag)
+{
+    return c && t && t->committed && count >= 0 &&
+           ((unsigned)src < (unsigned)c->size || src == MPI_ANY_SOURCE) &&
+           (tag >= 0 || tag == MPI_ANY_TAG) && (buf || count == 0 || t->size == 0);
+}
 
 /* Request-array and request-pointer checks for Wait/Test families. */
 int cm_check_request_ptr(const char *call, const MPI_Request *req);

@@ -326,7 +326,7 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
             me->blocked_peer = peer;
             me->blocked_tag = tag;
             me->blocked_ctx = ctx;
-            me->blocked_call = cm_coll_depth ? me->last_call : call_id;
+            me->blocked_call = call_id;
             announced = 1;
         }
         /* Generic requests may need a poll without any message arriving. */

@@ -108,12 +108,19 @@ void cm_send_ctrl(int dst_world, uint8_t kind, const void *payload, uint32_t len
 /* Internal: queue the streaming of a rendezvous send after a CTS. */
 void cm_send_stream(struct cm_request *r, uint64_t receiver_token);
 
+/* Report a receive's error (a truncation, through the communicator's
+ * handler, naming call and the sizes); returns the error class. */
+int cm_recv_report(const struct cm_request *r, const char *call);
+
 /* Fill status fields from a matched message. */
 void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes);
 
-/* Per-level traffic counters (tests and COREMPI_VERBOSE): when the
- * collective layer installs cm_p2p_dst_level (world rank -> 0 same level,
- * 1 across the top level of the hierarchy), every message counts once. */
+/* Per-level traffic counters (tests and COREMPI_VERBOSE): once a table
+ * world rank -> 0 same level, 1 across the top level of the hierarchy is
+ * installed (cm_p2p_set_dst_level; the collective layer knows the levels),
+ * every message counts once.  The table must outlive the counting (NULL
+ * stops it). */
+void cm_p2p_set_dst_level(const uint8_t *table);
 extern const uint8_t *cm_p2p_dst_level;
 extern uint64_t cm_p2p_level_msgs[2], cm_p2p_level_bytes[2];
 static inline void cm_p2p_count(int dst_world, size_t bytes)

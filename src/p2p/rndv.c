@@ -142,9 +142,10 @@ void cm_rndv_part_done(const struct cm_wdone *d, int src_world)
     cm_recv_complete(r);
 }
 
-/* Inside a collective that only moves data (nothing reads the received
- * bytes right after), from this size on the split copy replaces the stream
- * (cm_g.coll_stream_max, COREMPI_COLL_STREAM_MAX).  Two ranks, 1 MiB, bench/coll.c, runs alternated:
+/* A receive of bulk collective data (CM_P2P_BULK, p2p/coll_entry.h: the
+ * collectives that only move data, where nothing reads the received bytes
+ * right after) takes the split copy instead of the stream from
+ * cm_g.coll_stream_max on (COREMPI_COLL_STREAM_MAX).  Two ranks, 1 MiB, bench/coll.c, runs alternated:
  * streamed, bcast/gather/scatter/alltoall took 40/63/59-123/106 us when the
  * two vCPUs shared a cache and 100/130/122/230 when they did not (this VM
  * moves between the two within minutes; cache-line ping-pong 35 vs 160 ns);
@@ -153,24 +154,10 @@ void cm_rndv_part_done(const struct cm_wdone *d, int src_world)
  * the far cores.  Point-to-point keeps stream_max: a ping-pong's buffer was
  * just written by the other side, and there the stream wins at 1 MiB in both
  * cases (23 vs 16 GB/s, 10.7 vs 4.3). */
-static int in_data_movement_collective(void)
-{
-    if (!cm_coll_depth || !cm_g.self_ctl)
-        return 0;
-    switch (cm_g.self_ctl->last_call) {
-    case CM_CALL_Bcast: case CM_CALL_Gather: case CM_CALL_Gatherv: case CM_CALL_Scatter:
-    case CM_CALL_Scatterv: case CM_CALL_Allgather: case CM_CALL_Allgatherv: case CM_CALL_Alltoall:
-    case CM_CALL_Alltoallv: case CM_CALL_Alltoallw:
-        return 1;
-    default:
-        return 0;
-    }
-}
-
-static size_t stream_max_for(void)
+static size_t stream_max_for(const struct cm_request *r)
 {
     size_t m = cm_g.stream_max;
-    if (cm_g.coll_stream_max < m && in_data_movement_collective())
+    if (r->bulk && cm_g.coll_stream_max < m)
         m = cm_g.coll_stream_max;
     return m;
 }
@@ -183,7 +170,7 @@ void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uin
      * copies stay in cache and overlap (fragment k is copied out while k + 1
      * is copied in), which beats one process_vm_readv whose fixed cost
      * (page pinning) dominates at these sizes.  Self-messages read directly. */
-    if (len < stream_max_for() && src_world != cm_g.rank)
+    if (len < stream_max_for(r) && src_world != cm_g.rank)
         addr = 0;
     if (addr && cm_g.cma_ok && try_split(r, target, src_world, token, addr))
         return;

@@ -43,7 +43,7 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
         if (fifo_block(b))
             return cm_direct_gather_fifo_send(s, k, sbuf, scount, stype);
         int rc = cm_direct_gather_fifo_send(s, k, sbuf, 0, stype);   /* "I am at call k" */
-        return b && rc == MPI_SUCCESS ? PMPI_Send(sbuf, scount, stype, root, TAG, comm) : rc;
+        return b && rc == MPI_SUCCESS ? cm_coll_send(sbuf, scount, stype, root, TAG, comm) : rc;
     }
     struct cm_dt d;
     cm_coll_dt(rtype, &d);
@@ -57,7 +57,7 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     for (int r = 0; r < n && rc == MPI_SUCCESS; r++) {
         size_t b = (size_t)rcounts[r] * (size_t)d.size;
         if (r != me && b && !fifo_block(b))
-            rc = PMPI_Irecv(cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype, r, TAG, comm, &req[nreq++]);
+            rc = cm_coll_irecv(cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype, r, TAG, comm, &req[nreq++]);
     }
     for (int r = 0; r < n; r++) {
         if (r == me)
@@ -71,7 +71,7 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
             rc = urc;
     }
     cm_direct_rfifo_done(s, k);
-    int wrc = nreq ? PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    int wrc = nreq ? cm_coll_waitall(nreq, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     cm_coll_reqs_free(req, few);
     return rc != MPI_SUCCESS ? rc : wrc;
 }

@@ -50,7 +50,7 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
     if (me != root) {
         enum way w = block_way(s, e, me, cm_direct_bytes(rcount, rtype, NULL, NULL, NULL), &at);
         if (w == WAY_P2P) {
-            rc = PMPI_Recv(rbuf, rcount, rtype, root, TAG, comm, MPI_STATUS_IGNORE);
+            rc = cm_coll_recv(rbuf, rcount, rtype, root, TAG, comm, MPI_STATUS_IGNORE);
         } else {
             /* Wait even for an empty block: the ack below promises entry k read. */
             cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
@@ -80,11 +80,11 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
     cm_direct_wake32(&e->seq, &e->seq_waiters);
     for (int r = 0; r < n && rc == MPI_SUCCESS; r++)
         if (r != me && block_way(s, e, r, (size_t)scounts[r] * (size_t)d.size, &at) == WAY_P2P)
-            rc = PMPI_Isend(cm_coll_at(sbuf, displs[r], &d), scounts[r], stype, r, TAG, comm, &req[nreq++]);
+            rc = cm_coll_isend(cm_coll_at(sbuf, displs[r], &d), scounts[r], stype, r, TAG, comm, &req[nreq++]);
     if (rc == MPI_SUCCESS && rbuf != MPI_IN_PLACE)
         rc = cm_coll_copy(cm_coll_at(sbuf, displs[me], &d), scounts[me], stype, rbuf, rcount, rtype, comm);
     cm_direct_bfifo_done(s, k);
-    int wrc = nreq ? PMPI_Waitall(nreq, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
+    int wrc = nreq ? cm_coll_waitall(nreq, req, MPI_STATUSES_IGNORE) : MPI_SUCCESS;
     cm_coll_reqs_free(req, few);
     return rc != MPI_SUCCESS ? rc : wrc;
 }

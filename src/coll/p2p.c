@@ -1,0 +1,9 @@
+/*
+ * p2p.c -- the flags the collective running now gives its point-to-point
+ * messages (coll/p2p.h).
+ */
+#ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/p2p.h"
+
+unsigned cm_coll_p2p_flags;
+#endif

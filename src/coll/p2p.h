@@ -1,0 +1,106 @@
+/*
+ * p2p.h -- the point-to-point calls of the collective algorithms.
+ *
+ * The algorithms call cm_coll_send, cm_coll_recv, ... with the arguments of
+ * the PMPI_ functions of the same names.  In corempi these are p2p's
+ * internal entry (p2p/coll_entry.h): no user argument checks, no entry
+ * bookkeeping, and the flags of the collective running now.  Over another
+ * MPI (the host-MPI harness, tests/coll/validate_host_mpi.sh) they are the
+ * PMPI_ functions themselves.
+ *
+ * The flags are recorded once per collective by its front end (API_ENTER,
+ * coll/api.h): the outermost collective's call id, so that a rank asleep in
+ * a nested collective (an allreduce's reduce) is reported in the one the
+ * user called, and CM_P2P_BULK for the collectives that only move data.
+ * Invariant: cm_coll_p2p_flags is 0 outside a collective's front end, so a
+ * nonblocking collective's schedule, progressed from the user's MPI_Wait,
+ * sends as plain point-to-point.
+ */
+#ifndef CM_COLL_P2P_H
+#define CM_COLL_P2P_H
+
+#include <mpi.h>
+
+#ifdef CM_IN_COREMPI
+#include "p2p/coll_entry.h"
+#include "core/state.h"
+
+extern unsigned cm_coll_p2p_flags;
+
+/* The data-movement collectives: nothing reads the received bytes right
+ * after they arrive, so large messages take the split copy sooner (see
+ * p2p/rndv.c for the measurements).  Reductions combine what they receive
+ * at once and stay streamed. */
+static inline unsigned cm_coll_p2p_flags_of(enum cm_call_id id)
+{
+    switch (id) {
+    case CM_CALL_Bcast: case CM_CALL_Gather: case CM_CALL_Gatherv: case CM_CALL_Scatter:
+    case CM_CALL_Scatterv: case CM_CALL_Allgather: case CM_CALL_Allgatherv: case CM_CALL_Alltoall:
+    case CM_CALL_Alltoallv: case CM_CALL_Alltoallw:
+        return (unsigned)id | CM_P2P_BULK;
+    default:
+        return (unsigned)id;
+    }
+}
+
+/* A collective's front end begins: the outermost one sets the flags.
+ * Returns what to restore when it ends (cm_coll_p2p_leave). */
+static inline unsigned cm_coll_p2p_enter(enum cm_call_id id)
+{
+    unsigned prev = cm_coll_p2p_flags;
+    if (!prev)
+        cm_coll_p2p_flags = cm_coll_p2p_flags_of(id);
+    return prev;
+}
+static inline void cm_coll_p2p_leave(unsigned *prev) { cm_coll_p2p_flags = *prev; }
+
+static inline int cm_coll_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
+{
+    return cm_p2p_send(buf, count, dt, dest, tag, comm, cm_coll_p2p_flags);
+}
+static inline int cm_coll_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                               MPI_Status *status)
+{
+    return cm_p2p_recv(buf, count, dt, source, tag, comm, status, cm_coll_p2p_flags);
+}
+static inline int cm_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
+                                   void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
+                                   MPI_Comm comm, MPI_Status *status)
+{
+    return cm_p2p_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status,
+                           cm_coll_p2p_flags);
+}
+static inline int cm_coll_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                                MPI_Request *request)
+{
+    return cm_p2p_isend(buf, count, dt, dest, tag, comm, request, cm_coll_p2p_flags);
+}
+static inline int cm_coll_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
+                                MPI_Request *request)
+{
+    return cm_p2p_irecv(buf, count, dt, source, tag, comm, request, cm_coll_p2p_flags);
+}
+static inline int cm_coll_wait(MPI_Request *request, MPI_Status *status)
+{
+    return cm_p2p_wait(request, status, cm_coll_p2p_flags);
+}
+static inline int cm_coll_waitall(int count, MPI_Request requests[], MPI_Status statuses[])
+{
+    return cm_p2p_waitall(count, requests, statuses, cm_coll_p2p_flags);
+}
+static inline int cm_coll_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
+{
+    return cm_p2p_testall(count, requests, flag, statuses, cm_coll_p2p_flags);
+}
+#else
+#define cm_coll_send PMPI_Send
+#define cm_coll_recv PMPI_Recv
+#define cm_coll_sendrecv PMPI_Sendrecv
+#define cm_coll_isend PMPI_Isend
+#define cm_coll_irecv PMPI_Irecv
+#define cm_coll_wait PMPI_Wait
+#define cm_coll_waitall PMPI_Waitall
+#define cm_coll_testall PMPI_Testall
+#endif
+
+#endif

@@ -1,0 +1,147 @@
+/*
+ * coll_entry.c -- the collectives' point-to-point entry (coll_entry.h): the
+ * public calls' protocol paths without their entry bookkeeping.
+ *
+ * Invariant: nothing here calls cm_enter() or a PMPI_ function, so the
+ * crash report's last call stays the collective's and the profiler (which
+ * sees PMPI_ names only) sees the user's calls alone.
+ */
+#include "p2p/coll_entry.h"
+#include "p2p/p2p.h"
+#include "p2p/check.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "core/datatype.h"
+#include "core/request.h"
+
+#include <string.h>
+
+#define likely(x) __builtin_expect(!!(x), 1)
+
+/* The call to report: the collective's, or the p2p call's own. */
+static inline unsigned call_id(unsigned flags, unsigned own)
+{
+    return (flags & CM_P2P_CALL_MASK) ? (flags & CM_P2P_CALL_MASK) : own;
+}
+
+static inline const char *call_name(unsigned flags, unsigned own)
+{
+    return cm_call_name(call_id(flags, own));
+}
+
+static void fill(struct cm_request *r, enum cm_req_kind kind, void *buf, int count, MPI_Datatype dt, int peer,
+                 int tag, MPI_Comm comm, unsigned flags)
+{
+    r->kind = kind;
+    r->buf = buf;
+    r->count = count;
+    r->dtype = dt;
+    r->peer = peer;
+    r->tag = tag;
+    r->comm = comm;
+    r->mode = CM_MODE_STANDARD;
+    r->bulk = (flags & CM_P2P_BULK) != 0;
+}
+
+int cm_p2p_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, unsigned flags)
+{
+    uint16_t ctx = 0;
+    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
+    struct cm_datatype *t = cm_dt_lookup(dt);
+    if (likely(cm_send_args_ok(c, t, buf, count, dest, tag))) {
+        if (t->contig && cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size,
+                                               c->world_of[dest], ctx, tag))
+            return MPI_SUCCESS;
+    } else {
+        int rc = cm_p2p_check(call_name(flags, CM_CALL_Send), buf, count, dt, dest, CM_PEER_DEST, tag, comm);
+        if (rc || dest == MPI_PROC_NULL)
+            return rc;
+    }
+    struct cm_request r;
+    memset(&r, 0, sizeof r);
+    r.internal = 1;
+    fill(&r, CM_REQ_SEND, (void *)buf, count, dt, dest, tag, comm, flags);
+    cm_send_start(&r);
+    cm_request_wait(&r, call_id(flags, CM_CALL_Send));
+    return MPI_SUCCESS;
+}
+
+int cm_p2p_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status,
+                unsigned flags)
+{
+    return cm_recv_blocking(buf, count, dt, source, tag, comm, status, call_id(flags, CM_CALL_Recv), flags);
+}
+
+int cm_p2p_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm,
+                    MPI_Status *status, unsigned flags)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    const char *name = call_name(flags, CM_CALL_Sendrecv);
+    int rc;
+    if (!likely(cm_send_args_ok(c, cm_dt_lookup(sendtype), sendbuf, sendcount, dest, sendtag)) &&
+        (rc = cm_p2p_check(name, sendbuf, sendcount, sendtype, dest, CM_PEER_DEST, sendtag, comm)))
+        return rc;
+    if (!likely(cm_recv_args_ok(c, cm_dt_lookup(recvtype), recvbuf, recvcount, source, recvtag)) &&
+        (rc = cm_p2p_check(name, recvbuf, recvcount, recvtype, source, CM_PEER_SOURCE, recvtag, comm)))
+        return rc;
+    struct cm_request rr, sr;
+    memset(&rr, 0, sizeof rr);
+    memset(&sr, 0, sizeof sr);
+    rr.internal = sr.internal = 1;
+    fill(&rr, CM_REQ_RECV, recvbuf, recvcount, recvtype, source, recvtag, comm, flags);
+    fill(&sr, CM_REQ_SEND, (void *)sendbuf, sendcount, sendtype, dest, sendtag, comm, flags);
+    cm_recv_start(&rr);
+    cm_send_start(&sr);
+    cm_request_wait(&sr, call_id(flags, CM_CALL_Sendrecv));
+    cm_request_wait(&rr, call_id(flags, CM_CALL_Sendrecv));
+    if (status != MPI_STATUS_IGNORE)
+        *status = rr.status;
+    return rr.status.MPI_ERROR ? cm_recv_report(&rr, name) : MPI_SUCCESS;
+}
+
+int cm_p2p_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
+                 MPI_Request *request, unsigned flags)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    int rc;
+    if (!likely(cm_send_args_ok(c, cm_dt_lookup(dt), buf, count, dest, tag)) &&
+        (rc = cm_p2p_check(call_name(flags, CM_CALL_Isend), buf, count, dt, dest, CM_PEER_DEST, tag, comm)))
+        return rc;
+    struct cm_request *r = cm_request_new(CM_REQ_SEND);
+    fill(r, CM_REQ_SEND, (void *)buf, count, dt, dest, tag, comm, flags);
+    cm_send_start(r);
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+int cm_p2p_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Request *request,
+                 unsigned flags)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    int rc;
+    if (!likely(cm_recv_args_ok(c, cm_dt_lookup(dt), buf, count, source, tag)) &&
+        (rc = cm_p2p_check(call_name(flags, CM_CALL_Irecv), buf, count, dt, source, CM_PEER_SOURCE, tag, comm)))
+        return rc;
+    struct cm_request *r = cm_request_new(CM_REQ_RECV);
+    fill(r, CM_REQ_RECV, buf, count, dt, source, tag, comm, flags);
+    cm_recv_start(r);
+    *request = cm_request_handle(r);
+    return MPI_SUCCESS;
+}
+
+int cm_p2p_wait(MPI_Request *request, MPI_Status *status, unsigned flags)
+{
+    return cm_wait_request(request, status, call_id(flags, CM_CALL_Wait), call_name(flags, CM_CALL_Wait));
+}
+
+int cm_p2p_waitall(int count, MPI_Request requests[], MPI_Status statuses[], unsigned flags)
+{
+    return cm_waitall_requests(count, requests, statuses, call_id(flags, CM_CALL_Waitall),
+                               call_name(flags, CM_CALL_Waitall));
+}
+
+int cm_p2p_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[], unsigned flags)
+{
+    return cm_testall_requests(count, requests, flag, statuses, call_name(flags, CM_CALL_Testall));
+}

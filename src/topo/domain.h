@@ -1,0 +1,25 @@
+/*
+ * domain.h -- the machine this process runs on, loaded once, seen as levels
+ * (package, NUMA node, L3 group) and the domains of each level.
+ *
+ * For the layers above topo that need the machine's shape but not hwloc:
+ * nothing here names an hwloc type, so their files do not include hwloc.
+ * Cores are hwloc logical core indices, as mpirun records them in each
+ * rank's control block (bound_core).
+ */
+#ifndef CM_TOPO_DOMAIN_H
+#define CM_TOPO_DOMAIN_H
+
+enum cm_topo_level { CM_TOPO_PACKAGE, CM_TOPO_NUMA, CM_TOPO_L3, CM_TOPO_LEVELS };
+
+/* Load the machine on the first call (spec: an hwloc synthetic string or
+ * XML file, as mpirun's --topology / COREMPI_TOPOLOGY; NULL or "" the real
+ * machine); later calls reuse it, whatever their spec.  Returns 0, or -1
+ * when it could not be loaded (then every later call returns -1 too). */
+int cm_topo_machine_ready(const char *spec);
+
+/* Index (hwloc logical) of the `level` domain holding core `core`, or -1
+ * (machine not loaded, no such core, or the level does not hold it). */
+int cm_topo_domain_of_core(enum cm_topo_level level, int core);
+
+#endif
