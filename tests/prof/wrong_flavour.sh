@@ -4,17 +4,15 @@
 # sides are installed) ends the job fast with one line naming the right
 # library, and no rank crashes.  Skipped (77) without a peer MPI.
 set -u
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-lib=$build/lib
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fail=0
+bin=$(cd "$1/bin" && pwd) lib=$(cd "$1/lib" && pwd)
+hello=$(cd "$2/examples" && pwd)/hello.c
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT INT TERM
+# The MPIs present, each with a hello of its own.
 mpis=corempi
-"$build/bin/mpicc" -o "$tmp/hello_corempi" "$src/examples/hello.c" || { echo "FAIL: mpicc" >&2; exit 1; }
+"$bin/mpicc" -o "$tmp/hello_corempi" "$hello" || { echo "FAIL: mpicc" >&2; exit 1; }
 for m in openmpi mpich; do
     command -v mpicc.$m >/dev/null && command -v mpirun.$m >/dev/null && [ -e "$lib/libcoreprof-$m.so" ] || continue
-    mpicc.$m -o "$tmp/hello_$m" "$src/examples/hello.c" && mpis="$mpis $m"
+    mpicc.$m -o "$tmp/hello_$m" "$hello" && mpis="$mpis $m"
 done
 [ "$mpis" = corempi ] && { echo "wrong_flavour.sh: no Open MPI/MPICH with its libcoreprof flavour: skipped"; exit 77; }
 
@@ -22,11 +20,12 @@ flavour_lib() { case $1 in corempi) echo "$lib/libcoreprof.so" ;; *) echo "$lib/
 want_name() { case $1 in corempi) echo "libcoreprof.so" ;; *) echo "libcoreprof-$1.so" ;; esac; }
 run() { # MPI PRELOAD: run hello on 2 ranks of MPI with PRELOAD
     case $1 in
-    corempi) LD_PRELOAD=$2 timeout 60 "$build/bin/mpirun" -n 2 "$tmp/hello_corempi" ;;
+    corempi) LD_PRELOAD=$2 timeout 60 "$bin/mpirun" -n 2 "$tmp/hello_corempi" ;;
     openmpi) timeout 60 mpirun.openmpi --allow-run-as-root --oversubscribe -n 2 -x LD_PRELOAD="$2" "$tmp/hello_openmpi" ;;
     mpich) timeout 60 mpirun.mpich -n 2 -genv LD_PRELOAD "$2" "$tmp/hello_mpich" ;;
     esac
 }
+fail=0
 for m in $mpis; do
     for f in $mpis; do
         [ "$m" = "$f" ] && continue
