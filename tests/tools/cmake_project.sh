@@ -10,6 +10,7 @@ src=$(cd "$2" && pwd)
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 fail() { echo "FAIL: $*" >&2; exit 1; }
+"$b/bin/mpicxx" -showme:version >/dev/null 2>&1 || { echo "cmake_project.sh: no C++ compiler: skipped"; exit 77; }
 # The README's command, verbatim but for the paths.
 cmake -S "$src/tests/tools/cmake_project" -B "$tmp/b" \
     -DMPI_C_COMPILER="$b/bin/mpicc" -DMPI_CXX_COMPILER="$b/bin/mpicxx" \
