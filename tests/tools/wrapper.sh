@@ -20,7 +20,8 @@ t() { timeout 10 "$@"; }
 # 1. CC / CXX naming the wrapper are ignored.
 out=$(CC=$b/mpicc t "$b/mpicc" --version 2>&1); rc=$?
 [ $rc -eq 0 ] || say "CC=mpicc mpicc --version: rc $rc ($out)"
-want=$(t cc --version 2>&1 | head -1)
+comp=$(t "$b/mpicc" -showme:version | sed 's/.*compiler: //; s/)$//')
+want=$(t $comp --version 2>&1 | head -1)
 [ "$(echo "$out" | head -1)" = "$want" ] || say "mpicc --version is not the compiler's: $out"
 out=$(CXX=$b/mpicxx t "$b/mpicxx" --version 2>&1) || say "CXX=mpicxx mpicxx --version failed: $out"
 
