@@ -110,7 +110,15 @@ typedef struct MPI_Status {
 #define MPI_2INT                 ((MPI_Datatype)36)
 #define MPI_SHORT_INT            ((MPI_Datatype)37)
 #define MPI_LONG_DOUBLE_INT      ((MPI_Datatype)38)
-#define CM_DT_NUM_PREDEFINED     39
+/* The C++ types (MPI 4.0 3.2.2), usable from C too: bool and std::complex<T>
+ * have the layout of C's bool and T _Complex (1, 8, 16, 32 bytes on x86-64);
+ * handles of their own so that MPI_Type_get_name and type matching tell them
+ * apart from MPI_C_BOOL and MPI_C_*_COMPLEX. */
+#define MPI_CXX_BOOL                ((MPI_Datatype)39)
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)40)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)41)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)42)
+#define CM_DT_NUM_PREDEFINED     43
 
 /* Predefined reduction operations. */
 #define MPI_OP_NULL  ((MPI_Op)0)

@@ -53,6 +53,9 @@ set(CM_SAN_LEFT_OUT
   # Open MPI and MPICH programs and their libcoreprof flavours, built by the
   # peers' own mpicc without sanitizers: not corempi's code.
   "^prof_(openmpi|mpich)_" "^report_ring_(openmpi|mpich)$"
+  # Preloads corempi's (sanitized) flavour into Open MPI/MPICH programs, where
+  # the ASan runtime cannot come first; what it checks has no memory in it.
+  "^prof_wrong_flavour$"
   # src/coll built by Open MPI's mpicc over Open MPI, the same reason.
   "^coll\\.host_mpi$"
   # Builds its own sanitizer (or libFuzzer) binary of the trace reader in

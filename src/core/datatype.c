@@ -62,6 +62,8 @@ static const struct predef predefs[CM_DT_NUM_PREDEFINED] = {
     PAIR(MPI_FLOAT_INT, pair_float, float), PAIR(MPI_DOUBLE_INT, pair_double, double),
     PAIR(MPI_LONG_INT, pair_long, long), PAIR(MPI_2INT, pair_int, int),
     PAIR(MPI_SHORT_INT, pair_short, short), PAIR(MPI_LONG_DOUBLE_INT, pair_ldouble, long double),
+    P(MPI_CXX_BOOL, _Bool), P(MPI_CXX_FLOAT_COMPLEX, float _Complex),
+    P(MPI_CXX_DOUBLE_COMPLEX, double _Complex), P(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex),
 };
 #undef P
 #undef PAIR

@@ -278,11 +278,14 @@ static int swap_basic_run(MPI_Datatype basic, size_t n, void *arg)
             long_double_convert(c->p + 16 * i, c->to_external);
         break;
     case MPI_C_LONG_DOUBLE_COMPLEX:
+    case MPI_CXX_LONG_DOUBLE_COMPLEX:
         for (size_t i = 0; i < 2 * n; i++)
             long_double_convert(c->p + 16 * i, c->to_external);
         break;
     case MPI_C_FLOAT_COMPLEX:
     case MPI_C_DOUBLE_COMPLEX:
+    case MPI_CXX_FLOAT_COMPLEX:
+    case MPI_CXX_DOUBLE_COMPLEX:
         swap_run(c->p, s / 2, 2 * n);
         break;
     default:

@@ -63,6 +63,11 @@ static const struct cm_dt_basic_info cm_dt_basic_table[CM_DT_NUM_PREDEFINED] = {
     CM_PAIR(MPI_2INT, struct cm_pair_2int, int),
     CM_PAIR(MPI_SHORT_INT, struct cm_pair_short_int, short),
     CM_PAIR(MPI_LONG_DOUBLE_INT, struct cm_pair_long_double_int, long double),
+    /* C++ bool and std::complex<T>: the layout of the C types (mpi.h) */
+    CM_PLAIN(MPI_CXX_BOOL, bool),
+    CM_PLAIN(MPI_CXX_FLOAT_COMPLEX, float _Complex),
+    CM_PLAIN(MPI_CXX_DOUBLE_COMPLEX, double _Complex),
+    CM_PLAIN(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex),
 };
 
 size_t cm_dt_basic_size(MPI_Datatype dt)

@@ -287,9 +287,15 @@ static const struct cm_op_kernels cm_op_table[CM_OP_NUM_PREDEFINED][CM_DT_NUM_PR
     CM_ROW_COMPLEX(MPI_C_FLOAT_COMPLEX, cf),
     CM_ROW_COMPLEX(MPI_C_DOUBLE_COMPLEX, cd),
     CM_ROW_COMPLEX(MPI_C_LONG_DOUBLE_COMPLEX, cld),
+    /* std::complex<T> has the layout of T _Complex: the same kernels */
+    CM_ROW_COMPLEX(MPI_CXX_FLOAT_COMPLEX, cf),
+    CM_ROW_COMPLEX(MPI_CXX_DOUBLE_COMPLEX, cd),
+    CM_ROW_COMPLEX(MPI_CXX_LONG_DOUBLE_COMPLEX, cld),
 
     [MPI_LAND][MPI_C_BOOL] = CM_K(land_bool), [MPI_LOR][MPI_C_BOOL] = CM_K(lor_bool),
     [MPI_LXOR][MPI_C_BOOL] = CM_K(lxor_bool), CM_ROW_COMMON(MPI_C_BOOL, u8),
+    [MPI_LAND][MPI_CXX_BOOL] = CM_K(land_bool), [MPI_LOR][MPI_CXX_BOOL] = CM_K(lor_bool),
+    [MPI_LXOR][MPI_CXX_BOOL] = CM_K(lxor_bool), CM_ROW_COMMON(MPI_CXX_BOOL, u8),
 
     /* byte: bitwise ops only */
     [MPI_BAND][MPI_BYTE] = CM_K(band_u8), [MPI_BOR][MPI_BYTE] = CM_K(bor_u8),

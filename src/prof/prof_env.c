@@ -218,6 +218,7 @@ static void start(int provided, unsigned call, uint64_t t0, uint64_t t1, void *c
 
 CM_PROF_EXPORT int MPI_Init(int *argc, char ***argv)
 {
+    cm_prof_check_flavour();
     cm_prof_clock_init();
     uint64_t t0 = cm_prof_now();
     int rc = PMPI_Init(argc, argv);
@@ -228,6 +229,7 @@ CM_PROF_EXPORT int MPI_Init(int *argc, char ***argv)
 
 CM_PROF_EXPORT int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
+    cm_prof_check_flavour();
     cm_prof_clock_init();
     uint64_t t0 = cm_prof_now();
     int rc = PMPI_Init_thread(argc, argv, required, provided);

@@ -54,4 +54,8 @@ void cm_prof_signals_remove(void) CM_PROF_HIDDEN;
 /* prof_env.c */
 void cm_prof_set_recording(void) CM_PROF_HIDDEN;   /* recompute cm_prof_on */
 
+/* prof_flavour.c: ends the process with one line when the MPI library it
+ * runs on is not the one this flavour was built for. */
+void cm_prof_check_flavour(void) CM_PROF_HIDDEN;
+
 #endif

@@ -48,15 +48,16 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
     return errclass;
 }
 
-/* Two fake derived types: 40 has extent 24, 41 is registered but uncommitted. */
-#define DT_DERIVED 40
-#define DT_UNCOMMITTED 41
+/* Two fake derived types just above the predefined ones: DT_DERIVED has
+ * extent 24, DT_UNCOMMITTED is registered but uncommitted. */
+#define DT_DERIVED (CM_DT_NUM_PREDEFINED + 1)
+#define DT_UNCOMMITTED (CM_DT_NUM_PREDEFINED + 2)
 static struct cm_datatype fake_derived = { .size = 20, .extent = 24, .committed = 1 };
 static struct cm_datatype fake_uncommitted = { .size = 8, .extent = 8, .committed = 0 };
-static struct cm_datatype *fake_table[42] = {
+static struct cm_datatype *fake_table[CM_DT_NUM_PREDEFINED + 3] = {
     [DT_DERIVED] = &fake_derived, [DT_UNCOMMITTED] = &fake_uncommitted };
 struct cm_datatype **cm_dt_table = fake_table;
-int cm_dt_table_len = 42;
+int cm_dt_table_len = CM_DT_NUM_PREDEFINED + 3;
 
 int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *argname)
 {
@@ -104,9 +105,10 @@ static enum group group_of(MPI_Datatype dt)
         return G_MULTI;
     case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE:
         return G_FLOAT;
-    case MPI_C_BOOL:
+    case MPI_C_BOOL: case MPI_CXX_BOOL:
         return G_LOGICAL;
     case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX:
+    case MPI_CXX_FLOAT_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
         return G_COMPLEX;
     case MPI_BYTE:
         return G_BYTE;
@@ -298,18 +300,18 @@ static void fill(MPI_Datatype dt, unsigned char *buf, size_t n)
         case MPI_FLOAT: *(float *)p = (float)rnd_real(); break;
         case MPI_DOUBLE: *(double *)p = (double)rnd_real(); break;
         case MPI_LONG_DOUBLE: *(long double *)p = rnd_real(); break;
-        case MPI_C_FLOAT_COMPLEX: {
+        case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: {
             float re = (float)(rnd() % 200) / 8 - 12, im = (float)(rnd() % 200) / 8 - 12;
             *(float _Complex *)p = CMPLXF(re, im);
             break;
         }
-        case MPI_C_DOUBLE_COMPLEX:
+        case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX:
             *(double _Complex *)p = CMPLX((double)rnd_real(), (double)(rnd() % 1000) / 7);
             break;
-        case MPI_C_LONG_DOUBLE_COMPLEX:
+        case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
             *(long double _Complex *)p = CMPLXL((long double)(rnd() % 1000) / 3, rnd_real());
             break;
-        case MPI_C_BOOL: *p = (unsigned char)(rnd() % 4); break; /* 2 and 3 count as true */
+        case MPI_C_BOOL: case MPI_CXX_BOOL: *p = (unsigned char)(rnd() % 4); break; /* 2 and 3 count as true */
         case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_DOUBLE_INT:
         case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT: {
             long double v = (long double)(rnd() % 4); /* few values: many ties */
@@ -365,10 +367,10 @@ static long double real_get(MPI_Datatype dt, const unsigned char *buf, size_t i)
 static void complex_get(MPI_Datatype dt, const unsigned char *buf, size_t i, long double *re,
                         long double *im)
 {
-    if (dt == MPI_C_FLOAT_COMPLEX) {
+    if (dt == MPI_C_FLOAT_COMPLEX || dt == MPI_CXX_FLOAT_COMPLEX) {
         float _Complex z = ((const float _Complex *)buf)[i];
         *re = crealf(z), *im = cimagf(z);
-    } else if (dt == MPI_C_DOUBLE_COMPLEX) {
+    } else if (dt == MPI_C_DOUBLE_COMPLEX || dt == MPI_CXX_DOUBLE_COMPLEX) {
         double _Complex z = ((const double _Complex *)buf)[i];
         *re = creal(z), *im = cimag(z);
     } else {
@@ -410,7 +412,7 @@ static void check_result(MPI_Op op, MPI_Datatype dt, const unsigned char *in,
         case G_LOGICAL: {
             uint64_t want = ref_int(op, *a, *b, 0);
             if (*r != want)
-                fail_msg("%s on MPI_C_BOOL at %zu: %d,%d -> %d", cm_op_name(op), i, *a, *b, *r);
+                fail_msg("%s on %s at %zu: %d,%d -> %d", cm_op_name(op), cm_dt_basic_name(dt), i, *a, *b, *r);
             break;
         }
         case G_FLOAT: {
@@ -426,7 +428,9 @@ static void check_result(MPI_Op op, MPI_Datatype dt, const unsigned char *in,
             complex_get(dt, a, 0, &ar, &ai);
             complex_get(dt, b, 0, &br, &bi);
             complex_get(dt, r, 0, &rr, &ri);
-            long double eps = dt == MPI_C_FLOAT_COMPLEX ? 1e-6L : dt == MPI_C_DOUBLE_COMPLEX ? 1e-14L : 1e-17L;
+            MPI_Datatype c = dt == MPI_CXX_FLOAT_COMPLEX ? MPI_C_FLOAT_COMPLEX
+                           : dt == MPI_CXX_DOUBLE_COMPLEX ? MPI_C_DOUBLE_COMPLEX : dt;
+            long double eps = c == MPI_C_FLOAT_COMPLEX ? 1e-6L : c == MPI_C_DOUBLE_COMPLEX ? 1e-14L : 1e-17L;
             if (isnan(ar) || isnan(br)) {
                 if (!isnan(rr))
                     fail_msg("complex NaN lost at %zu", i);
@@ -488,8 +492,8 @@ static void test_every_op_on_every_type(void **state)
             free(in), free(io), free(io0);
         }
     }
-    /* 14 ops x 38 types: the counts pin the table's shape */
-    assert_int_equal(checked + rejected, 14 * 38);
+    /* 14 ops x 42 types (38 C types + 4 C++ ones): the counts pin the table's shape */
+    assert_int_equal(checked + rejected, 14 * 42);
     print_message("ops checked on %d (op, type) pairs, %d rejected\n", checked, rejected);
 }
 
@@ -835,7 +839,7 @@ static void test_user_op_chunking(void **state)
 
     /* unknown extent and too many elements: refused, not called */
     chunk_calls = 0;
-    assert_int_equal(cm_op_apply(op, 39, in, io, (size_t)INT_MAX + 1), MPI_ERR_TYPE);
+    assert_int_equal(cm_op_apply(op, CM_DT_NUM_PREDEFINED, in, io, (size_t)INT_MAX + 1), MPI_ERR_TYPE);
     assert_int_equal(chunk_calls, 0);
     assert_int_equal(PMPI_Op_free(&op), MPI_SUCCESS);
 }
@@ -906,6 +910,12 @@ static void test_basic_types(void **state)
     assert_string_equal(cm_dt_basic_name(MPI_INT), "MPI_INT");
     assert_string_equal(cm_dt_basic_name(MPI_LONG_LONG), "MPI_LONG_LONG_INT");
     assert_string_equal(cm_dt_basic_name(MPI_C_FLOAT_COMPLEX), "MPI_C_FLOAT_COMPLEX");
+    /* the C++ types: sizes of bool and std::complex<T> on x86-64, names of their own */
+    assert_int_equal(cm_dt_basic_size(MPI_CXX_BOOL), 1);
+    assert_int_equal(cm_dt_basic_size(MPI_CXX_FLOAT_COMPLEX), 8);
+    assert_int_equal(cm_dt_basic_size(MPI_CXX_DOUBLE_COMPLEX), 16);
+    assert_int_equal(cm_dt_basic_size(MPI_CXX_LONG_DOUBLE_COMPLEX), 32);
+    assert_string_equal(cm_dt_basic_name(MPI_CXX_DOUBLE_COMPLEX), "MPI_CXX_DOUBLE_COMPLEX");
     assert_string_equal(cm_dt_basic_name(MPI_DATATYPE_NULL), "MPI_DATATYPE_NULL");
     assert_null(cm_dt_basic_name(CM_DT_NUM_PREDEFINED));
     for (MPI_Datatype dt = 1; dt < CM_DT_NUM_PREDEFINED; dt++) {
