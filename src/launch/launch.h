@@ -116,6 +116,23 @@ struct cm_job {
     int *status;                /* wait status per rank, valid once reaped */
 };
 
+/* The objects of one kind (objects.c), as sets of the usable cores' PUs;
+ * objects without a usable core are left out. */
+struct cm_launch_objs {
+    enum cm_obj_kind kind;
+    int n;
+    hwloc_cpuset_t *sets;
+    int *index;                 /* hwloc's logical index, for names */
+};
+const char *cm_launch_obj_name(enum cm_obj_kind kind);
+/* 0, or an exit status after one line (no such object on the machine). */
+int cm_launch_objects(const struct cm_job *job, const char *spec, enum cm_obj_kind kind, struct cm_launch_objs *out);
+void cm_launch_objects_free(struct cm_launch_objs *objs);
+int cm_launch_object_of_core(const struct cm_job *job, const struct cm_launch_objs *objs, int core);
+int cm_launch_core_in_object(const struct cm_job *job, const struct cm_launch_objs *objs, int i, int k);
+/* "[BBBB/....]": the usable cores, those inside set marked. */
+void cm_launch_set_map(const struct cm_machine *m, hwloc_const_cpuset_t set, char *buf, size_t len);
+
 /* Decide which core each rank gets; loads the topology only when needed. */
 int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o);
 /* Free what placement allocated: the per-rank arrays and the machine. */
