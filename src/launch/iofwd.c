@@ -7,6 +7,9 @@
  * it writes out only complete lines, each in one piece, optionally prefixed
  * with the rank, and a partial last line when the rank is gone.  mpirun is
  * then the only writer of its stdout, which is what makes lines whole.
+ * When mpirun's stdout is a terminal, a rank's stdout is a pseudo-terminal
+ * in raw mode instead of a pipe, so that stdio keeps line-buffering it and
+ * --tag-output shows each line when it is printed, not at exit.
  *
  * Invariants: stream 2r is rank r's stdout, 2r+1 its stderr; a stream's fd is
  * -1 once it reached EOF (or mpirun gave up on it); buf holds at most one
@@ -22,7 +25,9 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/resource.h>
+#include <pty.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <unistd.h>
 
 #define CM_IO_CHUNK 65536
@@ -97,8 +102,25 @@ static int open_files(struct cm_iofwd *io, const char *dir, size_t dlen)
     return 0;
 }
 
+/* A raw pseudo-terminal (no \r\n, no echo) as a pipe that isatty() likes;
+ * reading the master after the rank closed its side gives EIO (EOF). */
+static int make_pty(int p[2])
+{
+    struct termios t;
+    if (openpty(&p[0], &p[1], NULL, NULL, NULL) != 0)
+        return -1;
+    if (tcgetattr(p[1], &t) == 0) {
+        cfmakeraw(&t);
+        tcsetattr(p[1], TCSANOW, &t);
+    }
+    fcntl(p[0], F_SETFD, FD_CLOEXEC);
+    fcntl(p[1], F_SETFD, FD_CLOEXEC);
+    return 0;
+}
+
 static int make_pipes(struct cm_iofwd *io)
 {
+    int tty_out = isatty(STDOUT_FILENO);
     /* 4 fds per rank in mpirun until the ranks start: use the hard limit. */
     struct rlimit rl;
     if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
@@ -107,7 +129,7 @@ static int make_pipes(struct cm_iofwd *io)
     }
     for (int k = 0; k < io->nstreams; k++) {
         int p[2];
-        if (pipe2(p, O_CLOEXEC) != 0)
+        if ((k % 2 || !tty_out || make_pty(p) != 0) && pipe2(p, O_CLOEXEC) != 0)
             return -1;
         fcntl(p[0], F_SETFL, O_NONBLOCK);
         io->s[k].fd = p[0];

@@ -63,5 +63,15 @@ expect_err crash "rank 1 .* killed by signal 11"
 run big -n 2 sh -c 'head -c 3000000 /dev/zero | tr "\0" x; echo'
 expect_rc 0 "3 MB per rank"
 [ "$(wc -c <"$T/big.out" | tr -d ' ')" -eq 6000002 ] || fail "big: lost bytes"
+# mpirun on a terminal (script(1) gives it one): with --tag-output the ranks'
+# stdout is a terminal too, so stdio line-buffers it as without mpirun.
+if command -v script >/dev/null 2>&1; then
+    script -qec "'$MPIRUN' -n 2 --tag-output sh -c 'test -t 1 && echo tty || echo notty; echo e >&2'" /dev/null \
+        >"$T/pty.out" 2>&1 || fail "under script(1): status $?"
+    [ "$(tr -d '\r' <"$T/pty.out" | grep -c '^\[1,[01]\]<stdout>:tty$')" -eq 2 ] || fail "ranks' stdout is not a terminal"
+    [ "$(tr -d '\r' <"$T/pty.out" | grep -c '^\[1,[01]\]<stderr>:e$')" -eq 2 ] || fail "stderr under a terminal"
+else
+    echo "note: no script(1): the terminal case is not tested"
+fi
 shm_unchanged
 echo PASS
