@@ -24,6 +24,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <pty.h>
 #include <sys/stat.h>
@@ -107,7 +108,8 @@ static int open_files(struct cm_iofwd *io, const char *dir, size_t dlen)
 static int make_pty(int p[2])
 {
     struct termios t;
-    if (openpty(&p[0], &p[1], NULL, NULL, NULL) != 0)
+    struct winsize ws, *size = ioctl(STDOUT_FILENO, TIOCGWINSZ, &ws) == 0 ? &ws : NULL; /* columns for `ls` */
+    if (openpty(&p[0], &p[1], NULL, NULL, size) != 0)
         return -1;
     if (tcgetattr(p[1], &t) == 0) {
         cfmakeraw(&t);
