@@ -40,8 +40,6 @@ static void set_common_env(const struct cm_job *job, const struct cm_launch_opts
     setenv(CM_ENV_SHM_FD, num, 1);
 }
 
-/* In the child between fork and exec: only async-signal-safe work plus
- * setenv (the child is single-threaded, mpirun has no threads). */
 /* The context rank belongs to: contexts hold consecutive ranks, in order;
  * a lone context holds them all (its -n may have been left to placement). */
 static int app_of_rank(const struct cm_launch_opts *o, int rank)
@@ -52,6 +50,8 @@ static int app_of_rank(const struct cm_launch_opts *o, int rank)
     return a;
 }
 
+/* In the child between fork and exec: only async-signal-safe work plus
+ * setenv (the child is single-threaded, mpirun has no threads). */
 static _Noreturn void become_rank(const struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io,
                                   int rank, const sigset_t *orig_mask, pid_t parent, int err_fd, int go_fd)
 {
