@@ -178,8 +178,9 @@ static int parse_bind_to(struct cm_launch_opts *o, const char *v)
 
 static int parse_list(struct cm_launch_opts *o, struct cm_launch_app **app, int argc, char **argv, int nested);
 
-/* -configfile FILE: MPICH's one context per line, read as if the lines
- * stood on the command line separated by ':'.  The words stay allocated
+/* -configfile FILE: MPICH's one context per line (a line ending in '\'
+ * goes on on the next), read as if the lines stood on the command line
+ * separated by ':'.  The words stay allocated
  * with the options (o->owned). */
 static int parse_configfile(struct cm_launch_opts *o, struct cm_launch_app **app, const char *file)
 {
@@ -191,11 +192,18 @@ static int parse_configfile(struct cm_launch_opts *o, struct cm_launch_app **app
     char **words = NULL;
     int n = 0;
     char line[8192];
+    int continued = 0; /* the previous line ended in '\': same context */
     while (fgets(line, sizeof line, f)) {
         char *hash = strchr(line, '#');
         if (hash)
             *hash = '\0';
-        int first = 1;
+        size_t len = strcspn(line, "\r\n");
+        while (len > 0 && (line[len - 1] == ' ' || line[len - 1] == '\t'))
+            len--;
+        int first = !continued;
+        continued = len > 0 && line[len - 1] == '\\';
+        if (continued)
+            line[len - 1] = ' ';
         for (char *save = NULL, *w = strtok_r(line, " \t\r\n", &save); w; w = strtok_r(NULL, " \t\r\n", &save)) {
             words = xrealloc(words, (size_t)(n + 2) * sizeof *words);
             if (first && n > 0)

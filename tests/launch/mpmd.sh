@@ -22,7 +22,7 @@ grep "^rank=0 " "$T/env.out" | grep -q "size=2 .*CM_G=all CM_X=one CM_Y=(unset)"
 expect_out env "^rank=1 size=2 app=1 CM_G=all CM_X=(unset) CM_Y=two pwd=$T/w$"
 
 # -configfile: one context per line.
-printf '# two contexts\n-n 2 %s appnum from file\n\n-n 1 %s appnum second  # line\n' "$app" "$app" >"$T/cfg"
+printf '# two contexts\n-n 2 %s appnum from \\\n  file\n\n-n 1 %s appnum second  # line\n' "$app" "$app" >"$T/cfg"
 run cfg -configfile "$T/cfg"; expect_rc 0 "-configfile"
 expect_out cfg "^appnum 1/3 0 from file$"; expect_out cfg "^appnum 2/3 1 second$"
 
