@@ -55,7 +55,9 @@ static int *predefined(int keyval)
     /* One machine, one CLOCK_MONOTONIC: every rank's MPI_Wtime agrees. */
     case MPI_WTIME_IS_GLOBAL: return &wtime_is_global;
     case MPI_UNIVERSE_SIZE: universe_size = cm_g.size; return &universe_size;
-    case MPI_APPNUM: return &appnum;
+    /* The index of this rank's context on mpirun's MPMD line (0 for a lone
+     * program or a singleton), MPI-4.1 11.10.3; mpirun sets COREMPI_APPNUM. */
+    case MPI_APPNUM: appnum = getenv("COREMPI_APPNUM") ? atoi(getenv("COREMPI_APPNUM")) : 0; return &appnum;
     case MPI_LASTUSEDCODE: return &lastusedcode;
     default: return NULL;
     }

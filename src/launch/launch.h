@@ -11,24 +11,70 @@
 #include <stdio.h>
 #include <signal.h>
 #include <sys/types.h>
+#include <poll.h>
 #include "topo/placement.h"
 #include "topo/machine.h"
+
+struct cm_iofwd;
 
 enum cm_bind_mode {
     CM_BIND_DEFAULT = 0, /* bind when every rank gets a core of its own */
     CM_BIND_NONE,
-    CM_BIND_CORE         /* bind, round-robin when ranks outnumber cores */
+    CM_BIND_CORE,        /* bind, round-robin when ranks outnumber cores */
+    CM_BIND_OBJECT       /* bind to the cpuset of an object (bind_obj) */
+};
+
+/* The hwloc objects --map-by ppr:N:X and --bind-to X may name. */
+enum cm_obj_kind {
+    CM_OBJ_CORE = 0,
+    CM_OBJ_L3CACHE,
+    CM_OBJ_NUMA,
+    CM_OBJ_PACKAGE
+};
+
+/* How rank output reaches mpirun's stdout/stderr (iofwd.c). */
+enum cm_tag_mode {
+    CM_TAG_NONE = 0,
+    CM_TAG_OMPI,         /* --tag-output: "[1,r]<stdout>:" */
+    CM_TAG_RANK          /* -l, --prepend-rank: "[r] " */
+};
+
+/* One context of an MPMD command line ("-n 2 ./b args" between colons).
+ * Its ranks are consecutive in MPI_COMM_WORLD, in the order of contexts. */
+struct cm_launch_app {
+    int nranks;                 /* 0: not given (only a lone context may omit it) */
+    int first_rank;
+    char **argv;                /* NULL-terminated copy of the program and its arguments */
+    char **env_assign;          /* "VAR=value" for -x/-env: this context's ranks only */
+    int nenv;
+    const char *wdir;           /* -wdir: where its ranks start; NULL: mpirun's own */
+    char *path;                 /* the program, resolved before anything is forked */
 };
 
 struct cm_launch_opts {
-    int nranks;                 /* 0: not given */
+    int nranks;                 /* the sum over contexts; 0: not given */
     enum cm_map_policy map;
+    int ppr;                    /* --map-by ppr:N:X: N ranks per X (0: not asked) */
+    enum cm_obj_kind ppr_obj;
     enum cm_bind_mode bind;
+    enum cm_obj_kind bind_obj;  /* with CM_BIND_OBJECT */
     int report_bindings;
     const char *topology;       /* --topology or COREMPI_TOPOLOGY */
-    char **env_assign;          /* "VAR=value" for -x/-genv, applied to every rank */
+    char **env_assign;          /* "VAR=value" for -genv and mpirun's own, applied to every rank */
     int nenv;
-    char **argv;                /* the program and its arguments */
+    struct cm_launch_app *apps; /* at least one once parsing succeeded */
+    int napps;
+    const char *gwdir;          /* -gwdir: the default of every context's -wdir */
+    int slots;                  /* slots named by -H/--hostfile (0: none) */
+    double timeout_s;           /* --timeout or MPIEXEC_TIMEOUT; 0: none */
+    const char *timeout_src;    /* which of the two set it, for the message */
+    enum cm_tag_mode tag;
+    const char *output_dir;     /* --output-filename DIR */
+    int output_nocopy;          /* DIR:nocopy: files only, nothing on the terminal */
+    char **owned;               /* -configfile's words, which argv entries point to */
+    int nowned;
+    char ***owned_lists;        /* and the argv-like lists made of them */
+    int nlists;
 };
 
 /* Parse argv.  Returns -1 to go on, or an exit status (0 after --help or
@@ -36,12 +82,23 @@ struct cm_launch_opts {
 int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o);
 /* Free what parsing allocated (after the ranks are spawned or on an error). */
 void cm_launch_opts_free(struct cm_launch_opts *o);
+/* mpirun --help and --version. */
+void cm_launch_usage(FILE *out);
+void cm_launch_version(FILE *out);
+/* -H host[:slots],... and --hostfile FILE: only this machine.  Adds the
+ * slots to o->slots; returns 0, or 2 after printing one line. */
+int cm_launch_hosts(struct cm_launch_opts *o, const char *list);
+int cm_launch_hostfile(struct cm_launch_opts *o, const char *file);
+/* "VAR=value" appended to a list (-x, -genv); -1 for a bad name. */
+int cm_launch_add_env(char ***list, int *n, const char *name, const char *value);
 /* Print the COREMPI_* variables users may set (core/config.def). */
 void cm_launch_help_env(FILE *out);
 
 /* Resolve the program like execvp would, before anything is forked.  Returns
  * 0 with the path in buf, or the exit status after printing one line. */
 int cm_launch_find_program(const char *name, char *buf, size_t len);
+/* Resolve every context's program and check its -wdir; 0 or an exit status. */
+int cm_launch_check_apps(struct cm_launch_opts *o);
 
 struct cm_job {
     int nranks;
@@ -53,9 +110,28 @@ struct cm_job {
     int ncores_here;            /* usable cores of this machine (PUs when hwloc was skipped) */
     int bind;                   /* ranks are actually bound */
     int *core_of_rank;          /* usable-core index per rank, -1 when unbound */
+    hwloc_cpuset_t *bind_set;   /* with --bind-to an object: each rank's cpuset, else NULL */
+    char **bind_name;           /* and the object's name ("package 1"), for the report */
     pid_t *pids;                /* 0 once reaped */
     int *status;                /* wait status per rank, valid once reaped */
 };
+
+/* The objects of one kind (objects.c), as sets of the usable cores' PUs;
+ * objects without a usable core are left out. */
+struct cm_launch_objs {
+    enum cm_obj_kind kind;
+    int n;
+    hwloc_cpuset_t *sets;
+    int *index;                 /* hwloc's logical index, for names */
+};
+const char *cm_launch_obj_name(enum cm_obj_kind kind);
+/* 0, or an exit status after one line (no such object on the machine). */
+int cm_launch_objects(const struct cm_job *job, const char *spec, enum cm_obj_kind kind, struct cm_launch_objs *out);
+void cm_launch_objects_free(struct cm_launch_objs *objs);
+int cm_launch_object_of_core(const struct cm_job *job, const struct cm_launch_objs *objs, int core);
+int cm_launch_core_in_object(const struct cm_job *job, const struct cm_launch_objs *objs, int i, int k);
+/* "[BBBB/....]": the usable cores, those inside set marked. */
+void cm_launch_set_map(const struct cm_machine *m, hwloc_const_cpuset_t set, char *buf, size_t len);
 
 /* Decide which core each rank gets; loads the topology only when needed. */
 int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o);
@@ -67,10 +143,27 @@ int cm_launch_segment_create(struct cm_job *job);
 void cm_launch_segment_destroy(struct cm_job *job);
 
 /* Fork and exec every rank.  Returns 0, or an exit status after cleaning up. */
-int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, const char *path);
+int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io);
 
 /* Wait for every rank; returns mpirun's exit status. */
-int cm_launch_watch(struct cm_job *job);
+int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io);
+
+/* Rank output through mpirun (iofwd.c): whole lines, tagged or to files. */
+/* NULL when output goes straight to mpirun's stdout/stderr (nothing asked
+ * and both are terminals); otherwise the pipes are made, 2 per rank. */
+struct cm_iofwd *cm_iofwd_create(const struct cm_launch_opts *o, int nranks, int *status);
+/* In the child: make the rank's stdout/stderr its pipes, close the rest. */
+void cm_iofwd_child(struct cm_iofwd *io, int rank);
+/* In mpirun after forking: close the write ends. */
+void cm_iofwd_parent(struct cm_iofwd *io);
+/* The fds to poll (read ends still open); returns how many were written. */
+int cm_iofwd_pollfds(struct cm_iofwd *io, struct pollfd *fds, int max);
+int cm_iofwd_nfds(const struct cm_iofwd *io);
+/* Read what is ready on the polled fds, write out whole lines. */
+void cm_iofwd_pump(struct cm_iofwd *io, const struct pollfd *fds, int n);
+/* Read all a rank has written so far (it is gone) and flush a partial line. */
+void cm_iofwd_drain_rank(struct cm_iofwd *io, int rank);
+void cm_iofwd_free(struct cm_iofwd *io);
 
 /* Messages. */
 const char *cm_launch_call_name(unsigned id, char *buf, size_t len);

@@ -27,8 +27,7 @@ static double now_ms(void)
 static int run(struct cm_launch_opts *opts, double t0)
 {
     int rc;
-    char path[PATH_MAX];
-    if ((rc = cm_launch_find_program(opts->argv[0], path, sizeof path)) != 0)
+    if ((rc = cm_launch_check_apps(opts)) != 0)
         return rc;
 
     struct cm_job job;
@@ -39,18 +38,23 @@ static int run(struct cm_launch_opts *opts, double t0)
         return rc;
     }
     double t_placed = now_ms();
+    for (int a = 1; a < opts->napps; a++) /* MPMD: contexts in order */
+        opts->apps[a].first_rank = opts->apps[a - 1].first_rank + opts->apps[a - 1].nranks;
     if ((rc = cm_launch_segment_create(&job)) != 0) {
         cm_launch_unplace(&job);
         return rc;
     }
     double t_segment = now_ms();
-    if ((rc = cm_launch_spawn(&job, opts, path)) != 0) {
+    struct cm_iofwd *io = cm_iofwd_create(opts, job.nranks, &rc);
+    if (rc != 0 || (rc = cm_launch_spawn(&job, opts, io)) != 0) {
+        cm_iofwd_free(io);
         cm_launch_segment_destroy(&job);
         cm_launch_unplace(&job);
         return rc;
     }
     double t_spawned = now_ms();
-    rc = cm_launch_watch(&job);
+    rc = cm_launch_watch(&job, opts, io);
+    cm_iofwd_free(io);
     cm_launch_segment_destroy(&job);
     if (getenv("COREMPI_LAUNCH_VERBOSE"))
         fprintf(stderr, "mpirun: %d ranks: placement %.2f ms (hwloc %s), segment %.2f ms, fork+exec %.2f ms, "

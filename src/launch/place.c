@@ -2,7 +2,11 @@
  *
  * hwloc costs about a millisecond once its plugins are kept out, but nothing
  * is cheaper than not loading it: when ranks outnumber the PUs mpirun may use
- * and no binding was asked for, placement is skipped entirely. */
+ * and no binding was asked for, placement is skipped entirely.
+ *
+ * --map-by ppr:N:X fills object after object of kind X with N ranks each (on
+ * its cores in order, wrapping); --bind-to X then binds every rank to the
+ * whole of the X that holds its core. */
 #include "launch/launch.h"
 
 #include <stdio.h>
@@ -11,11 +15,34 @@
 
 static int want_real_machine(const struct cm_launch_opts *o, int pus)
 {
-    if (o->bind == CM_BIND_CORE || o->nranks == 0)
+    if (o->bind == CM_BIND_CORE || o->bind == CM_BIND_OBJECT || o->ppr || o->nranks == 0)
         return 1;
     if (o->bind == CM_BIND_NONE)
         return 0;
     return o->nranks <= pus; /* default binding is possible only then */
+}
+
+/* Each rank's set is the whole of the object around its core. */
+static int bind_to_objects(struct cm_job *job, const struct cm_launch_opts *o)
+{
+    struct cm_launch_objs objs;
+    int rc = cm_launch_objects(job, o->topology, o->bind_obj, &objs);
+    if (rc != 0)
+        return rc;
+    job->bind_set = calloc((size_t)job->nranks, sizeof *job->bind_set);
+    job->bind_name = calloc((size_t)job->nranks, sizeof *job->bind_name);
+    for (int r = 0; job->bind_set && job->bind_name && r < job->nranks; r++) {
+        int i = cm_launch_object_of_core(job, &objs, job->core_of_rank[r]);
+        job->bind_set[r] = hwloc_bitmap_dup(i >= 0 ? objs.sets[i] : job->machine.core_sets[job->core_of_rank[r]]);
+        if (i >= 0 && asprintf(&job->bind_name[r], "%s %d", cm_launch_obj_name(o->bind_obj), objs.index[i]) < 0)
+            job->bind_name[r] = NULL;
+    }
+    cm_launch_objects_free(&objs);
+    if (!job->bind_set || !job->bind_name) {
+        fprintf(stderr, "mpirun: out of memory\n");
+        return 1;
+    }
+    return 0;
 }
 
 int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
@@ -44,10 +71,26 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
         fprintf(stderr, "mpirun: hwloc topology loaded in %.3f ms (%d usable cores)\n",
                 job->machine.load_ms, job->machine.ncores);
 
-    if (o->nranks == 0) /* like Open MPI: one rank per usable core */
-        job->nranks = job->have_machine ? job->machine.ncores : pus;
+    struct cm_launch_objs ppr = {0};
+    int rc;
+    if (o->ppr && !job->have_machine) {
+        fprintf(stderr, "mpirun: --map-by ppr:%d:%s needs the machine's topology\n", o->ppr,
+                cm_launch_obj_name(o->ppr_obj));
+        return 2;
+    }
+    if (o->ppr && (rc = cm_launch_objects(job, o->topology, o->ppr_obj, &ppr)) != 0)
+        return rc;
+    if (o->nranks == 0) /* like Open MPI: one rank per usable core, or N per object */
+        job->nranks = o->ppr ? o->ppr * ppr.n : job->have_machine ? job->machine.ncores : pus;
     else
         job->nranks = o->nranks;
+    if (o->ppr && job->nranks > o->ppr * ppr.n) {
+        fprintf(stderr, "mpirun: --map-by ppr:%d:%s places at most %d ranks on %d %s%s, and %d were asked for\n",
+                o->ppr, cm_launch_obj_name(o->ppr_obj), o->ppr * ppr.n, ppr.n, cm_launch_obj_name(o->ppr_obj),
+                ppr.n == 1 ? "" : "s", job->nranks);
+        cm_launch_objects_free(&ppr);
+        return 2;
+    }
     job->ncores_here = ncores_here;
 
     job->core_of_rank = malloc((size_t)job->nranks * sizeof *job->core_of_rank);
@@ -55,6 +98,7 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
     job->status = calloc((size_t)job->nranks, sizeof *job->status);
     if (!job->core_of_rank || !job->pids || !job->status) {
         fprintf(stderr, "mpirun: out of memory\n");
+        cm_launch_objects_free(&ppr);
         return 1;
     }
 
@@ -62,8 +106,10 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
     if (job->have_machine) {
         if (job->machine.foreign)
             place = o->bind != CM_BIND_NONE;
-        else if (o->bind == CM_BIND_CORE)
+        else if (o->bind == CM_BIND_CORE || o->bind == CM_BIND_OBJECT)
             place = 1;
+        else if (o->ppr)
+            place = o->bind != CM_BIND_NONE;
         else if (o->bind == CM_BIND_DEFAULT)
             place = job->nranks <= job->machine.ncores;
     }
@@ -72,12 +118,25 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
     if (nslots > job->nranks)
         nslots = job->nranks; /* a permutation of the first N cores: compact */
     for (int r = 0; r < job->nranks; r++)
-        job->core_of_rank[r] = place ? cm_map_slot(o->map, r, nslots) : -1;
-    return 0;
+        job->core_of_rank[r] = !place ? -1
+                               : o->ppr ? cm_launch_core_in_object(job, &ppr, r / o->ppr, r % o->ppr)
+                                        : cm_map_slot(o->map, r, nslots);
+    cm_launch_objects_free(&ppr);
+    return place && o->bind == CM_BIND_OBJECT ? bind_to_objects(job, o) : 0;
 }
 
 void cm_launch_unplace(struct cm_job *job)
 {
+    for (int r = 0; r < job->nranks; r++) {
+        if (job->bind_set && job->bind_set[r])
+            hwloc_bitmap_free(job->bind_set[r]);
+        if (job->bind_name)
+            free(job->bind_name[r]);
+    }
+    free(job->bind_set);
+    free(job->bind_name);
+    job->bind_set = NULL;
+    job->bind_name = NULL;
     free(job->core_of_rank);
     free(job->pids);
     free(job->status);

@@ -3,6 +3,7 @@
 #include "launch/launch.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -72,4 +73,41 @@ int cm_launch_find_program(const char *name, char *buf, size_t len)
         dir = colon + 1;
     }
     return fail(name, err);
+}
+
+/* A relative program path is made absolute here, in mpirun's directory:
+ * the rank execs it after changing to its -wdir. */
+int cm_launch_check_apps(struct cm_launch_opts *o)
+{
+    for (int a = 0; a < o->napps; a++) {
+        struct cm_launch_app *p = &o->apps[a];
+        char buf[PATH_MAX];
+        int rc = cm_launch_find_program(p->argv[0], buf, sizeof buf);
+        if (rc != 0)
+            return rc;
+        char cwd[PATH_MAX];
+        if (buf[0] != '/' && !getcwd(cwd, sizeof cwd)) {
+            fprintf(stderr, "mpirun: %s: cannot name the current directory: %s\n", p->argv[0], strerror(errno));
+            return 126;
+        }
+        /* no realpath: a symlink stays the program the user named */
+        if (buf[0] == '/')
+            p->path = strdup(buf);
+        else if (asprintf(&p->path, "%s/%s", cwd, buf) < 0)
+            p->path = NULL;
+        if (!p->path) {
+            fprintf(stderr, "mpirun: out of memory\n");
+            return 1;
+        }
+        if (p->wdir) {
+            struct stat st;
+            if (stat(p->wdir, &st) != 0 || !S_ISDIR(st.st_mode) || access(p->wdir, X_OK) != 0) {
+                fprintf(stderr, "mpirun: -wdir %s: %s\n", p->wdir,
+                        stat(p->wdir, &st) != 0 ? strerror(errno) : !S_ISDIR(st.st_mode) ? "not a directory"
+                                                                                         : strerror(EACCES));
+                return 2;
+            }
+        }
+    }
+    return 0;
 }

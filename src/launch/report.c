@@ -36,6 +36,12 @@ void cm_launch_report_bindings(const struct cm_job *job)
         char name[128], map[512];
         cm_machine_core_name(&job->machine, core, name, sizeof name);
         cm_machine_core_map(&job->machine, core, map, sizeof map);
+        if (job->bind_set && job->bind_set[r]) { /* --bind-to an object: all of its cores */
+            char pus[64];
+            hwloc_bitmap_list_snprintf(pus, sizeof pus, job->bind_set[r]);
+            snprintf(name, sizeof name, "%s[hwt %s]", job->bind_name[r] ? job->bind_name[r] : "cores", pus);
+            cm_launch_set_map(&job->machine, job->bind_set[r], map, sizeof map);
+        }
         fprintf(stderr, "[%s:%d] MCW rank %d (pid %d) %s %s: %s\n", host, me, r, (int)job->pids[r],
                 job->bind ? "bound to" : "placed on (not bound)", name, map);
     }

@@ -3,7 +3,8 @@
  * Everything common to all ranks is put into mpirun's own environment once,
  * before forking; a child only adds its rank, binds itself, and execs.  A
  * close-on-exec pipe carries an exec failure back, so that mpirun reports it
- * in one line instead of N ranks "exiting with status 127". */
+ * in one line instead of N ranks "exiting with status 127".  A rank's own
+ * context (MPMD) adds its -x/-env variables, its -wdir and COREMPI_APPNUM. */
 #include "launch/launch.h"
 
 #include <errno.h>
@@ -39,11 +40,23 @@ static void set_common_env(const struct cm_job *job, const struct cm_launch_opts
     setenv(CM_ENV_SHM_FD, num, 1);
 }
 
+/* The context rank belongs to: contexts hold consecutive ranks, in order;
+ * a lone context holds them all (its -n may have been left to placement). */
+static int app_of_rank(const struct cm_launch_opts *o, int rank)
+{
+    int a = 0;
+    while (a + 1 < o->napps && rank >= o->apps[a + 1].first_rank)
+        a++;
+    return a;
+}
+
 /* In the child between fork and exec: only async-signal-safe work plus
  * setenv (the child is single-threaded, mpirun has no threads). */
-static _Noreturn void become_rank(const struct cm_job *job, int rank, const char *path, char **argv,
-                                  const sigset_t *orig_mask, pid_t parent, int err_fd, int go_fd)
+static _Noreturn void become_rank(const struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io,
+                                  int rank, const sigset_t *orig_mask, pid_t parent, int err_fd, int go_fd)
 {
+    int appnum = app_of_rank(o, rank);
+    const struct cm_launch_app *app = &o->apps[appnum];
     /* If mpirun is killed outright, take the ranks with it. */
     prctl(PR_SET_PDEATHSIG, SIGKILL);
     if (getppid() != parent)
@@ -56,7 +69,9 @@ static _Noreturn void become_rank(const struct cm_job *job, int rank, const char
         hwloc_obj_t obj = job->machine.cores[core];
         if (!job->bind)
             ctl->bound_core = (int32_t)obj->logical_index; /* placed on a described machine */
-        else if (cm_machine_bind_self(&job->machine, core) == 0)
+        else if (job->bind_set && hwloc_set_cpubind(job->machine.topo, job->bind_set[rank], HWLOC_CPUBIND_PROCESS) == 0)
+            ctl->bound_core = (int32_t)obj->logical_index; /* the first core of its object */
+        else if (!job->bind_set && cm_machine_bind_self(&job->machine, core) == 0)
             ctl->bound_core = (int32_t)obj->logical_index;
         else if ((ctl->bound_core = -1), 1)
             fprintf(stderr, "mpirun: warning: cannot bind rank %d to core %u: %s\n", rank, obj->logical_index,
@@ -66,6 +81,10 @@ static _Noreturn void become_rank(const struct cm_job *job, int rank, const char
     char num[32];
     snprintf(num, sizeof num, "%d", rank);
     setenv(CM_ENV_RANK, num, 1);
+    snprintf(num, sizeof num, "%d", appnum);
+    setenv("COREMPI_APPNUM", num, 1); /* MPI_APPNUM (core/attr.c) */
+    for (int i = 0; i < app->nenv; i++)
+        putenv(app->env_assign[i]); /* the child's own copy of the string: it lives until exec */
     fcntl(job->seg_fd, F_SETFD, 0);
     if (rank != 0) { /* like both peers: only rank 0 reads mpirun's stdin */
         int null_fd = open("/dev/null", O_RDONLY | O_CLOEXEC);
@@ -80,8 +99,11 @@ static _Noreturn void become_rank(const struct cm_job *job, int rank, const char
             ;
         close(go_fd);
     }
+    if (io)
+        cm_iofwd_child(io, rank);
     sigprocmask(SIG_SETMASK, orig_mask, NULL);
-    execv(path, argv);
+    if (!app->wdir || chdir(app->wdir) == 0)
+        execv(app->path, app->argv);
 
     struct exec_failure f = {rank, errno};
     if (write(err_fd, &f, sizeof f) < 0)
@@ -101,7 +123,7 @@ static void kill_and_reap(struct cm_job *job)
         }
 }
 
-int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, const char *path)
+int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io)
 {
     /* An inherited SIGCHLD=SIG_IGN would make the kernel reap the ranks
      * itself and lose their exit statuses. */
@@ -138,7 +160,7 @@ int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, const ch
             close(err_pipe[0]);
             if (go_pipe[1] >= 0)
                 close(go_pipe[1]);
-            become_rank(job, r, path, o->argv, &orig, me, err_pipe[1], go_pipe[0]);
+            become_rank(job, o, io, r, &orig, me, err_pipe[1], go_pipe[0]);
         }
         if (pid < 0) {
             fprintf(stderr, "mpirun: cannot start rank %d of %d: fork: %s\n", r, job->nranks, strerror(errno));
@@ -154,6 +176,8 @@ int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, const ch
         job->pids[r] = pid;
     }
     close(err_pipe[1]);
+    if (io)
+        cm_iofwd_parent(io);
     if (go_pipe[0] >= 0) {
         cm_launch_report_bindings(job);
         close(go_pipe[0]);
@@ -168,7 +192,11 @@ int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, const ch
     while (got < 0 && errno == EINTR);
     close(err_pipe[0]);
     if (got == (ssize_t)sizeof f) {
-        fprintf(stderr, "mpirun: cannot run %s: %s\n", path, strerror(f.err));
+        const struct cm_launch_app *app = &o->apps[app_of_rank(o, f.rank)];
+        if (app->wdir && f.err == ENOENT && access(app->wdir, X_OK) != 0)
+            fprintf(stderr, "mpirun: -wdir %s: %s\n", app->wdir, strerror(f.err));
+        else
+            fprintf(stderr, "mpirun: cannot run %s: %s\n", app->path, strerror(f.err));
         kill_and_reap(job);
         return f.err == ENOENT ? 127 : 126;
     }

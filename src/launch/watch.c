@@ -1,7 +1,8 @@
 /* watch.c -- wait for the ranks; end the job when one fails.
  *
- * mpirun blocks SIGCHLD and the signals it forwards, and reads them with
- * sigtimedwait: no handlers, no races between a signal and the state below.
+ * mpirun blocks SIGCHLD and the signals it forwards, and reads them from a
+ * signalfd polled together with the ranks' output pipes (iofwd.c): no
+ * handlers, no races between a signal and the state below.
  * The first failure decides the message and the exit status; the rest of the
  * ranks get SIGTERM, and SIGKILL CM_KILL_GRACE_MS later if still there. */
 #include "launch/launch.h"
@@ -9,8 +10,11 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/signalfd.h>
 #include <sys/wait.h>
+#include <unistd.h>
 #include <time.h>
 #include "shm/segment.h"
 
@@ -23,6 +27,9 @@ struct watch {
     int status;          /* mpirun's exit status so far */
     int aborting;        /* the job is being ended */
     double kill_at;      /* when to send SIGKILL (ms), 0: not scheduled */
+    double deadline;     /* --timeout: when to end the job (ms), 0: none */
+    const struct cm_launch_opts *opts;
+    struct cm_iofwd *io;
     struct cm_deadlock_watch deadlock;
 };
 
@@ -143,6 +150,7 @@ static void reap(struct watch *w)
         for (int r = 0; r < w->job->nranks; r++)
             if (w->job->pids[r] == pid) {
                 w->job->status[r] = wstatus;
+                cm_iofwd_drain_rank(w->io, r); /* its output before mpirun's word on it */
                 on_rank_exit(w, r, wstatus);
                 w->job->pids[r] = 0;
                 w->live--;
@@ -168,18 +176,58 @@ static int next_timeout_ms(const struct watch *w, double now)
         t = w->kill_at - now;
     else if (w->deadlock.timeout_s > 0)
         t = CM_DEADLOCK_SAMPLE_MS;
+    if (!w->aborting && w->deadline > 0 && (t < 0 || w->deadline - now < t))
+        t = w->deadline - now > 0 ? w->deadline - now : 0;
     if (t < 0 && (w->aborting && w->kill_at > 0))
         t = 0;
-    return (int)(t < 0 ? -1 : t);
+    return t < 0 ? -1 : (int)t + 1; /* +1: never wake just before the moment */
 }
 
-int cm_launch_watch(struct cm_job *job)
+static void on_time_limit(struct watch *w)
 {
-    struct watch w = {.job = job, .live = job->nranks};
+    const char *how = w->opts->timeout_src ? w->opts->timeout_src : "--timeout";
+    fprintf(stderr, "mpirun: job exceeded its time limit of %g s (%s); killing %d rank%s\n", w->opts->timeout_s,
+            how, w->live, w->live == 1 ? "" : "s");
+    end_job(w, 124, SIGTERM);
+}
+
+/* The signals read since the last look (the signalfd is non-blocking). */
+static void read_signals(struct watch *w, int sfd, const sigset_t *set)
+{
+    for (;;) {
+        int sig;
+        if (sfd >= 0) {
+            struct signalfd_siginfo si;
+            if (read(sfd, &si, sizeof si) != (ssize_t)sizeof si)
+                return;
+            sig = (int)si.ssi_signo;
+        } else {
+            siginfo_t info;
+            struct timespec zero = {0, 0};
+            if ((sig = sigtimedwait(set, &info, &zero)) <= 0)
+                return;
+        }
+        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
+            on_signal_to_mpirun(w, sig);
+    }
+}
+
+int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io)
+{
+    struct watch w = {.job = job, .live = job->nranks, .opts = o, .io = io};
+    if (o->timeout_s > 0)
+        w.deadline = now_ms() + o->timeout_s * 1e3;
     if (cm_deadlock_init(&w.deadlock, job->nranks, cm_deadlock_timeout_from_env()) != 0)
         w.deadlock.timeout_s = 0;
     sigset_t set;
     cm_launch_watched_signals(&set);
+    /* The signals stay blocked; without a signalfd they are polled every 50 ms. */
+    int sfd = signalfd(-1, &set, SFD_NONBLOCK | SFD_CLOEXEC);
+    struct pollfd *fds = malloc((size_t)(1 + cm_iofwd_nfds(io)) * sizeof *fds);
+    if (!fds) {
+        fprintf(stderr, "mpirun: out of memory\n");
+        signal_live_ranks(&w, SIGKILL);
+    }
 
     reap(&w); /* ranks may have ended before we got here */
     while (w.live > 0) {
@@ -188,23 +236,31 @@ int cm_launch_watch(struct cm_job *job)
             signal_live_ranks(&w, SIGKILL);
             w.kill_at = 0;
         }
+        if (!w.aborting && w.deadline > 0 && now >= w.deadline)
+            on_time_limit(&w);
         if (!w.aborting && cm_deadlock_sample(&w.deadlock, job, now / 1e3)) {
             cm_deadlock_report(&w.deadlock, job);
             end_job(&w, 124, SIGTERM);
         }
         int timeout = next_timeout_ms(&w, now_ms());
-        siginfo_t info;
-        int sig;
-        if (timeout < 0) {
-            sig = sigwaitinfo(&set, &info);
+        if (sfd < 0 && (timeout < 0 || timeout > 50))
+            timeout = 50;
+        int n = 0;
+        if (fds) {
+            if (sfd >= 0)
+                fds[n++] = (struct pollfd){sfd, POLLIN, 0};
+            n += cm_iofwd_pollfds(io, fds + n, cm_iofwd_nfds(io));
+            if (poll(fds, (nfds_t)n, timeout) > 0)
+                cm_iofwd_pump(io, fds + (sfd >= 0), n - (sfd >= 0));
         } else {
-            struct timespec ts = {timeout / 1000, (long)(timeout % 1000) * 1000000L + 100000L};
-            sig = sigtimedwait(&set, &info, &ts);
+            poll(NULL, 0, 50);
         }
-        if (sig == SIGINT || sig == SIGTERM || sig == SIGHUP)
-            on_signal_to_mpirun(&w, sig);
+        read_signals(&w, sfd, &set);
         reap(&w);
     }
+    if (sfd >= 0)
+        close(sfd);
+    free(fds);
     cm_deadlock_free(&w.deadlock);
     return w.status;
 }

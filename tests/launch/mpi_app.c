@@ -5,7 +5,8 @@
  *   mpi_app kill-in-recv    rank 0 waits in MPI_Recv; rank 1 kills it with SIGSEGV
  *   mpi_app noexit R S      rank R sends one message, then exit(S) without MPI_Finalize
  *   mpi_app deadlock        every rank receives from the next one, tag 5: a cycle
- *   mpi_app bad-dest        rank 0 sends to a rank that does not exist */
+ *   mpi_app bad-dest        rank 0 sends to a rank that does not exist
+ *   mpi_app appnum [WORDS]  print "appnum R/N A WORDS" (A: the MPI_APPNUM attribute) */
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -27,6 +28,13 @@ int main(int argc, char **argv)
 
     if (strcmp(mode, "hello") == 0) {
         printf("hello %d/%d\n", rank, size);
+    } else if (strcmp(mode, "appnum") == 0) {
+        int *appnum = NULL, flag = 0;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+        printf("appnum %d/%d %d", rank, size, flag ? *appnum : -1);
+        for (int i = 2; i < argc; i++)
+            printf(" %s", argv[i]);
+        printf("\n");
     } else if (strcmp(mode, "abort") == 0) {
         if (rank == who)
             MPI_Abort(MPI_COMM_WORLD, arg);
