@@ -3,6 +3,7 @@
 #
 #   bash bench/ab.sh BUILD_A BUILD_B [ROUNDS] [-- coll options]
 #   e.g. bash bench/ab.sh build /tmp/old/build 8 -- -c bcast,allreduce -s 8,65536
+#   AB_RANKS=8 bash bench/ab.sh ...   (collectives at 8 ranks; no ping-pong)
 #
 # This VM's two vCPUs move between sharing a cache and not, within minutes,
 # and every 2-rank figure moves with them (bcast 8 B: ~0.03 µs shared, ~0.09
@@ -13,7 +14,7 @@
 # that placement only.  Prints one table per placement that both builds saw.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-a=${1:?build A}; b=${2:?build B}; rounds=${3:-6}
+a=${1:?build A}; b=${2:?build B}; rounds=${3:-6}; ranks=${AB_RANKS:-2}
 shift 3 2>/dev/null || shift $#
 [ "${1:-}" = -- ] && shift
 opts=("$@")
@@ -34,8 +35,9 @@ for ((r = 0; r < rounds; r++)); do
     for s in $([ $((r % 2)) = 0 ] && echo "A B" || echo "B A"); do
         build=$([ $s = A ] && echo "$a" || echo "$b")
         p=$(placement)
-        timeout 120 "$build/bin/mpirun" -n 2 "$work/$s/coll" -q "${opts[@]}" 2>/dev/null |
+        timeout 120 "$build/bin/mpirun" -n "$ranks" "$work/$s/coll" -q "${opts[@]}" 2>/dev/null |
             awk -v s="$s" -v p="$p" '$1 == "coll" { print p, s, $2 ":" $3, $4 }' >>"$work/records"
+        [ "$ranks" = 2 ] || continue
         p=$(placement)
         timeout 60 "$build/bin/mpirun" -n 2 "$work/$s/pingpong" -q 2>/dev/null |
             awk -v s="$s" -v p="$p" '$1 == "pingpong" && $2 == "latency" { print p, s, "latency:" $3, $4 }' >>"$work/records"
