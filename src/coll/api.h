@@ -153,6 +153,17 @@ static inline int api_count_type_buf(MPI_Comm comm, const char *call, const void
     return rc;
 }
 
+/* Per-rank counts of the v and w forms: arrays present, no negative count. */
+static inline int api_v_counts(MPI_Comm comm, const char *call, const int *counts, const int *displs, int size)
+{
+    if (!counts || !displs)
+        return cm_error(comm, MPI_ERR_ARG, call, "counts or displacements array is NULL");
+    for (int i = 0; i < size; i++)
+        if (counts[i] < 0)
+            return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d for rank %d", counts[i], i);
+    return 0;
+}
+
 /* Before running the algorithm: the argument word its shared-memory syncs
  * carry (coll/direct/direct.h): what all ranks must agree on.  bytes 0 where the ranks may
  * legitimately move different amounts (v and w variants). */

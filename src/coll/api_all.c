@@ -2,7 +2,7 @@
  * api_all.c -- front ends of the collectives without a root: Barrier,
  * Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan, Exscan.
  */
-#include "coll/api.h"
+#include "coll/api_args.h"
 #ifdef CM_IN_COREMPI
 #include "coll/direct/direct.h"
 #endif
@@ -45,34 +45,13 @@ int PMPI_Barrier(MPI_Comm comm)
     return api_done(comm, call, rc);
 }
 
-/* Checks common to the reductions; resolves MPI_IN_PLACE to sbuf == rbuf.
- * count: elements of the send buffer; rcount: of the receive buffer (if not in place). */
-static int reduction_args(MPI_Comm comm, const char *call, const void **sendbuf, void *recvbuf, int count,
-                          int rcount, MPI_Datatype dt, MPI_Op op, int *size, int *rank)
-{
-    int rc;
-    if ((rc = api_comm(comm, call, size, rank)) || (rc = api_count(comm, call, count, "count")) ||
-        (rc = api_type(comm, call, dt, "datatype")) || (rc = api_op(comm, call, op, dt)))
-        return rc;
-    if (*sendbuf == MPI_IN_PLACE) {
-        *sendbuf = recvbuf;
-        rcount = count;
-    } else if (count > 0 && *sendbuf == recvbuf) {
-        return cm_error(comm, MPI_ERR_BUFFER, call, "send and receive buffers alias (use MPI_IN_PLACE)");
-    }
-    if ((rc = api_buf(comm, call, *sendbuf, count, dt, "send buffer")) ||
-        (rc = api_buf(comm, call, recvbuf, rcount, dt, "receive buffer")))
-        return rc;
-    return 0;
-}
-
 /* The checked, selected way (every call but the shortcut's). */
 static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void *recvbuf, int count,
                                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Allreduce";
     int size, rank, rc;
-    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
+    if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_ALLREDUCE, .root = -1, .op = op, .scount = count, .stype = datatype);
     if (count == 0)
@@ -106,7 +85,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     static const char call[] = "MPI_Scan";
     API_ENTER(Scan);
     int size, rank, rc;
-    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
+    if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_SCAN, .root = -1, .op = op, .scount = count, .stype = datatype);
     if (count == 0)
@@ -123,7 +102,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     static const char call[] = "MPI_Exscan";
     API_ENTER(Exscan);
     int size, rank, rc;
-    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
+    if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_EXSCAN, .root = -1, .op = op, .scount = count, .stype = datatype);
     if (count == 0)
@@ -145,7 +124,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
         return rc;
     if ((long long)recvcount * size > 0x7fffffff)
         return cm_error(comm, MPI_ERR_COUNT, call, "total count %lld too large", (long long)recvcount * size);
-    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, recvcount * size, recvcount, datatype, op, &size,
+    if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, recvcount * size, recvcount, datatype, op, &size,
                              &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_REDUCE_SCATTER_BLOCK, .root = -1, .op = op, .rcount = recvcount,
@@ -166,27 +145,16 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     static const char call[] = "MPI_Reduce_scatter";
     API_ENTER(Reduce_scatter);
     int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)))
-        return rc;
-    if (!recvcounts)
-        return cm_error(comm, MPI_ERR_ARG, call, "recvcounts is NULL");
-    long long total = 0;
-    for (int i = 0; i < size; i++) {
-        if (recvcounts[i] < 0)
-            return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d for rank %d", recvcounts[i], i);
-        total += recvcounts[i];
-    }
-    if (total > 0x7fffffff)
-        return cm_error(comm, MPI_ERR_COUNT, call, "total count %lld too large", total);
-    if ((rc = reduction_args(comm, call, &sendbuf, recvbuf, (int)total, recvcounts[rank], datatype, op, &size,
-                             &rank)))
+    int total;
+    if ((rc = api_reduce_scatter_args(comm, call, &sendbuf, recvbuf, recvcounts, datatype, op, &size, &rank,
+                                      &total)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_REDUCE_SCATTER, .root = -1, .op = op, .rcounts = recvcounts,
               .rtype = datatype);
     if (total == 0)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
-    struct cm_coll_query q = api_query(size, (int)total, datatype, op);
+    struct cm_coll_query q = api_query(size, total, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER, cc, &q);
     api_word(CM_COLL_REDUCE_SCATTER, q.bytes, -1, op);
     return api_done(comm, call, ((cm_reduce_scatter_fn)a->fn)(sendbuf, recvbuf, recvcounts, datatype, op, cc));
@@ -217,16 +185,6 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                                                            recvtype, cc));
 }
 
-static int v_counts(MPI_Comm comm, const char *call, const int *counts, const int *displs, int size)
-{
-    if (!counts || !displs)
-        return cm_error(comm, MPI_ERR_ARG, call, "counts or displacements array is NULL");
-    for (int i = 0; i < size; i++)
-        if (counts[i] < 0)
-            return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d for rank %d", counts[i], i);
-    return 0;
-}
-
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -235,11 +193,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
-    if (sendbuf != MPI_IN_PLACE &&
-        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
-        return rc;
-    if ((rc = v_counts(comm, call, recvcounts, displs, size)) ||
-        (rc = api_type(comm, call, recvtype, "receive datatype")))
+    if ((rc = api_allgatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, size)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_ALLGATHERV, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
               .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
@@ -283,11 +237,8 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
-    if (sendbuf != MPI_IN_PLACE && ((rc = v_counts(comm, call, sendcounts, sdispls, size)) ||
-                                    (rc = api_type(comm, call, sendtype, "send datatype"))))
-        return rc;
-    if ((rc = v_counts(comm, call, recvcounts, rdispls, size)) ||
-        (rc = api_type(comm, call, recvtype, "receive datatype")))
+    if ((rc = api_alltoallv_args(comm, call, sendbuf, sendcounts, sdispls, sendtype, recvcounts, rdispls,
+                                 recvtype, size)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_ALLTOALLV, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
               .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
@@ -308,17 +259,9 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
-    if (!recvtypes || (sendbuf != MPI_IN_PLACE && !sendtypes))
-        return cm_error(comm, MPI_ERR_ARG, call, "datatype array is NULL");
-    if ((rc = v_counts(comm, call, recvcounts, rdispls, size)))
+    if ((rc = api_alltoallw_args(comm, call, sendbuf, sendcounts, sdispls, sendtypes, recvcounts, rdispls,
+                                 recvtypes, size)))
         return rc;
-    if (sendbuf != MPI_IN_PLACE && (rc = v_counts(comm, call, sendcounts, sdispls, size)))
-        return rc;
-    for (int i = 0; i < size; i++) {
-        if ((rc = api_type(comm, call, recvtypes[i], "receive datatype")) ||
-            (sendbuf != MPI_IN_PLACE && (rc = api_type(comm, call, sendtypes[i], "send datatype"))))
-            return rc;
-    }
     API_CHECK(comm, call, .coll = CM_COLL_ALLTOALLW, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
               .stypes = sendtypes, .rcounts = recvcounts, .rtypes = recvtypes);
     MPI_Comm cc = cm_coll_comm(comm);

@@ -3,7 +3,7 @@
  * argument checks of the blocking ones, then a schedule (nbc_build.c) driven
  * by a generic request.
  */
-#include "coll/api.h"
+#include "coll/api_args.h"
 #include "coll/nbc.h"
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/direct/direct.h"
@@ -44,18 +44,6 @@ static int start(MPI_Comm comm, const char *call, struct cm_nbc *s, int rc, MPI_
     return MPI_SUCCESS;
 }
 
-/* Communicator and request pointer. */
-static int begin_args(MPI_Comm comm, const char *call, MPI_Request *request, int *size, int *rank, MPI_Comm *cc)
-{
-    int rc = api_comm(comm, call, size, rank);
-    if (rc)
-        return rc;
-    if (!request)
-        return cm_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
-    *cc = cm_coll_comm(comm);
-    return 0;
-}
-
 /* A fresh schedule on the collective context. */
 static int new_schedule(MPI_Comm comm, const char *call, MPI_Comm cc, struct cm_nbc **s)
 {
@@ -67,7 +55,7 @@ static int new_schedule(MPI_Comm comm, const char *call, MPI_Comm cc, struct cm_
 static int begin(MPI_Comm comm, const char *call, MPI_Request *request, int *size, int *rank, MPI_Comm *cc,
                  struct cm_nbc **s)
 {
-    int rc = begin_args(comm, call, request, size, rank, cc);
+    int rc = api_nbc_begin(comm, call, request, size, rank, cc);
     return rc ? rc : new_schedule(comm, call, *cc, s);
 }
 
@@ -85,7 +73,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if (cm_direct_nbc_barrier(cc, request) == MPI_SUCCESS)
         return MPI_SUCCESS;
@@ -101,7 +89,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
@@ -142,7 +130,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, root, rank, 0)))
@@ -162,7 +150,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin_args(comm, call, request, &size, &rank, &cc)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, 0, rank, 1)))
         return rc;

@@ -3,7 +3,7 @@
  * Gather(v), Scatter(v).  Check the arguments, handle the trivial cases,
  * pick the algorithm and run it on the communicator's collective context.
  */
-#include "coll/api.h"
+#include "coll/api_args.h"
 
 #pragma weak MPI_Bcast = PMPI_Bcast
 #pragma weak MPI_Reduce = PMPI_Reduce
@@ -90,31 +90,15 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                                                         recvtype, root, cc));
 }
 
-static int check_counts(MPI_Comm comm, const char *call, const int *counts, const int *displs, int size)
-{
-    if (!counts || !displs)
-        return cm_error(comm, MPI_ERR_ARG, call, "counts or displacements array is NULL");
-    for (int i = 0; i < size; i++)
-        if (counts[i] < 0)
-            return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d for rank %d", counts[i], i);
-    return 0;
-}
-
 int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Gatherv";
     API_ENTER(Gatherv);
     int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
-        return rc;
-    if (sendbuf == MPI_IN_PLACE && rank != root)
-        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
-    if (sendbuf != MPI_IN_PLACE &&
-        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
-        return rc;
-    if (rank == root && ((rc = check_counts(comm, call, recvcounts, displs, size)) ||
-                         (rc = api_type(comm, call, recvtype, "receive datatype"))))
+    if ((rc = api_comm(comm, call, &size, &rank)) ||
+        (rc = api_gatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, root, size,
+                               rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_GATHERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
               .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
@@ -159,15 +143,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     static const char call[] = "MPI_Scatterv";
     API_ENTER(Scatterv);
     int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
-        return rc;
-    if (recvbuf == MPI_IN_PLACE && rank != root)
-        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
-    if (recvbuf != MPI_IN_PLACE &&
-        (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
-        return rc;
-    if (rank == root && ((rc = check_counts(comm, call, sendcounts, displs, size)) ||
-                         (rc = api_type(comm, call, sendtype, "send datatype"))))
+    if ((rc = api_comm(comm, call, &size, &rank)) ||
+        (rc = api_scatterv_args(comm, call, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, size,
+                                rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_SCATTERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
               .stype = sendtype, .rcount = recvcount, .rtype = recvtype);

@@ -38,4 +38,38 @@ int cm_nbc_build_allgather(struct cm_nbc *s, const void *sbuf, int scount, MPI_D
 int cm_nbc_build_alltoall(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm);
 
+/* nbc_build_v.c.  Where the blocks of a v buffer are: counts[i] elements at
+ * element displs[i]; counts NULL: the regular form, count elements at i*count
+ * (so Igather and Igatherv share one builder). */
+struct cm_nbc_blocks {
+    const int *counts, *displs;
+    int count;
+};
+static inline int cm_nbc_bcount(const struct cm_nbc_blocks *b, int i)
+{
+    return b->counts ? b->counts[i] : b->count;
+}
+static inline MPI_Aint cm_nbc_bdispl(const struct cm_nbc_blocks *b, int i)
+{
+    return b->counts ? b->displs[i] : (MPI_Aint)i * b->count;
+}
+int cm_nbc_build_gatherv(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const struct cm_nbc_blocks *rb, MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_nbc_build_scatterv(struct cm_nbc *s, const void *sbuf, const struct cm_nbc_blocks *sb, MPI_Datatype stype,
+                          void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm);
+int cm_nbc_build_allgatherv(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                            const struct cm_nbc_blocks *rb, MPI_Datatype rtype, MPI_Comm comm);
+int cm_nbc_build_alltoallv(struct cm_nbc *s, const void *sbuf, const struct cm_nbc_blocks *sb,
+                           MPI_Datatype stype, void *rbuf, const struct cm_nbc_blocks *rb, MPI_Datatype rtype,
+                           MPI_Comm comm);
+/* displacements in bytes, one type per peer */
+int cm_nbc_build_alltoallw(struct cm_nbc *s, const void *sbuf, const int *scounts, const int *sdispls,
+                           const MPI_Datatype *stypes, void *rbuf, const int *rcounts, const int *rdispls,
+                           const MPI_Datatype *rtypes, MPI_Comm comm);
+/* sbuf == rbuf: in place */
+int cm_nbc_build_scan(struct cm_nbc *s, const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
+                      int exclusive, MPI_Comm comm);
+int cm_nbc_build_reduce_scatter(struct cm_nbc *s, const void *sbuf, void *rbuf, const int *rcounts,
+                                MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+
 #endif

@@ -5,7 +5,7 @@
  *  bcast      binomial tree
  *  reduce     rank-ordered binomial tree (to rank 0 first if the op is not
  *             commutative, then one hop to the root)
- *  gather, scatter, allgather, alltoall: one round of direct messages
+ *  gather, scatter, allgather, alltoall: their v forms (nbc_build_v.c)
  * Iallreduce = reduce to 0 + bcast; Ireduce_scatter_block = reduce + scatter.
  * Builders record errors in the schedule; cm_nbc_start reports them.
  */
@@ -92,93 +92,31 @@ int cm_nbc_build_reduce(struct cm_nbc *s, const void *sbuf, void *rbuf, int coun
     return MPI_SUCCESS;
 }
 
+/* The regular forms: the v builders (nbc_build_v.c) with equal blocks. */
 int cm_nbc_build_gather(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                         int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    int rank, p;
-    rank_size(comm, &rank, &p);
-    if (rank != root) {
-        cm_nbc_send(s, sbuf, scount, stype, root);
-        return cm_nbc_round(s);
-    }
-    struct cm_dt d;
-    cm_coll_dt(rtype, &d);
-    for (int i = 0; i < p; i++)
-        if (i != root)
-            cm_nbc_recv(s, cm_coll_at(rbuf, (MPI_Aint)i * rcount, &d), rcount, rtype, i);
-    if (sbuf != MPI_IN_PLACE)
-        cm_nbc_copy(s, sbuf, scount, stype, cm_coll_at(rbuf, (MPI_Aint)root * rcount, &d), rcount, rtype);
-    return cm_nbc_round(s);
+    struct cm_nbc_blocks rb = {.count = rcount};
+    return cm_nbc_build_gatherv(s, sbuf, scount, stype, rbuf, &rb, rtype, root, comm);
 }
 
 int cm_nbc_build_scatter(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                          int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    int rank, p;
-    rank_size(comm, &rank, &p);
-    if (rank != root) {
-        cm_nbc_recv(s, rbuf, rcount, rtype, root);
-        return cm_nbc_round(s);
-    }
-    struct cm_dt d;
-    cm_coll_dt(stype, &d);
-    for (int i = 0; i < p; i++)
-        if (i != root)
-            cm_nbc_send(s, cm_coll_at(sbuf, (MPI_Aint)i * scount, &d), scount, stype, i);
-    if (rbuf != MPI_IN_PLACE)
-        cm_nbc_copy(s, cm_coll_at(sbuf, (MPI_Aint)root * scount, &d), scount, stype, rbuf, rcount, rtype);
-    return cm_nbc_round(s);
+    struct cm_nbc_blocks sb = {.count = scount};
+    return cm_nbc_build_scatterv(s, sbuf, &sb, stype, rbuf, rcount, rtype, root, comm);
 }
 
 int cm_nbc_build_allgather(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                            int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    int rank, p;
-    rank_size(comm, &rank, &p);
-    struct cm_dt d;
-    cm_coll_dt(rtype, &d);
-    void *mine = cm_coll_at(rbuf, (MPI_Aint)rank * rcount, &d);
-    if (sbuf == MPI_IN_PLACE) {
-        sbuf = mine;
-        scount = rcount;
-        stype = rtype;
-    } else {
-        cm_nbc_copy(s, sbuf, scount, stype, mine, rcount, rtype);
-    }
-    for (int i = 0; i < p; i++) {
-        if (i == rank)
-            continue;
-        cm_nbc_send(s, sbuf, scount, stype, i);
-        cm_nbc_recv(s, cm_coll_at(rbuf, (MPI_Aint)i * rcount, &d), rcount, rtype, i);
-    }
-    return cm_nbc_round(s);
+    struct cm_nbc_blocks rb = {.count = rcount};
+    return cm_nbc_build_allgatherv(s, sbuf, scount, stype, rbuf, &rb, rtype, comm);
 }
 
 int cm_nbc_build_alltoall(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
                           int rcount, MPI_Datatype rtype, MPI_Comm comm)
 {
-    int rank, p;
-    rank_size(comm, &rank, &p);
-    if (sbuf == MPI_IN_PLACE) {
-        void *tmp = cm_nbc_scratch(s, rtype, p * rcount);
-        if (!tmp)
-            return MPI_ERR_NO_MEM;
-        cm_nbc_copy(s, rbuf, p * rcount, rtype, tmp, p * rcount, rtype);
-        cm_nbc_round(s);
-        sbuf = tmp;
-        scount = rcount;
-        stype = rtype;
-    }
-    struct cm_dt sd, rd;
-    cm_coll_dt(stype, &sd);
-    cm_coll_dt(rtype, &rd);
-    for (int i = 0; i < p; i++) {
-        if (i == rank)
-            continue;
-        cm_nbc_send(s, cm_coll_at(sbuf, (MPI_Aint)i * scount, &sd), scount, stype, i);
-        cm_nbc_recv(s, cm_coll_at(rbuf, (MPI_Aint)i * rcount, &rd), rcount, rtype, i);
-    }
-    cm_nbc_copy(s, cm_coll_at(sbuf, (MPI_Aint)rank * scount, &sd), scount, stype,
-                cm_coll_at(rbuf, (MPI_Aint)rank * rcount, &rd), rcount, rtype);
-    return cm_nbc_round(s);
+    struct cm_nbc_blocks sb = {.count = scount}, rb = {.count = rcount};
+    return cm_nbc_build_alltoallv(s, sbuf, &sb, stype, rbuf, &rb, rtype, comm);
 }

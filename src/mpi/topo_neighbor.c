@@ -1,7 +1,10 @@
 /*
- * topo_neighbor.c -- the blocking neighbourhood collectives (Neighbor_allgather,
- * _allgatherv, _alltoall, _alltoallv, _alltoallw) over point-to-point on the
- * communicator's collective context.
+ * topo_neighbor.c -- the neighbourhood collectives (Neighbor_allgather,
+ * _allgatherv, _alltoall, _alltoallv, _alltoallw) and their nonblocking forms
+ * (Ineighbor_*) over point-to-point on the communicator's collective context.
+ * The nonblocking form posts the same messages and hands them to a generic
+ * request; outstanding ones on one communicator match in call order because
+ * every rank starts them in the same order (non-overtaking).
  *
  * Neighbour order (MPI 4.0, 8.6):
  *   Cartesian:  for each dimension d, the neighbour at -1 then the one at +1
@@ -22,6 +25,7 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "p2p/request_wait.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +35,11 @@
 #pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
 #pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
 #pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
+#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
+#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
+#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
+#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
+#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
 
 /* Above every tag the collectives in src/coll use (coll.h: < 1024 + 16384). */
 #define TAG_BASE 0x100000
@@ -84,13 +93,35 @@ struct block {
     MPI_Datatype type;
 };
 
-/* Receive in[i] into r[i] and send s[i] to out[i], all at once, then wait. */
-static int run(MPI_Comm comm, const char *call, const struct nbrs *nb, const struct block *s, const struct block *r)
+/* The started messages of a nonblocking neighbourhood collective. */
+struct pending {
+    int n;
+    MPI_Request req[];
+};
+
+static int pending_poll(void *state)
+{
+    struct pending *pd = state;
+    int flag = 0;
+    PMPI_Testall(pd->n, pd->req, &flag, MPI_STATUSES_IGNORE);
+    return flag;
+}
+
+static void pending_free(void *state)
+{
+    free(state);
+}
+
+/* Receive in[i] into r[i] and send s[i] to out[i], all at once, then wait
+ * (request NULL) or hand the messages to *request. */
+static int run(MPI_Comm comm, const char *call, const struct nbrs *nb, const struct block *s, const struct block *r,
+               MPI_Request *request)
 {
     int n = nb->nin + nb->nout;
-    MPI_Request *req = malloc(((size_t)n + 1) * sizeof *req);
-    if (!req)
+    struct pending *pd = malloc(sizeof *pd + ((size_t)n + 1) * sizeof(MPI_Request));
+    if (!pd)
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    MPI_Request *req = pd->req;
     MPI_Comm cc = cm_coll_comm(comm);
     int rc = MPI_SUCCESS, k = 0;
     for (int i = 0; i < nb->nin && rc == MPI_SUCCESS; i++)
@@ -101,10 +132,14 @@ static int run(MPI_Comm comm, const char *call, const struct nbrs *nb, const str
         /* A bad argument showed up in a p2p check (already reported); finish what was started. */
         k -= 1;
         PMPI_Waitall(k, req, MPI_STATUSES_IGNORE);
+    } else if (request) {
+        pd->n = k;
+        *request = cm_request_generic(pending_poll, pending_free, pd);
+        return MPI_SUCCESS;
     } else {
         rc = PMPI_Waitall(k, req, MPI_STATUSES_IGNORE);
     }
-    free(req);
+    free(pd);
     return rc;
 }
 
@@ -152,11 +187,10 @@ static void *at(const void *buf, MPI_Aint bytes)
     return (char *)buf + bytes;
 }
 
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm)
+static int neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+        const char *call)
 {
-    static const char call[] = "MPI_Neighbor_allgather";
-    CM_ENTER(Neighbor_allgather);
     struct nbrs nb;
     struct block *s, *r;
     MPI_Aint sext, rext;
@@ -174,18 +208,17 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
         s[i] = (struct block){ (void *)sendbuf, sendcount, sendtype };
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, (MPI_Aint)i * recvcount * rext), recvcount, recvtype };
-    rc = run(comm, call, &nb, s, r);
+    rc = run(comm, call, &nb, s, r, request);
     free(s);
     free(r);
     nbrs_done(&nb);
     return rc;
 }
 
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+static int neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+        const char *call)
 {
-    static const char call[] = "MPI_Neighbor_allgatherv";
-    CM_ENTER(Neighbor_allgatherv);
     struct nbrs nb;
     struct block *s, *r;
     MPI_Aint sext, rext;
@@ -208,18 +241,17 @@ int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, (MPI_Aint)displs[i] * rext), recvcounts[i], recvtype };
     if (rc == MPI_SUCCESS)
-        rc = run(comm, call, &nb, s, r);
+        rc = run(comm, call, &nb, s, r, request);
     free(s);
     free(r);
     nbrs_done(&nb);
     return rc;
 }
 
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm)
+static int neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
+        const char *call)
 {
-    static const char call[] = "MPI_Neighbor_alltoall";
-    CM_ENTER(Neighbor_alltoall);
     struct nbrs nb;
     struct block *s, *r;
     MPI_Aint sext, rext;
@@ -237,19 +269,18 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
         s[i] = (struct block){ at(sendbuf, (MPI_Aint)i * sendcount * sext), sendcount, sendtype };
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, (MPI_Aint)i * recvcount * rext), recvcount, recvtype };
-    rc = run(comm, call, &nb, s, r);
+    rc = run(comm, call, &nb, s, r, request);
     free(s);
     free(r);
     nbrs_done(&nb);
     return rc;
 }
 
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+static int neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                            MPI_Comm comm)
+                            MPI_Comm comm, MPI_Request *request,
+        const char *call)
 {
-    static const char call[] = "MPI_Neighbor_alltoallv";
-    CM_ENTER(Neighbor_alltoallv);
     struct nbrs nb;
     struct block *s, *r;
     MPI_Aint sext, rext;
@@ -275,19 +306,18 @@ int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, (MPI_Aint)rdispls[i] * rext), recvcounts[i], recvtype };
     if (rc == MPI_SUCCESS)
-        rc = run(comm, call, &nb, s, r);
+        rc = run(comm, call, &nb, s, r, request);
     free(s);
     free(r);
     nbrs_done(&nb);
     return rc;
 }
 
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request,
+        const char *call)
 {
-    static const char call[] = "MPI_Neighbor_alltoallw";
-    CM_ENTER(Neighbor_alltoallw);
     struct nbrs nb;
     struct block *s, *r;
     MPI_Aint ext;
@@ -315,9 +345,95 @@ int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, rdispls[i]), recvcounts[i], recvtypes[i] };
     if (rc == MPI_SUCCESS)
-        rc = run(comm, call, &nb, s, r);
+        rc = run(comm, call, &nb, s, r, request);
     free(s);
     free(r);
     nbrs_done(&nb);
     return rc;
+}
+
+/* The public entries: one checked body each for both forms. */
+
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm)
+{
+    CM_ENTER(Neighbor_allgather);
+    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_allgather");
+}
+
+int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Ineighbor_allgather);
+    if (!request)
+        return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_allgather", "request pointer is NULL");
+    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Ineighbor_allgather");
+}
+
+int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+{
+    CM_ENTER(Neighbor_allgatherv);
+    return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, NULL, "MPI_Neighbor_allgatherv");
+}
+
+int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Ineighbor_allgatherv);
+    if (!request)
+        return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_allgatherv", "request pointer is NULL");
+    return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, "MPI_Ineighbor_allgatherv");
+}
+
+int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm)
+{
+    CM_ENTER(Neighbor_alltoall);
+    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_alltoall");
+}
+
+int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Ineighbor_alltoall);
+    if (!request)
+        return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoall", "request pointer is NULL");
+    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Ineighbor_alltoall");
+}
+
+int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm)
+{
+    CM_ENTER(Neighbor_alltoallv);
+    return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NULL, "MPI_Neighbor_alltoallv");
+}
+
+int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                            MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Ineighbor_alltoallv);
+    if (!request)
+        return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoallv", "request pointer is NULL");
+    return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, "MPI_Ineighbor_alltoallv");
+}
+
+int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+{
+    CM_ENTER(Neighbor_alltoallw);
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL, "MPI_Neighbor_alltoallw");
+}
+
+int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Ineighbor_alltoallw);
+    if (!request)
+        return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoallw", "request pointer is NULL");
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, "MPI_Ineighbor_alltoallw");
 }

@@ -1,7 +1,6 @@
 /*
  * coll_fuzz_call.c -- issue one prepared call of the collective fuzz test,
- * blocking or in its nonblocking form (only the I-collectives corempi has:
- * fz_coll_has_nb).  The arguments come from fz_prepare; MPI_IN_PLACE goes on
+ * blocking or in its nonblocking form.  The arguments come from fz_prepare; MPI_IN_PLACE goes on
  * the side the standard puts it on.
  */
 #include "coll_fuzz.h"
@@ -31,35 +30,42 @@ int fz_call(struct fz_inst *in)
         return q ? MPI_Igather(s, in->scount, in->sdt, r, in->rcount, in->rdt, root, c, q)
                  : MPI_Gather(s, in->scount, in->sdt, r, in->rcount, in->rdt, root, c);
     case C_GATHERV:
-        return MPI_Gatherv(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, root, c);
+        return q ? MPI_Igatherv(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, root, c, q)
+                 : MPI_Gatherv(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, root, c);
     case C_SCATTER:
         r = in->ip ? MPI_IN_PLACE : in->rbuf;
         return q ? MPI_Iscatter(in->sbuf, in->scount, in->sdt, r, in->rcount, in->rdt, root, c, q)
                  : MPI_Scatter(in->sbuf, in->scount, in->sdt, r, in->rcount, in->rdt, root, c);
     case C_SCATTERV:
         r = in->ip ? MPI_IN_PLACE : in->rbuf;
-        return MPI_Scatterv(in->sbuf, in->scounts, in->sdispls, in->sdt, r, in->rcount, in->rdt, root, c);
+        return q ? MPI_Iscatterv(in->sbuf, in->scounts, in->sdispls, in->sdt, r, in->rcount, in->rdt, root, c, q)
+                 : MPI_Scatterv(in->sbuf, in->scounts, in->sdispls, in->sdt, r, in->rcount, in->rdt, root, c);
     case C_ALLGATHER:
         return q ? MPI_Iallgather(s, in->scount, in->sdt, r, in->rcount, in->rdt, c, q)
                  : MPI_Allgather(s, in->scount, in->sdt, r, in->rcount, in->rdt, c);
     case C_ALLGATHERV:
-        return MPI_Allgatherv(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c);
+        return q ? MPI_Iallgatherv(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c, q)
+                 : MPI_Allgatherv(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c);
     case C_ALLTOALL:
         return q ? MPI_Ialltoall(s, in->scount, in->sdt, r, in->rcount, in->rdt, c, q)
                  : MPI_Alltoall(s, in->scount, in->sdt, r, in->rcount, in->rdt, c);
     case C_ALLTOALLV:
-        return MPI_Alltoallv(s, in->scounts, in->sdispls, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c);
+        return q ? MPI_Ialltoallv(s, in->scounts, in->sdispls, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c, q)
+                 : MPI_Alltoallv(s, in->scounts, in->sdispls, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c);
     case C_ALLTOALLW:
-        return MPI_Alltoallw(s, in->scounts, in->sdispls, in->stypes, r, in->rcounts, in->rdispls, in->rtypes, c);
+        return q ? MPI_Ialltoallw(s, in->scounts, in->sdispls, in->stypes, r, in->rcounts, in->rdispls, in->rtypes,
+                                  c, q)
+                 : MPI_Alltoallw(s, in->scounts, in->sdispls, in->stypes, r, in->rcounts, in->rdispls, in->rtypes, c);
     case C_REDUCE_SCATTER:
-        return MPI_Reduce_scatter(s, r, in->rcounts, in->sdt, op, c);
+        return q ? MPI_Ireduce_scatter(s, r, in->rcounts, in->sdt, op, c, q)
+                 : MPI_Reduce_scatter(s, r, in->rcounts, in->sdt, op, c);
     case C_REDUCE_SCATTER_BLOCK:
         return q ? MPI_Ireduce_scatter_block(s, r, in->scount, in->sdt, op, c, q)
                  : MPI_Reduce_scatter_block(s, r, in->scount, in->sdt, op, c);
     case C_SCAN:
-        return MPI_Scan(s, r, in->scount, in->sdt, op, c);
+        return q ? MPI_Iscan(s, r, in->scount, in->sdt, op, c, q) : MPI_Scan(s, r, in->scount, in->sdt, op, c);
     case C_EXSCAN:
-        return MPI_Exscan(s, r, in->scount, in->sdt, op, c);
+        return q ? MPI_Iexscan(s, r, in->scount, in->sdt, op, c, q) : MPI_Exscan(s, r, in->scount, in->sdt, op, c);
     }
     return MPI_ERR_OTHER;
 }

@@ -310,6 +310,73 @@ static void test_mixed_layouts(MPI_Comm comm, long n)
 }
 
 /* v-variants: rank i contributes n + i % 3 elements; blocks one element apart. */
+/* nbmode: the v/w, scan and reduce_scatter tests below run their calls in
+ * the nonblocking form, with a blocking Allreduce on nb_side (the halves of
+ * the communicator by rank parity: overlapping it) while the request is
+ * outstanding, then Wait. */
+static int nbmode;
+static MPI_Comm nb_side = MPI_COMM_NULL;
+
+static int nb_finish(int rc, MPI_Request *q)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    int one = 1, n = 0, sn;
+    CHECK_MPI(MPI_Allreduce(&one, &n, 1, MPI_INT, MPI_SUM, nb_side));
+    MPI_Comm_size(nb_side, &sn);
+    CHECK(n == sn, "blocking allreduce beside a nonblocking collective: %d, want %d", n, sn);
+    return MPI_Wait(q, MPI_STATUS_IGNORE);
+}
+#define NB_OR_BLOCKING(blocking, nonblocking)                                     \
+    do {                                                                          \
+        if (!nbmode)                                                              \
+            return blocking;                                                      \
+        MPI_Request q_;                                                           \
+        return nb_finish(nonblocking, &q_);                                       \
+    } while (0)
+
+static int t_gatherv(const void *s, int sc, MPI_Datatype st, void *r, const int *rc, const int *d,
+                     MPI_Datatype rt, int root, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Gatherv(s, sc, st, r, rc, d, rt, root, c),
+                   MPI_Igatherv(s, sc, st, r, rc, d, rt, root, c, &q_));
+}
+static int t_scatterv(const void *s, const int *sc, const int *d, MPI_Datatype st, void *r, int rc,
+                      MPI_Datatype rt, int root, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Scatterv(s, sc, d, st, r, rc, rt, root, c),
+                   MPI_Iscatterv(s, sc, d, st, r, rc, rt, root, c, &q_));
+}
+static int t_allgatherv(const void *s, int sc, MPI_Datatype st, void *r, const int *rc, const int *d,
+                        MPI_Datatype rt, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Allgatherv(s, sc, st, r, rc, d, rt, c), MPI_Iallgatherv(s, sc, st, r, rc, d, rt, c, &q_));
+}
+static int t_alltoallv(const void *s, const int *sc, const int *sd, MPI_Datatype st, void *r, const int *rc,
+                       const int *rd, MPI_Datatype rt, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Alltoallv(s, sc, sd, st, r, rc, rd, rt, c),
+                   MPI_Ialltoallv(s, sc, sd, st, r, rc, rd, rt, c, &q_));
+}
+static int t_alltoallw(const void *s, const int *sc, const int *sd, const MPI_Datatype *st, void *r,
+                       const int *rc, const int *rd, const MPI_Datatype *rt, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Alltoallw(s, sc, sd, st, r, rc, rd, rt, c),
+                   MPI_Ialltoallw(s, sc, sd, st, r, rc, rd, rt, c, &q_));
+}
+static int t_scan(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Scan(s, r, n, dt, op, c), MPI_Iscan(s, r, n, dt, op, c, &q_));
+}
+static int t_exscan(const void *s, void *r, int n, MPI_Datatype dt, MPI_Op op, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Exscan(s, r, n, dt, op, c), MPI_Iexscan(s, r, n, dt, op, c, &q_));
+}
+static int t_reduce_scatter(const void *s, void *r, const int *cnt, MPI_Datatype dt, MPI_Op op, MPI_Comm c)
+{
+    NB_OR_BLOCKING(MPI_Reduce_scatter(s, r, cnt, dt, op, c), MPI_Ireduce_scatter(s, r, cnt, dt, op, c, &q_));
+}
+
 static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
 {
     int gap = !regular;  /* regular: every count n, blocks back to back (the
@@ -344,7 +411,7 @@ static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
     for (int root = 0; root < p; root++) {
         for (long e = 0; e < cnt[me]; e++) put(k, s, e, val(me, e));
         for (size_t i = 0; i < rints; i++) ri[i] = SENTINEL;
-        CHECK_MPI(MPI_Gatherv(s, cnt[me], dt, r, cnt, dsp, dt, root, comm));
+        CHECK_MPI(t_gatherv(s, cnt[me], dt, r, cnt, dsp, dt, root, comm));
         if (me == root)
             for (int i = 0; i < p; i++) {
                 for (long e = 0; e < cnt[i]; e++)
@@ -355,7 +422,7 @@ static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
         for (size_t i = 0; i < rints; i++) ri[i] = SENTINEL;
         if (me == root)
             for (long e = 0; e < cnt[me]; e++) put(k, r, dsp[me] + e, val(me, e));
-        CHECK_MPI(MPI_Gatherv(me == root ? MPI_IN_PLACE : s, cnt[me], dt, r, cnt, dsp, dt, root, comm));
+        CHECK_MPI(t_gatherv(me == root ? MPI_IN_PLACE : s, cnt[me], dt, r, cnt, dsp, dt, root, comm));
         if (me == root)
             for (int i = 0; i < p; i++)
                 for (long e = 0; e < cnt[i]; e++)
@@ -364,10 +431,10 @@ static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
         for (int i = 0; i < p; i++)
             for (long e = 0; e < cnt[i]; e++) put(k, s, dsp[i] + e, val(i + 9, e));
         for (size_t i = 0; i < rints; i++) ri[i] = SENTINEL;
-        CHECK_MPI(MPI_Scatterv(s, cnt, dsp, dt, r, cnt[me], dt, root, comm));
+        CHECK_MPI(t_scatterv(s, cnt, dsp, dt, r, cnt[me], dt, root, comm));
         for (long e = 0; e < cnt[me]; e++)
             EXPECT(k, r, e, val(me + 9, e), "scatterv %s root %d elem %ld", kind_name[k], root, e);
-        CHECK_MPI(MPI_Scatterv(s, cnt, dsp, dt, me == root ? MPI_IN_PLACE : r, cnt[me], dt, root, comm));
+        CHECK_MPI(t_scatterv(s, cnt, dsp, dt, me == root ? MPI_IN_PLACE : r, cnt[me], dt, root, comm));
         for (long e = 0; e < cnt[me]; e++)
             EXPECT(k, me == root ? s : r, (me == root ? dsp[me] : 0) + e, val(me + 9, e),
                    "scatterv in place %s root %d elem %ld", kind_name[k], root, e);
@@ -375,7 +442,7 @@ static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
     for (int inplace = 0; inplace < 2; inplace++) {
         for (size_t i = 0; i < rints; i++) ri[i] = SENTINEL;
         for (long e = 0; e < cnt[me]; e++) put(k, inplace ? r : s, (inplace ? dsp[me] : 0) + e, val(me, e));
-        CHECK_MPI(MPI_Allgatherv(inplace ? MPI_IN_PLACE : s, cnt[me], dt, r, cnt, dsp, dt, comm));
+        CHECK_MPI(t_allgatherv(inplace ? MPI_IN_PLACE : s, cnt[me], dt, r, cnt, dsp, dt, comm));
         for (int i = 0; i < p; i++) {
             for (long e = 0; e < cnt[i]; e++)
                 EXPECT(k, r, dsp[i] + e, val(i, e), "allgatherv %s inplace=%d from %d elem %ld", kind_name[k], inplace, i, e);
@@ -387,9 +454,9 @@ static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
         for (int j = 0; j < p; j++)
             for (long e = 0; e < scnt[j]; e++) put(k, s, sdsp[j] + e, val(me * p + j, e));
         if (w)
-            CHECK_MPI(MPI_Alltoallw(s, scnt, wsd, wt, r, rcnt, wrd, wt, comm));
+            CHECK_MPI(t_alltoallw(s, scnt, wsd, wt, r, rcnt, wrd, wt, comm));
         else
-            CHECK_MPI(MPI_Alltoallv(s, scnt, sdsp, dt, r, rcnt, rdsp, dt, comm));
+            CHECK_MPI(t_alltoallv(s, scnt, sdsp, dt, r, rcnt, rdsp, dt, comm));
         for (int i = 0; i < p; i++) {
             for (long e = 0; e < rcnt[i]; e++)
                 EXPECT(k, r, rdsp[i] + e, val(i * p + me, e), "alltoall%c %s from %d elem %ld", w ? 'w' : 'v',
@@ -400,7 +467,7 @@ static void test_v(MPI_Comm comm, enum kind k, long n, int regular)
     /* in place: the receive layout is also the send layout (symmetric counts) */
     for (int j = 0; j < p; j++)
         for (long e = 0; e < rcnt[j]; e++) put(k, r, rdsp[j] + e, val(me * p + j, e));
-    CHECK_MPI(MPI_Alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, rcnt, rdsp, dt, comm));
+    CHECK_MPI(t_alltoallv(MPI_IN_PLACE, NULL, NULL, MPI_DATATYPE_NULL, r, rcnt, rdsp, dt, comm));
     for (int i = 0; i < p; i++)
         for (long e = 0; e < rcnt[i]; e++)
             EXPECT(k, r, rdsp[i] + e, val(i * p + me, e), "alltoallv in place %s from %d elem %ld", kind_name[k], i, e);
@@ -561,11 +628,11 @@ static void test_reductions(MPI_Comm comm, enum rkind rk, long n, int every_root
         }
         /* scan / exscan (large counts too: the chain goes in segments from 256 KiB) */
         for (long e = 0; e < n; e++) rin(rk, me, e, RAT(rk, inplace ? r : s, e));
-        CHECK_MPI(MPI_Scan(inplace ? MPI_IN_PLACE : s, r, (int)n, dt, op, comm));
+        CHECK_MPI(t_scan(inplace ? MPI_IN_PLACE : s, r, (int)n, dt, op, comm));
         for (long e = 0; e < n; e++)
             REXPECT(rk, r, e, 0, me, "scan %s n=%ld inplace=%d elem %ld", nm, n, inplace, e);
         for (long e = 0; e < n; e++) rin(rk, me, e, RAT(rk, inplace ? r : s, e));
-        CHECK_MPI(MPI_Exscan(inplace ? MPI_IN_PLACE : s, r, (int)n, dt, op, comm));
+        CHECK_MPI(t_exscan(inplace ? MPI_IN_PLACE : s, r, (int)n, dt, op, comm));
         if (me > 0)
             for (long e = 0; e < n; e++)
                 REXPECT(rk, r, e, 0, me - 1, "exscan %s n=%ld inplace=%d elem %ld", nm, n, inplace, e);
@@ -603,7 +670,7 @@ static void test_reduce_scatter(MPI_Comm comm, enum rkind rk, long n)
     void *s = ralloc(rk, tot), *r = ralloc(rk, tot);
     for (int inplace = 0; inplace < 2; inplace++) {
         for (long e = 0; e < tot; e++) rin(rk, me, e, RAT(rk, inplace ? r : s, e));
-        CHECK_MPI(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : s, r, cnt, dt, op, comm));
+        CHECK_MPI(t_reduce_scatter(inplace ? MPI_IN_PLACE : s, r, cnt, dt, op, comm));
         for (long e = 0; e < cnt[me]; e++) {
             char want[16];
             rexpect(rk, 0, p - 1, off + e, want);
@@ -614,7 +681,7 @@ static void test_reduce_scatter(MPI_Comm comm, enum rkind rk, long n)
         /* equal counts: may be routed to reduce_scatter_block */
         for (int i = 0; i < p; i++) cnt[i] = (int)n;
         for (long e = 0; e < n * p; e++) rin(rk, me, e, RAT(rk, inplace ? r : s, e));
-        CHECK_MPI(MPI_Reduce_scatter(inplace ? MPI_IN_PLACE : s, r, cnt, dt, op, comm));
+        CHECK_MPI(t_reduce_scatter(inplace ? MPI_IN_PLACE : s, r, cnt, dt, op, comm));
         check_own_block(rk, r, n, me, p, "reduce_scatter equal", inplace);
         for (int i = 0; i < p; i++) cnt[i] = (int)n + i % 2;
         for (long e = 0; e < n * p; e++) rin(rk, me, e, RAT(rk, inplace ? r : s, e));
@@ -880,6 +947,11 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Op_create(affine_fn, 0, &op_affine));
 
     run_suite(MPI_COMM_WORLD, 1);
+    CHECK_MPI(MPI_Comm_split(MPI_COMM_WORLD, rank % 2, rank, &nb_side));
+    nbmode = 1;  /* the same suite again through the nonblocking v/w/scan forms */
+    run_suite(MPI_COMM_WORLD, 1);
+    nbmode = 0;
+    MPI_Comm_free(&nb_side);
     if (!quick)
         run_large(MPI_COMM_WORLD);
     test_splits();

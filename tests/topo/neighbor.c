@@ -1,5 +1,6 @@
 /*
- * neighbor.c -- the five blocking neighbourhood collectives on Cartesian grids
+ * neighbor.c -- the five neighbourhood collectives, blocking and then again in
+ * their nonblocking forms (a world barrier while each is pending), on Cartesian grids
  * (1-3 dimensions, periodic or not, including periodic dimensions of size 1
  * and 2 where one process is the neighbour on both sides), a graph and a
  * distributed graph.  Every received value is checked against what the
@@ -18,6 +19,27 @@
 #define SENTINEL (-1)
 
 enum kind { CART, GRAPH, DIST, DISTG };
+
+/* nbmode: every MPI_Neighbor_X below runs as MPI_Ineighbor_X, a blocking
+ * barrier on MPI_COMM_WORLD (all ranks are in every topology here), Wait.
+ * Inside a macro its own name is not expanded again, so the else branch
+ * is the real blocking call. */
+static int nbmode;
+static MPI_Request nb_req;
+static int nb_wait(int rc)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    MPI_Barrier(MPI_COMM_WORLD);
+    return MPI_Wait(&nb_req, MPI_STATUS_IGNORE);
+}
+#define NB(blocking, nonblocking, ...) \
+    (nbmode ? nb_wait(nonblocking(__VA_ARGS__, &nb_req)) : blocking(__VA_ARGS__))
+#define MPI_Neighbor_allgather(...) NB(MPI_Neighbor_allgather, MPI_Ineighbor_allgather, __VA_ARGS__)
+#define MPI_Neighbor_allgatherv(...) NB(MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv, __VA_ARGS__)
+#define MPI_Neighbor_alltoall(...) NB(MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, __VA_ARGS__)
+#define MPI_Neighbor_alltoallv(...) NB(MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv, __VA_ARGS__)
+#define MPI_Neighbor_alltoallw(...) NB(MPI_Neighbor_alltoallw, MPI_Ineighbor_alltoallw, __VA_ARGS__)
 
 /* DISTG (general Dist_graph_create): the library chooses the order of the
  * lists, so they are read back and every rank's out-list is gathered here. */
@@ -303,6 +325,7 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &n);
     CHECK(n <= MAXN / 4, "this test runs at up to %d ranks", MAXN / 4);
     char what[64];
+    for (nbmode = 0; nbmode < 2; nbmode++) {
     for (int nd = 1; nd <= 3; nd++)
         for (int pmask = 0; pmask < (1 << nd); pmask++) {
             struct topo t = { CART, nd, { 0, 0, 0 }, { 0, 0, 0 }, n };
@@ -327,6 +350,7 @@ int main(int argc, char **argv)
     run_topology(&d, "dist graph");
     struct topo dg = { DISTG, 0, { 0 }, { 0 }, n };
     run_topology(&dg, "general dist graph");
+    }
     topo_pass("neighbor");
     MPI_Finalize();
     return 0;

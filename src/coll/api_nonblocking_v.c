@@ -1,0 +1,158 @@
+/*
+ * api_nonblocking_v.c -- front ends of the nonblocking collectives with
+ * per-rank counts, the prefix reductions and Ireduce_scatter: the blocking
+ * forms' argument checks, then a point-to-point schedule (nbc_build_v.c).
+ * They never take the shared-memory engine's path (README).
+ */
+#include "coll/api_args.h"
+#include "coll/nbc.h"
+
+#pragma weak MPI_Igatherv = PMPI_Igatherv
+#pragma weak MPI_Iscatterv = PMPI_Iscatterv
+#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
+#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
+#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
+#pragma weak MPI_Iscan = PMPI_Iscan
+#pragma weak MPI_Iexscan = PMPI_Iexscan
+#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+
+/* Build with fn's result in rc, then hand the schedule to *request. */
+#define RUN(comm, call, cc, request, build)                                               \
+    do {                                                                                  \
+        struct cm_nbc *s_ = cm_nbc_new(cc);                                               \
+        if (!s_)                                                                          \
+            return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");                 \
+        struct cm_nbc *s = s_;                                                            \
+        int brc_ = (build);                                                               \
+        if (brc_ != MPI_SUCCESS) {                                                        \
+            cm_nbc_free(s_);                                                              \
+            return cm_error(comm, brc_, call, "could not build the schedule");            \
+        }                                                                                 \
+        brc_ = cm_nbc_start(s_, request);                                                 \
+        if (brc_ != MPI_SUCCESS)                                                          \
+            return cm_error(comm, brc_, call, "could not start the schedule");            \
+        return MPI_SUCCESS;                                                               \
+    } while (0)
+
+int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                  MPI_Request *request)
+{
+    static const char call[] = "MPI_Igatherv";
+    API_ENTER(Igatherv);
+    int size, rank, rc;
+    MPI_Comm cc;
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) || 
+        (rc = api_gatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, root, size,
+                               rank)))
+        return rc;
+    RUN(comm, call, cc, request,
+        cm_nbc_build_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, &(struct cm_nbc_blocks){recvcounts, displs, 0},
+                             recvtype, root, cc));
+}
+
+int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                   MPI_Request *request)
+{
+    static const char call[] = "MPI_Iscatterv";
+    API_ENTER(Iscatterv);
+    int size, rank, rc;
+    MPI_Comm cc;
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) || 
+        (rc = api_scatterv_args(comm, call, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, size,
+                                rank)))
+        return rc;
+    RUN(comm, call, cc, request,
+        cm_nbc_build_scatterv(s, sendbuf, &(struct cm_nbc_blocks){sendcounts, displs, 0}, sendtype, recvbuf,
+                              recvcount, recvtype, root, cc));
+}
+
+int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                     MPI_Request *request)
+{
+    static const char call[] = "MPI_Iallgatherv";
+    API_ENTER(Iallgatherv);
+    int size, rank, rc;
+    MPI_Comm cc;
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
+        (rc = api_allgatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, size)))
+        return rc;
+    RUN(comm, call, cc, request,
+        cm_nbc_build_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf,
+                                &(struct cm_nbc_blocks){recvcounts, displs, 0}, recvtype, cc));
+}
+
+int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                    MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ialltoallv";
+    API_ENTER(Ialltoallv);
+    int size, rank, rc;
+    MPI_Comm cc;
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
+        (rc = api_alltoallv_args(comm, call, sendbuf, sendcounts, sdispls, sendtype, recvcounts, rdispls,
+                                 recvtype, size)))
+        return rc;
+    RUN(comm, call, cc, request,
+        cm_nbc_build_alltoallv(s, sendbuf, &(struct cm_nbc_blocks){sendcounts, sdispls, 0}, sendtype, recvbuf,
+                               &(struct cm_nbc_blocks){recvcounts, rdispls, 0}, recvtype, cc));
+}
+
+int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ialltoallw";
+    API_ENTER(Ialltoallw);
+    int size, rank, rc;
+    MPI_Comm cc;
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
+        (rc = api_alltoallw_args(comm, call, sendbuf, sendcounts, sdispls, sendtypes, recvcounts, rdispls,
+                                 recvtypes, size)))
+        return rc;
+    RUN(comm, call, cc, request,
+        cm_nbc_build_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                               recvtypes, cc));
+}
+
+static int iscan(const char *call, const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                 MPI_Op op, MPI_Comm comm, MPI_Request *request, int exclusive)
+{
+    int size, rank, rc;
+    MPI_Comm cc;
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
+        (rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
+        return rc;
+    RUN(comm, call, cc, request, cm_nbc_build_scan(s, sendbuf, recvbuf, count, datatype, op, exclusive, cc));
+}
+
+int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request)
+{
+    API_ENTER(Iscan);
+    return iscan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, 0);
+}
+
+int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                 MPI_Request *request)
+{
+    API_ENTER(Iexscan);
+    return iscan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, 1);
+}
+
+int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
+{
+    static const char call[] = "MPI_Ireduce_scatter";
+    API_ENTER(Ireduce_scatter);
+    int size, rank, rc, total;
+    MPI_Comm cc;
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
+        (rc = api_reduce_scatter_args(comm, call, &sendbuf, recvbuf, recvcounts, datatype, op, &size, &rank,
+                                      &total)))
+        return rc;
+    RUN(comm, call, cc, request, cm_nbc_build_reduce_scatter(s, sendbuf, recvbuf, recvcounts, datatype, op, cc));
+}
