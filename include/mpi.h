@@ -336,6 +336,12 @@ CM_API_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 CM_API_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 CM_API_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
 CM_API_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
+CM_API_FN(int, Add_error_class, (int *errorclass))
+CM_API_FN(int, Add_error_code, (int errorclass, int *errorcode))
+CM_API_FN(int, Add_error_string, (int errorcode, const char *string))
+CM_API_FN(int, Remove_error_class, (int errorclass))
+CM_API_FN(int, Remove_error_code, (int errorcode))
+CM_API_FN(int, Remove_error_string, (int errorcode))
 
 /* point-to-point */
 CM_API_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))

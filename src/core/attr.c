@@ -44,7 +44,7 @@ static struct keyval **keyvals; /* index = keyval handle */
 static int nkeyvals, keyvals_cap;
 
 static int tag_ub = CM_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_is_global = 1;
-static int universe_size, appnum = 0, lastusedcode = MPI_ERR_LASTCODE;
+static int universe_size, appnum = 0, lastusedcode;
 
 static int *predefined(int keyval)
 {
@@ -58,7 +58,7 @@ static int *predefined(int keyval)
     /* The index of this rank's context on mpirun's MPMD line (0 for a lone
      * program or a singleton), MPI-4.1 11.10.3; mpirun sets COREMPI_APPNUM. */
     case MPI_APPNUM: appnum = getenv("COREMPI_APPNUM") ? atoi(getenv("COREMPI_APPNUM")) : 0; return &appnum;
-    case MPI_LASTUSEDCODE: return &lastusedcode;
+    case MPI_LASTUSEDCODE: lastusedcode = cm_err_lastused(); return &lastusedcode;
     default: return NULL;
     }
 }
