@@ -444,6 +444,7 @@ CM_API_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 CM_API_FN(int, Info_free, (MPI_Info *info))
 CM_API_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
 CM_API_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+CM_API_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 
 /* datatypes */
 CM_API_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))
