@@ -303,6 +303,11 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
 #pragma GCC visibility pop
 #endif
 
+/* typeclasses of MPI_Type_match_size (values of the MPI-5.0 ABI) */
+#define MPI_TYPECLASS_INTEGER 192
+#define MPI_TYPECLASS_REAL    193
+#define MPI_TYPECLASS_COMPLEX 194
+
 /* ---- functions -------------------------------------------------------- */
 /* CM_API_FN(return type, name without prefix, (parameters)) declares MPI_name and PMPI_name. */
 #if defined(__GNUC__)
@@ -418,6 +423,10 @@ CM_API_FN(int, Type_free_keyval, (int *type_keyval))
 CM_API_FN(int, Type_set_attr, (MPI_Datatype type, int type_keyval, void *attribute_val))
 CM_API_FN(int, Type_get_attr, (MPI_Datatype type, int type_keyval, void *attribute_val, int *flag))
 CM_API_FN(int, Type_delete_attr, (MPI_Datatype type, int type_keyval))
+CM_API_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+CM_API_FN(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
 CM_API_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
 CM_API_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 CM_API_FN(int, Group_size, (MPI_Group group, int *size))
