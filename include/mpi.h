@@ -427,6 +427,7 @@ CM_API_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype
 CM_API_FN(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
 CM_API_FN(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
 CM_API_FN(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
+CM_API_FN(int, Type_get_value_index, (MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type))
 CM_API_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
 CM_API_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 CM_API_FN(int, Group_size, (MPI_Group group, int *size))

@@ -1,6 +1,6 @@
 /*
  * dt_f90.c -- MPI_Type_match_size and MPI_Type_create_f90_integer/real/
- * complex: the smallest predefined type that fits, a predefined result that
+ * complex, MPI_Type_get_value_index: the smallest predefined type that fits, a predefined result that
  * Type_free refuses, and bad arguments under MPI_ERRORS_RETURN.
  */
 #include "dt_ref.h"
@@ -33,7 +33,13 @@ int main(int argc, char **argv)
     MPI_Datatype keep = t;
     CHECK(MPI_Type_free(&t) == MPI_ERR_TYPE && t == keep, "f90 result freed");
 
+    CHECK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &t) == MPI_SUCCESS && t == MPI_DOUBLE_INT, "double,int");
+    CHECK(MPI_Type_get_value_index(MPI_SHORT, MPI_INT, &t) == MPI_SUCCESS && t == MPI_SHORT_INT, "short,int");
+    CHECK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_LONG, &t) == MPI_SUCCESS && t == MPI_DATATYPE_NULL, "double,long");
+
     /* bad arguments */
+    CHECK(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &t) == MPI_ERR_TYPE, "NULL value_type accepted");
+    CHECK(MPI_Type_get_value_index(MPI_INT, MPI_INT, NULL) == MPI_ERR_ARG, "NULL pair_type accepted");
     CHECK(MPI_Type_match_size(7, 4, &t) == MPI_ERR_ARG, "typeclass 7 accepted");
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t) == MPI_ERR_ARG, "integer size 3 accepted");
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, NULL) == MPI_ERR_ARG, "NULL datatype accepted");
