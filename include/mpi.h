@@ -303,6 +303,11 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
 #pragma GCC visibility pop
 #endif
 
+/* typeclasses of MPI_Type_match_size (values of the MPI-5.0 ABI) */
+#define MPI_TYPECLASS_INTEGER 192
+#define MPI_TYPECLASS_REAL    193
+#define MPI_TYPECLASS_COMPLEX 194
+
 /* ---- functions -------------------------------------------------------- */
 /* CM_API_FN(return type, name without prefix, (parameters)) declares MPI_name and PMPI_name. */
 #if defined(__GNUC__)
@@ -336,6 +341,12 @@ CM_API_FN(int, Comm_set_errhandler, (MPI_Comm comm, MPI_Errhandler errhandler))
 CM_API_FN(int, Comm_get_errhandler, (MPI_Comm comm, MPI_Errhandler *errhandler))
 CM_API_FN(int, Comm_call_errhandler, (MPI_Comm comm, int errorcode))
 CM_API_FN(int, Errhandler_free, (MPI_Errhandler *errhandler))
+CM_API_FN(int, Add_error_class, (int *errorclass))
+CM_API_FN(int, Add_error_code, (int errorclass, int *errorcode))
+CM_API_FN(int, Add_error_string, (int errorcode, const char *string))
+CM_API_FN(int, Remove_error_class, (int errorclass))
+CM_API_FN(int, Remove_error_code, (int errorcode))
+CM_API_FN(int, Remove_error_string, (int errorcode))
 
 /* point-to-point */
 CM_API_FN(int, Send, (const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm))
@@ -407,6 +418,16 @@ CM_API_FN(int, Comm_free_keyval, (int *comm_keyval))
 CM_API_FN(int, Comm_set_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val))
 CM_API_FN(int, Comm_get_attr, (MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag))
 CM_API_FN(int, Comm_delete_attr, (MPI_Comm comm, int comm_keyval))
+CM_API_FN(int, Type_create_keyval, (MPI_Type_copy_attr_function *type_copy_attr_fn, MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state))
+CM_API_FN(int, Type_free_keyval, (int *type_keyval))
+CM_API_FN(int, Type_set_attr, (MPI_Datatype type, int type_keyval, void *attribute_val))
+CM_API_FN(int, Type_get_attr, (MPI_Datatype type, int type_keyval, void *attribute_val, int *flag))
+CM_API_FN(int, Type_delete_attr, (MPI_Datatype type, int type_keyval))
+CM_API_FN(int, Type_match_size, (int typeclass, int size, MPI_Datatype *datatype))
+CM_API_FN(int, Type_create_f90_integer, (int r, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_f90_real, (int p, int r, MPI_Datatype *newtype))
+CM_API_FN(int, Type_create_f90_complex, (int p, int r, MPI_Datatype *newtype))
+CM_API_FN(int, Type_get_value_index, (MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type))
 CM_API_FN(int, Comm_set_info, (MPI_Comm comm, MPI_Info info))
 CM_API_FN(int, Comm_get_info, (MPI_Comm comm, MPI_Info *info_used))
 CM_API_FN(int, Group_size, (MPI_Group group, int *size))
@@ -433,6 +454,7 @@ CM_API_FN(int, Info_dup, (MPI_Info info, MPI_Info *newinfo))
 CM_API_FN(int, Info_free, (MPI_Info *info))
 CM_API_FN(int, Info_get_nkeys, (MPI_Info info, int *nkeys))
 CM_API_FN(int, Info_get_nthkey, (MPI_Info info, int n, char *key))
+CM_API_FN(int, Info_create_env, (int argc, char *argv[], MPI_Info *info))
 
 /* datatypes */
 CM_API_FN(int, Type_contiguous, (int count, MPI_Datatype oldtype, MPI_Datatype *newtype))

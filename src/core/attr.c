@@ -6,6 +6,10 @@
  * MPI_Comm_free_keyval only drops the user's reference, so a communicator that
  * still carries the attribute can run its callbacks later (MPI 4.0, 7.7.2).
  *
+ * Datatype keyvals and attributes (core/attr_type.c) share the keyval table
+ * and the list code through struct cm_attr_obj; a keyval belongs to one kind
+ * of object and is invalid for the other.
+ *
  * Keyvals 1..MPI_LASTUSEDCODE are the predefined attributes; they are not
  * stored on any communicator but answered from static ints, readable on every
  * communicator (get_attr returns a pointer to the int, as the standard says).
@@ -26,9 +30,12 @@
 
 #define FIRST_USER_KEYVAL 16
 
+/* One keyval serves one kind of object; its callbacks have that kind's
+ * signature (the handle type differs), hence the unions. */
 struct keyval {
-    MPI_Comm_copy_attr_function *copy_fn;
-    MPI_Comm_delete_attr_function *delete_fn;
+    int kind;          /* CM_ATTR_COMM or CM_ATTR_TYPE */
+    union { MPI_Comm_copy_attr_function *comm; MPI_Type_copy_attr_function *type; } copy_fn;
+    union { MPI_Comm_delete_attr_function *comm; MPI_Type_delete_attr_function *type; } delete_fn;
     void *extra;
     int refs;          /* user handle (until freed) + attributes using it */
     int user_freed;
@@ -44,10 +51,15 @@ static struct keyval **keyvals; /* index = keyval handle */
 static int nkeyvals, keyvals_cap;
 
 static int tag_ub = CM_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_is_global = 1;
-static int universe_size, appnum = 0, lastusedcode = MPI_ERR_LASTCODE;
+static int universe_size, appnum = 0, lastusedcode;
 
-static int *predefined(int keyval)
+static const char *const kind_name[] = { "communicator", "datatype" };
+
+/* Predefined attributes exist on communicators only. */
+static int *predefined(int kind, int keyval)
 {
+    if (kind != CM_ATTR_COMM)
+        return NULL;
     switch (keyval) {
     case MPI_TAG_UB: return &tag_ub;
     case MPI_HOST: return &host;
@@ -58,14 +70,14 @@ static int *predefined(int keyval)
     /* The index of this rank's context on mpirun's MPMD line (0 for a lone
      * program or a singleton), MPI-4.1 11.10.3; mpirun sets COREMPI_APPNUM. */
     case MPI_APPNUM: appnum = getenv("COREMPI_APPNUM") ? atoi(getenv("COREMPI_APPNUM")) : 0; return &appnum;
-    case MPI_LASTUSEDCODE: return &lastusedcode;
+    case MPI_LASTUSEDCODE: lastusedcode = cm_err_lastused(); return &lastusedcode;
     default: return NULL;
     }
 }
 
-static struct keyval *keyval_lookup(int k)
+static struct keyval *keyval_lookup(int kind, int k)
 {
-    return k >= FIRST_USER_KEYVAL && k < nkeyvals ? keyvals[k] : NULL;
+    return k >= FIRST_USER_KEYVAL && k < nkeyvals && keyvals[k] && keyvals[k]->kind == kind ? keyvals[k] : NULL;
 }
 
 static void keyval_unref(int k)
@@ -87,50 +99,58 @@ static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
     return c;
 }
 
-static struct attr **find(struct cm_comm *c, int keyval)
+static struct attr **find(const struct cm_attr_obj *o, int keyval)
 {
-    struct attr **p = (struct attr **)&c->attrs;
+    struct attr **p = (struct attr **)o->attrs;
     while (*p && (*p)->keyval != keyval)
         p = &(*p)->next;
     return p;
 }
 
+static int run_delete(const struct cm_attr_obj *o, int k, void *value)
+{
+    struct keyval *kv = keyvals[k];
+    if (o->kind == CM_ATTR_COMM)
+        return kv->delete_fn.comm ? kv->delete_fn.comm(o->comm, k, value, kv->extra) : MPI_SUCCESS;
+    return kv->delete_fn.type ? kv->delete_fn.type(o->type, k, value, kv->extra) : MPI_SUCCESS;
+}
+
 /* Run the delete callback of *p and unlink it; on a callback error nothing changes. */
-static int remove_attr(struct cm_comm *c, struct attr **p)
+static int remove_attr(const struct cm_attr_obj *o, struct attr **p)
 {
     struct attr *a = *p;
-    struct keyval *kv = keyvals[a->keyval];
-    if (kv->delete_fn) {
-        int rc = kv->delete_fn(c->handle, a->keyval, a->value, kv->extra);
-        if (rc != MPI_SUCCESS)
-            return rc;
-    }
+    int rc = run_delete(o, a->keyval, a->value);
+    if (rc != MPI_SUCCESS)
+        return rc;
     *p = a->next;
     keyval_unref(a->keyval);
     free(a);
     return MPI_SUCCESS;
 }
 
-/* ---- hooks for communicator creation / destruction ------------------ */
+/* ---- hooks for object creation / destruction ------------------------ */
 
-int cm_attr_copy_all(struct cm_comm *oldc, struct cm_comm *newc)
+int cm_attr_obj_copy_all(const struct cm_attr_obj *oldo, const struct cm_attr_obj *newo)
 {
-    struct attr **tail = (struct attr **)&newc->attrs;
-    for (struct attr *a = oldc->attrs; a; a = a->next) {
+    struct attr **tail = (struct attr **)newo->attrs;
+    for (struct attr *a = *(struct attr **)oldo->attrs; a; a = a->next) {
         struct keyval *kv = keyvals[a->keyval];
         void *out = NULL;
-        int flag = 0;
-        int rc = kv->copy_fn ? kv->copy_fn(oldc->handle, a->keyval, kv->extra, a->value, &out, &flag) : MPI_SUCCESS;
+        int flag = 0, rc = MPI_SUCCESS;
+        if (oldo->kind == CM_ATTR_COMM && kv->copy_fn.comm)
+            rc = kv->copy_fn.comm(oldo->comm, a->keyval, kv->extra, a->value, &out, &flag);
+        else if (oldo->kind == CM_ATTR_TYPE && kv->copy_fn.type)
+            rc = kv->copy_fn.type(oldo->type, a->keyval, kv->extra, a->value, &out, &flag);
         if (rc != MPI_SUCCESS) {
             /* The copies already made are real (they may hold references): delete them properly. */
-            cm_attr_delete_all(newc);
+            cm_attr_obj_delete_all(newo);
             return rc;
         }
         if (!flag)
             continue;
         struct attr *n = malloc(sizeof *n);
         if (!n) {
-            cm_attr_delete_all(newc);
+            cm_attr_obj_delete_all(newo);
             return MPI_ERR_NO_MEM;
         }
         *n = (struct attr){ a->keyval, out, NULL };
@@ -141,34 +161,57 @@ int cm_attr_copy_all(struct cm_comm *oldc, struct cm_comm *newc)
     return MPI_SUCCESS;
 }
 
-int cm_attr_delete_all(struct cm_comm *c)
+int cm_attr_obj_delete_all(const struct cm_attr_obj *o)
 {
     /* Delete the most recently set first: later attributes may depend on earlier ones. */
-    while (c->attrs) {
-        struct attr **last = (struct attr **)&c->attrs;
+    while (*o->attrs) {
+        struct attr **last = (struct attr **)o->attrs;
         while ((*last)->next)
             last = &(*last)->next;
-        int rc = remove_attr(c, last);
+        int rc = remove_attr(o, last);
         if (rc != MPI_SUCCESS)
             return rc;
     }
     return MPI_SUCCESS;
 }
 
-/* ---- MPI calls ------------------------------------------------------ */
-
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
+static struct cm_attr_obj comm_obj(struct cm_comm *c)
 {
-    static const char call[] = "MPI_Comm_create_keyval";
-    CM_ENTER(Comm_create_keyval);
-    cm_check_initialized(call);
-    if (!comm_keyval)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "comm_keyval is NULL");
+    return (struct cm_attr_obj){ CM_ATTR_COMM, c->handle, MPI_DATATYPE_NULL, &c->attrs };
+}
+
+int cm_attr_copy_all(struct cm_comm *oldc, struct cm_comm *newc)
+{
+    struct cm_attr_obj o = comm_obj(oldc), n = comm_obj(newc);
+    return cm_attr_obj_copy_all(&o, &n);
+}
+
+int cm_attr_delete_all(struct cm_comm *c)
+{
+    struct cm_attr_obj o = comm_obj(c);
+    return cm_attr_obj_delete_all(&o);
+}
+
+/* ---- the calls, for any kind of object ------------------------------- */
+
+int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(void), int *keyval, void *extra,
+                          const char *call)
+{
+    if (!keyval)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind == CM_ATTR_COMM ? "comm" : "type");
     struct keyval *kv = calloc(1, sizeof *kv);
     if (!kv)
         return cm_error(MPI_COMM_SELF, MPI_ERR_NO_MEM, call, "out of memory");
-    *kv = (struct keyval){ comm_copy_attr_fn, comm_delete_attr_fn, extra_state, 1, 0 };
+    kv->kind = kind;
+    kv->extra = extra;
+    kv->refs = 1;
+    if (kind == CM_ATTR_COMM) {
+        kv->copy_fn.comm = (MPI_Comm_copy_attr_function *)copy_fn;
+        kv->delete_fn.comm = (MPI_Comm_delete_attr_function *)delete_fn;
+    } else {
+        kv->copy_fn.type = (MPI_Type_copy_attr_function *)copy_fn;
+        kv->delete_fn.type = (MPI_Type_delete_attr_function *)delete_fn;
+    }
     int k = FIRST_USER_KEYVAL;
     while (k < nkeyvals && keyvals[k])
         k++;
@@ -186,8 +229,105 @@ int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
     keyvals[k] = kv;
     if (k >= nkeyvals)
         nkeyvals = k + 1;
-    *comm_keyval = k;
+    *keyval = k;
     return MPI_SUCCESS;
+}
+
+int cm_attr_keyval_free(int kind, int *keyval, const char *call)
+{
+    if (!keyval)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind == CM_ATTR_COMM ? "comm" : "type");
+    int k = *keyval;
+    if (predefined(kind, k))
+        return cm_error(MPI_COMM_SELF, MPI_ERR_KEYVAL, call, "keyval %d is predefined and cannot be freed", k);
+    struct keyval *kv = keyval_lookup(kind, k);
+    if (!kv || kv->user_freed)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_KEYVAL, call, "invalid %s keyval %d", kind_name[kind], k);
+    kv->user_freed = 1;
+    keyval_unref(k);
+    *keyval = MPI_KEYVAL_INVALID;
+    return MPI_SUCCESS;
+}
+
+/* The communicator errors are raised on (WORLD for other objects). */
+static MPI_Comm err_comm(const struct cm_attr_obj *o)
+{
+    return o->kind == CM_ATTR_COMM ? o->comm : MPI_COMM_WORLD;
+}
+
+int cm_attr_set(const struct cm_attr_obj *o, int k, void *value, const char *call)
+{
+    MPI_Comm ec = err_comm(o);
+    int rc;
+    if (predefined(o->kind, k))
+        return cm_error(ec, MPI_ERR_KEYVAL, call, "keyval %d is a predefined attribute, which cannot be set", k);
+    struct keyval *kv = keyval_lookup(o->kind, k);
+    if (!kv || kv->user_freed)
+        return cm_error(ec, MPI_ERR_KEYVAL, call, "invalid %s keyval %d", kind_name[o->kind], k);
+    struct attr **p = find(o, k);
+    if (*p) {
+        /* Replacing a value deletes the old one first (MPI 4.0, 7.7.2). */
+        if ((rc = run_delete(o, k, (*p)->value)) != MPI_SUCCESS)
+            return cm_error(ec, rc, call, "the delete callback of keyval %d failed with code %d", k, rc);
+        (*p)->value = value;
+        return MPI_SUCCESS;
+    }
+    struct attr *a = malloc(sizeof *a);
+    if (!a)
+        return cm_error(ec, MPI_ERR_NO_MEM, call, "out of memory");
+    *a = (struct attr){ k, value, NULL };
+    kv->refs++;
+    *p = a;
+    return MPI_SUCCESS;
+}
+
+int cm_attr_get(const struct cm_attr_obj *o, int k, void *value, int *flag, const char *call)
+{
+    MPI_Comm ec = err_comm(o);
+    if (!value || !flag)
+        return cm_error(ec, MPI_ERR_ARG, call, "%s is NULL", flag ? "attribute_val" : "flag");
+    int *pre = predefined(o->kind, k);
+    if (pre) {
+        *(void **)value = pre;
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    /* A keyval the user freed still names the attributes made with it until they go. */
+    if (!keyval_lookup(o->kind, k))
+        return cm_error(ec, MPI_ERR_KEYVAL, call, "invalid %s keyval %d", kind_name[o->kind], k);
+    struct attr *a = *find(o, k);
+    *flag = a != NULL;
+    if (a)
+        *(void **)value = a->value;
+    return MPI_SUCCESS;
+}
+
+int cm_attr_delete(const struct cm_attr_obj *o, int k, const char *call)
+{
+    MPI_Comm ec = err_comm(o);
+    int rc;
+    if (predefined(o->kind, k))
+        return cm_error(ec, MPI_ERR_KEYVAL, call, "keyval %d is a predefined attribute, which cannot be deleted", k);
+    if (!keyval_lookup(o->kind, k))
+        return cm_error(ec, MPI_ERR_KEYVAL, call, "invalid %s keyval %d", kind_name[o->kind], k);
+    struct attr **p = find(o, k);
+    if (!*p) /* nothing attached: nothing to delete (MPICH and Open MPI agree) */
+        return MPI_SUCCESS;
+    if ((rc = remove_attr(o, p)) != MPI_SUCCESS)
+        return cm_error(ec, rc, call, "the delete callback of keyval %d failed with code %d", k, rc);
+    return MPI_SUCCESS;
+}
+
+/* ---- communicator calls --------------------------------------------- */
+
+int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
+{
+    static const char call[] = "MPI_Comm_create_keyval";
+    CM_ENTER(Comm_create_keyval);
+    cm_check_initialized(call);
+    return cm_attr_keyval_create(CM_ATTR_COMM, (void (*)(void))comm_copy_attr_fn, (void (*)(void))comm_delete_attr_fn,
+                                 comm_keyval, extra_state, call);
 }
 
 int PMPI_Comm_free_keyval(int *comm_keyval)
@@ -195,29 +335,7 @@ int PMPI_Comm_free_keyval(int *comm_keyval)
     static const char call[] = "MPI_Comm_free_keyval";
     CM_ENTER(Comm_free_keyval);
     cm_check_initialized(call);
-    if (!comm_keyval)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "comm_keyval is NULL");
-    int k = *comm_keyval;
-    if (predefined(k))
-        return cm_error(MPI_COMM_SELF, MPI_ERR_KEYVAL, call, "keyval %d is predefined and cannot be freed", k);
-    struct keyval *kv = keyval_lookup(k);
-    if (!kv || kv->user_freed)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_KEYVAL, call, "invalid keyval %d", k);
-    kv->user_freed = 1;
-    keyval_unref(k);
-    *comm_keyval = MPI_KEYVAL_INVALID;
-    return MPI_SUCCESS;
-}
-
-/* A user keyval the caller may still use by handle. */
-static int check_user_keyval(MPI_Comm comm, const char *call, int k, const char *what)
-{
-    if (predefined(k))
-        return cm_error(comm, MPI_ERR_KEYVAL, call, "keyval %d is a predefined attribute, which cannot be %s", k, what);
-    struct keyval *kv = keyval_lookup(k);
-    if (!kv || kv->user_freed)
-        return cm_error(comm, MPI_ERR_KEYVAL, call, "invalid keyval %d", k);
-    return MPI_SUCCESS;
+    return cm_attr_keyval_free(CM_ATTR_COMM, comm_keyval, call);
 }
 
 int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
@@ -228,24 +346,8 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)
         return rc;
-    if ((rc = check_user_keyval(comm, call, comm_keyval, "set")))
-        return rc;
-    struct attr **p = find(c, comm_keyval);
-    if (*p) {
-        /* Replacing a value deletes the old one first (MPI 4.0, 7.7.2). */
-        struct keyval *kv = keyvals[comm_keyval];
-        if (kv->delete_fn && (rc = kv->delete_fn(comm, comm_keyval, (*p)->value, kv->extra)) != MPI_SUCCESS)
-            return cm_error(comm, rc, call, "the delete callback of keyval %d failed with code %d", comm_keyval, rc);
-        (*p)->value = attribute_val;
-        return MPI_SUCCESS;
-    }
-    struct attr *a = malloc(sizeof *a);
-    if (!a)
-        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
-    *a = (struct attr){ comm_keyval, attribute_val, NULL };
-    keyvals[comm_keyval]->refs++;
-    *p = a;
-    return MPI_SUCCESS;
+    struct cm_attr_obj o = comm_obj(c);
+    return cm_attr_set(&o, comm_keyval, attribute_val, call);
 }
 
 int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
@@ -256,22 +358,8 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)
         return rc;
-    if (!attribute_val || !flag)
-        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", flag ? "attribute_val" : "flag");
-    int *pre = predefined(comm_keyval);
-    if (pre) {
-        *(void **)attribute_val = pre;
-        *flag = 1;
-        return MPI_SUCCESS;
-    }
-    /* A keyval the user freed still names the attributes made with it until they go. */
-    if (!keyval_lookup(comm_keyval))
-        return cm_error(comm, MPI_ERR_KEYVAL, call, "invalid keyval %d", comm_keyval);
-    struct attr *a = *find(c, comm_keyval);
-    *flag = a != NULL;
-    if (a)
-        *(void **)attribute_val = a->value;
-    return MPI_SUCCESS;
+    struct cm_attr_obj o = comm_obj(c);
+    return cm_attr_get(&o, comm_keyval, attribute_val, flag, call);
 }
 
 int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
@@ -282,17 +370,8 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)
         return rc;
-    if (predefined(comm_keyval))
-        return cm_error(comm, MPI_ERR_KEYVAL, call, "keyval %d is a predefined attribute, which cannot be deleted",
-                        comm_keyval);
-    if (!keyval_lookup(comm_keyval))
-        return cm_error(comm, MPI_ERR_KEYVAL, call, "invalid keyval %d", comm_keyval);
-    struct attr **p = find(c, comm_keyval);
-    if (!*p) /* nothing attached: nothing to delete (MPICH and Open MPI agree) */
-        return MPI_SUCCESS;
-    if ((rc = remove_attr(c, p)) != MPI_SUCCESS)
-        return cm_error(comm, rc, call, "the delete callback of keyval %d failed with code %d", comm_keyval, rc);
-    return MPI_SUCCESS;
+    struct cm_attr_obj o = comm_obj(c);
+    return cm_attr_delete(&o, comm_keyval, call);
 }
 
 /* ---- predefined callbacks (functions, declared in mpi.h) ------------ */

@@ -8,6 +8,7 @@
  * composed from the same pieces one dimension at a time, as MPI defines them.
  * Old types need not be committed (only types used for communication must).
  */
+#include "core/attr.h"
 #include "core/datatype.h"
 #include "core/error.h"
 
@@ -627,7 +628,15 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
         t->committed = old->committed;
         rc = cm_dt_set_contents(t, MPI_COMBINER_DUP, 0, NULL, 0, NULL, 1, &oldtype);
     }
-    return publish(call, t, rc, newtype);
+    if ((rc = publish(call, t, rc, newtype)) != MPI_SUCCESS)
+        return rc;
+    /* The copy callbacks see the new handle only after it exists. */
+    if ((rc = cm_attr_type_dup(oldtype, *newtype)) != MPI_SUCCESS) {
+        cm_dt_release(*newtype);
+        *newtype = MPI_DATATYPE_NULL;
+        return ERR(rc, call, "a copy callback of an attribute of oldtype failed with code %d", rc);
+    }
+    return MPI_SUCCESS;
 }
 
 /* --- commit, free, names ----------------------------------------------------------- */
@@ -658,6 +667,8 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     if (t->predefined)
         return ERR(MPI_ERR_TYPE, call, "%s is a predefined datatype and cannot be freed", t->name);
     MPI_Datatype h = *datatype;
+    if ((rc = cm_attr_type_free(h)) != MPI_SUCCESS)
+        return ERR(rc, call, "a delete callback of an attribute of the datatype failed with code %d", rc);
     *datatype = MPI_DATATYPE_NULL;
     cm_dt_release(h);
     return MPI_SUCCESS;

@@ -141,7 +141,8 @@ static int always_available(const char *call)
     static const char *const names[] = {
         "MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Finalized", "MPI_Get_version",
         "MPI_Get_library_version", "MPI_Errhandler_free", "MPI_Error_string", "MPI_Error_class",
-        "MPI_Add_error_class", "MPI_Add_error_code", "MPI_Add_error_string",
+        "MPI_Add_error_class", "MPI_Add_error_code", "MPI_Add_error_string", "MPI_Remove_error_class",
+        "MPI_Remove_error_code", "MPI_Remove_error_string",
     };
     if (!strncmp(call, "MPI_Info_", 9) || !strncmp(call, "MPI_Session_", 12) || !strncmp(call, "MPI_T_", 6))
         return 1;
@@ -189,6 +190,10 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    if (errorcode > MPI_ERR_LASTCODE && cm_err_user_string(errorcode, string, MPI_MAX_ERROR_STRING)) {
+        *resultlen = (int)strlen(string);
+        return MPI_SUCCESS;
+    }
     if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE || !class_text[errorcode]) {
         *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
         return MPI_ERR_ARG;
@@ -204,9 +209,10 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE)
+    int user = errorcode > MPI_ERR_LASTCODE ? cm_err_user_class(errorcode) : -1;
+    if (errorcode < 0 || (errorcode > MPI_ERR_LASTCODE && user < 0))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
-    *errorclass = errorcode;
+    *errorclass = user >= 0 ? user : errorcode;
     return MPI_SUCCESS;
 }
 

@@ -12,6 +12,8 @@
 
 #include "mpi.h"
 
+#include <stddef.h>
+
 /* Raise errclass on comm (MPI_COMM_NULL or an invalid handle: use MPI_COMM_WORLD's handler).
  * call is the MPI function name ("MPI_Send").  Returns errclass when the handler returns. */
 int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
@@ -29,5 +31,13 @@ void cm_errh_release(MPI_Errhandler e);
 
 /* The world rank of this process, or -1 before MPI_Init (for messages). */
 int cm_world_rank_for_messages(void);
+
+/* User error classes and codes (core/error_user.c).  cm_err_user_class:
+ * the class of a user class or code, -1 if code is none; cm_err_user_string:
+ * 1 and its string in out if code is a user class or code, else 0. */
+int cm_err_user_class(int code);
+int cm_err_user_string(int code, char *out, size_t size);
+/* The highest error code in use: the MPI_LASTUSEDCODE attribute. */
+int cm_err_lastused(void);
 
 #endif

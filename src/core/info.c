@@ -29,6 +29,7 @@
 #pragma weak MPI_Info_free = PMPI_Info_free
 #pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
 #pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
+#pragma weak MPI_Info_create_env = PMPI_Info_create_env
 
 struct info_entry {
     char *key, *value;
@@ -37,6 +38,7 @@ struct info_entry {
 struct cm_info {
     struct info_entry *e;
     int n, cap;
+    int outside; /* made before MPI_Init or after MPI_Finalize: outlives Finalize */
 };
 
 static struct cm_info **table; /* index = handle; [0] unused, [1] = MPI_INFO_ENV */
@@ -104,6 +106,7 @@ static MPI_Info table_add(struct cm_info *in)
 {
     for (int i = 2; i < table_len; i++)
         if (!table[i]) {
+            in->outside = !cm_g.initialized || cm_g.finalized;
             table[i] = in;
             return i;
         }
@@ -118,6 +121,7 @@ static MPI_Info table_add(struct cm_info *in)
         table = t;
         table_cap = cap;
     }
+    in->outside = !cm_g.initialized || cm_g.finalized;
     table[table_len] = in;
     return table_len++;
 }
@@ -144,17 +148,46 @@ static void env_command_line(struct cm_info *in)
     }
 }
 
-/* MPI_INFO_ENV: what this process was started with, as far as one machine knows. */
-static struct cm_info *build_env(void)
+/* argv[0] as "command", the rest joined by spaces as "argv". */
+static void env_args(struct cm_info *in, int argc, char **argv)
+{
+    char buf[MPI_MAX_INFO_VAL + 1];
+    if (argc < 1 || !argv[0])
+        return;
+    put(in, "command", argv[0]);
+    size_t n = 0;
+    buf[0] = 0;
+    for (int i = 1; i < argc && argv[i]; i++)
+        n += (size_t)snprintf(buf + n, n < sizeof buf ? sizeof buf - n : 0, "%s%s", i > 1 ? " " : "", argv[i]),
+            n = n < sizeof buf ? n : sizeof buf - 1;
+    if (argc > 1)
+        put(in, "argv", buf);
+}
+
+/* What this process was started with, as far as one machine knows
+ * (MPI-4.1 11.10.1 lists the keys): argc < 0 reads the command line from
+ * /proc.  "soft" and "file" are not known to corempi and are left out. */
+static struct cm_info *build_env_from(int argc, char **argv)
 {
     struct cm_info *in = calloc(1, sizeof *in);
     if (!in)
         return NULL;
-    env_command_line(in);
+    if (argc < 0)
+        env_command_line(in);
+    else
+        env_args(in, argc, argv);
     char buf[MPI_MAX_INFO_VAL + 1];
-    if (cm_g.initialized) {
+    if (cm_g.initialized && !cm_g.finalized) {
         snprintf(buf, sizeof buf, "%d", cm_g.size);
         put(in, "maxprocs", buf);
+        int t = cm_g.thread_level;
+        put(in, "thread_level", t == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"
+                                : t == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
+                                : t == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
+                                                             : "MPI_THREAD_SINGLE");
+    } else if (getenv("COREMPI_SIZE")) {
+        /* before Init under mpirun: the job's size is already known */
+        put(in, "maxprocs", getenv("COREMPI_SIZE"));
     }
     if (gethostname(buf, sizeof buf - 1) == 0) {
         buf[sizeof buf - 1] = 0;
@@ -166,6 +199,11 @@ static struct cm_info *build_env(void)
     if (getcwd(buf, sizeof buf))
         put(in, "wdir", buf);
     return in;
+}
+
+static struct cm_info *build_env(void)
+{
+    return build_env_from(-1, NULL);
 }
 
 static struct cm_info *lookup(MPI_Info h)
@@ -188,15 +226,28 @@ void cm_info_release(MPI_Info info)
     }
 }
 
+/* Info objects made inside Init..Finalize go with Finalize (the library's
+ * own and those the program forgot); those made outside stay usable, as
+ * MPI-4.0 allows Info calls at any time.  MPI_INFO_ENV is rebuilt on next
+ * use, since maxprocs and thread_level change with Init. */
 void cm_info_finalize(void)
 {
-    for (int i = 0; i < table_len; i++)
+    int kept = 0;
+    for (int i = 0; i < table_len; i++) {
+        if (table[i] && table[i]->outside) {
+            kept++;
+            continue;
+        }
         destroy(table[i]);
-    free(table);
-    table = NULL;
+        table[i] = NULL;
+    }
+    if (!kept) {
+        free(table);
+        table = NULL;
+        table_len = table_cap = 0;
+    }
     destroy(env_info);
     env_info = NULL;
-    table_len = table_cap = 0;
 }
 
 /* ---- argument checks ----------------------------------------------- */
@@ -224,9 +275,10 @@ static int check_key(const char *call, const char *key)
     return MPI_SUCCESS;
 }
 
+/* No cm_check_initialized in this file: MPI-4.0 allows the Info calls
+ * before MPI_Init and after MPI_Finalize. */
 static int start(const char *call, MPI_Info info, struct cm_info **in)
 {
-    cm_check_initialized(call);
     *in = lookup(info);
     return *in ? MPI_SUCCESS : bad_info(call, info);
 }
@@ -237,7 +289,6 @@ int PMPI_Info_create(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_create";
     CM_ENTER(Info_create);
-    cm_check_initialized(call);
     if (!info)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
     struct cm_info *in = calloc(1, sizeof *in);
@@ -400,7 +451,6 @@ int PMPI_Info_free(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_free";
     CM_ENTER(Info_free);
-    cm_check_initialized(call);
     if (!info)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
     if (*info == MPI_INFO_ENV)
@@ -448,4 +498,22 @@ int cm_info_copy(MPI_Info info, MPI_Info *copy)
     if (info != MPI_INFO_NULL && !(in = lookup(info)))
         return MPI_ERR_INFO;
     return dup_object(in, copy);
+}
+
+int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+{
+    static const char call[] = "MPI_Info_create_env";
+    CM_ENTER(Info_create_env);
+    if (!info)
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
+    if (argc < 0 || (argc > 0 && !argv))
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, argc < 0 ? "argc is %d" : "argv is NULL but argc is %d", argc);
+    struct cm_info *in = build_env_from(argv ? argc : -1, argv);
+    MPI_Info h = in ? table_add(in) : MPI_INFO_NULL;
+    if (h == MPI_INFO_NULL) {
+        destroy(in);
+        return cm_error(MPI_COMM_SELF, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    *info = h;
+    return MPI_SUCCESS;
 }

@@ -1,0 +1,33 @@
+/*
+ * datatype_value_index.c -- MPI_Type_get_value_index (MPI-4.1): the
+ * predefined (value, index) pair type for MINLOC/MAXLOC, or
+ * MPI_DATATYPE_NULL when no predefined pair has that value and index type.
+ */
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
+
+int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
+{
+    static const char call[] = "MPI_Type_get_value_index";
+    static const struct { MPI_Datatype value, pair; } pairs[] = {
+        { MPI_FLOAT, MPI_FLOAT_INT }, { MPI_DOUBLE, MPI_DOUBLE_INT },  { MPI_LONG, MPI_LONG_INT },
+        { MPI_INT, MPI_2INT },        { MPI_SHORT, MPI_SHORT_INT },    { MPI_LONG_DOUBLE, MPI_LONG_DOUBLE_INT },
+    };
+    CM_ENTER(Type_get_value_index);
+    cm_check_initialized(call);
+    if (!pair_type)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "pair_type is NULL");
+    if (!cm_dt_lookup(value_type))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d (argument value_type)", (int)value_type);
+    if (!cm_dt_lookup(index_type))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d (argument index_type)", (int)index_type);
+    *pair_type = MPI_DATATYPE_NULL;
+    if (index_type == MPI_INT)
+        for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
+            if (pairs[i].value == value_type)
+                *pair_type = pairs[i].pair;
+    return MPI_SUCCESS;
+}

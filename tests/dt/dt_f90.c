@@ -1,0 +1,52 @@
+/*
+ * dt_f90.c -- MPI_Type_match_size and MPI_Type_create_f90_integer/real/
+ * complex, MPI_Type_get_value_index: the smallest predefined type that fits, a predefined result that
+ * Type_free refuses, and bad arguments under MPI_ERRORS_RETURN.
+ */
+#include "dt_ref.h"
+
+static int size_of(MPI_Datatype t)
+{
+    int s = -1;
+    MPI_Type_size(t, &s);
+    return s;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Datatype t = MPI_DATATYPE_NULL;
+    for (int s = 1; s <= 8; s *= 2) {
+        CHECK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, s, &t) == MPI_SUCCESS && size_of(t) == s, "int %d", s);
+    }
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, &t) == MPI_SUCCESS && t == MPI_FLOAT, "real 4");
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 8, &t) == MPI_SUCCESS && t == MPI_DOUBLE, "real 8");
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t) == MPI_SUCCESS && t == MPI_C_DOUBLE_COMPLEX, "cplx 16");
+    CHECK(MPI_Type_create_f90_integer(4, &t) == MPI_SUCCESS && size_of(t) == 2, "f90 integer r=4");
+    CHECK(MPI_Type_create_f90_integer(9, &t) == MPI_SUCCESS && size_of(t) == 4, "f90 integer r=9");
+    CHECK(MPI_Type_create_f90_integer(10, &t) == MPI_SUCCESS && size_of(t) == 8, "f90 integer r=10");
+    CHECK(MPI_Type_create_f90_real(6, MPI_UNDEFINED, &t) == MPI_SUCCESS && t == MPI_FLOAT, "f90 real p=6");
+    CHECK(MPI_Type_create_f90_real(7, 30, &t) == MPI_SUCCESS && t == MPI_DOUBLE, "f90 real p=7");
+    CHECK(MPI_Type_create_f90_real(MPI_UNDEFINED, 300, &t) == MPI_SUCCESS && t == MPI_DOUBLE, "f90 real r=300");
+    CHECK(MPI_Type_create_f90_complex(15, 307, &t) == MPI_SUCCESS && t == MPI_C_DOUBLE_COMPLEX, "f90 complex");
+    MPI_Datatype keep = t;
+    CHECK(MPI_Type_free(&t) == MPI_ERR_TYPE && t == keep, "f90 result freed");
+
+    CHECK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &t) == MPI_SUCCESS && t == MPI_DOUBLE_INT, "double,int");
+    CHECK(MPI_Type_get_value_index(MPI_SHORT, MPI_INT, &t) == MPI_SUCCESS && t == MPI_SHORT_INT, "short,int");
+    CHECK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_LONG, &t) == MPI_SUCCESS && t == MPI_DATATYPE_NULL, "double,long");
+
+    /* bad arguments */
+    CHECK(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &t) == MPI_ERR_TYPE, "NULL value_type accepted");
+    CHECK(MPI_Type_get_value_index(MPI_INT, MPI_INT, NULL) == MPI_ERR_ARG, "NULL pair_type accepted");
+    CHECK(MPI_Type_match_size(7, 4, &t) == MPI_ERR_ARG, "typeclass 7 accepted");
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_INTEGER, 3, &t) == MPI_ERR_ARG, "integer size 3 accepted");
+    CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 4, NULL) == MPI_ERR_ARG, "NULL datatype accepted");
+    CHECK(MPI_Type_create_f90_integer(19, &t) == MPI_ERR_ARG, "integer range 19 accepted");
+    CHECK(MPI_Type_create_f90_real(40, MPI_UNDEFINED, &t) == MPI_ERR_ARG, "precision 40 accepted");
+    CHECK(MPI_Type_create_f90_real(MPI_UNDEFINED, MPI_UNDEFINED, &t) == MPI_ERR_ARG, "both undefined accepted");
+    CHECK(MPI_Type_create_f90_complex(6, 37, NULL) == MPI_ERR_ARG, "NULL newtype accepted");
+    MPI_Finalize();
+    return 0;
+}
