@@ -148,6 +148,7 @@ typedef struct MPI_Status {
 
 #define MPI_BOTTOM          ((void *)0)
 #define MPI_IN_PLACE        ((void *)-1)
+#define MPI_BUFFER_AUTOMATIC ((void *)2)   /* MPI-5.0 ABI value */
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
@@ -361,6 +362,12 @@ CM_API_FN(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype send
 CM_API_FN(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
 CM_API_FN(int, Buffer_attach, (void *buffer, int size))
 CM_API_FN(int, Buffer_detach, (void *buffer_addr, int *size))
+CM_API_FN(int, Buffer_flush, (void))
+CM_API_FN(int, Buffer_iflush, (MPI_Request *request))
+CM_API_FN(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size))
+CM_API_FN(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size))
+CM_API_FN(int, Comm_flush_buffer, (MPI_Comm comm))
+CM_API_FN(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request))
 CM_API_FN(int, Wait, (MPI_Request *request, MPI_Status *status))
 CM_API_FN(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
 CM_API_FN(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
@@ -371,6 +378,9 @@ CM_API_FN(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *out
 CM_API_FN(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
 CM_API_FN(int, Request_free, (MPI_Request *request))
 CM_API_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+CM_API_FN(int, Request_get_status_any, (int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+CM_API_FN(int, Request_get_status_all, (int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+CM_API_FN(int, Request_get_status_some, (int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
 CM_API_FN(int, Cancel, (MPI_Request *request))
 CM_API_FN(int, Test_cancelled, (const MPI_Status *status, int *flag))
 CM_API_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
@@ -385,6 +395,12 @@ CM_API_FN(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype,
 CM_API_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
 CM_API_FN(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
 CM_API_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
+CM_API_FN(int, Status_get_source, (MPI_Status *status, int *source))
+CM_API_FN(int, Status_get_tag, (MPI_Status *status, int *tag))
+CM_API_FN(int, Status_get_error, (MPI_Status *status, int *error))
+CM_API_FN(int, Status_set_source, (MPI_Status *status, int source))
+CM_API_FN(int, Status_set_tag, (MPI_Status *status, int tag))
+CM_API_FN(int, Status_set_error, (MPI_Status *status, int error))
 
 /* communicators and groups */
 CM_API_FN(int, Comm_rank, (MPI_Comm comm, int *rank))
