@@ -305,6 +305,10 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
 #endif
 
 /* ---- functions -------------------------------------------------------- */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
 /* CM_API_FN(return type, name without prefix, (parameters)) declares MPI_name and PMPI_name. */
 #if defined(__GNUC__)
 #define CM_API_VISIBLE __attribute__((visibility("default")))
@@ -378,6 +382,8 @@ CM_API_FN(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *out
 CM_API_FN(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
 CM_API_FN(int, Request_free, (MPI_Request *request))
 CM_API_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+CM_API_FN(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+CM_API_FN(int, Grequest_complete, (MPI_Request request))
 CM_API_FN(int, Request_get_status_any, (int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
 CM_API_FN(int, Request_get_status_all, (int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
 CM_API_FN(int, Request_get_status_some, (int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))

@@ -353,7 +353,8 @@ int PMPI_Request_free(MPI_Request *request)
     if (r->complete || (r->persistent && !r->active)) {
         cm_request_release(r);
     } else {
-        /* Still in flight: the engine releases it when it completes. */
+        /* Still in flight: the engine (or Grequest_complete) releases it when it completes. */
+        cm_grequest_orphan(r);
         cm_request_release_handle(r);
         r->freed = 1;
     }
