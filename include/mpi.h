@@ -148,6 +148,7 @@ typedef struct MPI_Status {
 
 #define MPI_BOTTOM          ((void *)0)
 #define MPI_IN_PLACE        ((void *)-1)
+#define MPI_BUFFER_AUTOMATIC ((void *)2)   /* MPI-5.0 ABI value */
 #define MPI_STATUS_IGNORE   ((MPI_Status *)0)
 #define MPI_STATUSES_IGNORE ((MPI_Status *)0)
 #define MPI_ERRCODES_IGNORE ((int *)0)
@@ -309,6 +310,10 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
 #define MPI_TYPECLASS_COMPLEX 194
 
 /* ---- functions -------------------------------------------------------- */
+typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
+typedef int MPI_Grequest_free_function(void *extra_state);
+typedef int MPI_Grequest_cancel_function(void *extra_state, int complete);
+
 /* CM_API_FN(return type, name without prefix, (parameters)) declares MPI_name and PMPI_name. */
 #if defined(__GNUC__)
 #define CM_API_VISIBLE __attribute__((visibility("default")))
@@ -368,8 +373,16 @@ CM_API_FN(int, Start, (MPI_Request *request))
 CM_API_FN(int, Startall, (int count, MPI_Request array_of_requests[]))
 CM_API_FN(int, Sendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
 CM_API_FN(int, Sendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Status *status))
+CM_API_FN(int, Isendrecv, (const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag, void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
+CM_API_FN(int, Isendrecv_replace, (void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source, int recvtag, MPI_Comm comm, MPI_Request *request))
 CM_API_FN(int, Buffer_attach, (void *buffer, int size))
 CM_API_FN(int, Buffer_detach, (void *buffer_addr, int *size))
+CM_API_FN(int, Buffer_flush, (void))
+CM_API_FN(int, Buffer_iflush, (MPI_Request *request))
+CM_API_FN(int, Comm_attach_buffer, (MPI_Comm comm, void *buffer, int size))
+CM_API_FN(int, Comm_detach_buffer, (MPI_Comm comm, void *buffer_addr, int *size))
+CM_API_FN(int, Comm_flush_buffer, (MPI_Comm comm))
+CM_API_FN(int, Comm_iflush_buffer, (MPI_Comm comm, MPI_Request *request))
 CM_API_FN(int, Wait, (MPI_Request *request, MPI_Status *status))
 CM_API_FN(int, Test, (MPI_Request *request, int *flag, MPI_Status *status))
 CM_API_FN(int, Waitall, (int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[]))
@@ -380,6 +393,17 @@ CM_API_FN(int, Waitsome, (int incount, MPI_Request array_of_requests[], int *out
 CM_API_FN(int, Testsome, (int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
 CM_API_FN(int, Request_free, (MPI_Request *request))
 CM_API_FN(int, Request_get_status, (MPI_Request request, int *flag, MPI_Status *status))
+CM_API_FN(int, Grequest_start, (MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn, MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request))
+CM_API_FN(int, Grequest_complete, (MPI_Request request))
+CM_API_FN(int, Psend_init, (const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+CM_API_FN(int, Precv_init, (void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Info info, MPI_Request *request))
+CM_API_FN(int, Pready, (int partition, MPI_Request request))
+CM_API_FN(int, Pready_range, (int partition_low, int partition_high, MPI_Request request))
+CM_API_FN(int, Pready_list, (int length, const int array_of_partitions[], MPI_Request request))
+CM_API_FN(int, Parrived, (MPI_Request request, int partition, int *flag))
+CM_API_FN(int, Request_get_status_any, (int count, const MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status))
+CM_API_FN(int, Request_get_status_all, (int count, const MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[]))
+CM_API_FN(int, Request_get_status_some, (int incount, const MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[]))
 CM_API_FN(int, Cancel, (MPI_Request *request))
 CM_API_FN(int, Test_cancelled, (const MPI_Status *status, int *flag))
 CM_API_FN(int, Probe, (int source, int tag, MPI_Comm comm, MPI_Status *status))
@@ -394,6 +418,12 @@ CM_API_FN(int, Get_elements_x, (const MPI_Status *status, MPI_Datatype datatype,
 CM_API_FN(int, Status_set_elements, (MPI_Status *status, MPI_Datatype datatype, int count))
 CM_API_FN(int, Status_set_elements_x, (MPI_Status *status, MPI_Datatype datatype, MPI_Count count))
 CM_API_FN(int, Status_set_cancelled, (MPI_Status *status, int flag))
+CM_API_FN(int, Status_get_source, (MPI_Status *status, int *source))
+CM_API_FN(int, Status_get_tag, (MPI_Status *status, int *tag))
+CM_API_FN(int, Status_get_error, (MPI_Status *status, int *error))
+CM_API_FN(int, Status_set_source, (MPI_Status *status, int source))
+CM_API_FN(int, Status_set_tag, (MPI_Status *status, int tag))
+CM_API_FN(int, Status_set_error, (MPI_Status *status, int error))
 
 /* communicators and groups */
 CM_API_FN(int, Comm_rank, (MPI_Comm comm, int *rank))

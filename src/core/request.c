@@ -96,7 +96,7 @@ void cm_request_status(const struct cm_request *r, MPI_Status *status)
 {
     if (status == MPI_STATUS_IGNORE || !status)
         return;
-    if (r->kind == CM_REQ_RECV || r->cancelled) {
+    if (r->kind == CM_REQ_RECV || r->cancelled || r->has_status) {
         int err = status->MPI_ERROR;
         *status = r->status;
         /* MPI_ERROR is set only by the calls that report errors in statuses. */

@@ -38,6 +38,7 @@ struct cm_request {
     unsigned internal : 1;      /* library-owned (Bsend copy, blocking call's stack) */
     unsigned dt_held : 1;       /* holds a reference on a derived dtype (Type_free while pending) */
     unsigned bulk : 1;          /* receive of bulk collective data (p2p/coll_entry.h CM_P2P_BULK) */
+    unsigned has_status : 1;    /* generic: `status` holds a result to report (Isendrecv, generalized) */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;
@@ -77,6 +78,14 @@ struct cm_request {
     void *state;
     struct cm_request *bsend_next; /* Bsend: list of buffered sends in flight */
     size_t bsend_bytes;
+
+    /* Generic requests whose operation is defined above the engine
+     * (p2p/isendrecv.c, grequest.c, partitioned.c); NULL when unused.
+     * query: at completion, fill `status` and return an error class (Wait/Test).
+     * cancel: MPI_Cancel.  start: MPI_Start of a persistent generic request. */
+    int (*query)(struct cm_request *r);
+    int (*cancel)(struct cm_request *r);
+    int (*start)(struct cm_request *r, const char *call);
 };
 
 /* Allocate a zeroed request (not yet with a handle). */

@@ -125,6 +125,8 @@ static int start_one(MPI_Request h, const char *call)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request %d is not a persistent request", h);
     if (r->active)
         return cm_error(r->comm, MPI_ERR_REQUEST, call, "request %d is already active", h);
+    if (r->start)
+        return r->start(r, call);
     r->active = 1;
     r->cancelled = 0;
     if (r->kind == CM_REQ_RECV) {

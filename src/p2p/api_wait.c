@@ -54,9 +54,13 @@ static int lookup(MPI_Request h, struct cm_request **r, const char *call)
 /* Finish a completed request: status out, handle retired, error (if any) returned. */
 static int finish(struct cm_request *r, MPI_Request *h, MPI_Status *st, const char *call)
 {
+    int err = MPI_SUCCESS;
+    if (r->query)   /* generalized request: its own error, status from the callback */
+        err = r->query(r);
     cm_request_status(r, st);
-    int err = r->kind == CM_REQ_RECV ? r->status.MPI_ERROR : MPI_SUCCESS;
-    if (err == MPI_ERR_TRUNCATE)
+    if (!r->query && (r->kind == CM_REQ_RECV || r->has_status))
+        err = r->status.MPI_ERROR;
+    if (err == MPI_ERR_TRUNCATE && !r->query)
         err = cm_recv_report(r, call);
     cm_request_retire(r, h);
     return err;
@@ -349,7 +353,8 @@ int PMPI_Request_free(MPI_Request *request)
     if (r->complete || (r->persistent && !r->active)) {
         cm_request_release(r);
     } else {
-        /* Still in flight: the engine releases it when it completes. */
+        /* Still in flight: the engine (or Grequest_complete) releases it when it completes. */
+        cm_grequest_orphan(r);
         cm_request_release_handle(r);
         r->freed = 1;
     }
@@ -370,8 +375,13 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
         return MPI_SUCCESS;
     }
     *flag = poll_request(r);
+    int err = MPI_SUCCESS;
+    if (*flag && r->query)
+        err = r->query(r);
     if (*flag)
         cm_request_status(r, status);
+    if (err)
+        return err;
     return MPI_SUCCESS;
 }
 
@@ -386,6 +396,8 @@ int PMPI_Cancel(MPI_Request *request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
     /* Only receives that have not matched can be cancelled; a send always
      * completes normally (cancelling sends is deprecated in MPI 4). */
+    if (r->cancel)
+        return r->cancel(r);
     if (r->kind == CM_REQ_RECV && !r->complete)
         cm_recv_cancel(r);
     return MPI_SUCCESS;

@@ -1,13 +1,19 @@
 /*
  * bsend.c -- buffered-mode sends through the user's attached buffer.
  *
- * Each buffered send copies (packs) its message into the attached buffer and
+ * Each buffered send copies (packs) its message into an attached buffer and
  * sends from that copy with an internal request; the user's call completes at
  * once.  In-flight copies are kept sorted by offset and space is found first
  * fit; MPI_BSEND_OVERHEAD bytes are charged per message as the standard asks
  * programs to allow for.
+ *
+ * Buffers (MPI-4.1): a communicator's own (Comm_attach_buffer) is used before
+ * the process's (Buffer_attach).  MPI_BUFFER_AUTOMATIC instead of an address
+ * means no limit: each message gets a malloc'd copy, freed when it has left.
+ * Invariant: every in-flight copy is on the list of the buffer it came from.
  */
 #include "p2p/bsend.h"
+#include "p2p/request_wait.h"
 #include "core/state.h"
 #include "core/error.h"
 #include "core/comm.h"
@@ -15,43 +21,108 @@
 #include "p2p/p2p.h"
 
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
 #pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
+#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
+#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
+#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
+#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
+#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
+#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
 
-static char *buffer;
-static size_t buffer_size;
-static struct cm_request *inflight; /* sorted by address, linked by bsend_next */
+struct bbuf {
+    MPI_Comm comm;              /* MPI_COMM_NULL: the process's buffer */
+    char *base;                 /* NULL: none attached */
+    size_t size;
+    int automatic;              /* MPI_BUFFER_AUTOMATIC */
+    struct cm_request *inflight; /* sorted by address (not for automatic), linked by bsend_next */
+};
+
+static struct bbuf process = { MPI_COMM_NULL, NULL, 0, 0, NULL };
+static struct bbuf *comm_bufs;  /* one slot per communicator that ever attached */
+static int ncomm_bufs;
+
+static struct bbuf *comm_slot(MPI_Comm comm, int create)
+{
+    for (int i = 0; i < ncomm_bufs; i++)
+        if (comm_bufs[i].comm == comm)
+            return &comm_bufs[i];
+    if (!create)
+        return NULL;
+    for (int i = 0; i < ncomm_bufs; i++)
+        if (!comm_bufs[i].base && !comm_bufs[i].automatic && !comm_bufs[i].inflight) {
+            comm_bufs[i].comm = comm;
+            return &comm_bufs[i];
+        }
+    struct bbuf *b = realloc(comm_bufs, (size_t)(ncomm_bufs + 1) * sizeof *b);
+    if (!b)
+        cm_fatal("bsend", "out of memory");
+    comm_bufs = b;
+    memset(&b[ncomm_bufs], 0, sizeof *b);
+    b[ncomm_bufs].comm = comm;
+    return &b[ncomm_bufs++];
+}
+
+static int attached(const struct bbuf *b)
+{
+    return b && (b->base || b->automatic);
+}
+
+/* The buffer a buffered send on comm uses. */
+static struct bbuf *buffer_for(MPI_Comm comm)
+{
+    struct bbuf *b = comm_slot(comm & ~CM_COMM_COLL_BIT, 0);
+    return attached(b) ? b : &process;
+}
+
+/* Space for `need` bytes in b, linked in its list; NULL if it does not fit. */
+static char *reserve(struct bbuf *b, size_t need, struct cm_request ***at)
+{
+    if (b->automatic) {
+        *at = &b->inflight;
+        return malloc(need);
+    }
+    size_t start = 0;
+    struct cm_request **link = &b->inflight;
+    for (struct cm_request *r = b->inflight; r; link = &r->bsend_next, r = r->bsend_next) {
+        size_t off = (size_t)((char *)r->buf - b->base);
+        if (off - start >= need)
+            break;
+        start = off + r->bsend_bytes;
+    }
+    if (start + need > b->size)
+        return NULL;
+    *at = link;
+    return b->base + start;
+}
 
 int cm_bsend_start(struct cm_request *user, const char *call)
 {
     struct cm_datatype *t = cm_dt_lookup(user->dtype);
     size_t bytes = (size_t)user->count * t->size;
     size_t need = bytes + MPI_BSEND_OVERHEAD;
-    if (!buffer)
-        return cm_error(user->comm, MPI_ERR_BUFFER, call, "no buffer attached (use MPI_Buffer_attach before buffered sends)");
-    /* First fit between in-flight copies. */
-    size_t start = 0;
-    struct cm_request **link = &inflight;
-    for (struct cm_request *r = inflight; r; link = &r->bsend_next, r = r->bsend_next) {
-        size_t off = (size_t)((char *)r->buf - buffer);
-        if (off - start >= need)
-            break;
-        start = off + r->bsend_bytes;
-    }
-    if (start + need > buffer_size) {
-        size_t used = 0;
-        for (struct cm_request *r = inflight; r; r = r->bsend_next)
-            used += r->bsend_bytes;
+    struct bbuf *b = buffer_for(user->comm);
+    if (!attached(b))
         return cm_error(user->comm, MPI_ERR_BUFFER, call,
+                        "no buffer attached (use MPI_Buffer_attach or MPI_Comm_attach_buffer before buffered sends)");
+    struct cm_request **link;
+    char *space = reserve(b, need, &link);
+    if (!space) {
+        size_t used = 0;
+        for (struct cm_request *r = b->inflight; r; r = r->bsend_next)
+            used += r->bsend_bytes;
+        return cm_error(user->comm, b->automatic ? MPI_ERR_NO_MEM : MPI_ERR_BUFFER, call,
                         "attached buffer too small: message needs %zu bytes (with overhead), buffer has %zu, %zu in use",
-                        need, buffer_size, used);
+                        need, b->size, used);
     }
     struct cm_request *r = cm_request_new(CM_REQ_SEND);
     r->internal = 1;
     r->mode = CM_MODE_BUFFERED;
-    r->buf = buffer + start;
+    r->buf = space;
+    r->state = b;   /* the buffer it came from (not a generic request) */
     r->bsend_bytes = need;
     r->count = (int)bytes;
     r->dtype = MPI_BYTE;
@@ -70,52 +141,145 @@ int cm_bsend_start(struct cm_request *user, const char *call)
 
 void cm_bsend_done(struct cm_request *r)
 {
-    for (struct cm_request **link = &inflight; *link; link = &(*link)->bsend_next) {
+    struct bbuf *b = r->state;
+    for (struct cm_request **link = &b->inflight; *link; link = &(*link)->bsend_next) {
         if (*link == r) {
             *link = r->bsend_next;
             break;
         }
     }
+    if (b->automatic)
+        free(r->buf);
     cm_request_release(r);
 }
 
-static int all_left(void *unused)
+/* Flush one buffer (NULL: every buffer): true when its copies have all left. */
+static int all_left(void *arg)
 {
-    (void)unused;
-    return inflight == NULL;
+    const struct bbuf *b = arg;
+    if (b)
+        return b->inflight == NULL;
+    for (int i = 0; i < ncomm_bufs; i++)
+        if (comm_bufs[i].inflight)
+            return 0;
+    return process.inflight == NULL;
+}
+
+static void flush(struct bbuf *b, unsigned call_id)
+{
+    cm_progress_until(all_left, b, -1, call_id, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
 }
 
 void cm_bsend_flush(void)
 {
-    cm_progress_until(all_left, NULL, -1, CM_CALL_Buffer_detach, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    flush(NULL, CM_CALL_Buffer_detach);
+}
+
+static int attach(struct bbuf *b, MPI_Comm comm, void *buf, int size, const char *call)
+{
+    if (attached(b))
+        return cm_error(comm, MPI_ERR_BUFFER, call, "a buffer is already attached (detach it first)");
+    if (buf == MPI_BUFFER_AUTOMATIC) {
+        b->automatic = 1;
+        return MPI_SUCCESS;
+    }
+    if (size < 0)
+        return cm_error(comm, MPI_ERR_ARG, call, "negative size %d", size);
+    if (!buf && size > 0)
+        return cm_error(comm, MPI_ERR_BUFFER, call, "buffer is NULL");
+    b->base = buf;
+    b->size = (size_t)size;
+    return MPI_SUCCESS;
+}
+
+static int detach(struct bbuf *b, MPI_Comm comm, void *buffer_addr, int *size, unsigned call_id, const char *call)
+{
+    if (!buffer_addr || !size)
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", buffer_addr ? "size" : "buffer_addr");
+    if (!attached(b)) {
+        *(void **)buffer_addr = NULL;
+        *size = 0;
+        return MPI_SUCCESS;
+    }
+    flush(b, call_id);
+    *(void **)buffer_addr = b->automatic ? MPI_BUFFER_AUTOMATIC : b->base;
+    *size = (int)b->size;
+    b->base = NULL;
+    b->size = 0;
+    b->automatic = 0;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Buffer_attach(void *buf, int size)
 {
     CM_ENTER(Buffer_attach);
-    if (buffer)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Buffer_attach", "a buffer is already attached (detach it first)");
-    if (size < 0)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Buffer_attach", "negative size %d", size);
-    if (!buf && size > 0)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_BUFFER, "MPI_Buffer_attach", "buffer is NULL");
-    buffer = buf;
-    buffer_size = (size_t)size;
-    return MPI_SUCCESS;
+    return attach(&process, MPI_COMM_WORLD, buf, size, "MPI_Buffer_attach");
 }
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     CM_ENTER(Buffer_detach);
-    if (!buffer) {
-        *(void **)buffer_addr = NULL;
-        *size = 0;
-        return MPI_SUCCESS;
-    }
-    cm_bsend_flush();
-    *(void **)buffer_addr = buffer;
-    *size = (int)buffer_size;
-    buffer = NULL;
-    buffer_size = 0;
+    return detach(&process, MPI_COMM_WORLD, buffer_addr, size, CM_CALL_Buffer_detach, "MPI_Buffer_detach");
+}
+
+int PMPI_Buffer_flush(void)
+{
+    CM_ENTER(Buffer_flush);
+    flush(&process, CM_CALL_Buffer_flush);
     return MPI_SUCCESS;
+}
+
+static int check_comm(MPI_Comm comm, const char *call)
+{
+    if (comm == MPI_COMM_NULL || !cm_comm_lookup(comm, NULL) || (comm & CM_COMM_COLL_BIT))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator");
+    return MPI_SUCCESS;
+}
+
+int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+{
+    CM_ENTER(Comm_attach_buffer);
+    int rc = check_comm(comm, "MPI_Comm_attach_buffer");
+    return rc ? rc : attach(comm_slot(comm, 1), comm, buffer, size, "MPI_Comm_attach_buffer");
+}
+
+int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+{
+    CM_ENTER(Comm_detach_buffer);
+    int rc = check_comm(comm, "MPI_Comm_detach_buffer");
+    return rc ? rc : detach(comm_slot(comm, 0), comm, buffer_addr, size, CM_CALL_Comm_detach_buffer,
+                            "MPI_Comm_detach_buffer");
+}
+
+int PMPI_Comm_flush_buffer(MPI_Comm comm)
+{
+    CM_ENTER(Comm_flush_buffer);
+    int rc = check_comm(comm, "MPI_Comm_flush_buffer");
+    struct bbuf *b = rc ? NULL : comm_slot(comm, 0);
+    if (b)
+        flush(b, CM_CALL_Comm_flush_buffer);
+    return rc;
+}
+
+/* The nonblocking flushes: a generic request done when the list is empty.
+ * Slots are never freed (only reused), so the pointer stays valid. */
+static int iflush(struct bbuf *b, MPI_Request *request, const char *call)
+{
+    if (!request)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request pointer is NULL");
+    *request = cm_request_generic(all_left, NULL, b ? (void *)b : (void *)&process);
+    return MPI_SUCCESS;
+}
+
+int PMPI_Buffer_iflush(MPI_Request *request)
+{
+    CM_ENTER(Buffer_iflush);
+    return iflush(&process, request, "MPI_Buffer_iflush");
+}
+
+int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Comm_iflush_buffer);
+    int rc = check_comm(comm, "MPI_Comm_iflush_buffer");
+    return rc ? rc : iflush(comm_slot(comm, 1), request, "MPI_Comm_iflush_buffer");
 }

@@ -165,4 +165,7 @@ void cm_rndv_receive(struct cm_request *r, int src_world, int tag, uint64_t toke
 /* Receiver side: one DATA fragment. */
 void cm_rndv_data(const void *payload, uint32_t len);
 
+/* Request_free of a pending generalized request (grequest.c); 1 if r is one. */
+int cm_grequest_orphan(struct cm_request *r);
+
 #endif

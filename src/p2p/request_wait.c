@@ -17,14 +17,26 @@ MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *s
 MPI_Request cm_request_generic_blocking(int (*poll)(void *state), void (*destroy)(void *state),
                                         void (*block)(void *state), void *state)
 {
+    struct cm_request *r = cm_request_generic_new(poll, destroy, state);
+    r->block = block;
+    return cm_request_generic_go(r);
+}
+
+struct cm_request *cm_request_generic_new(int (*poll)(void *state), void (*destroy)(void *state), void *state)
+{
     struct cm_request *r = cm_request_new(CM_REQ_GENERIC);
     r->poll = poll;
     r->destroy = destroy;
-    r->block = block;
     r->state = state;
+    r->peer_world = -1;
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;
-    if (poll(state))
+    return r;
+}
+
+MPI_Request cm_request_generic_go(struct cm_request *r)
+{
+    if (r->poll(r->state))
         r->complete = 1;
     else
         cm_progress_add_generic(r);

@@ -17,6 +17,12 @@ MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *s
 MPI_Request cm_request_generic_blocking(int (*poll)(void *state), void (*destroy)(void *state),
                                         void (*block)(void *state), void *state);
 
+/* The same in two steps, for a state that must point back to its request:
+ * _new builds it (no handle, not polled yet), _go polls it once, hands it to
+ * the engine if not done, and returns its handle. */
+struct cm_request *cm_request_generic_new(int (*poll)(void *state), void (*destroy)(void *state), void *state);
+MPI_Request cm_request_generic_go(struct cm_request *r);
+
 /* Make progress on r; returns 1 when complete. */
 int cm_request_test(struct cm_request *r);
 
