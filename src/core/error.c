@@ -141,7 +141,7 @@ static int always_available(const char *call)
     static const char *const names[] = {
         "MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Finalized", "MPI_Get_version",
         "MPI_Get_library_version", "MPI_Errhandler_free", "MPI_Error_string", "MPI_Error_class",
-        "MPI_Add_error_class", "MPI_Add_error_code", "MPI_Add_error_string",
+        "MPI_Add_error_class", "MPI_Add_error_code", "MPI_Add_error_string", "MPI_Abi_get_version",
     };
     if (!strncmp(call, "MPI_Info_", 9) || !strncmp(call, "MPI_Session_", 12) || !strncmp(call, "MPI_T_", 6))
         return 1;
