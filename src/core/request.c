@@ -6,6 +6,7 @@
  * Handles index a table of pointers; request memory is recycled through a
  * free list, so a steady stream of Isend/Wait allocates nothing.
  */
+#include "core/status.h"
 #include "core/request.h"
 #include "core/state.h"
 #include "core/error.h"
@@ -104,8 +105,7 @@ void cm_request_status(const struct cm_request *r, MPI_Status *status)
     } else {
         status->MPI_SOURCE = MPI_ANY_SOURCE;
         status->MPI_TAG = MPI_ANY_TAG;
-        status->cm_bytes = 0;
-        status->cm_cancelled = 0;
+        cm_status_set_private(status, 0, 0);
     }
 }
 

@@ -3,6 +3,7 @@
  * Mrecv/Imrecv.  A matched probe takes the message off the unexpected queue,
  * so no other receive can steal it; its MPI_Message handle owns it.
  */
+#include "core/status.h"
 #include "p2p/p2p.h"
 #include "p2p/check.h"
 #include "core/state.h"
@@ -63,8 +64,7 @@ static void proc_null_status(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_PROC_NULL;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->cm_bytes = 0;
-    st->cm_cancelled = 0;
+    cm_status_set_private(st, 0, 0);
 }
 
 static void found_status(MPI_Status *st, MPI_Comm comm, struct cm_unexp *u)
