@@ -10,8 +10,9 @@
  * a non-negative int (so MPI_<Handle>_toint is a cast), and a handle of
  * another kind never maps to an index.  An index function returns -1 for
  * a value that is no handle of its kind; callers still bound it by their
- * table's length.  Datatypes and ops (value maps into dense tables) and
- * communicators (the collective bit) get theirs with the switch.
+ * table's length.  Communicators: core/comm.h strips CM_COMM_COLL_BIT
+ * first.  Datatypes and ops (value maps into dense tables) get theirs with
+ * the switch.
  */
 #ifndef CM_CORE_HANDLE_H
 #define CM_CORE_HANDLE_H
@@ -62,5 +63,6 @@ CM_H_PAIR(req, MPI_Request, CM_H_REQUEST, 0x180, 1)         /* NULL */
 CM_H_PAIR(info, MPI_Info, CM_H_INFO, 0x130, 2)              /* NULL, ENV */
 CM_H_PAIR(errh, MPI_Errhandler, CM_H_ERRHANDLER, 0x140, 4)  /* NULL, FATAL, RETURN, ABORT */
 CM_H_PAIR(msg, MPI_Message, CM_H_MESSAGE, 0x128, 2)         /* NULL, NO_PROC */
+CM_H_PAIR(comm, MPI_Comm, CM_H_COMM, 0x100, 3)              /* NULL, WORLD, SELF */
 
 #endif

@@ -6,11 +6,12 @@
  * before the library switches to them.  Checks: predefined handles map to
  * the indices the tables use (NULL 0, ...); created indices make values that
  * are not 0, not below 4096, fit an int, and map back; a handle of another
- * kind maps to -1; the status's 64-bit byte count and cancelled flag live
+ * kind maps to -1; the collective bit of communicators is free; the status's 64-bit byte count and cancelled flag live
  * in MPI_internal and survive an odd (int-only) alignment.
  */
 #include "mpi.h"
 #include "core/handle.h"
+#include "core/comm.h"
 #include "core/status.h"
 
 #include <limits.h>
@@ -54,6 +55,14 @@ int main(void)
     CREATED(info, MPI_Info)
     CREATED(errh, MPI_Errhandler)
     CREATED(msg, MPI_Message)
+    CREATED(comm, MPI_Comm)
+    EXPECT(cm_comm_index(MPI_COMM_NULL) == 0 && cm_comm_index(MPI_COMM_WORLD) == 1 &&
+               cm_comm_index(MPI_COMM_SELF) == 2, "comm predefined");
+    /* The collective twin's bit sits above every kind and index bit. */
+    MPI_Comm made = cm_comm_handle(CM_H_INDEX_MAX);
+    EXPECT(cm_comm_is_coll(cm_coll_comm(made)) && !cm_comm_is_coll(made) &&
+               cm_comm_plain(cm_coll_comm(made)) == made && cm_comm_plain(cm_coll_comm(MPI_COMM_WORLD)) == MPI_COMM_WORLD,
+           "CM_COMM_COLL_BIT collides with a handle's bits");
 
     /* Another kind's handle, another kind's predefined value, 0: no index. */
     EXPECT(cm_group_index((MPI_Group)(uintptr_t)cm_req_handle(7)) == -1, "a request handle is taken for a group");
