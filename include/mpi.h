@@ -593,6 +593,28 @@ CM_API_FN(int, Ineighbor_alltoall, (const void *sendbuf, int sendcount, MPI_Data
 CM_API_FN(int, Ineighbor_alltoallv, (const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request))
 CM_API_FN(int, Ineighbor_alltoallw, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request))
 
+/* MPI-5.0 ABI chapter: version query and the handle <-> int conversions that
+ * replace c2f/f2c (they work on today's int handles too; docs/abi.md). */
+CM_API_FN(int, Abi_get_version, (int *abi_major, int *abi_minor))
+CM_API_FN(int, Abi_get_info, (MPI_Info *info))
+CM_API_FN(int, Abi_get_fortran_info, (MPI_Info *info))
+CM_API_FN(int, Comm_toint, (MPI_Comm comm))
+CM_API_FN(MPI_Comm, Comm_fromint, (int comm))
+CM_API_FN(int, Errhandler_toint, (MPI_Errhandler errhandler))
+CM_API_FN(MPI_Errhandler, Errhandler_fromint, (int errhandler))
+CM_API_FN(int, Group_toint, (MPI_Group group))
+CM_API_FN(MPI_Group, Group_fromint, (int group))
+CM_API_FN(int, Info_toint, (MPI_Info info))
+CM_API_FN(MPI_Info, Info_fromint, (int info))
+CM_API_FN(int, Message_toint, (MPI_Message message))
+CM_API_FN(MPI_Message, Message_fromint, (int message))
+CM_API_FN(int, Op_toint, (MPI_Op op))
+CM_API_FN(MPI_Op, Op_fromint, (int op))
+CM_API_FN(int, Request_toint, (MPI_Request request))
+CM_API_FN(MPI_Request, Request_fromint, (int request))
+CM_API_FN(int, Type_toint, (MPI_Datatype datatype))
+CM_API_FN(MPI_Datatype, Type_fromint, (int datatype))
+
 #undef CM_API_FN
 #undef CM_API_VISIBLE
 

@@ -71,7 +71,7 @@ int cm_coll_members(MPI_Comm collcomm, struct cm_coll_members *m)
     m->size = c->size;
     m->rank = c->rank;
     m->world_of = c->world_of;
-    m->index = collcomm & ~CM_COMM_COLL_BIT;
+    m->index = cm_comm_index(cm_comm_plain(collcomm));
     return 0;
 }
 

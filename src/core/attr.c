@@ -92,7 +92,7 @@ static void keyval_unref(int k)
 static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
 {
     cm_check_initialized(call);
-    struct cm_comm *c = (comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(comm, NULL);
+    struct cm_comm *c = cm_comm_user_lookup(comm);
     *rc = c ? MPI_SUCCESS
             : cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL%s"
                                                                                  : "invalid communicator%s", "");

@@ -24,7 +24,7 @@ static MPI_Comm table_add(struct cm_comm *c)
     for (int i = 3; i < cm_comm_table_len; i++) {
         if (!cm_comm_table[i]) {
             cm_comm_table[i] = c;
-            return i;
+            return cm_comm_handle(i);
         }
     }
     if (cm_comm_table_len == table_cap) {
@@ -39,7 +39,7 @@ static MPI_Comm table_add(struct cm_comm *c)
     if (cm_comm_table_len < 3)
         cm_comm_table_len = 3;
     cm_comm_table[cm_comm_table_len] = c;
-    return cm_comm_table_len++;
+    return cm_comm_handle(cm_comm_table_len++);
 }
 
 struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx)
@@ -85,8 +85,9 @@ void cm_comm_release(struct cm_comm *c)
         cm_topo_free(c->topo);
     cm_errh_release(c->errh);
     cm_info_release(c->info);
-    cm_comm_table[c->handle] = NULL;
-    if (c->handle > MPI_COMM_SELF)
+    int i = cm_comm_index(c->handle);
+    cm_comm_table[i] = NULL;
+    if (i > cm_comm_index(MPI_COMM_SELF))
         cm_context_free(c->ctx);
     free(c->world_of);
     free(c->comm_of);
@@ -113,20 +114,20 @@ int cm_comm_init(void)
     if (!w)
         return MPI_ERR_NO_MEM;
     /* table_add put WORLD at 3: move it to its fixed handle. */
-    cm_comm_table[w->handle] = NULL;
+    cm_comm_table[cm_comm_index(w->handle)] = NULL;
     cm_comm_table_len = 3;
     w->handle = MPI_COMM_WORLD;
-    cm_comm_table[MPI_COMM_WORLD] = w;
+    cm_comm_table[cm_comm_index(MPI_COMM_WORLD)] = w;
     strcpy(w->name, "MPI_COMM_WORLD");
 
     int me = cm_g.rank;
     struct cm_comm *s = cm_comm_create_raw(&me, 1, 0, 2);
     if (!s)
         return MPI_ERR_NO_MEM;
-    cm_comm_table[s->handle] = NULL;
+    cm_comm_table[cm_comm_index(s->handle)] = NULL;
     cm_comm_table_len = 3;
     s->handle = MPI_COMM_SELF;
-    cm_comm_table[MPI_COMM_SELF] = s;
+    cm_comm_table[cm_comm_index(MPI_COMM_SELF)] = s;
     strcpy(s->name, "MPI_COMM_SELF");
     return MPI_SUCCESS;
 }
@@ -135,8 +136,8 @@ void cm_comm_finalize(void)
 {
     /* MPI_Finalize deletes SELF's attributes first, as if SELF were freed. */
     if (cm_attr_delete_all) {
-        cm_attr_delete_all(cm_comm_table[MPI_COMM_SELF]);
-        cm_attr_delete_all(cm_comm_table[MPI_COMM_WORLD]);
+        cm_attr_delete_all(cm_comm_table[cm_comm_index(MPI_COMM_SELF)]);
+        cm_attr_delete_all(cm_comm_table[cm_comm_index(MPI_COMM_WORLD)]);
     }
     for (int i = cm_comm_table_len - 1; i >= 1; i--) {
         struct cm_comm *c = cm_comm_table[i];

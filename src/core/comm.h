@@ -10,8 +10,10 @@
 #ifndef CM_CORE_COMM_H
 #define CM_CORE_COMM_H
 
+#include <stddef.h> /* NULL: the standard ABI header does not include it */
 #include <stdint.h>
 #include "mpi.h"
+#include "core/handle.h"
 
 #define CM_COMM_COLL_BIT 0x40000000
 #define CM_CTX_MAX 65536 /* context ids travel in 16 bits */
@@ -37,11 +39,17 @@ struct cm_comm {
 extern struct cm_comm **cm_comm_table;
 extern int cm_comm_table_len;
 
+/* Is h a collective twin (cm_coll_comm), and h without that bit.  The bit
+ * is above every handle's kind and index bits (core/handle.h), in both
+ * layouts, so these never need to know which one is in use. */
+static inline int cm_comm_is_coll(MPI_Comm h) { return ((uintptr_t)h & CM_COMM_COLL_BIT) != 0; }
+static inline MPI_Comm cm_comm_plain(MPI_Comm h) { return (MPI_Comm)((uintptr_t)h & ~(uintptr_t)CM_COMM_COLL_BIT); }
+
 /* Fast lookup; NULL for an invalid handle.  *ctx gets the context for p2p. */
 static inline struct cm_comm *cm_comm_lookup(MPI_Comm h, uint16_t *ctx)
 {
-    int coll = (h & CM_COMM_COLL_BIT) != 0;
-    int i = h & ~CM_COMM_COLL_BIT;
+    int coll = cm_comm_is_coll(h);
+    int i = cm_comm_index(cm_comm_plain(h));
     if (i <= 0 || i >= cm_comm_table_len)
         return NULL;
     struct cm_comm *c = cm_comm_table[i];
@@ -51,7 +59,14 @@ static inline struct cm_comm *cm_comm_lookup(MPI_Comm h, uint16_t *ctx)
 }
 
 /* The hidden twin of comm that collectives' messages travel on. */
-static inline MPI_Comm cm_coll_comm(MPI_Comm comm) { return comm | CM_COMM_COLL_BIT; }
+static inline MPI_Comm cm_coll_comm(MPI_Comm comm) { return (MPI_Comm)((uintptr_t)comm | CM_COMM_COLL_BIT); }
+
+/* A communicator the user may name: NULL for a collective twin, which no
+ * user call (attributes, info, topology, free, ...) may reach. */
+static inline struct cm_comm *cm_comm_user_lookup(MPI_Comm h)
+{
+    return cm_comm_is_coll(h) ? NULL : cm_comm_lookup(h, NULL);
+}
 
 /* Set up WORLD and SELF (at MPI_Init). */
 int cm_comm_init(void);

@@ -2,6 +2,7 @@
  * datatype.c -- the datatype table, predefined types, packing, size queries.
  * (Constructors of derived types: core/datatype_create.c.)
  */
+#include "core/status.h"
 #include "core/datatype.h"
 #include "core/state.h"
 #include "core/error.h"
@@ -281,7 +282,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     int rc = status_check(status, datatype, "MPI_Get_count", &t);
     if (rc)
         return rc;
-    long long b = status->cm_bytes;
+    long long b = cm_status_bytes(status);
     if (t->size == 0)
         *count = b == 0 ? 0 : MPI_UNDEFINED;
     else if (b % (long long)t->size)
@@ -299,7 +300,7 @@ int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Cou
         return rc;
     /* Whole elements times their basic elements, plus the basic elements of
      * a partial one (walking the signature of a mixed type). */
-    long long n = cm_dt_count_basic(t, (size_t)status->cm_bytes);
+    long long n = cm_dt_count_basic(t, (size_t)cm_status_bytes(status));
     *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
 }
@@ -319,7 +320,7 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
     struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!t)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", datatype);
-    status->cm_bytes = cm_dt_bytes_of_basic(t, count);
+    cm_status_set_bytes(status, cm_dt_bytes_of_basic(t, count));
     return MPI_SUCCESS;
 }
 
@@ -335,7 +336,7 @@ int PMPI_Status_set_elements_x(MPI_Status *status, MPI_Datatype datatype, MPI_Co
 
 int PMPI_Status_set_cancelled(MPI_Status *status, int flag)
 {
-    status->cm_cancelled = flag != 0;
+    cm_status_set_cancelled(status, flag != 0);
     return MPI_SUCCESS;
 }
 

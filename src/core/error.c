@@ -6,6 +6,7 @@
  * error of each class is kept, and MPI_Error_string appends it.
  */
 #include "core/error.h"
+#include "core/handle.h"
 #include "core/state.h"
 #include "core/comm.h"
 
@@ -93,31 +94,43 @@ static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
 /* The detail line of the last error of each class. */
 static char last_detail[MPI_ERR_LASTCODE + 1][480];
 
-/* Error handlers: 1..3 predefined, user ones after. */
+/* Error handlers by table index (core/handle.h): 0 NULL, 1..3 predefined
+ * (FATAL, RETURN, ABORT), user ones from ERRH_USER. */
 #define ERRH_MAX 256
+#define ERRH_USER 4
 static MPI_Comm_errhandler_function *user_errh[ERRH_MAX];
 /* A user handler lives while its handle or a communicator holds it
  * (MPI_Errhandler_free on an attached handler only drops the handle). */
 static int errh_refs[ERRH_MAX];
-static int errh_used = 4;
+static int errh_used = ERRH_USER;
+
+/* The index of a user handler's handle, or -1 for a predefined or invalid one. */
+static int user_index(MPI_Errhandler e)
+{
+    int i = cm_errh_index(e);
+    return i >= ERRH_USER && i < ERRH_MAX ? i : -1;
+}
 
 void cm_errh_retain(MPI_Errhandler e)
 {
-    if (e > MPI_ERRORS_ABORT && e < ERRH_MAX)
-        errh_refs[e]++;
+    int i = user_index(e);
+    if (i >= 0)
+        errh_refs[i]++;
 }
 
 void cm_errh_release(MPI_Errhandler e)
 {
-    if (e > MPI_ERRORS_ABORT && e < ERRH_MAX && --errh_refs[e] == 0)
-        user_errh[e] = NULL;
+    int i = user_index(e);
+    if (i >= 0 && --errh_refs[i] == 0)
+        user_errh[i] = NULL;
 }
 
 int cm_world_rank_for_messages(void) { return cm_g.rank; }
 
 static int valid_errh(MPI_Errhandler e)
 {
-    return e >= 1 && e < errh_used && (e <= MPI_ERRORS_ABORT || user_errh[e]);
+    int i = cm_errh_index(e);
+    return i >= 1 && i < errh_used && (i < ERRH_USER || user_errh[i]);
 }
 
 _Noreturn void cm_fatal(const char *call, const char *fmt, ...)
@@ -142,7 +155,7 @@ static int always_available(const char *call)
         "MPI_Init", "MPI_Init_thread", "MPI_Initialized", "MPI_Finalized", "MPI_Get_version",
         "MPI_Get_library_version", "MPI_Errhandler_free", "MPI_Error_string", "MPI_Error_class",
         "MPI_Add_error_class", "MPI_Add_error_code", "MPI_Add_error_string", "MPI_Remove_error_class",
-        "MPI_Remove_error_code", "MPI_Remove_error_string",
+        "MPI_Remove_error_code", "MPI_Remove_error_string", "MPI_Abi_get_version",
     };
     if (!strncmp(call, "MPI_Info_", 9) || !strncmp(call, "MPI_Session_", 12) || !strncmp(call, "MPI_T_", 6))
         return 1;
@@ -178,10 +191,10 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
     MPI_Errhandler e = c ? c->errh : MPI_ERRORS_ARE_FATAL;
     if (e == MPI_ERRORS_RETURN)
         return errclass;
-    if (e > MPI_ERRORS_ABORT && valid_errh(e)) {
+    if (user_index(e) >= 0 && valid_errh(e)) {
         MPI_Comm h = c->handle;
         int code = errclass;
-        user_errh[e](&h, &code, call);
+        user_errh[user_index(e)](&h, &code, call);
         return errclass;
     }
     fprintf(stderr, "corempi: %s: %s\n", where, msg);
@@ -221,13 +234,13 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
     CM_ENTER(Comm_create_errhandler);
     if (!fn)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Comm_create_errhandler", "the handler function is NULL");
-    for (int i = MPI_ERRORS_ABORT + 1; i < ERRH_MAX; i++) {
+    for (int i = ERRH_USER; i < ERRH_MAX; i++) {
         if (!user_errh[i]) {
             user_errh[i] = fn;
             errh_refs[i] = 1;
             if (i >= errh_used)
                 errh_used = i + 1;
-            *errhandler = i;
+            *errhandler = cm_errh_handle(i);
             return MPI_SUCCESS;
         }
     }

@@ -5,6 +5,7 @@
  * a world-sized scratch map, so every operation is linear in the sizes.
  */
 #include "core/group.h"
+#include "core/handle.h"
 #include "core/comm.h"
 #include "core/state.h"
 #include "core/error.h"
@@ -34,9 +35,10 @@ struct cm_group *cm_group_lookup(MPI_Group h)
 {
     if (h == MPI_GROUP_EMPTY)
         return &empty_group;
-    if (h <= MPI_GROUP_EMPTY || h >= table_len)
+    int i = cm_group_index(h);
+    if (i <= cm_group_index(MPI_GROUP_EMPTY) || i >= table_len)
         return NULL;
-    return table[h];
+    return table[i];
 }
 
 int cm_group_make(const int *world, int n, MPI_Group *out)
@@ -77,7 +79,7 @@ int cm_group_make(const int *world, int n, MPI_Group *out)
         h = table_len++;
     }
     table[h] = g;
-    *out = h;
+    *out = cm_group_handle(h);
     return MPI_SUCCESS;
 }
 
@@ -346,7 +348,7 @@ int PMPI_Group_free(MPI_Group *group)
     GET_GROUP(g, *group, "MPI_Group_free");
     free(g->world);
     free(g);
-    table[*group] = NULL;
+    table[cm_group_index(*group)] = NULL;
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

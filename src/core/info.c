@@ -10,6 +10,7 @@
  * section 9.3).
  */
 #include "core/info.h"
+#include "core/handle.h"
 #include "core/error.h"
 #include "core/state.h"
 
@@ -108,7 +109,7 @@ static MPI_Info table_add(struct cm_info *in)
         if (!table[i]) {
             in->outside = !cm_g.initialized || cm_g.finalized;
             table[i] = in;
-            return i;
+            return cm_info_handle(i);
         }
     if (table_len < 2)
         table_len = 2;
@@ -123,7 +124,7 @@ static MPI_Info table_add(struct cm_info *in)
     }
     in->outside = !cm_g.initialized || cm_g.finalized;
     table[table_len] = in;
-    return table_len++;
+    return cm_info_handle(table_len++);
 }
 
 /* The whole command line from /proc: argv[0] and the arguments joined by spaces. */
@@ -213,16 +214,18 @@ static struct cm_info *lookup(MPI_Info h)
             env_info = build_env();
         return env_info;
     }
-    if (h <= MPI_INFO_ENV || h >= table_len)
+    int i = cm_info_index(h);
+    if (i <= cm_info_index(MPI_INFO_ENV) || i >= table_len)
         return NULL;
-    return table[h];
+    return table[i];
 }
 
 void cm_info_release(MPI_Info info)
 {
-    if (info > MPI_INFO_ENV && info < table_len && table[info]) {
-        destroy(table[info]);
-        table[info] = NULL;
+    int i = cm_info_index(info);
+    if (i > cm_info_index(MPI_INFO_ENV) && i < table_len && table[i]) {
+        destroy(table[i]);
+        table[i] = NULL;
     }
 }
 

@@ -16,7 +16,7 @@
 static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
 {
     cm_check_initialized(call);
-    struct cm_comm *c = (comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(comm, NULL);
+    struct cm_comm *c = cm_comm_user_lookup(comm);
     if (c)
         *rc = MPI_SUCCESS;
     else if (comm == MPI_COMM_NULL)

@@ -6,7 +6,9 @@
  * Handles index a table of pointers; request memory is recycled through a
  * free list, so a steady stream of Isend/Wait allocates nothing.
  */
+#include "core/status.h"
 #include "core/request.h"
+#include "core/handle.h"
 #include "core/state.h"
 #include "core/error.h"
 #include "core/datatype.h"
@@ -49,34 +51,35 @@ MPI_Request cm_request_handle(struct cm_request *r)
         h = table_len++;
     }
     table[h] = r;
-    r->handle = h;
+    r->handle = cm_req_handle(h);
     /* A derived type freed by the user while this request is pending must
      * stay alive: the receive still unpacks with it. */
     if ((r->kind == CM_REQ_SEND || r->kind == CM_REQ_RECV) && !r->dt_held && r->dtype >= CM_DT_NUM_PREDEFINED) {
         cm_dt_retain(r->dtype);
         r->dt_held = 1;
     }
-    return h;
+    return r->handle;
 }
 
 struct cm_request *cm_request_get(MPI_Request h)
 {
-    if (h <= 0 || h >= table_len)
+    int i = cm_req_index(h);
+    if (i <= 0 || i >= table_len)
         return NULL;
-    return table[h];
+    return table[i];
 }
 
 void cm_request_release_handle(struct cm_request *r)
 {
     if (r->handle) {
-        table[r->handle] = NULL;
+        table[cm_req_index(r->handle)] = NULL;
         if (nfree_handles == free_handles_cap) {
             free_handles_cap = free_handles_cap ? 2 * free_handles_cap : 256;
             free_handles = realloc(free_handles, (size_t)free_handles_cap * sizeof *free_handles);
             if (!free_handles)
                 cm_fatal("request", "out of memory");
         }
-        free_handles[nfree_handles++] = r->handle;
+        free_handles[nfree_handles++] = cm_req_index(r->handle);
         r->handle = 0;
     }
 }
@@ -104,8 +107,7 @@ void cm_request_status(const struct cm_request *r, MPI_Status *status)
     } else {
         status->MPI_SOURCE = MPI_ANY_SOURCE;
         status->MPI_TAG = MPI_ANY_TAG;
-        status->cm_bytes = 0;
-        status->cm_cancelled = 0;
+        cm_status_set_private(status, 0, 0);
     }
 }
 

@@ -86,7 +86,7 @@ void cm_topo_attach(MPI_Comm newcomm, struct cm_topo *t)
 struct cm_comm *cm_topo_user_comm(MPI_Comm comm, const char *call, int *rc)
 {
     cm_check_initialized(call);
-    struct cm_comm *c = (comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(comm, NULL);
+    struct cm_comm *c = cm_comm_user_lookup(comm);
     if (c) {
         *rc = MPI_SUCCESS;
         return c;

@@ -94,7 +94,7 @@ static int all_members(struct cm_comm *parent, int **members)
 static struct cm_comm *parent_or_error(MPI_Comm comm, const char *call, int *rc)
 {
     cm_check_initialized(call);
-    struct cm_comm *c = (comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(comm, NULL);
+    struct cm_comm *c = cm_comm_user_lookup(comm);
     *rc = c ? MPI_SUCCESS
             : cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL%s"
                                                                                  : "invalid communicator%s", "");
@@ -330,7 +330,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
         return cm_error(*comm, MPI_ERR_COMM, "MPI_Comm_free", "%s cannot be freed",
                         *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
-    struct cm_comm *c = (*comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(*comm, NULL);
+    struct cm_comm *c = cm_comm_user_lookup(*comm);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator %d", *comm);
     if (cm_attr_delete_all) {

@@ -172,7 +172,7 @@ static void idup_destroy(void *state)
 static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request, const char *call)
 {
     cm_check_initialized(call);
-    struct cm_comm *p = (comm & CM_COMM_COLL_BIT) ? NULL : cm_comm_lookup(comm, NULL);
+    struct cm_comm *p = cm_comm_user_lookup(comm);
     if (!p)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call,
                         comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL" : "invalid communicator");

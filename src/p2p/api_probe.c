@@ -3,6 +3,8 @@
  * Mrecv/Imrecv.  A matched probe takes the message off the unexpected queue,
  * so no other receive can steal it; its MPI_Message handle owns it.
  */
+#include "core/status.h"
+#include "core/handle.h"
 #include "p2p/p2p.h"
 #include "p2p/check.h"
 #include "core/state.h"
@@ -21,7 +23,8 @@
 #pragma weak MPI_Imrecv = PMPI_Imrecv
 
 
-/* MPI_Message handles: 0 NULL, 1 NO_PROC, then matched messages. */
+/* MPI_Message handles by table index (core/handle.h): 0 NULL, 1 NO_PROC,
+ * then matched messages. */
 struct msg_slot {
     struct cm_unexp *u;
     MPI_Comm comm;
@@ -34,7 +37,7 @@ static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
     for (int i = 2; i < nmsgs; i++) {
         if (!msgs[i].u) {
             msgs[i] = (struct msg_slot){ u, comm };
-            return i;
+            return cm_msg_handle(i);
         }
     }
     if (nmsgs == msgs_cap || !msgs) {
@@ -44,7 +47,7 @@ static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
             cm_fatal("MPI_Mprobe", "out of memory");
     }
     msgs[nmsgs] = (struct msg_slot){ u, comm };
-    return nmsgs++;
+    return cm_msg_handle(nmsgs++);
 }
 
 static int probe_args(const char *call, int source, int tag, MPI_Comm comm, uint16_t *ctx, int *src_world)
@@ -63,8 +66,7 @@ static void proc_null_status(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_PROC_NULL;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->cm_bytes = 0;
-    st->cm_cancelled = 0;
+    cm_status_set_private(st, 0, 0);
 }
 
 static void found_status(MPI_Status *st, MPI_Comm comm, struct cm_unexp *u)
@@ -172,9 +174,10 @@ int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *mes
 static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                        struct cm_request *r)
 {
-    MPI_Message m = *message;
+    int m = cm_msg_index(*message);
     if (m < 2 || m >= nmsgs || !msgs[m].u)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid message handle %d", m);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid message handle %ld",
+                        (long)(intptr_t)*message);
     MPI_Comm comm = msgs[m].comm;
     int rc = cm_p2p_check(call, buf, count, datatype, MPI_ANY_SOURCE, CM_PEER_SOURCE, MPI_ANY_TAG, comm);
     if (rc)

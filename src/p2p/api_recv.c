@@ -43,7 +43,7 @@ int cm_recv_report(const struct cm_request *r, const char *call)
 {
     if (r->status.MPI_ERROR != MPI_ERR_TRUNCATE)
         return r->status.MPI_ERROR;
-    return cm_error(r->comm & ~CM_COMM_COLL_BIT, MPI_ERR_TRUNCATE, call,
+    return cm_error(cm_comm_plain(r->comm), MPI_ERR_TRUNCATE, call,
                     "message truncated: %zu bytes from rank %d (tag %d) do not fit a receive buffer of %zu bytes",
                     r->msg_len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
 }

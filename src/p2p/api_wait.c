@@ -2,6 +2,7 @@
  * api_wait.c -- completion: Wait/Test and their any/all/some forms,
  * Request_free, Request_get_status, Cancel, Test_cancelled.
  */
+#include "core/status.h"
 #include "p2p/p2p.h"
 #include "p2p/check.h"
 #include "core/state.h"
@@ -30,8 +31,7 @@ static void empty_status(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->cm_bytes = 0;
-    st->cm_cancelled = 0;
+    cm_status_set_private(st, 0, 0);
 }
 
 /* NULL handle or inactive persistent request: nothing to wait for. */
@@ -408,6 +408,6 @@ int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
     CM_ENTER(Test_cancelled);
     if (!status || status == MPI_STATUS_IGNORE)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test_cancelled", "status is NULL or MPI_STATUS_IGNORE");
-    *flag = status->cm_cancelled;
+    *flag = cm_status_cancelled(status);
     return MPI_SUCCESS;
 }

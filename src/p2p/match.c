@@ -1,4 +1,5 @@
 /* match.c -- posted and unexpected queues (see match.h). */
+#include "core/status.h"
 #include "p2p/match.h"
 #include "p2p/p2p.h"
 #include "core/state.h"
@@ -127,8 +128,7 @@ void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, si
 {
     st->MPI_SOURCE = c ? c->comm_of[src_world] : src_world;
     st->MPI_TAG = tag;
-    st->cm_bytes = (long long)bytes;
-    st->cm_cancelled = 0;
+    cm_status_set_private(st, (long long)bytes, 0);
 }
 
 void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len)
@@ -217,8 +217,7 @@ void cm_recv_start(struct cm_request *r)
     if (r->peer == MPI_PROC_NULL) {
         r->status.MPI_SOURCE = MPI_PROC_NULL;
         r->status.MPI_TAG = MPI_ANY_TAG;
-        r->status.cm_bytes = 0;
-        r->status.cm_cancelled = 0;
+        cm_status_set_private(&r->status, 0, 0);
         r->complete = 1;
         return;
     }
@@ -247,10 +246,10 @@ int cm_recv_cancel(struct cm_request *r)
         return 0;
     posted_unlink(r);
     r->cancelled = 1;
-    r->status.cm_cancelled = 1;
+    cm_status_set_cancelled(&r->status, 1);
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;
-    r->status.cm_bytes = 0;
+    cm_status_set_bytes(&r->status, 0);
     r->complete = 1;
     return 1;
 }

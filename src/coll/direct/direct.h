@@ -93,7 +93,7 @@ struct cm_direct {                   /* this rank's view of its communicator's a
      * all, was selected to run here and may take the shortcut (direct/allreduce.c). */
     uint64_t allreduce_shortcut;
     int barrier_shortcut;         /* a barrier was selected to run here, and may go straight */
-    int comm_index;               /* the communicator's handle without CM_COMM_COLL_BIT */
+    int comm_index;               /* the communicator's table index (core/comm.h) */
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
@@ -235,7 +235,7 @@ void cm_direct_nbc_drain(struct cm_direct *s);
 static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
 {
     struct cm_direct *s = cm_direct_recent;
-    if (!s || s->comm_index != (cc & ~CM_COMM_COLL_BIT))
+    if (!s || s->comm_index != cm_comm_index(cm_comm_plain(cc)))
         s = cm_direct_peek_slow(cc);
     if (s && s->nbc_head)
         cm_direct_nbc_drain(s);
