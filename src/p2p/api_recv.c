@@ -48,14 +48,12 @@ int cm_recv_report(const struct cm_request *r, const char *call)
                     r->msg_len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
-{
-    CM_ENTER(Recv);
-    return cm_recv_blocking(buf, count, datatype, source, tag, comm, status, CM_CALL_Recv, 0);
-}
-
-int cm_recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
-                     MPI_Status *status, unsigned call_id, unsigned flags)
+/* One body for MPI_Recv and the collectives' entry, inlined into both: an
+ * extra call frame on MPI_Recv's path cost the 8-byte ping-pong a few per
+ * cent (bench/results/issue20-ab.md). */
+static inline __attribute__((always_inline)) int
+recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+              MPI_Status *status, unsigned call_id, unsigned flags)
 {
     uint16_t ctx = 0;
     struct cm_comm *c = cm_comm_lookup(comm, &ctx);
@@ -80,6 +78,18 @@ int cm_recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, in
     if (status != MPI_STATUS_IGNORE)
         *status = r.status;
     return r.status.MPI_ERROR ? cm_recv_report(&r, cm_call_name(call_id)) : MPI_SUCCESS;
+}
+
+int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    CM_ENTER(Recv);
+    return recv_blocking(buf, count, datatype, source, tag, comm, status, CM_CALL_Recv, 0);
+}
+
+int cm_recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm,
+                     MPI_Status *status, unsigned call_id, unsigned flags)
+{
+    return recv_blocking(buf, count, datatype, source, tag, comm, status, call_id, flags);
 }
 
 int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
