@@ -621,4 +621,9 @@ CM_API_FN(MPI_Datatype, Type_fromint, (int datatype))
 #ifdef __cplusplus
 }
 #endif
+/* Old names (deprecated MPI-1 attribute calls, names removed in MPI-3.0):
+ * only for programs that ask, so this header stays the standard's. */
+#ifdef COREMPI_LEGACY_NAMES
+#include "mpi_legacy.h"
+#endif
 #endif /* COREMPI_MPI_H */
