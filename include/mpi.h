@@ -566,6 +566,7 @@ CM_API_FN(int, Ireduce_scatter, (const void *sendbuf, void *recvbuf, const int r
 /* process topologies */
 CM_API_FN(int, Dims_create, (int nnodes, int ndims, int dims[]))
 CM_API_FN(int, Cart_create, (MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder, MPI_Comm *comm_cart))
+CM_API_FN(int, Cart_map, (MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank))
 CM_API_FN(int, Cart_coords, (MPI_Comm comm, int rank, int maxdims, int coords[]))
 CM_API_FN(int, Cart_rank, (MPI_Comm comm, const int coords[], int *rank))
 CM_API_FN(int, Cart_shift, (MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest))
@@ -574,6 +575,7 @@ CM_API_FN(int, Cart_get, (MPI_Comm comm, int maxdims, int dims[], int periods[],
 CM_API_FN(int, Cartdim_get, (MPI_Comm comm, int *ndims))
 CM_API_FN(int, Topo_test, (MPI_Comm comm, int *status))
 CM_API_FN(int, Graph_create, (MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder, MPI_Comm *comm_graph))
+CM_API_FN(int, Graph_map, (MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank))
 CM_API_FN(int, Graphdims_get, (MPI_Comm comm, int *nnodes, int *nedges))
 CM_API_FN(int, Graph_get, (MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[]))
 CM_API_FN(int, Graph_neighbors_count, (MPI_Comm comm, int rank, int *nneighbors))

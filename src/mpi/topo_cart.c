@@ -3,12 +3,12 @@
  * (Cart_coords, Cart_rank, Cart_shift, Cart_get, Cartdim_get).
  *
  * Ranks are laid out row-major (the last dimension varies fastest), as the
- * standard requires.  reorder is accepted and ignored: the new communicator
- * keeps the ranks of the old one.  corempi places ranks on cores at launch
- * (src/topo/placement.c); matching a Cartesian grid to the machine belongs
- * there, not here.
+ * standard requires.  With reorder (and in Cart_map) the grid is laid onto
+ * the machine by mpi/topo_map.c: members sharing a package or cache get a
+ * compact box of the grid; on one domain the ranks are kept.
  */
 #include "mpi/topo_cart.h"
+#include "mpi/topo_map.h"
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/state.h"
@@ -17,6 +17,7 @@
 #include <string.h>
 
 #pragma weak MPI_Cart_create = PMPI_Cart_create
+#pragma weak MPI_Cart_map = PMPI_Cart_map
 #pragma weak MPI_Cart_coords = PMPI_Cart_coords
 #pragma weak MPI_Cart_rank = PMPI_Cart_rank
 #pragma weak MPI_Cart_shift = PMPI_Cart_shift
@@ -91,38 +92,52 @@ static struct cm_topo *cart_new(int ndims, const int *dims, const int *periods, 
     return t;
 }
 
+/* Cart_create's and Cart_map's grid arguments; *cells gets the grid's size. */
+static int check_grid(MPI_Comm comm, const char *call, int size, int ndims, const int dims[],
+                      const int periods[], long long *cells)
+{
+    if (ndims < 0)
+        return cm_error(comm, MPI_ERR_DIMS, call, "ndims %d is negative", ndims);
+    if (ndims > 0 && (!dims || !periods))
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", dims ? "periods" : "dims");
+    long long product = 1;
+    for (int i = 0; i < ndims; i++) {
+        if (dims[i] <= 0)
+            return cm_error(comm, MPI_ERR_DIMS, call, "dims[%d] = %d must be positive", i, dims[i]);
+        if (product <= size)
+            product *= dims[i];
+    }
+    if (product > size)
+        return cm_error(comm, MPI_ERR_TOPOLOGY, call, "dims product %lld exceeds communicator size %d", product,
+                        size);
+    *cells = product;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                      MPI_Comm *comm_cart)
 {
     static const char call[] = "MPI_Cart_create";
     CM_ENTER(Cart_create);
-    (void)reorder; /* see the file comment */
     int rc;
     struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
     if (!old)
         return rc;
     if (!comm_cart)
         return cm_error(comm_old, MPI_ERR_ARG, call, "comm_cart is NULL");
-    if (ndims < 0)
-        return cm_error(comm_old, MPI_ERR_DIMS, call, "ndims %d is negative", ndims);
-    if (ndims > 0 && (!dims || !periods))
-        return cm_error(comm_old, MPI_ERR_ARG, call, "%s is NULL", dims ? "periods" : "dims");
-    long long product = 1;
-    for (int i = 0; i < ndims; i++) {
-        if (dims[i] <= 0)
-            return cm_error(comm_old, MPI_ERR_DIMS, call, "dims[%d] = %d must be positive", i, dims[i]);
-        if (product <= old->size)
-            product *= dims[i];
-    }
-    if (product > old->size)
-        return cm_error(comm_old, MPI_ERR_TOPOLOGY, call, "dims product %lld exceeds communicator size %d", product,
-                        old->size);
-    int member = old->rank < product;
+    long long cells;
+    if ((rc = check_grid(comm_old, call, old->size, ndims, dims, periods, &cells)))
+        return rc;
+    int newrank = old->rank < cells ? old->rank : MPI_UNDEFINED;
+    if (reorder && cm_topo_cart_place(old, ndims, dims, &newrank) != MPI_SUCCESS)
+        return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
+    int member = newrank != MPI_UNDEFINED;
     MPI_Comm newcomm;
-    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, old->rank, &newcomm)))
+    /* The keys are a permutation of 0..cells-1: each member's new rank. */
+    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, newrank, &newcomm)))
         return rc;
     if (member) {
-        struct cm_topo *t = cart_new(ndims, dims, periods, old->rank);
+        struct cm_topo *t = cart_new(ndims, dims, periods, newrank);
         if (!t) {
             PMPI_Comm_free(&newcomm);
             return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
@@ -130,6 +145,24 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
         cm_topo_attach(newcomm, t);
     }
     *comm_cart = newcomm;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+{
+    static const char call[] = "MPI_Cart_map";
+    CM_ENTER(Cart_map);
+    int rc;
+    struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
+    if (!c)
+        return rc;
+    if (!newrank)
+        return cm_error(comm, MPI_ERR_ARG, call, "newrank is NULL");
+    long long cells;
+    if ((rc = check_grid(comm, call, c->size, ndims, dims, periods, &cells)))
+        return rc;
+    if (cm_topo_cart_place(c, ndims, dims, newrank) != MPI_SUCCESS)
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     return MPI_SUCCESS;
 }
 

@@ -2,8 +2,10 @@
  * topo_graph.c -- graph topologies (MPI-1 style: every process knows the
  * whole graph): Graph_create and its queries.
  *
- * reorder is accepted and ignored (ranks are kept; placement happens at launch).
+ * With reorder (and in Graph_map) the graph is laid onto the machine by
+ * mpi/topo_map.c; on one domain the ranks are kept.
  */
+#include "mpi/topo_map.h"
 #include "core/topo.h"
 #include "core/comm.h"
 #include "core/error.h"
@@ -12,6 +14,7 @@
 #include <string.h>
 
 #pragma weak MPI_Graph_create = PMPI_Graph_create
+#pragma weak MPI_Graph_map = PMPI_Graph_map
 #pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
 #pragma weak MPI_Graph_get = PMPI_Graph_get
 #pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
@@ -41,7 +44,6 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
 {
     static const char call[] = "MPI_Graph_create";
     CM_ENTER(Graph_create);
-    (void)reorder;
     int rc;
     struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
     if (!old)
@@ -50,9 +52,13 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
         return cm_error(comm_old, MPI_ERR_ARG, call, "comm_graph is NULL");
     if ((rc = check_graph(comm_old, call, old->size, nnodes, index, edges)))
         return rc;
-    int member = old->rank < nnodes;
+    int newrank = old->rank < nnodes ? old->rank : MPI_UNDEFINED;
+    if (reorder && nnodes > 0 && cm_topo_graph_place(old, nnodes, index, edges, &newrank) != MPI_SUCCESS)
+        return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
+    int member = newrank != MPI_UNDEFINED;
     MPI_Comm newcomm;
-    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, old->rank, &newcomm)))
+    /* The keys are a permutation of 0..nnodes-1: each member's new rank. */
+    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, newrank, &newcomm)))
         return rc;
     if (member) {
         int nedges = index[nnodes - 1];
@@ -72,6 +78,25 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
         cm_topo_attach(newcomm, t);
     }
     *comm_graph = newcomm;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+{
+    static const char call[] = "MPI_Graph_map";
+    CM_ENTER(Graph_map);
+    int rc;
+    struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
+    if (!c)
+        return rc;
+    if (!newrank)
+        return cm_error(comm, MPI_ERR_ARG, call, "newrank is NULL");
+    if (nnodes < 1)
+        return cm_error(comm, MPI_ERR_ARG, call, "nnodes %d must be at least 1", nnodes);
+    if ((rc = check_graph(comm, call, c->size, nnodes, index, edges)))
+        return rc;
+    if (cm_topo_graph_place(c, nnodes, index, edges, newrank) != MPI_SUCCESS)
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     return MPI_SUCCESS;
 }
 
