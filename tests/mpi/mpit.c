@@ -275,6 +275,17 @@ static void traffic(int rank, int size)
     unsigned long long nmsg = (unsigned long long)rank + 1 + 2, nbytes = (unsigned long long)(rank + 1) * 100 + 2 * large;
     CHECK(m1 == nmsg, "sent %llu messages, the level counters say %llu", nmsg, m1);
     CHECK(b1 == nbytes, "sent %llu bytes, the level counters say %llu", nbytes, b1);
+    if (getenv("COREMPI_TOPOLOGY")) {
+        /* Two packages, ranks on both: some ring edge crosses the top level. */
+        unsigned long long mine = read1(s, across), all = 0;
+        OK(MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG_LONG, MPI_SUM, MPI_COMM_WORLD));
+        CHECK(all > 0, "no message counted across packages");
+        OK(MPI_T_pvar_reset(s, MPI_T_PVAR_ALL_HANDLES));   /* the allreduce's own messages */
+        OK(MPI_T_pvar_start(s, peer));   /* reset keeps it running; start again is allowed */
+        exchange(rank, size, large, sbuf, rbuf);
+        m1 = read1(s, same) + read1(s, across);
+        CHECK(m1 == nmsg, "after reset: sent %llu messages, the level counters say %llu", nmsg, m1);
+    }
     OK(MPI_T_pvar_read(s, peer, pv));
     OK(MPI_T_pvar_read(s, pbytes, pb));
     for (int r = 0; r < size; r++) {
