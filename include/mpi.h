@@ -617,6 +617,166 @@ CM_API_FN(MPI_Request, Request_fromint, (int request))
 CM_API_FN(int, Type_toint, (MPI_Datatype datatype))
 CM_API_FN(MPI_Datatype, Type_fromint, (int datatype))
 
+/* ---- MPI_T, the tool information interface ------------------------------
+ * Types and values as the MPI-5.0 ABI header (mpi-forum/mpi-abi-stubs)
+ * fixes them: every MPI_T handle is a pointer to an incomplete struct, the
+ * error classes are 1001..1018.  Kept in one block for the ABI switch.
+ * What corempi exposes: README "MPI_T"; code: src/mpi/mpit_*.c. */
+typedef struct MPI_T_enum_t *MPI_T_enum;
+typedef struct MPI_T_cvar_handle_t *MPI_T_cvar_handle;
+typedef struct MPI_T_pvar_handle_t *MPI_T_pvar_handle;
+typedef struct MPI_T_pvar_session_t *MPI_T_pvar_session;
+typedef struct MPI_T_event_registration_t *MPI_T_event_registration;
+typedef struct MPI_T_event_instance_t *MPI_T_event_instance;
+
+#define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
+#define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
+#define MPI_T_PVAR_SESSION_NULL ((MPI_T_pvar_session)0)
+#define MPI_T_PVAR_HANDLE_NULL  ((MPI_T_pvar_handle)0)
+#define MPI_T_PVAR_ALL_HANDLES  ((MPI_T_pvar_handle)1)
+
+typedef enum MPI_T_cb_safety {
+    MPI_T_CB_REQUIRE_NONE = 0x00,
+    MPI_T_CB_REQUIRE_MPI_RESTRICTED = 0x03,
+    MPI_T_CB_REQUIRE_THREAD_SAFE = 0x0F,
+    MPI_T_CB_REQUIRE_ASYNC_SIGNAL_SAFE = 0x3F
+} MPI_T_cb_safety;
+
+typedef enum MPI_T_source_order {
+    MPI_T_SOURCE_ORDERED = 1,
+    MPI_T_SOURCE_UNORDERED = 2
+} MPI_T_source_order;
+
+enum {
+    MPI_T_ERR_CANNOT_INIT = 1001,
+    MPI_T_ERR_NOT_ACCESSIBLE = 1002,
+    MPI_T_ERR_NOT_INITIALIZED = 1003,
+    MPI_T_ERR_NOT_SUPPORTED = 1004,
+    MPI_T_ERR_MEMORY = 1005,
+    MPI_T_ERR_INVALID = 1006,
+    MPI_T_ERR_INVALID_INDEX = 1007,
+    MPI_T_ERR_INVALID_ITEM = 1008, /* deprecated since MPI-4.0 */
+    MPI_T_ERR_INVALID_SESSION = 1009,
+    MPI_T_ERR_INVALID_HANDLE = 1010,
+    MPI_T_ERR_INVALID_NAME = 1011,
+    MPI_T_ERR_OUT_OF_HANDLES = 1012,
+    MPI_T_ERR_OUT_OF_SESSIONS = 1013,
+    MPI_T_ERR_CVAR_SET_NOT_NOW = 1014,
+    MPI_T_ERR_CVAR_SET_NEVER = 1015,
+    MPI_T_ERR_PVAR_NO_WRITE = 1016,
+    MPI_T_ERR_PVAR_NO_STARTSTOP = 1017,
+    MPI_T_ERR_PVAR_NO_ATOMIC = 1018
+};
+
+enum {
+    MPI_T_VERBOSITY_USER_BASIC = 0x09,
+    MPI_T_VERBOSITY_USER_DETAIL = 0x0a,
+    MPI_T_VERBOSITY_USER_ALL = 0x0c,
+    MPI_T_VERBOSITY_TUNER_BASIC = 0x11,
+    MPI_T_VERBOSITY_TUNER_DETAIL = 0x12,
+    MPI_T_VERBOSITY_TUNER_ALL = 0x14,
+    MPI_T_VERBOSITY_MPIDEV_BASIC = 0x21,
+    MPI_T_VERBOSITY_MPIDEV_DETAIL = 0x22,
+    MPI_T_VERBOSITY_MPIDEV_ALL = 0x24
+};
+
+enum {
+    MPI_T_BIND_NO_OBJECT = 1,
+    MPI_T_BIND_MPI_COMM = 2,
+    MPI_T_BIND_MPI_DATATYPE = 3,
+    MPI_T_BIND_MPI_ERRHANDLER = 4,
+    MPI_T_BIND_MPI_FILE = 5,
+    MPI_T_BIND_MPI_GROUP = 6,
+    MPI_T_BIND_MPI_OP = 7,
+    MPI_T_BIND_MPI_REQUEST = 8,
+    MPI_T_BIND_MPI_WIN = 9,
+    MPI_T_BIND_MPI_MESSAGE = 10,
+    MPI_T_BIND_MPI_INFO = 11,
+    MPI_T_BIND_MPI_SESSION = 12
+};
+
+enum {
+    MPI_T_SCOPE_CONSTANT = 1,
+    MPI_T_SCOPE_READONLY = 2,
+    MPI_T_SCOPE_LOCAL = 3,
+    MPI_T_SCOPE_GROUP = 4,
+    MPI_T_SCOPE_GROUP_EQ = 5,
+    MPI_T_SCOPE_ALL = 6,
+    MPI_T_SCOPE_ALL_EQ = 7
+};
+
+enum {
+    MPI_T_PVAR_CLASS_STATE = 1,
+    MPI_T_PVAR_CLASS_LEVEL = 2,
+    MPI_T_PVAR_CLASS_SIZE = 3,
+    MPI_T_PVAR_CLASS_PERCENTAGE = 4,
+    MPI_T_PVAR_CLASS_HIGHWATERMARK = 5,
+    MPI_T_PVAR_CLASS_LOWWATERMARK = 6,
+    MPI_T_PVAR_CLASS_COUNTER = 7,
+    MPI_T_PVAR_CLASS_AGGREGATE = 8,
+    MPI_T_PVAR_CLASS_TIMER = 9,
+    MPI_T_PVAR_CLASS_GENERIC = 10
+};
+
+typedef void MPI_T_event_cb_function(MPI_T_event_instance event_instance, MPI_T_event_registration event_registration,
+                                     MPI_T_cb_safety cb_safety, void *user_data);
+typedef void MPI_T_event_free_cb_function(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                          void *user_data);
+typedef void MPI_T_event_dropped_cb_function(MPI_Count count, MPI_T_event_registration event_registration,
+                                             int source_index, MPI_T_cb_safety cb_safety, void *user_data);
+
+CM_API_FN(int, T_init_thread, (int required, int *provided))
+CM_API_FN(int, T_finalize, (void))
+CM_API_FN(int, T_enum_get_info, (MPI_T_enum enumtype, int *num, char *name, int *name_len))
+CM_API_FN(int, T_enum_get_item, (MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len))
+CM_API_FN(int, T_cvar_get_num, (int *num_cvar))
+CM_API_FN(int, T_cvar_get_info, (int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope))
+CM_API_FN(int, T_cvar_get_index, (const char *name, int *cvar_index))
+CM_API_FN(int, T_cvar_handle_alloc, (int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count))
+CM_API_FN(int, T_cvar_handle_free, (MPI_T_cvar_handle *handle))
+CM_API_FN(int, T_cvar_read, (MPI_T_cvar_handle handle, void *buf))
+CM_API_FN(int, T_cvar_write, (MPI_T_cvar_handle handle, const void *buf))
+CM_API_FN(int, T_pvar_get_num, (int *num_pvar))
+CM_API_FN(int, T_pvar_get_info, (int pvar_index, char *name, int *name_len, int *verbosity, int *var_class, MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *readonly, int *continuous, int *atomic))
+CM_API_FN(int, T_pvar_get_index, (const char *name, int var_class, int *pvar_index))
+CM_API_FN(int, T_pvar_session_create, (MPI_T_pvar_session *session))
+CM_API_FN(int, T_pvar_session_free, (MPI_T_pvar_session *session))
+CM_API_FN(int, T_pvar_handle_alloc, (MPI_T_pvar_session session, int pvar_index, void *obj_handle, MPI_T_pvar_handle *handle, int *count))
+CM_API_FN(int, T_pvar_handle_free, (MPI_T_pvar_session session, MPI_T_pvar_handle *handle))
+CM_API_FN(int, T_pvar_start, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+CM_API_FN(int, T_pvar_stop, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+CM_API_FN(int, T_pvar_read, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+CM_API_FN(int, T_pvar_write, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf))
+CM_API_FN(int, T_pvar_reset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle))
+CM_API_FN(int, T_pvar_readreset, (MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf))
+CM_API_FN(int, T_category_get_num, (int *num_cat))
+CM_API_FN(int, T_category_get_info, (int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars, int *num_pvars, int *num_categories))
+CM_API_FN(int, T_category_get_index, (const char *name, int *cat_index))
+CM_API_FN(int, T_category_get_cvars, (int cat_index, int len, int indices[]))
+CM_API_FN(int, T_category_get_pvars, (int cat_index, int len, int indices[]))
+CM_API_FN(int, T_category_get_categories, (int cat_index, int len, int indices[]))
+CM_API_FN(int, T_category_get_num_events, (int cat_index, int *num_events))
+CM_API_FN(int, T_category_get_events, (int cat_index, int len, int indices[]))
+CM_API_FN(int, T_category_changed, (int *update_number))
+CM_API_FN(int, T_source_get_num, (int *num_sources))
+CM_API_FN(int, T_source_get_info, (int source_index, char *name, int *name_len, char *desc, int *desc_len, MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks, MPI_Info *info))
+CM_API_FN(int, T_source_get_timestamp, (int source_index, MPI_Count *timestamp))
+CM_API_FN(int, T_event_get_num, (int *num_events))
+CM_API_FN(int, T_event_get_info, (int event_index, char *name, int *name_len, int *verbosity, MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements, MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind))
+CM_API_FN(int, T_event_get_index, (const char *name, int *event_index))
+CM_API_FN(int, T_event_handle_alloc, (int event_index, void *obj_handle, MPI_Info info, MPI_T_event_registration *event_registration))
+CM_API_FN(int, T_event_handle_get_info, (MPI_T_event_registration event_registration, MPI_Info *info_used))
+CM_API_FN(int, T_event_handle_set_info, (MPI_T_event_registration event_registration, MPI_Info info))
+CM_API_FN(int, T_event_register_callback, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function))
+CM_API_FN(int, T_event_callback_get_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info *info_used))
+CM_API_FN(int, T_event_callback_set_info, (MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety, MPI_Info info))
+CM_API_FN(int, T_event_handle_free, (MPI_T_event_registration event_registration, void *user_data, MPI_T_event_free_cb_function free_cb_function))
+CM_API_FN(int, T_event_set_dropped_handler, (MPI_T_event_registration event_registration, MPI_T_event_dropped_cb_function dropped_cb_function))
+CM_API_FN(int, T_event_read, (MPI_T_event_instance event_instance, int element_index, void *buffer))
+CM_API_FN(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer))
+CM_API_FN(int, T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp))
+CM_API_FN(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index))
+
 #undef CM_API_FN
 #undef CM_API_VISIBLE
 

@@ -150,6 +150,10 @@ const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm,
                                           const struct cm_coll_query *q);
 /* Look an algorithm up by name (NULL if unknown). */
 const struct cm_coll_algo *cm_coll_find(enum cm_coll_id coll, const char *name);
+/* The algorithm the selector chose last for coll, as its position in
+ * cm_coll_list(coll) (MPI_T's state variables), or -1 before the first call.
+ * It reads the one-entry cache the selector keeps anyway: no cost per call. */
+int cm_coll_last_algo(enum cm_coll_id coll);
 /* The algorithms of one collective (for tests and benchmarks). */
 const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n);
 /* Ranks per group of the hybrid algorithms: the machine's top level (coll/hier.c)

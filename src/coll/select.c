@@ -271,14 +271,22 @@ const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, c
         read_env();
         resolve();
     }
-    if (env.verbose)
-        return choose(coll, comm, q);
+    if (env.verbose) {
+        last_choice[coll].a = choose(coll, comm, q);   /* for cm_coll_last_algo only */
+        return last_choice[coll].a;
+    }
     if (last_choice[coll].a && same_query(&last_choice[coll].q, q))
         return last_choice[coll].a;
     const struct cm_coll_algo *a = choose(coll, comm, q);
     last_choice[coll].q = *q;
     last_choice[coll].a = a;
     return a;
+}
+
+int cm_coll_last_algo(enum cm_coll_id coll)
+{
+    const struct cm_coll_algo *a = last_choice[coll].a;
+    return a ? (int)(a - &algos[first_row[coll]]) : -1;
 }
 
 static const struct cm_coll_algo *choose(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q)

@@ -203,6 +203,11 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 {
+    const char *mpit = cm_err_mpit_text(errorcode);
+    if (mpit) {
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "%s", mpit);
+        return MPI_SUCCESS;
+    }
     if (errorcode > MPI_ERR_LASTCODE && cm_err_user_string(errorcode, string, MPI_MAX_ERROR_STRING)) {
         *resultlen = (int)strlen(string);
         return MPI_SUCCESS;
@@ -222,6 +227,10 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
 
 int PMPI_Error_class(int errorcode, int *errorclass)
 {
+    if (cm_err_mpit_text(errorcode)) {
+        *errorclass = errorcode;
+        return MPI_SUCCESS;
+    }
     int user = errorcode > MPI_ERR_LASTCODE ? cm_err_user_class(errorcode) : -1;
     if (errorcode < 0 || (errorcode > MPI_ERR_LASTCODE && user < 0))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);

@@ -37,6 +37,8 @@ int cm_world_rank_for_messages(void);
  * 1 and its string in out if code is a user class or code, else 0. */
 int cm_err_user_class(int code);
 int cm_err_user_string(int code, char *out, size_t size);
+/* The text of an MPI_T error class (core/error_mpit.c), NULL for any other code. */
+const char *cm_err_mpit_text(int code);
 /* The highest error code in use: the MPI_LASTUSEDCODE attribute. */
 int cm_err_lastused(void);
 

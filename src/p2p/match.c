@@ -23,6 +23,16 @@ static struct cm_unexp *unexp_head, *unexp_tail;
  * all. */
 struct src_list { struct cm_unexp *head, *tail; };
 static struct src_list *by_src;   /* world size entries, made on first use */
+/* Messages on the unexpected queue now, and the most at any time (MPI_T).
+ * Kept on the unexpected path only, which allocates per message anyway: an
+ * expected message never touches them. */
+static uint64_t unexp_now, unexp_most;
+
+void cm_p2p_unexpected_stats(uint64_t *now, uint64_t *most)
+{
+    *now = unexp_now;
+    *most = unexp_most;
+}
 
 static inline int fits(int want_src, int want_tag, int src, int tag)
 {
@@ -71,6 +81,8 @@ static struct cm_unexp *unexp_new(int src, uint16_t ctx, int tag, size_t len)
     u->src_prev = l->tail;
     if (l->tail) l->tail->src_next = u; else l->head = u;
     l->tail = u;
+    if (++unexp_now > unexp_most)
+        unexp_most = unexp_now;
     return u;
 }
 
@@ -82,6 +94,7 @@ static void unexp_unlink(struct cm_unexp *u)
     if (u->src_prev) u->src_prev->src_next = u->src_next; else l->head = u->src_next;
     if (u->src_next) u->src_next->src_prev = u->src_prev; else l->tail = u->src_prev;
     u->next = u->prev = u->src_next = u->src_prev = NULL;
+    unexp_now--;
 }
 
 void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t token,

@@ -115,13 +115,18 @@ int cm_recv_report(const struct cm_request *r, const char *call);
 /* Fill status fields from a matched message. */
 void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes);
 
-/* Per-level traffic counters (tests and COREMPI_VERBOSE): once a table
- * world rank -> 0 same level, 1 across the top level of the hierarchy is
- * installed (cm_p2p_set_dst_level; the collective layer knows the levels),
- * every message counts once.  The table must outlive the counting (NULL
- * stops it). */
+/* Traffic counters (tests, COREMPI_VERBOSE, MPI_T; p2p/counters.c): once a
+ * table world rank -> 0 same level, 1 across the top level of the hierarchy
+ * is installed (cm_p2p_set_dst_level; the collective layer knows the
+ * levels), every message counts once, per level and per destination.  The
+ * table must outlive the counting (NULL stops it).  Invariant: while
+ * cm_p2p_dst_level is not NULL, cm_p2p_peer holds cm_g.size entries, so the
+ * path pays nothing more than the one test it always had while counting
+ * is off. */
+struct cm_p2p_peer_count { uint64_t msgs, bytes; };
 void cm_p2p_set_dst_level(const uint8_t *table);
 extern const uint8_t *cm_p2p_dst_level;
+extern struct cm_p2p_peer_count *cm_p2p_peer;
 extern uint64_t cm_p2p_level_msgs[2], cm_p2p_level_bytes[2];
 static inline void cm_p2p_count(int dst_world, size_t bytes)
 {
@@ -129,8 +134,16 @@ static inline void cm_p2p_count(int dst_world, size_t bytes)
         int l = cm_p2p_dst_level[dst_world];
         cm_p2p_level_msgs[l]++;
         cm_p2p_level_bytes[l] += bytes;
+        cm_p2p_peer[dst_world].msgs++;
+        cm_p2p_peer[dst_world].bytes += bytes;
     }
 }
+/* Start counting with every destination at level 0 unless a table is
+ * installed already (MPI_T: the collective layer's table is tried first).
+ * 0, or -1 before MPI_Init (the world size is not known) or out of memory. */
+int cm_p2p_count_flat(void);
+/* The unexpected queue: messages in it now and the most it ever held. */
+void cm_p2p_unexpected_stats(uint64_t *now, uint64_t *most);
 
 /* Rendezvous payloads. */
 struct cm_rts {

@@ -24,13 +24,6 @@
 
 extern struct cm_ring_tx *cm_tx;
 
-const uint8_t *cm_p2p_dst_level;
-uint64_t cm_p2p_level_msgs[2], cm_p2p_level_bytes[2];
-
-void cm_p2p_set_dst_level(const uint8_t *table)
-{
-    cm_p2p_dst_level = table;
-}
 
 static inline void publish_and_wake(int dst, struct cm_msg_hdr *h)
 {

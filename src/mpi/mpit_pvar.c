@@ -1,0 +1,152 @@
+/*
+ * mpit_pvar.c -- performance variables: what they are and where their
+ * values come from.  Sessions and handles are mpit_session.c's.
+ *
+ * Every value is a counter the library keeps anyway, read through its
+ * layer's function (p2p.h, coll.h): this file adds nothing to a fast path.
+ *   - traffic: messages and bytes sent, per level of the hierarchy and per
+ *     destination (p2p/counters.c).  Counting is off until a tool allocates
+ *     a handle for one of these after MPI_Init (or one is read after it):
+ *     MPI_T then installs coll/hier.c's level table, or a flat one (every
+ *     destination at level 0) when the machine has no level to split on.
+ *     From then on each message costs two more increments, which it costs
+ *     today with COREMPI_VERBOSE too.  Messages to oneself and the
+ *     protocol's control messages do not count.
+ *   - the unexpected queue: length now (LEVEL) and most ever (HIGHWATERMARK,
+ *     since the process started) (p2p/match.c).
+ *   - per collective, the algorithm the selector chose last (STATE, an
+ *     enumeration of that collective's algorithms; coll/select.c's cache).
+ */
+#include "mpi/mpit.h"
+#include "core/state.h"
+#include "core/comm.h"
+#include "p2p/p2p.h"
+#include "coll/coll.h"
+#include "coll/hier.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO };
+
+static const struct cm_mpit_pvar fixed[] = {
+    {"p2p_msgs_same_level", "messages sent to ranks in this rank's domain at the top level of the hierarchy "
+     "(every message when the machine has one domain)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 1, 0, CM_CAT_P2P, MSGS_SAME, 0},
+    {"p2p_msgs_across_level", "messages sent to ranks in another domain at the top level of the hierarchy",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 1, 0, CM_CAT_P2P, MSGS_ACROSS, 0},
+    {"p2p_bytes_same_level", "bytes sent to ranks in this rank's domain at the top level of the hierarchy",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 1, 0, CM_CAT_P2P, BYTES_SAME, 0},
+    {"p2p_bytes_across_level", "bytes sent to ranks in another domain at the top level of the hierarchy",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 1, 0, CM_CAT_P2P, BYTES_ACROSS, 0},
+    {"p2p_peer_msgs", "messages sent to each rank of the communicator (one entry per rank; "
+     "counts between MPI_T_pvar_start and _stop)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_MPI_COMM, 0, 0, CM_CAT_P2P, PEER_MSGS, 0},
+    {"p2p_peer_bytes", "bytes sent to each rank of the communicator (one entry per rank; "
+     "counts between MPI_T_pvar_start and _stop)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_MPI_COMM, 0, 0, CM_CAT_P2P, PEER_BYTES, 0},
+    {"p2p_unexpected_length", "messages arrived and not yet matched by a receive (the unexpected queue)",
+     MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, UNEXP_NOW, 0},
+    {"p2p_unexpected_max", "the most messages the unexpected queue ever held",
+     MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, UNEXP_MOST, 0},
+};
+#define NFIXED ((int)(sizeof fixed / sizeof fixed[0]))
+
+static const char *const coll_names[CM_COLL_NUM] = {
+#define CM_COLL(coll, COLL) #coll,
+#include "coll/algorithms.def"
+};
+static struct cm_mpit_pvar algo_vars[CM_COLL_NUM];
+static char algo_names[CM_COLL_NUM][64];
+
+int cm_mpit_pvar_count(void)
+{
+    return NFIXED + CM_COLL_NUM;
+}
+
+const struct cm_mpit_pvar *cm_mpit_pvar(int i)
+{
+    if (i < 0 || i >= cm_mpit_pvar_count())
+        return NULL;
+    if (i < NFIXED)
+        return &fixed[i];
+    int c = i - NFIXED;
+    if (!algo_vars[c].name) {
+        snprintf(algo_names[c], sizeof algo_names[c], "coll_algorithm_%s", coll_names[c]);
+        algo_vars[c] = (struct cm_mpit_pvar){algo_names[c],
+                                             "the algorithm chosen for the last blocking call of this "
+                                             "collective (enumeration: none, then its algorithms)",
+                                             MPI_T_PVAR_CLASS_STATE, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_COLL,
+                                             ALGO, c};
+    }
+    return &algo_vars[c];
+}
+
+MPI_T_enum cm_mpit_pvar_enum(int i)
+{
+    const struct cm_mpit_pvar *v = cm_mpit_pvar(i);
+    return v && v->what == ALGO ? cm_mpit_coll_enum(v->arg) : MPI_T_ENUM_NULL;
+}
+
+static int is_traffic(enum what w)
+{
+    return w <= PEER_BYTES;
+}
+
+/* Turn the traffic counters on, once MPI_Init has told us the world. */
+static void counting_on(void)
+{
+    if (cm_p2p_dst_level || !cm_g.initialized || cm_g.finalized)
+        return;
+    if (cm_coll_hier_count_levels() != 0)
+        cm_p2p_count_flat();
+}
+
+int cm_mpit_pvar_bind(int i, void *obj_handle, int **world_of, int *err)
+{
+    const struct cm_mpit_pvar *v = cm_mpit_pvar(i);
+    *world_of = NULL;
+    if (is_traffic((enum what)v->what))
+        counting_on();
+    if (v->bind == MPI_T_BIND_NO_OBJECT)
+        return 1;
+    /* Bound to a communicator: one entry per rank, fixed at allocation. */
+    if (!obj_handle || !cm_g.initialized || cm_g.finalized) {
+        *err = MPI_T_ERR_INVALID_HANDLE;
+        return -1;
+    }
+    struct cm_comm *c = cm_comm_user_lookup(*(MPI_Comm *)obj_handle);
+    if (!c) {
+        *err = MPI_T_ERR_INVALID_HANDLE;
+        return -1;
+    }
+    int *w = malloc((size_t)c->size * sizeof *w);
+    if (!w) {
+        *err = MPI_T_ERR_MEMORY;
+        return -1;
+    }
+    memcpy(w, c->world_of, (size_t)c->size * sizeof *w);
+    *world_of = w;
+    return c->size;
+}
+
+uint64_t cm_mpit_pvar_value(int i, int world_rank)
+{
+    const struct cm_mpit_pvar *v = cm_mpit_pvar(i);
+    uint64_t now, most;
+    if (is_traffic((enum what)v->what))
+        counting_on();
+    switch ((enum what)v->what) {
+    case MSGS_SAME: return cm_p2p_level_msgs[0];
+    case MSGS_ACROSS: return cm_p2p_level_msgs[1];
+    case BYTES_SAME: return cm_p2p_level_bytes[0];
+    case BYTES_ACROSS: return cm_p2p_level_bytes[1];
+    case PEER_MSGS: return cm_p2p_peer && world_rank < cm_g.size ? cm_p2p_peer[world_rank].msgs : 0;
+    case PEER_BYTES: return cm_p2p_peer && world_rank < cm_g.size ? cm_p2p_peer[world_rank].bytes : 0;
+    case UNEXP_NOW: cm_p2p_unexpected_stats(&now, &most); return now;
+    case UNEXP_MOST: cm_p2p_unexpected_stats(&now, &most); return most;
+    case ALGO: return (uint64_t)(int64_t)cm_coll_last_algo((enum cm_coll_id)v->arg);
+    }
+    return 0;
+}
