@@ -178,6 +178,31 @@ void cm_nbc_free(struct cm_nbc *s)
     destroy_schedule(s);
 }
 
+struct cm_coll_plan cm_coll_capture;
+
+int cm_coll_keep(void *plan, int (*begin)(void *), int (*poll)(void *), void (*block)(void *),
+                 void (*destroy)(void *), MPI_Request *request)
+{
+    cm_coll_capture = (struct cm_coll_plan){ .on = 1, .call = cm_coll_capture.call, .plan = plan, .begin = begin,
+                                              .poll = poll, .block = block, .destroy = destroy };
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+/* A persistent collective's MPI_Start: the schedule from the first step with
+ * a fresh tag.  Every rank starts a communicator's collectives (persistent
+ * ones' starts included) in one order, so the sequence number is the same
+ * on every rank, as for a new nonblocking schedule; a tag drawn once at
+ * _init could meet a later nonblocking call's after CM_NBC_TAGS others. */
+static int rearm_schedule(void *state)
+{
+    struct cm_nbc *s = state;
+    s->pos = 0;
+    s->posted = 0;
+    s->tag = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(s->comm) % CM_NBC_TAGS);
+    return MPI_SUCCESS;
+}
+
 int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
 {
     int rc = cm_nbc_round(s);
@@ -187,6 +212,8 @@ int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
         destroy_schedule(s);
         return rc;
     }
+    if (cm_coll_capture.on)
+        return cm_coll_keep(s, rearm_schedule, poll_schedule, NULL, destroy_schedule, request);
     *request = cm_request_generic(poll_schedule, destroy_schedule, s);
     return MPI_SUCCESS;
 }
