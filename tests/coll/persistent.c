@@ -390,7 +390,20 @@ static void run_errors(void)
     CHECK(rc != MPI_SUCCESS, "MPI_Start of an active persistent collective succeeded");
     MPI_Wait(&q, MPI_STATUS_IGNORE);
     CHECK(y == n, "Allreduce_init with an info: %d, want %d", y, n);
+    /* Freed while active: it still completes (the blocking calls after it
+     * on the communicator progress it), and its result lands. */
+    y = 0;
+    MPI_Start(&q);
     MPI_Request_free(&q);
+    CHECK(q == MPI_REQUEST_NULL, "Request_free of an active request left the handle");
+    int z = 0;
+    MPI_Allreduce(&x, &z, 1, MPI_INT, MPI_SUM, c);
+    MPI_Barrier(c);
+    for (int spin = 0; spin < 100000 && y != n; spin++) {
+        int flag;
+        MPI_Iprobe(MPI_ANY_SOURCE, MPI_ANY_TAG, c, &flag, MPI_STATUS_IGNORE);
+    }
+    CHECK(y == n && z == n, "Allreduce_init freed while active: %d, want %d", y, n);
 
     struct { const char *name; int want; } cases[] = {
         {"MPI_Allreduce_init", MPI_ERR_COUNT}, {"MPI_Bcast_init", MPI_ERR_ROOT}, {"MPI_Reduce_init", MPI_ERR_OP},
