@@ -14,6 +14,10 @@
  * non-commutative ops), like the blocking ones.
  */
 #include "coll/nbc.h"
+#ifdef CM_IN_COREMPI
+#include "core/datatype.h"
+#include "core/op.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,7 @@ struct cm_nbc {
     void *blocks[4];
     int nblocks;
     int error;              /* sticky: building failed (out of memory) */
+    int held;               /* kept by a persistent collective: its types and ops retained */
 };
 
 struct cm_nbc *cm_nbc_new(MPI_Comm collcomm)
@@ -163,9 +168,35 @@ static int poll_schedule(void *state)
     return 1;
 }
 
+/* A kept schedule outlives the call that built it: MPI_Type_free and
+ * MPI_Op_free between the _init and a later MPI_Start must leave the
+ * derived types and user ops of its steps usable (take 1: retain, 0: release). */
+static void hold(struct cm_nbc *s, int take)
+{
+#ifdef CM_IN_COREMPI
+    for (int i = 0; i < s->nsteps; i++) {
+        const struct step *st = &s->steps[i];
+        if (st->kind == STEP_END)
+            continue;
+        void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
+        dt_fn(st->dt);
+        if (st->kind == STEP_COPY)
+            dt_fn(st->ddt);
+        if (st->kind == STEP_REDUCE)
+            (take ? cm_op_retain : cm_op_release)(st->op);
+    }
+    s->held = take;
+#else
+    (void)s;
+    (void)take;
+#endif
+}
+
 static void destroy_schedule(void *state)
 {
     struct cm_nbc *s = state;
+    if (s->held)
+        hold(s, 0);
     for (int i = 0; i < s->nblocks; i++)
         cm_coll_tmp_free(s->blocks[i]);
     free(s->steps);
@@ -212,8 +243,10 @@ int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
         destroy_schedule(s);
         return rc;
     }
-    if (cm_coll_capture.on)
+    if (cm_coll_capture.on) {
+        hold(s, 1);
         return cm_coll_keep(s, rearm_schedule, poll_schedule, NULL, destroy_schedule, request);
+    }
     *request = cm_request_generic(poll_schedule, destroy_schedule, s);
     return MPI_SUCCESS;
 }

@@ -139,9 +139,20 @@ static int kept_begin(void *state)
 
 static int kept_poll(void *state) { return pending_poll(((struct kept *)state)->pd); }
 
+/* The blocks' types outlive the _init (MPI_Type_free before MPI_Start). */
+static void kept_hold(const struct kept *k, int take)
+{
+    void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
+    for (int i = 0; i < k->nb.nout; i++)
+        dt_fn(k->s[i].type);
+    for (int i = 0; i < k->nb.nin; i++)
+        dt_fn(k->r[i].type);
+}
+
 static void kept_free(void *state)
 {
     struct kept *k = state;
+    kept_hold(k, 0);
     free(k->pd);
     free(k);
 }
@@ -168,6 +179,7 @@ static int keep(MPI_Comm comm, const char *call, MPI_Comm cc, const struct nbrs 
     memcpy(in, nb->in, nin * sizeof *in);
     memcpy(out, nb->out, nout * sizeof *out);
     k->nb = (struct nbrs){ .nin = nb->nin, .nout = nb->nout, .in = in, .out = out, .cart = nb->cart };
+    kept_hold(k, 1);
     return cm_coll_keep(k, kept_begin, kept_poll, NULL, kept_free, request);
 }
 

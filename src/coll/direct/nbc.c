@@ -45,6 +45,8 @@
 #include "coll/direct/fold.h"
 #include "coll/direct/nbc.h"
 #include "coll/nbc.h"
+#include "core/datatype.h"
+#include "core/op.h"
 #include "core/request.h"
 #include "p2p/request_wait.h"
 #include "core/state.h"
@@ -384,7 +386,23 @@ static int kept_begin(void *state)
 
 static int kept_poll(void *state) { return poll_op(&((struct kept *)state)->run); }
 static void kept_block(void *state) { block_op(&((struct kept *)state)->run); }
-static void kept_free(void *state) { free(state); }
+/* The record outlives the _init: its types and op stay usable after the
+ * user frees them (released with the plan). */
+static void kept_hold(const struct cm_direct_nbc *o, int take)
+{
+    void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
+    dt_fn(o->dt);
+    dt_fn(o->stype);
+    dt_fn(o->rtype);
+    (take ? cm_op_retain : cm_op_release)(o->op);
+}
+
+static void kept_free(void *state)
+{
+    struct kept *k = state;
+    kept_hold(&k->pristine, 0);
+    free(k);
+}
 
 int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
 {
@@ -396,6 +414,7 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
         }
         o->s = s;
         k->pristine = *o;
+        kept_hold(o, 1);
         free(o);
         return cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
     }
