@@ -34,11 +34,11 @@ want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
     rounds=1; rounds8=1; hello_runs=3; limit2=60; limit8=5; qflag=-q
-    coll8_sizes=8,65536; coll8_names="barrier bcast allreduce alltoall"
+    coll8_sizes=8,65536; coll8_names="barrier bcast allreduce allreduce_init alltoall"
 else
     rounds=3; rounds8=2; hello_runs=10; limit2=120; limit8=12; qflag=
     coll8_sizes=8,65536,1048576
-    coll8_names="barrier bcast reduce allreduce allgather alltoall gather scatter reduce_scatter_block scan
+    coll8_names="barrier bcast reduce allreduce allreduce_init allgather alltoall gather scatter reduce_scatter_block scan
                  exscan reduce_scatter allgatherv gatherv scatterv alltoallv alltoallw"
 fi
 # Later rounds are skipped once this many seconds are spent (the first round
@@ -158,6 +158,10 @@ run_job() {
     # Only the benchmark's own lines: launchers print their own chatter.
     awk -v c="$c" -v g="$group" -v p="$prog" '
         NF == 4 && $1 == p && $3 ~ /^[0-9]+$/ && $4 ~ /^[0-9.eE+-]+$/ { print c, g ":" $2 ":" $3, $4 }' "$out" >>"$records"
+    # "<prog> <name> <bytes> n/a": the contender lacks the call (an MPI
+    # older than the function); its cell says n/a.
+    awk -v c="$c" -v g="$group" -v p="$prog" '
+        NF == 4 && $1 == p && $3 ~ /^[0-9]+$/ && $4 == "n/a" { print c, g ":" $2 ":" $3, "absent" }' "$out" >>"$statuses"
     # The patterns' lines "<prog> ranks=N label=v ... metric=value ..." (see
     # bench/patterns/run_patterns.sh): key GROUP:prog:v...:metric.
     awk -v c="$c" -v g="$group" -v p="$prog" '

@@ -68,7 +68,7 @@ static int fail(struct cm_nbc *s, int rc)
 
 int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ibarrier";
+    const char *call = CM_COLL_CALL("MPI_Ibarrier");
     API_ENTER(Ibarrier);
     int size, rank, rc;
     MPI_Comm cc;
@@ -84,7 +84,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 
 int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ibcast";
+    const char *call = CM_COLL_CALL("MPI_Ibcast");
     API_ENTER(Ibcast);
     int size, rank, rc;
     MPI_Comm cc;
@@ -125,7 +125,7 @@ static int reduce_args(MPI_Comm comm, const char *call, const void **sendbuf, vo
 int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
                  MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ireduce";
+    const char *call = CM_COLL_CALL("MPI_Ireduce");
     API_ENTER(Ireduce);
     int size, rank, rc;
     MPI_Comm cc;
@@ -145,7 +145,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
                     MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Iallreduce";
+    const char *call = CM_COLL_CALL("MPI_Iallreduce");
     API_ENTER(Iallreduce);
     int size, rank, rc;
     MPI_Comm cc;
@@ -167,7 +167,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
                                MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ireduce_scatter_block";
+    const char *call = CM_COLL_CALL("MPI_Ireduce_scatter_block");
     API_ENTER(Ireduce_scatter_block);
     int size, rank, rc;
     MPI_Comm cc;
@@ -192,7 +192,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Igather";
+    const char *call = CM_COLL_CALL("MPI_Igather");
     API_ENTER(Igather);
     int size, rank, rc;
     MPI_Comm cc;
@@ -217,7 +217,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                   MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Iscatter";
+    const char *call = CM_COLL_CALL("MPI_Iscatter");
     API_ENTER(Iscatter);
     int size, rank, rc;
     MPI_Comm cc;
@@ -242,7 +242,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                     MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Iallgather";
+    const char *call = CM_COLL_CALL("MPI_Iallgather");
     API_ENTER(Iallgather);
     int size, rank, rc;
     MPI_Comm cc;
@@ -263,7 +263,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ialltoall";
+    const char *call = CM_COLL_CALL("MPI_Ialltoall");
     API_ENTER(Ialltoall);
     int size, rank, rc;
     MPI_Comm cc;

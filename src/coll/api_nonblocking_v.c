@@ -38,7 +38,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
                   MPI_Request *request)
 {
-    static const char call[] = "MPI_Igatherv";
+    const char *call = CM_COLL_CALL("MPI_Igatherv");
     API_ENTER(Igatherv);
     int size, rank, rc;
     MPI_Comm cc;
@@ -55,7 +55,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                    void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
                    MPI_Request *request)
 {
-    static const char call[] = "MPI_Iscatterv";
+    const char *call = CM_COLL_CALL("MPI_Iscatterv");
     API_ENTER(Iscatterv);
     int size, rank, rc;
     MPI_Comm cc;
@@ -72,7 +72,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                      const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                      MPI_Request *request)
 {
-    static const char call[] = "MPI_Iallgatherv";
+    const char *call = CM_COLL_CALL("MPI_Iallgatherv");
     API_ENTER(Iallgatherv);
     int size, rank, rc;
     MPI_Comm cc;
@@ -88,7 +88,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                     void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                     MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ialltoallv";
+    const char *call = CM_COLL_CALL("MPI_Ialltoallv");
     API_ENTER(Ialltoallv);
     int size, rank, rc;
     MPI_Comm cc;
@@ -105,7 +105,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
                     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ialltoallw";
+    const char *call = CM_COLL_CALL("MPI_Ialltoallw");
     API_ENTER(Ialltoallw);
     int size, rank, rc;
     MPI_Comm cc;
@@ -133,20 +133,20 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                MPI_Request *request)
 {
     API_ENTER(Iscan);
-    return iscan("MPI_Iscan", sendbuf, recvbuf, count, datatype, op, comm, request, 0);
+    return iscan(CM_COLL_CALL("MPI_Iscan"), sendbuf, recvbuf, count, datatype, op, comm, request, 0);
 }
 
 int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
                  MPI_Request *request)
 {
     API_ENTER(Iexscan);
-    return iscan("MPI_Iexscan", sendbuf, recvbuf, count, datatype, op, comm, request, 1);
+    return iscan(CM_COLL_CALL("MPI_Iexscan"), sendbuf, recvbuf, count, datatype, op, comm, request, 1);
 }
 
 int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
                          MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
-    static const char call[] = "MPI_Ireduce_scatter";
+    const char *call = CM_COLL_CALL("MPI_Ireduce_scatter");
     API_ENTER(Ireduce_scatter);
     int size, rank, rc, total;
     MPI_Comm cc;

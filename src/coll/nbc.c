@@ -14,6 +14,10 @@
  * non-commutative ops), like the blocking ones.
  */
 #include "coll/nbc.h"
+#ifdef CM_IN_COREMPI
+#include "core/datatype.h"
+#include "core/op.h"
+#endif
 
 #include <stdlib.h>
 #include <string.h>
@@ -41,6 +45,7 @@ struct cm_nbc {
     void *blocks[4];
     int nblocks;
     int error;              /* sticky: building failed (out of memory) */
+    int held;               /* kept by a persistent collective: its types and ops retained */
 };
 
 struct cm_nbc *cm_nbc_new(MPI_Comm collcomm)
@@ -163,9 +168,35 @@ static int poll_schedule(void *state)
     return 1;
 }
 
+/* A kept schedule outlives the call that built it: MPI_Type_free and
+ * MPI_Op_free between the _init and a later MPI_Start must leave the
+ * derived types and user ops of its steps usable (take 1: retain, 0: release). */
+static void hold(struct cm_nbc *s, int take)
+{
+#ifdef CM_IN_COREMPI
+    for (int i = 0; i < s->nsteps; i++) {
+        const struct step *st = &s->steps[i];
+        if (st->kind == STEP_END)
+            continue;
+        void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
+        dt_fn(st->dt);
+        if (st->kind == STEP_COPY)
+            dt_fn(st->ddt);
+        if (st->kind == STEP_REDUCE)
+            (take ? cm_op_retain : cm_op_release)(st->op);
+    }
+    s->held = take;
+#else
+    (void)s;
+    (void)take;
+#endif
+}
+
 static void destroy_schedule(void *state)
 {
     struct cm_nbc *s = state;
+    if (s->held)
+        hold(s, 0);
     for (int i = 0; i < s->nblocks; i++)
         cm_coll_tmp_free(s->blocks[i]);
     free(s->steps);
@@ -178,6 +209,31 @@ void cm_nbc_free(struct cm_nbc *s)
     destroy_schedule(s);
 }
 
+struct cm_coll_plan cm_coll_capture;
+
+int cm_coll_keep(void *plan, int (*begin)(void *), int (*poll)(void *), void (*block)(void *),
+                 void (*destroy)(void *), MPI_Request *request)
+{
+    cm_coll_capture = (struct cm_coll_plan){ .on = 1, .call = cm_coll_capture.call, .plan = plan, .begin = begin,
+                                              .poll = poll, .block = block, .destroy = destroy };
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+}
+
+/* A persistent collective's MPI_Start: the schedule from the first step with
+ * a fresh tag.  Every rank starts a communicator's collectives (persistent
+ * ones' starts included) in one order, so the sequence number is the same
+ * on every rank, as for a new nonblocking schedule; a tag drawn once at
+ * _init could meet a later nonblocking call's after CM_NBC_TAGS others. */
+static int rearm_schedule(void *state)
+{
+    struct cm_nbc *s = state;
+    s->pos = 0;
+    s->posted = 0;
+    s->tag = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(s->comm) % CM_NBC_TAGS);
+    return MPI_SUCCESS;
+}
+
 int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
 {
     int rc = cm_nbc_round(s);
@@ -186,6 +242,10 @@ int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
     if (rc != MPI_SUCCESS) {
         destroy_schedule(s);
         return rc;
+    }
+    if (cm_coll_capture.on) {
+        hold(s, 1);
+        return cm_coll_keep(s, rearm_schedule, poll_schedule, NULL, destroy_schedule, request);
     }
     *request = cm_request_generic(poll_schedule, destroy_schedule, s);
     return MPI_SUCCESS;

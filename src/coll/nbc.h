@@ -72,4 +72,44 @@ int cm_nbc_build_scan(struct cm_nbc *s, const void *sbuf, void *rbuf, int count,
 int cm_nbc_build_reduce_scatter(struct cm_nbc *s, const void *sbuf, void *rbuf, const int *rcounts,
                                 MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 
+/* Persistent collectives (coll/persist.c).  An MPI_<coll>_init runs the
+ * nonblocking front end of its collective with cm_coll_capture.on set: the
+ * front end checks the arguments under the _init's name (CM_COLL_CALL) and
+ * picks its path exactly as the nonblocking call would, and where that path
+ * would start its plan (cm_nbc_start, the direct engine's queue, the
+ * neighbourhood exchange) it hands the plan to cm_coll_keep instead and sets
+ * *request to MPI_REQUEST_NULL.  MPI_Start then re-arms the kept plan
+ * (begin) and drives it like the nonblocking request (poll, block), never
+ * choosing or checking again.  Invariant: on only between
+ * cm_coll_persist_begin and cm_coll_persist_end, and at most one plan kept
+ * in between. */
+struct cm_coll_plan {
+    int on;
+    const char *call;
+    void *plan;
+    int (*begin)(void *plan);      /* MPI_Start: arm; never waits for other ranks */
+    int (*poll)(void *plan);       /* 1: this start is complete */
+    void (*block)(void *plan);     /* may be NULL: returns once poll would say 1 */
+    void (*destroy)(void *plan);
+};
+extern struct cm_coll_plan cm_coll_capture;
+#define CM_COLL_CALL(name) (cm_coll_capture.on ? cm_coll_capture.call : (name))
+int cm_coll_keep(void *plan, int (*begin)(void *), int (*poll)(void *), void (*block)(void *),
+                 void (*destroy)(void *), MPI_Request *request);
+/* Around the nonblocking front end in an _init (coll/persist.c): begin checks
+ * the request pointer and info; end makes the persistent request. */
+int cm_coll_persist_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request *request);
+int cm_coll_persist_end(int rc, MPI_Request inner, MPI_Comm comm, MPI_Request *request);
+/* The body of an _init after its API_ENTER: icall is the nonblocking front
+ * end's call with &inner as its request (comm, info, request: the _init's). */
+#define CM_PERSIST(name, icall)                                                         \
+    do {                                                                                \
+        MPI_Request inner = MPI_REQUEST_NULL;                                           \
+        int rc_ = cm_coll_persist_begin("MPI_" #name, comm, info, request);             \
+        if (rc_)                                                                        \
+            return rc_;                                                                 \
+        rc_ = icall;                                                                    \
+        return cm_coll_persist_end(rc_, inner, comm, request);                          \
+    } while (0)
+
 #endif

@@ -26,6 +26,7 @@
 #include "core/error.h"
 #include "core/state.h"
 #include "p2p/request_wait.h"
+#include "coll/nbc.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -112,11 +113,84 @@ static void pending_free(void *state)
     free(state);
 }
 
+/* A persistent neighbourhood collective's plan (coll/nbc.h, cm_coll_keep):
+ * copies of the neighbour lists and blocks, posted again at every MPI_Start
+ * under the same tags as the nonblocking form. */
+struct kept {
+    MPI_Comm cc;
+    struct nbrs nb;
+    struct block *s, *r;
+    struct pending *pd;
+};
+
+static int kept_begin(void *state)
+{
+    struct kept *k = state;
+    int rc = MPI_SUCCESS, n = 0;
+    for (int i = 0; i < k->nb.nin && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Irecv(k->r[i].buf, k->r[i].count, k->r[i].type, k->nb.in[i],
+                        TAG_BASE + (k->nb.cart ? i ^ 1 : 0), k->cc, &k->pd->req[n++]);
+    for (int i = 0; i < k->nb.nout && rc == MPI_SUCCESS; i++)
+        rc = PMPI_Isend(k->s[i].buf, k->s[i].count, k->s[i].type, k->nb.out[i],
+                        TAG_BASE + (k->nb.cart ? i : 0), k->cc, &k->pd->req[n++]);
+    k->pd->n = rc == MPI_SUCCESS ? n : n - 1;
+    return rc;
+}
+
+static int kept_poll(void *state) { return pending_poll(((struct kept *)state)->pd); }
+
+/* The blocks' types outlive the _init (MPI_Type_free before MPI_Start). */
+static void kept_hold(const struct kept *k, int take)
+{
+    void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
+    for (int i = 0; i < k->nb.nout; i++)
+        dt_fn(k->s[i].type);
+    for (int i = 0; i < k->nb.nin; i++)
+        dt_fn(k->r[i].type);
+}
+
+static void kept_free(void *state)
+{
+    struct kept *k = state;
+    kept_hold(k, 0);
+    free(k->pd);
+    free(k);
+}
+
+/* One block allocation for everything the plan keeps. */
+static int keep(MPI_Comm comm, const char *call, MPI_Comm cc, const struct nbrs *nb, const struct block *s,
+                const struct block *r, MPI_Request *request)
+{
+    size_t nin = (size_t)nb->nin, nout = (size_t)nb->nout;
+    struct kept *k = malloc(sizeof *k + (nin + nout) * (sizeof(struct block) + sizeof(int)));
+    struct pending *pd = malloc(sizeof *pd + (nin + nout + 1) * sizeof(MPI_Request));
+    if (!k || !pd) {
+        free(k);
+        free(pd);
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    k->cc = cc;
+    k->pd = pd;
+    k->s = (struct block *)(k + 1);
+    k->r = k->s + nout;
+    int *in = (int *)(k->r + nin), *out = in + nin;
+    memcpy(k->s, s, nout * sizeof *s);
+    memcpy(k->r, r, nin * sizeof *r);
+    memcpy(in, nb->in, nin * sizeof *in);
+    memcpy(out, nb->out, nout * sizeof *out);
+    k->nb = (struct nbrs){ .nin = nb->nin, .nout = nb->nout, .in = in, .out = out, .cart = nb->cart };
+    kept_hold(k, 1);
+    return cm_coll_keep(k, kept_begin, kept_poll, NULL, kept_free, request);
+}
+
 /* Receive in[i] into r[i] and send s[i] to out[i], all at once, then wait
- * (request NULL) or hand the messages to *request. */
+ * (request NULL) or hand the messages to *request (or, inside an _init,
+ * keep them for MPI_Start). */
 static int run(MPI_Comm comm, const char *call, const struct nbrs *nb, const struct block *s, const struct block *r,
                MPI_Request *request)
 {
+    if (request && cm_coll_capture.on)
+        return keep(comm, call, cm_coll_comm(comm), nb, s, r, request);
     int n = nb->nin + nb->nout;
     struct pending *pd = malloc(sizeof *pd + ((size_t)n + 1) * sizeof(MPI_Request));
     if (!pd)
@@ -367,7 +441,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
     CM_ENTER(Ineighbor_allgather);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_allgather", "request pointer is NULL");
-    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Ineighbor_allgather");
+    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_allgather"));
 }
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -383,7 +457,7 @@ int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype s
     CM_ENTER(Ineighbor_allgatherv);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_allgatherv", "request pointer is NULL");
-    return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, "MPI_Ineighbor_allgatherv");
+    return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_allgatherv"));
 }
 
 int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -399,7 +473,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
     CM_ENTER(Ineighbor_alltoall);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoall", "request pointer is NULL");
-    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, "MPI_Ineighbor_alltoall");
+    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoall"));
 }
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -417,7 +491,7 @@ int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
     CM_ENTER(Ineighbor_alltoallv);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoallv", "request pointer is NULL");
-    return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, "MPI_Ineighbor_alltoallv");
+    return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoallv"));
 }
 
 int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -435,5 +509,5 @@ int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const 
     CM_ENTER(Ineighbor_alltoallw);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoallw", "request pointer is NULL");
-    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, "MPI_Ineighbor_alltoallw");
+    return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoallw"));
 }

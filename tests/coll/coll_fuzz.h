@@ -168,12 +168,16 @@ struct fz_inst {
     MPI_Datatype sdt, rdt;
     int rep_type; /* the fz_types index that lays out rbuf (-1: per block, alltoallw) */
     MPI_Request req;
+    int persistent; /* nonblocking op issued as MPI_<coll>_init + MPI_Start (fz_call) */
     double t_enter;
 };
 /* Reference: fill inst's buffers and expected image.  0, or -1 when out of memory. */
 int fz_prepare(struct fz_inst *in);
 void fz_release(struct fz_inst *in);
-/* Issue the call (I-form when op->nb); returns the MPI return code. */
+/* Issue the call (I-form when op->nb, or for one nonblocking instance in
+ * three, chosen from its key alike on every rank, the persistent form started
+ * once: in->persistent, and the request must be freed after completion);
+ * returns the MPI return code. */
 int fz_call(struct fz_inst *in);
 
 /* ---- checks and reports ---- */

@@ -5,6 +5,52 @@
  */
 #include "coll_fuzz.h"
 
+/* The persistent form of the call: the I-form's arguments plus an info. */
+static int call_init(struct fz_inst *in, const void *s, void *r, MPI_Op op, int root, MPI_Comm c, MPI_Request *q)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    switch (in->op->coll) {
+    case C_BARRIER:
+        return MPI_Barrier_init(c, info, q);
+    case C_BCAST:
+        return MPI_Bcast_init(r, in->rcount, in->rdt, root, c, info, q);
+    case C_REDUCE:
+        return MPI_Reduce_init(s, r, in->scount, in->sdt, op, root, c, info, q);
+    case C_ALLREDUCE:
+        return MPI_Allreduce_init(s, r, in->scount, in->sdt, op, c, info, q);
+    case C_GATHER:
+        return MPI_Gather_init(s, in->scount, in->sdt, r, in->rcount, in->rdt, root, c, info, q);
+    case C_GATHERV:
+        return MPI_Gatherv_init(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, root, c, info, q);
+    case C_SCATTER:
+        return MPI_Scatter_init(in->sbuf, in->scount, in->sdt, r, in->rcount, in->rdt, root, c, info, q);
+    case C_SCATTERV:
+        return MPI_Scatterv_init(in->sbuf, in->scounts, in->sdispls, in->sdt, r, in->rcount, in->rdt, root, c, info,
+                                 q);
+    case C_ALLGATHER:
+        return MPI_Allgather_init(s, in->scount, in->sdt, r, in->rcount, in->rdt, c, info, q);
+    case C_ALLGATHERV:
+        return MPI_Allgatherv_init(s, in->scount, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c, info, q);
+    case C_ALLTOALL:
+        return MPI_Alltoall_init(s, in->scount, in->sdt, r, in->rcount, in->rdt, c, info, q);
+    case C_ALLTOALLV:
+        return MPI_Alltoallv_init(s, in->scounts, in->sdispls, in->sdt, r, in->rcounts, in->rdispls, in->rdt, c,
+                                  info, q);
+    case C_ALLTOALLW:
+        return MPI_Alltoallw_init(s, in->scounts, in->sdispls, in->stypes, r, in->rcounts, in->rdispls, in->rtypes,
+                                  c, info, q);
+    case C_REDUCE_SCATTER:
+        return MPI_Reduce_scatter_init(s, r, in->rcounts, in->sdt, op, c, info, q);
+    case C_REDUCE_SCATTER_BLOCK:
+        return MPI_Reduce_scatter_block_init(s, r, in->scount, in->sdt, op, c, info, q);
+    case C_SCAN:
+        return MPI_Scan_init(s, r, in->scount, in->sdt, op, c, info, q);
+    case C_EXSCAN:
+        return MPI_Exscan_init(s, r, in->scount, in->sdt, op, c, info, q);
+    }
+    return MPI_ERR_OTHER;
+}
+
 int fz_call(struct fz_inst *in)
 {
     const struct fz_op *o = in->op;
@@ -16,6 +62,13 @@ int fz_call(struct fz_inst *in)
     int root = in->root;
     in->req = MPI_REQUEST_NULL;
     in->t_enter = MPI_Wtime();
+    in->persistent = q && in->key % 3 == 0;
+    if (in->persistent) {
+        if (o->coll == C_SCATTER || o->coll == C_SCATTERV)
+            r = in->ip ? MPI_IN_PLACE : in->rbuf;
+        int rc = call_init(in, s, r, op, root, c, q);
+        return rc != MPI_SUCCESS ? rc : MPI_Start(q);
+    }
     switch (o->coll) {
     case C_BARRIER:
         return q ? MPI_Ibarrier(c, q) : MPI_Barrier(c);

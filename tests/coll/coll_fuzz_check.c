@@ -25,9 +25,10 @@ void fz_report(const struct fz_inst *in, const char *fmt, ...)
     char root[32] = "";
     if (fz_coll_rooted(o->coll))
         snprintf(root, sizeof root, " root %d", in->root);
-    fprintf(stderr, "coll_fuzz: seed %llu case %ld step %d iter %d: MPI_%s%s comm %s (size %d) rank %d (world %d)%s: %s\n",
-            (unsigned long long)fz_ctx.seed, fz_ctx.case_no, fz_ctx.step, in->iter, o->nb ? "I" : "",
-            fz_coll_name[o->coll], fz_comm_name[o->comm], in->n, in->me, fz_ctx.world_rank, root, msg);
+    fprintf(stderr, "coll_fuzz: seed %llu case %ld step %d iter %d: MPI_%s%s%s comm %s (size %d) rank %d (world %d)%s: %s\n",
+            (unsigned long long)fz_ctx.seed, fz_ctx.case_no, fz_ctx.step, in->iter,
+            o->nb && !in->persistent ? "I" : "", fz_coll_name[o->coll], in->persistent ? "_init" : "",
+            fz_comm_name[o->comm], in->n, in->me, fz_ctx.world_rank, root, msg);
 }
 
 /* Where byte off of the receive buffer lies, in words. */

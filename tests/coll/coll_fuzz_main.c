@@ -111,6 +111,10 @@ static void flush(struct fz_inst **pend, int *npend, int wait_mode)
     }
     if (rc != MPI_SUCCESS)
         fz_report(pend[0], "completing %d nonblocking call(s) returned %d", n, rc);
+    /* Completion leaves a persistent request inactive, not freed. */
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
+        if (pend[i]->persistent && (reqs[i] == MPI_REQUEST_NULL || MPI_Request_free(&reqs[i]) != MPI_SUCCESS))
+            fz_report(pend[i], "the completed persistent request was freed by completion or could not be freed");
     for (int i = 0; i < n; i++) {
         fz_check(pend[i]);
         fz_release(pend[i]);

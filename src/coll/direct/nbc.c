@@ -44,6 +44,9 @@
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/direct/fold.h"
 #include "coll/direct/nbc.h"
+#include "coll/nbc.h"
+#include "core/datatype.h"
+#include "core/op.h"
 #include "core/request.h"
 #include "p2p/request_wait.h"
 #include "core/state.h"
@@ -353,7 +356,7 @@ struct cm_direct *cm_direct_nbc_area(MPI_Comm cc)
     return s && s->n > 1 ? s : NULL;
 }
 
-int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
+static void enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
 {
     o->s = s;
     cm_wait_unrung++;
@@ -362,6 +365,60 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
     else
         s->nbc_head = o;
     s->nbc_tail = o;
+}
+
+/* A persistent collective's plan on the area: the record as the front end
+ * made it (kind, arguments, nothing stepped yet) and the one that runs.
+ * Each MPI_Start copies the first over the second and queues it: the same
+ * protocol from its first step, with no allocation or choice made again. */
+struct kept {
+    struct cm_direct_nbc pristine;
+    struct cm_direct_nbc run;
+};
+
+static int kept_begin(void *state)
+{
+    struct kept *k = state;
+    k->run = k->pristine;
+    enqueue(k->pristine.s, &k->run);
+    return MPI_SUCCESS;
+}
+
+static int kept_poll(void *state) { return poll_op(&((struct kept *)state)->run); }
+static void kept_block(void *state) { block_op(&((struct kept *)state)->run); }
+/* The record outlives the _init: its types and op stay usable after the
+ * user frees them (released with the plan). */
+static void kept_hold(const struct cm_direct_nbc *o, int take)
+{
+    void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
+    dt_fn(o->dt);
+    dt_fn(o->stype);
+    dt_fn(o->rtype);
+    (take ? cm_op_retain : cm_op_release)(o->op);
+}
+
+static void kept_free(void *state)
+{
+    struct kept *k = state;
+    kept_hold(&k->pristine, 0);
+    free(k);
+}
+
+int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
+{
+    if (cm_coll_capture.on) {
+        struct kept *k = malloc(sizeof *k);
+        if (!k) {
+            free(o);
+            return CM_COLL_NO_SHORTCUT;
+        }
+        o->s = s;
+        k->pristine = *o;
+        kept_hold(o, 1);
+        free(o);
+        return cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
+    }
+    enqueue(s, o);
     /* Born complete when the protocol needs nobody else now (a root's
      * broadcast, a non-root's reduce): cm_request_generic polls once. */
     *request = cm_request_generic_blocking(poll_op, free_op, block_op, o);
