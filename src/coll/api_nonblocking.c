@@ -70,6 +70,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Ibarrier";
     API_ENTER(Ibarrier);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ibarrier", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -86,6 +87,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 {
     static const char call[] = "MPI_Ibcast";
     API_ENTER(Ibcast);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ibcast", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -127,6 +129,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     static const char call[] = "MPI_Ireduce";
     API_ENTER(Ireduce);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ireduce", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -147,6 +150,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 {
     static const char call[] = "MPI_Iallreduce";
     API_ENTER(Iallreduce);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Iallreduce", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -169,6 +173,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 {
     static const char call[] = "MPI_Ireduce_scatter_block";
     API_ENTER(Ireduce_scatter_block);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ireduce_scatter_block", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -194,6 +199,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char call[] = "MPI_Igather";
     API_ENTER(Igather);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Igather", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -219,6 +225,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     static const char call[] = "MPI_Iscatter";
     API_ENTER(Iscatter);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Iscatter", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -244,6 +251,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     static const char call[] = "MPI_Iallgather";
     API_ENTER(Iallgather);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Iallgather", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -265,6 +273,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     static const char call[] = "MPI_Ialltoall";
     API_ENTER(Ialltoall);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ialltoall", 0));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;

@@ -33,6 +33,18 @@ static inline void icomm_make(struct icomm *t)
     CHECK(t->rsize == rsize, "remote size %d, expected %d", t->rsize, rsize);
 }
 
+/* rc must be an error of class cls whose message names call. */
+static inline void icomm_expect_error(int rc, int cls, const char *call, const char *what)
+{
+    int got = -1, len = 0;
+    char text[MPI_MAX_ERROR_STRING] = "";
+    CHECK(rc != MPI_SUCCESS, "%s: succeeded, expected class %d", what, cls);
+    MPI_Error_class(rc, &got);
+    CHECK(got == cls, "%s: class %d, expected %d", what, got, cls);
+    MPI_Error_string(rc, text, &len);
+    CHECK(strstr(text, call), "%s: message \"%s\" does not name %s", what, text, call);
+}
+
 static inline void icomm_free(struct icomm *t)
 {
     CHECK_MPI(MPI_Comm_free(&t->inter));

@@ -8,16 +8,7 @@
  */
 #include "icomm_inter.h"
 
-static void expect_error(int rc, int cls, const char *call, const char *what)
-{
-    int got = -1, len = 0;
-    char text[MPI_MAX_ERROR_STRING] = "";
-    CHECK(rc != MPI_SUCCESS, "%s: succeeded, expected class %d", what, cls);
-    MPI_Error_class(rc, &got);
-    CHECK(got == cls, "%s: class %d, expected %d", what, got, cls);
-    MPI_Error_string(rc, text, &len);
-    CHECK(strstr(text, call), "%s: message \"%s\" does not name %s", what, text, call);
-}
+#define expect_error icomm_expect_error
 
 static void test_queries(struct icomm *t)
 {
