@@ -4,7 +4,7 @@
  * group and at different ranks, MPI_ROOT at the root and MPI_PROC_NULL at
  * the rest of its group; each group must get what the other contributed.
  * Then the calls refused on intercommunicators (Scan, Exscan, the
- * nonblocking forms) and bad roots, under MPI_ERRORS_RETURN, with a message
+ * nonblocking forms, topologies and neighborhood collectives) and bad roots, under MPI_ERRORS_RETURN, with a message
  * naming the call.  Needs 2 ranks or more.
  */
 #include "icomm_inter.h"
@@ -176,6 +176,11 @@ static void test_errors(void)
     expect_error(MPI_Exscan(&x, &y, 1, MPI_INT, MPI_SUM, t.inter), MPI_ERR_COMM, "MPI_Exscan");
     expect_error(MPI_Ibarrier(t.inter, &req), MPI_ERR_COMM, "MPI_Ibarrier");
     expect_error(MPI_Bcast(&x, 1, MPI_INT, t.rsize, t.inter), MPI_ERR_ROOT, "MPI_Bcast");
+    int dims[1] = { t.lsize }, periods[1] = { 0 };
+    MPI_Comm c;
+    expect_error(MPI_Cart_create(t.inter, 1, dims, periods, 0, &c), MPI_ERR_COMM, "MPI_Cart_create");
+    expect_error(MPI_Neighbor_allgather(&x, 1, MPI_INT, &y, 1, MPI_INT, t.inter), MPI_ERR_COMM,
+                 "MPI_Neighbor_allgather");
     expect_error(MPI_Allreduce(MPI_IN_PLACE, &y, 1, MPI_INT, MPI_SUM, t.inter), MPI_ERR_BUFFER, "MPI_Allreduce");
 }
 
