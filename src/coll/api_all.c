@@ -86,7 +86,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 {
     static const char call[] = "MPI_Scan";
     API_ENTER(Scan);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Scan", 1));
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Scan"));
     int size, rank, rc;
     if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
@@ -104,7 +104,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     static const char call[] = "MPI_Exscan";
     API_ENTER(Exscan);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Exscan", 1));
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Exscan"));
     int size, rank, rc;
     if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;

@@ -70,7 +70,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     static const char call[] = "MPI_Ibarrier";
     API_ENTER(Ibarrier);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ibarrier", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ibarrier"), cm_inter_barrier(comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -87,7 +87,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 {
     static const char call[] = "MPI_Ibcast";
     API_ENTER(Ibcast);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ibcast", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ibcast"), cm_inter_bcast(buffer, count, datatype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -129,7 +129,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     static const char call[] = "MPI_Ireduce";
     API_ENTER(Ireduce);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ireduce", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ireduce"), cm_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -150,7 +150,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 {
     static const char call[] = "MPI_Iallreduce";
     API_ENTER(Iallreduce);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Iallreduce", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallreduce"), cm_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -173,7 +173,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 {
     static const char call[] = "MPI_Ireduce_scatter_block";
     API_ENTER(Ireduce_scatter_block);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ireduce_scatter_block", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ireduce_scatter_block"), cm_inter_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -199,7 +199,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char call[] = "MPI_Igather";
     API_ENTER(Igather);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Igather", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Igather"), cm_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -225,7 +225,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     static const char call[] = "MPI_Iscatter";
     API_ENTER(Iscatter);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Iscatter", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iscatter"), cm_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -251,7 +251,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     static const char call[] = "MPI_Iallgather";
     API_ENTER(Iallgather);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Iallgather", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallgather"), cm_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -273,7 +273,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     static const char call[] = "MPI_Ialltoall";
     API_ENTER(Ialltoall);
-    API_INTER(comm, cm_inter_refuse(comm, "MPI_Ialltoall", 0));
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ialltoall"), cm_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;

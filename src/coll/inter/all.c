@@ -14,13 +14,11 @@ int cm_inter_barrier(MPI_Comm comm)
 {
     struct cm_ic ic;
     cm_ic_get(comm, "MPI_Barrier", &ic);
-    char none;
-    int rc = PMPI_Barrier(ic.local);
+    int rc = cm_ic_local_barrier(&ic);
     if (!rc && ic.rank == 0)
-        rc = cm_coll_sendrecv(&none, 0, MPI_BYTE, 0, CM_INTER_TAG, &none, 0, MPI_BYTE, 0, CM_INTER_TAG, ic.cc,
-                              MPI_STATUS_IGNORE);
+        rc = cm_ic_sendrecv(&ic, NULL, NULL, 0, MPI_BYTE);
     if (!rc)
-        rc = PMPI_Barrier(ic.local);
+        rc = cm_ic_local_barrier(&ic);
     return cm_ic_done(&ic, rc);
 }
 
@@ -45,18 +43,17 @@ static int reduce_and_swap(struct cm_ic *ic, const void *sbuf, int count, MPI_Da
     void *mblock = NULL, *mine = NULL;
     *theirs = *block = NULL;
     if (ic->rank == 0) {
-        mine = cm_coll_tmp(dt, count, &mblock);
-        *theirs = cm_coll_tmp(dt, count, block);
+        mine = cm_ic_tmp(ic, dt, count, &mblock);
+        *theirs = cm_ic_tmp(ic, dt, count, block);
         if (!mine || !*theirs) {
             cm_coll_tmp_free(mblock);
             cm_coll_tmp_free(*block);
             return MPI_ERR_NO_MEM;
         }
     }
-    int rc = PMPI_Reduce(sbuf, mine, count, dt, op, 0, ic->local);
+    int rc = cm_ic_local_reduce(ic, sbuf, mine, count, dt, op);
     if (!rc && ic->rank == 0)
-        rc = cm_coll_sendrecv(mine, count, dt, 0, CM_INTER_TAG, *theirs, count, dt, 0, CM_INTER_TAG, ic->cc,
-                              MPI_STATUS_IGNORE);
+        rc = cm_ic_sendrecv(ic, mine, *theirs, count, dt);
     cm_coll_tmp_free(mblock);
     return rc;
 }
@@ -70,10 +67,10 @@ int cm_inter_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
         return rc;
     rc = reduce_and_swap(&ic, sbuf, count, dt, op, &theirs, &block);
     if (!rc && ic.rank == 0)
-        rc = cm_coll_copy(theirs, count, dt, rbuf, count, dt, ic.local);
+        rc = cm_ic_copy(&ic, theirs, rbuf, count, dt);
     cm_coll_tmp_free(block);
     if (!rc)
-        rc = PMPI_Bcast(rbuf, count, dt, 0, ic.local);
+        rc = cm_ic_local_bcast(&ic, rbuf, count, dt);
     return cm_ic_done(&ic, rc);
 }
 
@@ -103,8 +100,7 @@ static int reduce_scatter_common(struct cm_ic *ic, const void *sbuf, void *rbuf,
     void *theirs, *block;
     rc = reduce_and_swap(ic, sbuf, total, dt, op, &theirs, &block);
     if (!rc)
-        rc = rcounts ? PMPI_Scatterv(theirs, rcounts, displs, dt, rbuf, mine, dt, 0, ic->local)
-                     : PMPI_Scatter(theirs, rcount, dt, rbuf, rcount, dt, 0, ic->local);
+        rc = cm_ic_local_scatter(ic, theirs, rcounts, displs, rcount, rbuf, dt);
     cm_coll_tmp_free(block);
     free(displs);
     return cm_ic_done(ic, rc);

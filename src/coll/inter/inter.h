@@ -13,7 +13,8 @@
  * a group through the ordinary collectives on its hidden local
  * communicator (struct cm_comm's local).  Correctness first: linear
  * exchanges between the groups, reduce + swap at the leaders + broadcast
- * for the reductions.
+ * for the reductions.  The nonblocking forms run the same code building a
+ * schedule (coll/nbc.h) instead (cm_inter_nb_begin/end below).
  *
  * Arguments as in the PMPI_ functions of the same names, call: "MPI_Bcast".
  */
@@ -48,9 +49,15 @@ int cm_inter_alltoallv(const void *sbuf, const int *scounts, const int *sdispls,
                        const int *rcounts, const int *rdispls, MPI_Datatype rtype, MPI_Comm comm);
 int cm_inter_alltoallw(const void *sbuf, const int *scounts, const int *sdispls, const MPI_Datatype *stypes,
                        void *rbuf, const int *rcounts, const int *rdispls, const MPI_Datatype *rtypes, MPI_Comm comm);
+/* The nonblocking forms: cm_inter_nb_end(comm, request, (cm_inter_nb_begin(
+ * comm, "MPI_Ibcast"), cm_inter_bcast(...))) -- the blocking function's
+ * body builds a schedule instead of running (coll/inter/util.h), which
+ * nb_end starts as *request. */
+void cm_inter_nb_begin(MPI_Comm comm, const char *call);
+int cm_inter_nb_end(MPI_Comm comm, MPI_Request *request, int rc);
+
 /* A collective that MPI-4.1 leaves undefined on intercommunicators (Scan,
- * Exscan) or that corempi does not run on them yet (the nonblocking forms):
- * MPI_ERR_COMM naming the call. */
-int cm_inter_refuse(MPI_Comm comm, const char *call, int undefined);
+ * Exscan and their nonblocking forms): MPI_ERR_COMM naming the call. */
+int cm_inter_refuse(MPI_Comm comm, const char *call);
 
 #endif

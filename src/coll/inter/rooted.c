@@ -19,11 +19,11 @@ int cm_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
     if ((rc = api_count_type_buf(comm, ic.call, buf, count, dt, "buffer")))
         return rc;
     if (root == MPI_ROOT)
-        return cm_ic_done(&ic, cm_coll_send(buf, count, dt, 0, CM_INTER_TAG, ic.cc));
+        return cm_ic_done(&ic, cm_ic_send(&ic, buf, count, dt, 0));
     if (ic.rank == 0)
-        rc = cm_coll_recv(buf, count, dt, root, CM_INTER_TAG, ic.cc, MPI_STATUS_IGNORE);
+        rc = cm_ic_recv(&ic, buf, count, dt, root);
     if (!rc)
-        rc = PMPI_Bcast(buf, count, dt, 0, ic.local);
+        rc = cm_ic_local_bcast(&ic, buf, count, dt);
     return cm_ic_done(&ic, rc);
 }
 
@@ -41,16 +41,16 @@ int cm_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     if (root == MPI_ROOT)
         return (rc = api_buf(comm, ic.call, rbuf, count, dt, "receive buffer"))
                    ? rc
-                   : cm_ic_done(&ic, cm_coll_recv(rbuf, count, dt, 0, CM_INTER_TAG, ic.cc, MPI_STATUS_IGNORE));
+                   : cm_ic_done(&ic, cm_ic_recv(&ic, rbuf, count, dt, 0));
     if ((rc = api_buf(comm, ic.call, sbuf, count, dt, "send buffer")))
         return rc;
     /* The group reduces to its rank 0, which sends the result to the root. */
-    void *block = NULL, *tmp = ic.rank == 0 ? cm_coll_tmp(dt, count, &block) : NULL;
+    void *block = NULL, *tmp = ic.rank == 0 ? cm_ic_tmp(&ic, dt, count, &block) : NULL;
     if (ic.rank == 0 && !tmp)
         return cm_error(comm, MPI_ERR_NO_MEM, ic.call, "out of memory");
-    rc = PMPI_Reduce(sbuf, tmp, count, dt, op, 0, ic.local);
+    rc = cm_ic_local_reduce(&ic, sbuf, tmp, count, dt, op);
     if (!rc && ic.rank == 0)
-        rc = cm_coll_send(tmp, count, dt, root, CM_INTER_TAG, ic.cc);
+        rc = cm_ic_send(&ic, tmp, count, dt, root);
     cm_coll_tmp_free(block);
     return cm_ic_done(&ic, rc);
 }
@@ -104,10 +104,10 @@ static int rooted(const char *call, int gather, const void *sbuf, int scount, MP
     if (gather)
         return (rc = api_count_type_buf(comm, call, sbuf, scount, stype, "send buffer"))
                    ? rc
-                   : cm_ic_done(&ic, cm_coll_send(sbuf, scount, stype, root, CM_INTER_TAG, ic.cc));
+                   : cm_ic_done(&ic, cm_ic_send(&ic, sbuf, scount, stype, root));
     return (rc = api_count_type_buf(comm, call, rbuf, rcount, rtype, "receive buffer"))
                ? rc
-               : cm_ic_done(&ic, cm_coll_recv(rbuf, rcount, rtype, root, CM_INTER_TAG, ic.cc, MPI_STATUS_IGNORE));
+               : cm_ic_done(&ic, cm_ic_recv(&ic, rbuf, rcount, rtype, root));
 }
 
 int cm_inter_gather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
