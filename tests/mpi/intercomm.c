@@ -241,6 +241,18 @@ static void test_errors(struct icomm *t)
     expect_error(MPI_Comm_remote_size(MPI_COMM_WORLD, &n), MPI_ERR_COMM, "MPI_Comm_remote_size", "remote_size(WORLD)");
     expect_error(MPI_Intercomm_create(MPI_COMM_WORLD, t->wsize, MPI_COMM_WORLD, 0, 1, &c), MPI_ERR_RANK,
                  "MPI_Intercomm_create", "bad local_leader");
+    expect_error(MPI_Intercomm_create(MPI_COMM_WORLD, 0, MPI_COMM_WORLD, 0, -3, &c), MPI_ERR_TAG,
+                 "MPI_Intercomm_create", "negative tag");
+    MPI_Group wg;
+    MPI_Comm_group(MPI_COMM_WORLD, &wg);
+    expect_error(MPI_Intercomm_create_from_groups(MPI_GROUP_EMPTY, 0, wg, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN,
+                                                  &c),
+                 MPI_ERR_GROUP, "MPI_Intercomm_create_from_groups", "caller not in local_group");
+    expect_error(MPI_Intercomm_create_from_groups(wg, 0, wg, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+                 MPI_ERR_GROUP, "MPI_Intercomm_create_from_groups", "overlapping groups");
+    expect_error(MPI_Intercomm_create_from_groups(wg, t->wsize, wg, 0, "x", MPI_INFO_NULL, MPI_ERRORS_RETURN, &c),
+                 MPI_ERR_RANK, "MPI_Intercomm_create_from_groups", "bad local_leader");
+    MPI_Group_free(&wg);
     if (t->inter == MPI_COMM_NULL)
         return;
     MPI_Comm_set_errhandler(t->inter, MPI_ERRORS_RETURN);
