@@ -49,6 +49,16 @@
         }                                                                                 \
     } while (0)
 
+#include "coll/inter/inter.h"
+/* An intercommunicator goes to its own front end (coll/inter/), before any
+ * check or selection of the intracommunicator path. */
+#define API_INTER(comm, expr)                                             \
+    do {                                                                  \
+        struct cm_comm *api_ic_ = cm_comm_lookup(comm, NULL);             \
+        if (__builtin_expect(api_ic_ && api_ic_->remote_size, 0))         \
+            return (expr);                                                \
+    } while (0)
+
 static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)
 {
     struct cm_comm *c = comm == MPI_COMM_NULL ? NULL : cm_comm_lookup(comm, NULL);
@@ -72,6 +82,7 @@ static inline int api_op_bad(MPI_Op op) { return !cm_op_is_predefined(op) && !cm
 static inline int api_commutative(MPI_Op op) { return cm_op_is_predefined(op) || cm_op_is_commutative(op); }
 #else
 #define API_CHECK(comm, call, ...) do { } while (0)
+#define API_INTER(comm, expr) do { } while (0)
 static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)
 {
     if (cm_coll_comm_check(comm, size, rank))

@@ -23,6 +23,7 @@ int PMPI_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
     API_ENTER(Barrier);
+    API_INTER(comm, cm_inter_barrier(comm));
     int size, rank, rc;
 #ifdef CM_IN_COREMPI
     if ((rc = cm_coll_barrier_shortcut(comm)) != CM_COLL_NO_SHORTCUT)
@@ -72,6 +73,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
                    MPI_Comm comm)
 {
     API_ENTER(Allreduce);
+    API_INTER(comm, cm_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm));
 #ifdef CM_IN_COREMPI
     int rc = cm_coll_allreduce_shortcut(sendbuf, recvbuf, count, datatype, op, comm);
     if (rc != CM_COLL_NO_SHORTCUT)
@@ -84,6 +86,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
 {
     static const char call[] = "MPI_Scan";
     API_ENTER(Scan);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Scan"));
     int size, rank, rc;
     if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
@@ -101,6 +104,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     static const char call[] = "MPI_Exscan";
     API_ENTER(Exscan);
+    API_INTER(comm, cm_inter_refuse(comm, "MPI_Exscan"));
     int size, rank, rc;
     if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
@@ -119,6 +123,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
 {
     static const char call[] = "MPI_Reduce_scatter_block";
     API_ENTER(Reduce_scatter_block);
+    API_INTER(comm, cm_inter_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_count(comm, call, recvcount, "count")))
         return rc;
@@ -144,6 +149,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
 {
     static const char call[] = "MPI_Reduce_scatter";
     API_ENTER(Reduce_scatter);
+    API_INTER(comm, cm_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm));
     int size, rank, rc;
     int total;
     if ((rc = api_reduce_scatter_args(comm, call, &sendbuf, recvbuf, recvcounts, datatype, op, &size, &rank,
@@ -165,6 +171,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     static const char call[] = "MPI_Allgather";
     API_ENTER(Allgather);
+    API_INTER(comm, cm_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
@@ -190,6 +197,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     static const char call[] = "MPI_Allgatherv";
     API_ENTER(Allgatherv);
+    API_INTER(comm, cm_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
@@ -210,6 +218,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     static const char call[] = "MPI_Alltoall";
     API_ENTER(Alltoall);
+    API_INTER(comm, cm_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
@@ -234,6 +243,7 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     static const char call[] = "MPI_Alltoallv";
     API_ENTER(Alltoallv);
+    API_INTER(comm, cm_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
@@ -256,6 +266,7 @@ int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispl
 {
     static const char call[] = "MPI_Alltoallw";
     API_ENTER(Alltoallw);
+    API_INTER(comm, cm_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;

@@ -70,6 +70,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ibarrier");
     API_ENTER(Ibarrier);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ibarrier"), cm_inter_barrier(comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -86,6 +87,7 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
 {
     const char *call = CM_COLL_CALL("MPI_Ibcast");
     API_ENTER(Ibcast);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ibcast"), cm_inter_bcast(buffer, count, datatype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -127,6 +129,7 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     const char *call = CM_COLL_CALL("MPI_Ireduce");
     API_ENTER(Ireduce);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ireduce"), cm_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -147,6 +150,7 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
 {
     const char *call = CM_COLL_CALL("MPI_Iallreduce");
     API_ENTER(Iallreduce);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallreduce"), cm_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -169,6 +173,7 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
 {
     const char *call = CM_COLL_CALL("MPI_Ireduce_scatter_block");
     API_ENTER(Ireduce_scatter_block);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ireduce_scatter_block"), cm_inter_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -194,6 +199,7 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     const char *call = CM_COLL_CALL("MPI_Igather");
     API_ENTER(Igather);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Igather"), cm_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -219,6 +225,7 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     const char *call = CM_COLL_CALL("MPI_Iscatter");
     API_ENTER(Iscatter);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iscatter"), cm_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -244,6 +251,7 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
 {
     const char *call = CM_COLL_CALL("MPI_Iallgather");
     API_ENTER(Iallgather);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallgather"), cm_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
@@ -265,6 +273,7 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
 {
     const char *call = CM_COLL_CALL("MPI_Ialltoall");
     API_ENTER(Ialltoall);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ialltoall"), cm_inter_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;

@@ -40,6 +40,7 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
 {
     const char *call = CM_COLL_CALL("MPI_Igatherv");
     API_ENTER(Igatherv);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Igatherv"), cm_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) || 
@@ -57,6 +58,7 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
 {
     const char *call = CM_COLL_CALL("MPI_Iscatterv");
     API_ENTER(Iscatterv);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iscatterv"), cm_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) || 
@@ -74,6 +76,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
 {
     const char *call = CM_COLL_CALL("MPI_Iallgatherv");
     API_ENTER(Iallgatherv);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallgatherv"), cm_inter_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
@@ -90,6 +93,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     const char *call = CM_COLL_CALL("MPI_Ialltoallv");
     API_ENTER(Ialltoallv);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ialltoallv"), cm_inter_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
@@ -107,6 +111,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
 {
     const char *call = CM_COLL_CALL("MPI_Ialltoallw");
     API_ENTER(Ialltoallw);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ialltoallw"), cm_inter_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm))));
     int size, rank, rc;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
@@ -133,6 +138,7 @@ int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
                MPI_Request *request)
 {
     API_ENTER(Iscan);
+    API_INTER(comm, cm_inter_refuse(comm, CM_COLL_CALL("MPI_Iscan")));
     return iscan(CM_COLL_CALL("MPI_Iscan"), sendbuf, recvbuf, count, datatype, op, comm, request, 0);
 }
 
@@ -140,6 +146,7 @@ int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
                  MPI_Request *request)
 {
     API_ENTER(Iexscan);
+    API_INTER(comm, cm_inter_refuse(comm, CM_COLL_CALL("MPI_Iexscan")));
     return iscan(CM_COLL_CALL("MPI_Iexscan"), sendbuf, recvbuf, count, datatype, op, comm, request, 1);
 }
 
@@ -148,6 +155,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
 {
     const char *call = CM_COLL_CALL("MPI_Ireduce_scatter");
     API_ENTER(Ireduce_scatter);
+    API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ireduce_scatter"), cm_inter_reduce_scatter(sendbuf, recvbuf, recvcounts, datatype, op, comm))));
     int size, rank, rc, total;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||

@@ -16,6 +16,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
 {
     static const char call[] = "MPI_Bcast";
     API_ENTER(Bcast);
+    API_INTER(comm, cm_inter_bcast(buffer, count, datatype, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)) ||
         (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
@@ -35,6 +36,7 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
 {
     static const char call[] = "MPI_Reduce";
     API_ENTER(Reduce);
+    API_INTER(comm, cm_inter_reduce(sendbuf, recvbuf, count, datatype, op, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)) ||
         (rc = api_count(comm, call, count, "count")) || (rc = api_type(comm, call, datatype, "datatype")) ||
@@ -69,6 +71,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
 {
     static const char call[] = "MPI_Gather";
     API_ENTER(Gather);
+    API_INTER(comm, cm_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
         return rc;
@@ -95,6 +98,7 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char call[] = "MPI_Gatherv";
     API_ENTER(Gatherv);
+    API_INTER(comm, cm_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) ||
         (rc = api_gatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, root, size,
@@ -116,6 +120,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
 {
     static const char call[] = "MPI_Scatter";
     API_ENTER(Scatter);
+    API_INTER(comm, cm_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
         return rc;
@@ -142,6 +147,7 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
 {
     static const char call[] = "MPI_Scatterv";
     API_ENTER(Scatterv);
+    API_INTER(comm, cm_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) ||
         (rc = api_scatterv_args(comm, call, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, size,

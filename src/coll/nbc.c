@@ -32,10 +32,12 @@ struct step {
     MPI_Datatype dt, ddt;
     int peer;
     MPI_Op op;
+    MPI_Comm comm;          /* sends and receives: where peer is a rank */
 };
 
 struct cm_nbc {
     MPI_Comm comm;
+    MPI_Comm cur;           /* what cm_nbc_use chose: the comm of new steps */
     int tag;
     struct step *steps;
     int nsteps, cap;
@@ -53,15 +55,18 @@ struct cm_nbc *cm_nbc_new(MPI_Comm collcomm)
     struct cm_nbc *s = calloc(1, sizeof(*s));
     if (!s)
         return NULL;
-    s->comm = collcomm;
+    s->comm = s->cur = collcomm;
     s->tag = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(collcomm) % CM_NBC_TAGS);
     return s;
 }
+
+void cm_nbc_use(struct cm_nbc *s, MPI_Comm collcomm) { s->cur = collcomm; }
 
 static int push(struct cm_nbc *s, struct step st)
 {
     if (s->error)
         return s->error;
+    st.comm = s->cur;
     if (s->nsteps == s->cap) {
         int cap = s->cap ? 2 * s->cap : 16;
         struct step *n = realloc(s->steps, sizeof(*n) * (size_t)cap);
@@ -143,9 +148,9 @@ static int poll_schedule(void *state)
             for (int i = s->pos; i < end; i++) {
                 struct step *st = &s->steps[i];
                 if (st->kind == STEP_SEND)
-                    cm_coll_isend(st->src, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
+                    cm_coll_isend(st->src, st->count, st->dt, st->peer, s->tag, st->comm, &s->reqs[s->nreq++]);
                 else if (st->kind == STEP_RECV)
-                    cm_coll_irecv(st->dst, st->count, st->dt, st->peer, s->tag, s->comm, &s->reqs[s->nreq++]);
+                    cm_coll_irecv(st->dst, st->count, st->dt, st->peer, s->tag, st->comm, &s->reqs[s->nreq++]);
             }
             s->posted = 1;
         }

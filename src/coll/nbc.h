@@ -10,6 +10,11 @@
 struct cm_nbc;
 
 struct cm_nbc *cm_nbc_new(MPI_Comm collcomm);
+/* Sends and receives added from now on go over collcomm (a collective
+ * twin) instead of the schedule's own: an intercommunicator's schedule
+ * mixes its two groups' traffic with its local group's (coll/inter).
+ * The tag stays the schedule's. */
+void cm_nbc_use(struct cm_nbc *s, MPI_Comm collcomm);
 int cm_nbc_send(struct cm_nbc *s, const void *buf, int count, MPI_Datatype dt, int peer);
 int cm_nbc_recv(struct cm_nbc *s, void *buf, int count, MPI_Datatype dt, int peer);
 /* inout = in op inout, after the round's messages. */

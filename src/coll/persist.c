@@ -75,6 +75,11 @@ int cm_coll_persist_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Re
 {
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, call, "request pointer is NULL");
+    /* The intercommunicator collectives (coll/inter) build schedules of their
+     * own that the capture does not keep: refuse rather than run once. */
+    const struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (c && c->remote_size)
+        return cm_error(comm, MPI_ERR_COMM, call, "persistent collectives on an intercommunicator are not supported");
     if (info != MPI_INFO_NULL) {
         MPI_Info copy;
         if (cm_info_copy(info, &copy) != MPI_SUCCESS)

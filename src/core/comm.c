@@ -63,6 +63,9 @@ struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank,
     c->size = size;
     c->rank = myrank;
     c->ctx = ctx;
+    c->peer_size = size;
+    c->peer_world_of = c->world_of;
+    c->peer_comm_of = c->comm_of;
     c->errh = MPI_ERRORS_ARE_FATAL;
     c->refcount = 1;
     c->handle = table_add(c);
@@ -75,10 +78,37 @@ struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank,
     return c;
 }
 
+int cm_comm_set_remote(struct cm_comm *c, const int *remote_world, int remote_size, struct cm_comm *local)
+{
+    int *wo = malloc((size_t)remote_size * sizeof(int)), *co = malloc((size_t)cm_g.size * sizeof(int));
+    if (!wo || !co) {
+        free(wo);
+        free(co);
+        return MPI_ERR_NO_MEM;
+    }
+    memcpy(wo, remote_world, (size_t)remote_size * sizeof(int));
+    for (int w = 0; w < cm_g.size; w++)
+        co[w] = -1;
+    for (int r = 0; r < remote_size; r++)
+        co[remote_world[r]] = r;
+    c->remote_size = remote_size;
+    c->remote_world_of = wo;
+    c->remote_comm_of = co;
+    c->peer_size = remote_size;
+    c->peer_world_of = wo;
+    c->peer_comm_of = co;
+    c->local = local;
+    return MPI_SUCCESS;
+}
+
 void cm_comm_release(struct cm_comm *c)
 {
     if (--c->refcount > 0)
         return;
+    if (c->local)
+        cm_comm_release(c->local);
+    free(c->remote_world_of);
+    free(c->remote_comm_of);
     if (c->coll_free)
         c->coll_free(c->coll);
     if (c->topo && cm_topo_free)
@@ -149,6 +179,8 @@ void cm_comm_finalize(void)
             cm_topo_free(c->topo);
         free(c->world_of);
         free(c->comm_of);
+        free(c->remote_world_of); /* c->local is in the table too: freed by this loop */
+        free(c->remote_comm_of);
         free(c);
         cm_comm_table[i] = NULL;
     }

@@ -34,7 +34,25 @@ struct cm_comm {
     void (*coll_free)(void *coll);
     MPI_Info info;
     unsigned idup_count;     /* Comm_idups started on it: tags them apart (mpi/comm_idup.c) */
+    /* Point-to-point's view: the group that dest/source ranks and
+     * status.MPI_SOURCE name.  Invariant: for an intracommunicator these
+     * alias size/world_of/comm_of; for an intercommunicator, remote_*. */
+    int peer_size;
+    const int *peer_world_of;
+    const int *peer_comm_of;
+    /* Intercommunicators (made by mpi/intercomm*.c; the invariants are
+     * stated there).  remote_size is 0 for an intracommunicator.  size,
+     * rank, world_of and comm_of always describe the local group (Comm_size,
+     * Comm_rank, Comm_group); local is a hidden intracommunicator of the
+     * local group on a context of its own, for the collectives and the
+     * context agreements of the intercommunicator. */
+    int remote_size;
+    int *remote_world_of;    /* remote rank -> world rank */
+    int *remote_comm_of;     /* world rank -> remote rank, -1 if absent */
+    struct cm_comm *local;
 };
+
+static inline int cm_comm_is_inter(const struct cm_comm *c) { return c->remote_size > 0; }
 
 extern struct cm_comm **cm_comm_table;
 extern int cm_comm_table_len;
@@ -76,6 +94,11 @@ void cm_comm_finalize(void);
  * with a given context; registers a handle.  myrank is my rank in it. */
 struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx);
 void cm_comm_release(struct cm_comm *c);
+
+/* Make c an intercommunicator with the given remote group (world ranks in
+ * remote-rank order) and hidden local intracommunicator (taken over: freed
+ * with c).  0, or MPI_ERR_NO_MEM with c unchanged. */
+int cm_comm_set_remote(struct cm_comm *c, const int *remote_world, int remote_size, struct cm_comm *local);
 
 void cm_context_free(uint16_t ctx);
 

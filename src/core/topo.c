@@ -87,6 +87,14 @@ struct cm_comm *cm_topo_user_comm(MPI_Comm comm, const char *call, int *rc)
 {
     cm_check_initialized(call);
     struct cm_comm *c = cm_comm_user_lookup(comm);
+    if (c && cm_comm_is_inter(c)) {
+        /* MPI-4.1 §8: topologies (and so neighborhood collectives) are
+         * for intracommunicators only. */
+        *rc = cm_error(comm, MPI_ERR_COMM, call,
+                       "comm is an intercommunicator (process topologies and neighborhood collectives need an "
+                       "intracommunicator)");
+        return NULL;
+    }
     if (c) {
         *rc = MPI_SUCCESS;
         return c;

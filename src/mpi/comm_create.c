@@ -1,7 +1,7 @@
 /*
  * comm_create.c -- making and freeing communicators: Comm_dup (and _with_info;
  * Comm_idup is comm_idup.c), Comm_split, Comm_create, Comm_create_group, Comm_free, Comm_compare,
- * names, and the intercommunicator queries (not supported: clear errors).
+ * names.  An intercommunicator parent goes to mpi/intercomm_ops.c.
  *
  * New communicators need two agreements among their members: the membership
  * itself (Comm_split exchanges (color, key) pairs) and a context id free in
@@ -28,8 +28,6 @@
 #pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
 #pragma weak MPI_Comm_free = PMPI_Comm_free
 #pragma weak MPI_Comm_compare = PMPI_Comm_compare
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
 #pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
 #pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
@@ -41,9 +39,10 @@
 
 int cm_group_compare_lists(const int *a, int na, const int *b, int nb);
 
-/* Exchange bytes with two parent ranks over parent's collective context. */
-static void exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, int to, void *rbuf, size_t rbytes,
-                     int from, int tag)
+/* Exchange bytes with two parent ranks over parent's collective context;
+ * to < 0: receive only, from < 0: send only. */
+void cm_comm_exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, int to, void *rbuf, size_t rbytes,
+                      int from, int tag)
 {
     struct cm_request rr, sr;
     memset(&rr, 0, sizeof rr);
@@ -61,10 +60,14 @@ static void exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, in
     sr.buf = (void *)sbuf;
     sr.count = (int)sbytes;
     sr.peer = to;
-    cm_recv_start(&rr);
-    cm_send_start(&sr);
-    cm_request_wait(&sr, CM_CALL_Comm_dup);
-    cm_request_wait(&rr, CM_CALL_Comm_dup);
+    if (from >= 0)
+        cm_recv_start(&rr);
+    if (to >= 0) {
+        cm_send_start(&sr);
+        cm_request_wait(&sr, CM_CALL_Comm_dup);
+    }
+    if (from >= 0)
+        cm_request_wait(&rr, CM_CALL_Comm_dup);
 }
 
 /* OR-allreduce of the context bitmaps among members (parent ranks), then take a pair. */
@@ -73,7 +76,7 @@ static int agree_context(struct cm_comm *parent, const int *members, int n, int 
     static uint64_t bits[CM_CTX_WORDS], incoming[CM_CTX_WORDS];
     cm_context_bits(bits);
     for (int k = 1; k < n; k <<= 1) {
-        exchange(parent, bits, sizeof bits, members[(me + k) % n], incoming, sizeof incoming,
+        cm_comm_exchange(parent, bits, sizeof bits, members[(me + k) % n], incoming, sizeof incoming,
                  members[(me - k % n + n) % n], TAG_CONTEXT);
         for (int w = 0; w < CM_CTX_WORDS; w++)
             bits[w] |= incoming[w];
@@ -124,6 +127,8 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const cha
         return rc;
     if (!newcomm)
         return cm_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    if (cm_comm_is_inter(p))
+        return cm_inter_dup(p, info, newcomm, call);
     int *members;
     uint16_t ctx;
     if ((rc = all_members(p, &members)) || (rc = agree_context(p, members, p->size, p->rank, &ctx))) {
@@ -137,8 +142,12 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const cha
 int cm_comm_dup_finish(struct cm_comm *p, uint16_t ctx, MPI_Info info, MPI_Comm *newcomm, const char *call)
 {
     int rc = finish_new(p, p->world_of, p->size, p->rank, ctx, newcomm, call);
-    if (rc)
-        return rc;
+    return rc ? rc : cm_comm_dup_props(p, info, newcomm, call);
+}
+
+int cm_comm_dup_props(struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const char *call)
+{
+    int rc;
     struct cm_comm *c = cm_comm_lookup(*newcomm, NULL);
     if (p->topo && cm_topo_dup)
         c->topo = cm_topo_dup(p->topo);
@@ -192,6 +201,8 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
     if (color < 0 && color != MPI_UNDEFINED)
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
+    if (cm_comm_is_inter(p))
+        return cm_inter_split(p, color, key, newcomm);
     int n = p->size, me = p->rank;
     struct split_entry *all = calloc((size_t)n, sizeof *all), *in = calloc((size_t)n, sizeof *in);
     int *members = malloc((size_t)n * sizeof(int)), *keyed = malloc((size_t)n * 2 * sizeof(int));
@@ -203,7 +214,7 @@ int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     all[me] = (struct split_entry){ color, key, 1 };
     /* Dissemination allgather: after ceil(log2 n) rounds every entry is known. */
     for (int k = 1; k < n; k <<= 1) {
-        exchange(p, all, (size_t)n * sizeof *all, (me + k) % n, in, (size_t)n * sizeof *in, (me - k % n + n) % n, TAG_SPLIT);
+        cm_comm_exchange(p, all, (size_t)n * sizeof *all, (me + k) % n, in, (size_t)n * sizeof *in, (me - k % n + n) % n, TAG_SPLIT);
         for (int i = 0; i < n; i++)
             if (in[i].valid)
                 all[i] = in[i];
@@ -267,6 +278,10 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create", &rc);
     if (!p)
         return rc;
+    if (!newcomm)
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_create", "newcomm is NULL");
+    if (cm_comm_is_inter(p))
+        return cm_inter_create(p, group, newcomm);
     struct cm_group *g = cm_group_lookup(group);
     if (!g)
         return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group %d", group);
@@ -299,6 +314,9 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create_group", &rc);
     if (!p)
         return rc;
+    if (cm_comm_is_inter(p))
+        return cm_error(comm, MPI_ERR_COMM, "MPI_Comm_create_group",
+                        "comm is an intercommunicator (must be an intracommunicator)");
     struct cm_group *g = cm_group_lookup(group);
     if (!g)
         return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group %d", group);
@@ -354,24 +372,13 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
         *result = MPI_IDENT;
         return MPI_SUCCESS;
     }
+    if (cm_comm_is_inter(a) || cm_comm_is_inter(b)) {
+        *result = cm_inter_compare(a, b);
+        return MPI_SUCCESS;
+    }
     int r = cm_group_compare_lists(a->world_of, a->size, b->world_of, b->size);
     *result = r == MPI_IDENT ? MPI_CONGRUENT : r;
     return MPI_SUCCESS;
-}
-
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
-{
-    if (!cm_comm_lookup(comm, NULL))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_test_inter", "invalid communicator %d", comm);
-    *flag = 0;
-    return MPI_SUCCESS;
-}
-
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
-{
-    (void)size;
-    return cm_error(comm, MPI_ERR_COMM, "MPI_Comm_remote_size",
-                    "communicator %d is not an intercommunicator (corempi does not support intercommunicators)", comm);
 }
 
 int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)

@@ -9,5 +9,21 @@
  * communicator with p's error handler, topology, attributes (copy callbacks
  * run) and hints (or info's, when info is not MPI_INFO_NULL). */
 int cm_comm_dup_finish(struct cm_comm *p, uint16_t ctx, MPI_Info info, MPI_Comm *newcomm, const char *call);
+/* Its second half: give the new *newcomm p's topology, attributes and hints
+ * (on failure *newcomm is freed and becomes MPI_COMM_NULL). */
+int cm_comm_dup_props(struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const char *call);
+
+/* Send sbytes to parent rank `to` and receive up to rbytes from parent rank
+ * `from` over parent's collective context with an internal (negative) tag;
+ * to < 0: receive only, from < 0: send only.  Blocking. */
+void cm_comm_exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, int to, void *rbuf, size_t rbytes,
+                      int from, int tag);
+
+/* The intercommunicator forms of the creation calls (mpi/intercomm_ops.c);
+ * comm_create.c hands them an intercommunicator parent. */
+int cm_inter_dup(struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const char *call);
+int cm_inter_split(struct cm_comm *p, int color, int key, MPI_Comm *newcomm);
+int cm_inter_create(struct cm_comm *p, MPI_Group group, MPI_Comm *newcomm);
+int cm_inter_compare(struct cm_comm *a, struct cm_comm *b);
 
 #endif

@@ -56,7 +56,7 @@ static int probe_args(const char *call, int source, int tag, MPI_Comm comm, uint
     if (rc)
         return rc;
     struct cm_comm *c = cm_comm_lookup(comm, ctx);
-    *src_world = source == MPI_ANY_SOURCE ? -1 : source == MPI_PROC_NULL ? -2 : c->world_of[source];
+    *src_world = source == MPI_ANY_SOURCE ? -1 : source == MPI_PROC_NULL ? -2 : c->peer_world_of[source];
     return MPI_SUCCESS;
 }
 

@@ -63,7 +63,7 @@ recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
         if (rc)
             return rc;
     } else if (t->contig && source != MPI_ANY_SOURCE &&
-               cm_recv_fast((char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[source], ctx, tag,
+               cm_recv_fast((char *)buf + t->true_lb, (size_t)count * t->size, c->peer_world_of[source], ctx, tag,
                             c, status)) {
         return MPI_SUCCESS;
     }

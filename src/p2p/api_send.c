@@ -55,7 +55,7 @@ static inline int send_now(const void *buf, int count, MPI_Datatype dt, int dest
     struct cm_comm *c = cm_comm_lookup(comm, &ctx);
     struct cm_datatype *t = cm_dt_lookup(dt);
     return likely(args_ok(c, t, buf, count, dest, tag)) && t->contig &&
-           cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size, c->world_of[dest], ctx, tag);
+           cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size, c->peer_world_of[dest], ctx, tag);
 }
 
 /* Blocking send in standard, ready or synchronous mode, when send_now could not. */

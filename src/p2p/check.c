@@ -32,8 +32,9 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
                         count, (long)at);
     const char *what = role == CM_PEER_DEST ? "destination" : "source";
     if (peer != MPI_PROC_NULL && !(role == CM_PEER_SOURCE && peer == MPI_ANY_SOURCE) &&
-        (peer < 0 || peer >= c->size))
-        return cm_error(comm, MPI_ERR_RANK, call, "invalid %s %d (communicator size %d)", what, peer, c->size);
+        (peer < 0 || peer >= c->peer_size))
+        return cm_error(comm, MPI_ERR_RANK, call, "invalid %s %d (%s size %d)", what, peer,
+                        c->remote_size ? "remote group" : "communicator", c->peer_size);
     if (tag != MPI_ANY_TAG || role == CM_PEER_DEST) {
         if (tag < 0 || tag > CM_TAG_UB) {
             if (role == CM_PEER_DEST)

@@ -26,14 +26,14 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
 static inline int cm_send_args_ok(const struct cm_comm *c, const struct cm_datatype *t, const void *buf,
                                   int count, int dest, int tag)
 {
-    return c && t && t->committed && count >= 0 && (unsigned)dest < (unsigned)c->size &&
+    return c && t && t->committed && count >= 0 && (unsigned)dest < (unsigned)c->peer_size &&
            tag >= 0 && (buf || count == 0 || t->size == 0);
 }
 static inline int cm_recv_args_ok(const struct cm_comm *c, const struct cm_datatype *t, const void *buf,
                                   int count, int src, int tag)
 {
     return c && t && t->committed && count >= 0 &&
-           ((unsigned)src < (unsigned)c->size || src == MPI_ANY_SOURCE) &&
+           ((unsigned)src < (unsigned)c->peer_size || src == MPI_ANY_SOURCE) &&
            (tag >= 0 || tag == MPI_ANY_TAG) && (buf || count == 0 || t->size == 0);
 }
 

@@ -50,7 +50,7 @@ int cm_p2p_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, 
     struct cm_datatype *t = cm_dt_lookup(dt);
     if (likely(cm_send_args_ok(c, t, buf, count, dest, tag))) {
         if (t->contig && cm_send_try_immediate((const char *)buf + t->true_lb, (size_t)count * t->size,
-                                               c->world_of[dest], ctx, tag))
+                                               c->peer_world_of[dest], ctx, tag))
             return MPI_SUCCESS;
     } else {
         int rc = cm_p2p_check(call_name(flags, CM_CALL_Send), buf, count, dt, dest, CM_PEER_DEST, tag, comm);

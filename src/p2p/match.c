@@ -139,7 +139,7 @@ struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove)
 
 void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes)
 {
-    st->MPI_SOURCE = c ? c->comm_of[src_world] : src_world;
+    st->MPI_SOURCE = c ? c->peer_comm_of[src_world] : src_world;
     st->MPI_TAG = tag;
     cm_status_set_private(st, (long long)bytes, 0);
 }
@@ -237,7 +237,7 @@ void cm_recv_start(struct cm_request *r)
     struct cm_comm *c = cm_comm_lookup(r->comm, &r->ctx);
     struct cm_datatype *t = cm_dt_lookup(r->dtype);
     r->bytes = (size_t)r->count * t->size;
-    r->peer_world = r->peer == MPI_ANY_SOURCE ? -1 : c->world_of[r->peer];
+    r->peer_world = r->peer == MPI_ANY_SOURCE ? -1 : c->peer_world_of[r->peer];
     /* Drain what has arrived, so that the unexpected queue is up to date and
      * an older message is never bypassed. */
     cm_progress(r->peer_world);

@@ -176,7 +176,7 @@ void cm_send_start(struct cm_request *r)
     }
     struct cm_comm *c = cm_comm_lookup(r->comm, &r->ctx);
     struct cm_datatype *t = cm_dt_lookup(r->dtype);
-    r->peer_world = c->world_of[r->peer];
+    r->peer_world = c->peer_world_of[r->peer];
     r->bytes = (size_t)r->count * t->size;
     /* A non-contiguous message is never staged whole: an eager one is packed
      * into the ring, a large one streamed and packed piece by piece. */
