@@ -68,7 +68,7 @@ typedef struct MPI_Status {
 #define MPI_INFO_NULL ((MPI_Info)0)
 #define MPI_INFO_ENV  ((MPI_Info)1)
 
-/* Predefined datatypes: 1..CM_DT_NUM_PREDEFINED-1; derived types come after. */
+/* Predefined datatypes (core/handle.h maps them to its dense tables). */
 #define MPI_DATATYPE_NULL        ((MPI_Datatype)0)
 #define MPI_CHAR                 ((MPI_Datatype)1)
 #define MPI_SIGNED_CHAR          ((MPI_Datatype)2)
@@ -118,7 +118,6 @@ typedef struct MPI_Status {
 #define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)40)
 #define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)41)
 #define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)42)
-#define CM_DT_NUM_PREDEFINED     43
 
 /* Predefined reduction operations. */
 #define MPI_OP_NULL  ((MPI_Op)0)
@@ -136,7 +135,6 @@ typedef struct MPI_Status {
 #define MPI_MAXLOC   ((MPI_Op)12)
 #define MPI_REPLACE  ((MPI_Op)13)
 #define MPI_NO_OP    ((MPI_Op)14)
-#define CM_OP_NUM_PREDEFINED 15
 
 /* ---- constants -------------------------------------------------------- */
 #define MPI_ANY_SOURCE  (-1)
