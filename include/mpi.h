@@ -1,9 +1,16 @@
 /*
- * mpi.h -- corempi's public C API.
+ * mpi.h -- corempi's public C API: the MPI-5.0 standard ABI.
  *
- * Standard MPI 4.x names and signatures; the values are corempi's own.
- * Handles are small integers (0 is always the NULL handle), so an MPI program
- * compiled against this header must be linked against libcorempi.
+ * The types, predefined handles and constants below are those of the MPI-5.0
+ * report's chapter "Application Binary Interface" (values as in the Forum's
+ * reference header mpi-forum/mpi-abi-stubs mpi.h; tests/abi/abi_values.def
+ * checks every one of them).  A program compiled against this header (or
+ * against any other MPI-5.0 ABI header, e.g. MPICH's mpi_abi.h) runs on
+ * libmpi_abi.so.1 of corempi, MPICH (--enable-mpi-abi) or Open MPI.
+ * Handles are pointers to incomplete structs whose value is all there is:
+ * predefined ones have the fixed values 1..4095, created ones are never 0
+ * and never below 4096 (docs/abi.md section 2).  Every constant is a macro
+ * (so that #ifdef finds it, as the conformance test does).
  *
  * Every MPI_X below is a weak alias of PMPI_X (the profiling interface).
  * Each function is declared once through CM_API_FN so that the profiler's
@@ -23,260 +30,344 @@ extern "C" {
  * own sources never test it (they have CM_IN_COREMPI from their build). */
 #define COREMPI 1
 #define COREMPI_VERSION_STRING "0.1.0"
-#define MPI_VERSION 4
+#define MPI_VERSION 5
 #define MPI_SUBVERSION 0
+#define MPI_ABI_VERSION 1
+#define MPI_ABI_SUBVERSION 0
 
 /* ---- basic types ---------------------------------------------------- */
-typedef int MPI_Comm;
-typedef int MPI_Group;
-typedef int MPI_Datatype;
-typedef int MPI_Op;
-typedef int MPI_Request;
-typedef int MPI_Errhandler;
-typedef int MPI_Info;
-typedef int MPI_Message;
-typedef int MPI_Fint;
 typedef intptr_t MPI_Aint;
-typedef long long MPI_Offset;
-typedef long long MPI_Count;
+typedef int64_t MPI_Offset;
+typedef MPI_Offset MPI_Count;
+typedef int MPI_Fint;
 
-typedef struct MPI_Status {
+/* MPI_internal is corempi's: see src/core/status.h (never read it directly). */
+typedef struct {
     int MPI_SOURCE;
     int MPI_TAG;
     int MPI_ERROR;
-    int cm_cancelled;     /* private: set by MPI_Cancel */
-    long long cm_bytes;   /* private: bytes received */
+    int MPI_internal[5];
 } MPI_Status;
 
-/* ---- null and predefined handles ------------------------------------ */
-#define MPI_COMM_NULL  ((MPI_Comm)0)
-#define MPI_COMM_WORLD ((MPI_Comm)1)
-#define MPI_COMM_SELF  ((MPI_Comm)2)
+typedef struct MPI_ABI_Op *MPI_Op;
+typedef struct MPI_ABI_Comm *MPI_Comm;
+typedef struct MPI_ABI_Group *MPI_Group;
+typedef struct MPI_ABI_Win *MPI_Win;
+typedef struct MPI_ABI_File *MPI_File;
+typedef struct MPI_ABI_Session *MPI_Session;
+typedef struct MPI_ABI_Message *MPI_Message;
+typedef struct MPI_ABI_Info *MPI_Info;
+typedef struct MPI_ABI_Errhandler *MPI_Errhandler;
+typedef struct MPI_ABI_Request *MPI_Request;
+typedef struct MPI_ABI_Datatype *MPI_Datatype;
 
-#define MPI_GROUP_NULL  ((MPI_Group)0)
-#define MPI_GROUP_EMPTY ((MPI_Group)1)
+/* ---- predefined handles (values fixed by the standard) --------------- */
+#define MPI_OP_NULL  ((MPI_Op)0x020)
+#define MPI_SUM      ((MPI_Op)0x021)
+#define MPI_MIN      ((MPI_Op)0x022)
+#define MPI_MAX      ((MPI_Op)0x023)
+#define MPI_PROD     ((MPI_Op)0x024)
+#define MPI_BAND     ((MPI_Op)0x028)
+#define MPI_BOR      ((MPI_Op)0x029)
+#define MPI_BXOR     ((MPI_Op)0x02a)
+#define MPI_LAND     ((MPI_Op)0x030)
+#define MPI_LOR      ((MPI_Op)0x031)
+#define MPI_LXOR     ((MPI_Op)0x032)
+#define MPI_MINLOC   ((MPI_Op)0x038)
+#define MPI_MAXLOC   ((MPI_Op)0x039)
+#define MPI_REPLACE  ((MPI_Op)0x03c)
+#define MPI_NO_OP    ((MPI_Op)0x03d)
 
-#define MPI_REQUEST_NULL ((MPI_Request)0)
-#define MPI_MESSAGE_NULL ((MPI_Message)0)
-#define MPI_MESSAGE_NO_PROC ((MPI_Message)1)
+#define MPI_COMM_NULL  ((MPI_Comm)0x100)
+#define MPI_COMM_WORLD ((MPI_Comm)0x101)
+#define MPI_COMM_SELF  ((MPI_Comm)0x102)
+#define MPI_GROUP_NULL  ((MPI_Group)0x108)
+#define MPI_GROUP_EMPTY ((MPI_Group)0x109)
+#define MPI_WIN_NULL     ((MPI_Win)0x110)
+#define MPI_FILE_NULL    ((MPI_File)0x118)
+#define MPI_SESSION_NULL ((MPI_Session)0x120)
+#define MPI_MESSAGE_NULL    ((MPI_Message)0x128)
+#define MPI_MESSAGE_NO_PROC ((MPI_Message)0x129)
+#define MPI_INFO_NULL ((MPI_Info)0x130)
+#define MPI_INFO_ENV  ((MPI_Info)0x131)
+#define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x140)
+#define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x143)
+#define MPI_REQUEST_NULL ((MPI_Request)0x180)
 
-#define MPI_ERRHANDLER_NULL   ((MPI_Errhandler)0)
-#define MPI_ERRORS_ARE_FATAL  ((MPI_Errhandler)1)
-#define MPI_ERRORS_RETURN     ((MPI_Errhandler)2)
-#define MPI_ERRORS_ABORT      ((MPI_Errhandler)3)
+/* Datatypes: 0x200 | a byte that encodes the type.  The Fortran ones are
+ * named so that programs compile; corempi has no Fortran types, and using
+ * one is an MPI_ERR_TYPE naming it. */
+#define MPI_DATATYPE_NULL           ((MPI_Datatype)0x200)
+#define MPI_AINT                    ((MPI_Datatype)0x201)
+#define MPI_COUNT                   ((MPI_Datatype)0x202)
+#define MPI_OFFSET                  ((MPI_Datatype)0x203)
+#define MPI_PACKED                  ((MPI_Datatype)0x207)
+#define MPI_SHORT                   ((MPI_Datatype)0x208)
+#define MPI_INT                     ((MPI_Datatype)0x209)
+#define MPI_LONG                    ((MPI_Datatype)0x20a)
+#define MPI_LONG_LONG               ((MPI_Datatype)0x20b)
+#define MPI_LONG_LONG_INT           MPI_LONG_LONG
+#define MPI_UNSIGNED_SHORT          ((MPI_Datatype)0x20c)
+#define MPI_UNSIGNED                ((MPI_Datatype)0x20d)
+#define MPI_UNSIGNED_LONG           ((MPI_Datatype)0x20e)
+#define MPI_UNSIGNED_LONG_LONG      ((MPI_Datatype)0x20f)
+#define MPI_FLOAT                   ((MPI_Datatype)0x210)
+#define MPI_C_FLOAT_COMPLEX         ((MPI_Datatype)0x212)
+#define MPI_C_COMPLEX               MPI_C_FLOAT_COMPLEX
+#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)0x213)
+#define MPI_DOUBLE                  ((MPI_Datatype)0x214)
+#define MPI_C_DOUBLE_COMPLEX        ((MPI_Datatype)0x216)
+#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)0x217)
+#define MPI_LOGICAL                 ((MPI_Datatype)0x218)
+#define MPI_INTEGER                 ((MPI_Datatype)0x219)
+#define MPI_REAL                    ((MPI_Datatype)0x21a)
+#define MPI_COMPLEX                 ((MPI_Datatype)0x21b)
+#define MPI_DOUBLE_PRECISION        ((MPI_Datatype)0x21c)
+#define MPI_DOUBLE_COMPLEX          ((MPI_Datatype)0x21d)
+#define MPI_LONG_DOUBLE             ((MPI_Datatype)0x220)
+#define MPI_C_LONG_DOUBLE_COMPLEX   ((MPI_Datatype)0x224)
+#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)0x225)
+#define MPI_FLOAT_INT               ((MPI_Datatype)0x228)
+#define MPI_DOUBLE_INT              ((MPI_Datatype)0x229)
+#define MPI_LONG_INT                ((MPI_Datatype)0x22a)
+#define MPI_2INT                    ((MPI_Datatype)0x22b)
+#define MPI_SHORT_INT               ((MPI_Datatype)0x22c)
+#define MPI_LONG_DOUBLE_INT         ((MPI_Datatype)0x22d)
+#define MPI_2REAL                   ((MPI_Datatype)0x230)
+#define MPI_2DOUBLE_PRECISION       ((MPI_Datatype)0x231)
+#define MPI_2INTEGER                ((MPI_Datatype)0x232)
+#define MPI_C_BOOL                  ((MPI_Datatype)0x238)
+#define MPI_CXX_BOOL                ((MPI_Datatype)0x239)
+#define MPI_WCHAR                   ((MPI_Datatype)0x23c)
+#define MPI_INT8_T                  ((MPI_Datatype)0x240)
+#define MPI_UINT8_T                 ((MPI_Datatype)0x241)
+#define MPI_CHAR                    ((MPI_Datatype)0x243)
+#define MPI_SIGNED_CHAR             ((MPI_Datatype)0x244)
+#define MPI_UNSIGNED_CHAR           ((MPI_Datatype)0x245)
+#define MPI_BYTE                    ((MPI_Datatype)0x247)
+#define MPI_INT16_T                 ((MPI_Datatype)0x248)
+#define MPI_UINT16_T                ((MPI_Datatype)0x249)
+#define MPI_INT32_T                 ((MPI_Datatype)0x250)
+#define MPI_UINT32_T                ((MPI_Datatype)0x251)
+#define MPI_INT64_T                 ((MPI_Datatype)0x258)
+#define MPI_UINT64_T                ((MPI_Datatype)0x259)
+#define MPI_LOGICAL1                ((MPI_Datatype)0x2c0)
+#define MPI_INTEGER1                ((MPI_Datatype)0x2c1)
+#define MPI_CHARACTER               ((MPI_Datatype)0x2c3)
+#define MPI_LOGICAL2                ((MPI_Datatype)0x2c8)
+#define MPI_INTEGER2                ((MPI_Datatype)0x2c9)
+#define MPI_REAL2                   ((MPI_Datatype)0x2ca)
+#define MPI_LOGICAL4                ((MPI_Datatype)0x2d0)
+#define MPI_INTEGER4                ((MPI_Datatype)0x2d1)
+#define MPI_REAL4                   ((MPI_Datatype)0x2d2)
+#define MPI_COMPLEX4                ((MPI_Datatype)0x2d3)
+#define MPI_LOGICAL8                ((MPI_Datatype)0x2d8)
+#define MPI_INTEGER8                ((MPI_Datatype)0x2d9)
+#define MPI_REAL8                   ((MPI_Datatype)0x2da)
+#define MPI_COMPLEX8                ((MPI_Datatype)0x2db)
+#define MPI_LOGICAL16               ((MPI_Datatype)0x2e0)
+#define MPI_INTEGER16               ((MPI_Datatype)0x2e1)
+#define MPI_REAL16                  ((MPI_Datatype)0x2e2)
+#define MPI_COMPLEX16               ((MPI_Datatype)0x2e3)
+#define MPI_COMPLEX32               ((MPI_Datatype)0x2eb)
 
-#define MPI_INFO_NULL ((MPI_Info)0)
-#define MPI_INFO_ENV  ((MPI_Info)1)
+/* Fortran status size and indices (no Fortran bindings yet; the values are fixed). */
+#define MPI_F_STATUS_SIZE 8
+#define MPI_F_SOURCE 0
+#define MPI_F_TAG    1
+#define MPI_F_ERROR  2
 
-/* Predefined datatypes: 1..CM_DT_NUM_PREDEFINED-1; derived types come after. */
-#define MPI_DATATYPE_NULL        ((MPI_Datatype)0)
-#define MPI_CHAR                 ((MPI_Datatype)1)
-#define MPI_SIGNED_CHAR          ((MPI_Datatype)2)
-#define MPI_UNSIGNED_CHAR        ((MPI_Datatype)3)
-#define MPI_BYTE                 ((MPI_Datatype)4)
-#define MPI_SHORT                ((MPI_Datatype)5)
-#define MPI_UNSIGNED_SHORT       ((MPI_Datatype)6)
-#define MPI_INT                  ((MPI_Datatype)7)
-#define MPI_UNSIGNED             ((MPI_Datatype)8)
-#define MPI_LONG                 ((MPI_Datatype)9)
-#define MPI_UNSIGNED_LONG        ((MPI_Datatype)10)
-#define MPI_LONG_LONG_INT        ((MPI_Datatype)11)
-#define MPI_LONG_LONG            MPI_LONG_LONG_INT
-#define MPI_UNSIGNED_LONG_LONG   ((MPI_Datatype)12)
-#define MPI_FLOAT                ((MPI_Datatype)13)
-#define MPI_DOUBLE               ((MPI_Datatype)14)
-#define MPI_LONG_DOUBLE          ((MPI_Datatype)15)
-#define MPI_WCHAR                ((MPI_Datatype)16)
-#define MPI_C_BOOL               ((MPI_Datatype)17)
-#define MPI_INT8_T               ((MPI_Datatype)18)
-#define MPI_INT16_T              ((MPI_Datatype)19)
-#define MPI_INT32_T              ((MPI_Datatype)20)
-#define MPI_INT64_T              ((MPI_Datatype)21)
-#define MPI_UINT8_T              ((MPI_Datatype)22)
-#define MPI_UINT16_T             ((MPI_Datatype)23)
-#define MPI_UINT32_T             ((MPI_Datatype)24)
-#define MPI_UINT64_T             ((MPI_Datatype)25)
-#define MPI_AINT                 ((MPI_Datatype)26)
-#define MPI_OFFSET               ((MPI_Datatype)27)
-#define MPI_COUNT                ((MPI_Datatype)28)
-#define MPI_C_FLOAT_COMPLEX      ((MPI_Datatype)29)
-#define MPI_C_COMPLEX            MPI_C_FLOAT_COMPLEX
-#define MPI_C_DOUBLE_COMPLEX     ((MPI_Datatype)30)
-#define MPI_C_LONG_DOUBLE_COMPLEX ((MPI_Datatype)31)
-#define MPI_PACKED               ((MPI_Datatype)32)
-#define MPI_FLOAT_INT            ((MPI_Datatype)33)
-#define MPI_DOUBLE_INT           ((MPI_Datatype)34)
-#define MPI_LONG_INT             ((MPI_Datatype)35)
-#define MPI_2INT                 ((MPI_Datatype)36)
-#define MPI_SHORT_INT            ((MPI_Datatype)37)
-#define MPI_LONG_DOUBLE_INT      ((MPI_Datatype)38)
-/* The C++ types (MPI 4.0 3.2.2), usable from C too: bool and std::complex<T>
- * have the layout of C's bool and T _Complex (1, 8, 16, 32 bytes on x86-64);
- * handles of their own so that MPI_Type_get_name and type matching tell them
- * apart from MPI_C_BOOL and MPI_C_*_COMPLEX. */
-#define MPI_CXX_BOOL                ((MPI_Datatype)39)
-#define MPI_CXX_FLOAT_COMPLEX       ((MPI_Datatype)40)
-#define MPI_CXX_DOUBLE_COMPLEX      ((MPI_Datatype)41)
-#define MPI_CXX_LONG_DOUBLE_COMPLEX ((MPI_Datatype)42)
-#define CM_DT_NUM_PREDEFINED     43
+/* ---- error classes (the standard's order: per MPI version, alphabetical) */
+#define MPI_SUCCESS                   0
+#define MPI_ERR_BUFFER                1
+#define MPI_ERR_COUNT                 2
+#define MPI_ERR_TYPE                  3
+#define MPI_ERR_TAG                   4
+#define MPI_ERR_COMM                  5
+#define MPI_ERR_RANK                  6
+#define MPI_ERR_REQUEST               7
+#define MPI_ERR_ROOT                  8
+#define MPI_ERR_GROUP                 9
+#define MPI_ERR_OP                    10
+#define MPI_ERR_TOPOLOGY              11
+#define MPI_ERR_DIMS                  12
+#define MPI_ERR_ARG                   13
+#define MPI_ERR_UNKNOWN               14
+#define MPI_ERR_TRUNCATE              15
+#define MPI_ERR_OTHER                 16
+#define MPI_ERR_INTERN                17
+#define MPI_ERR_PENDING               18
+#define MPI_ERR_IN_STATUS             19
+#define MPI_ERR_ACCESS                20
+#define MPI_ERR_AMODE                 21
+#define MPI_ERR_ASSERT                22
+#define MPI_ERR_BAD_FILE              23
+#define MPI_ERR_BASE                  24
+#define MPI_ERR_CONVERSION            25
+#define MPI_ERR_DISP                  26
+#define MPI_ERR_DUP_DATAREP           27
+#define MPI_ERR_FILE_EXISTS           28
+#define MPI_ERR_FILE_IN_USE           29
+#define MPI_ERR_FILE                  30
+#define MPI_ERR_INFO_KEY              31
+#define MPI_ERR_INFO_NOKEY            32
+#define MPI_ERR_INFO_VALUE            33
+#define MPI_ERR_INFO                  34
+#define MPI_ERR_IO                    35
+#define MPI_ERR_KEYVAL                36
+#define MPI_ERR_LOCKTYPE              37
+#define MPI_ERR_NAME                  38
+#define MPI_ERR_NO_MEM                39
+#define MPI_ERR_NOT_SAME              40
+#define MPI_ERR_NO_SPACE              41
+#define MPI_ERR_NO_SUCH_FILE          42
+#define MPI_ERR_PORT                  43
+#define MPI_ERR_QUOTA                 44
+#define MPI_ERR_READ_ONLY             45
+#define MPI_ERR_RMA_ATTACH            46
+#define MPI_ERR_RMA_CONFLICT          47
+#define MPI_ERR_RMA_RANGE             48
+#define MPI_ERR_RMA_SHARED            49
+#define MPI_ERR_RMA_SYNC              50
+#define MPI_ERR_SERVICE               51
+#define MPI_ERR_SIZE                  52
+#define MPI_ERR_SPAWN                 53
+#define MPI_ERR_UNSUPPORTED_DATAREP   54
+#define MPI_ERR_UNSUPPORTED_OPERATION 55
+#define MPI_ERR_WIN                   56
+#define MPI_ERR_RMA_FLAVOR            57
+#define MPI_ERR_PROC_ABORTED          58
+#define MPI_ERR_VALUE_TOO_LARGE       59
+#define MPI_ERR_SESSION               60
+#define MPI_ERR_ERRHANDLER            61
+#define MPI_ERR_LASTCODE              0x3fff
 
-/* Predefined reduction operations. */
-#define MPI_OP_NULL  ((MPI_Op)0)
-#define MPI_MAX      ((MPI_Op)1)
-#define MPI_MIN      ((MPI_Op)2)
-#define MPI_SUM      ((MPI_Op)3)
-#define MPI_PROD     ((MPI_Op)4)
-#define MPI_LAND     ((MPI_Op)5)
-#define MPI_BAND     ((MPI_Op)6)
-#define MPI_LOR      ((MPI_Op)7)
-#define MPI_BOR      ((MPI_Op)8)
-#define MPI_LXOR     ((MPI_Op)9)
-#define MPI_BXOR     ((MPI_Op)10)
-#define MPI_MINLOC   ((MPI_Op)11)
-#define MPI_MAXLOC   ((MPI_Op)12)
-#define MPI_REPLACE  ((MPI_Op)13)
-#define MPI_NO_OP    ((MPI_Op)14)
-#define CM_OP_NUM_PREDEFINED 15
+/* ---- address and ignore constants ----------------------------------- */
+#define MPI_BOTTOM           ((void *)0)
+#define MPI_IN_PLACE         ((void *)1)
+#define MPI_BUFFER_AUTOMATIC ((void *)2)
+#define MPI_ARGV_NULL        ((char **)0)
+#define MPI_ARGVS_NULL       ((char ***)0)
+#define MPI_ERRCODES_IGNORE  ((int *)0)
+#define MPI_STATUS_IGNORE    ((MPI_Status *)0)
+#define MPI_STATUSES_IGNORE  ((MPI_Status *)0)
+#define MPI_UNWEIGHTED       ((int *)10)
+#define MPI_WEIGHTS_EMPTY    ((int *)11)
 
-/* ---- constants -------------------------------------------------------- */
+/* ---- string sizes and assorted -------------------------------------- */
+#define MPI_MAX_DATAREP_STRING         128
+#define MPI_MAX_ERROR_STRING           512
+#define MPI_MAX_INFO_KEY               256
+#define MPI_MAX_INFO_VAL               1024
+#define MPI_MAX_LIBRARY_VERSION_STRING 8192
+#define MPI_MAX_OBJECT_NAME            128
+#define MPI_MAX_PORT_NAME              1024
+#define MPI_MAX_PROCESSOR_NAME         256
+#define MPI_MAX_STRINGTAG_LEN          1024
+#define MPI_MAX_PSET_NAME_LEN          1024
+#define MPI_BSEND_OVERHEAD             512
+#define MPI_DISPLACEMENT_CURRENT       (-1)
+
+/* ---- modes (powers of 2: they are OR-ed) ----------------------------- */
+#define MPI_MODE_APPEND          1
+#define MPI_MODE_CREATE          2
+#define MPI_MODE_DELETE_ON_CLOSE 4
+#define MPI_MODE_EXCL            8
+#define MPI_MODE_RDONLY          16
+#define MPI_MODE_RDWR            32
+#define MPI_MODE_SEQUENTIAL      64
+#define MPI_MODE_UNIQUE_OPEN     128
+#define MPI_MODE_WRONLY          256
+#define MPI_MODE_NOCHECK         1024
+#define MPI_MODE_NOPRECEDE       2048
+#define MPI_MODE_NOPUT           4096
+#define MPI_MODE_NOSTORE         8192
+#define MPI_MODE_NOSUCCEED       16384
+
+/* ---- wildcards and sentinels ----------------------------------------- */
 #define MPI_ANY_SOURCE  (-1)
-#define MPI_PROC_NULL   (-2)
-#define MPI_ROOT        (-3)
-#define MPI_ANY_TAG     (-1)
+#define MPI_ANY_TAG     (-2)
+#define MPI_PROC_NULL   (-3)
+#define MPI_ROOT        (-4)
 #define MPI_UNDEFINED   (-32766)
-#define MPI_KEYVAL_INVALID (-1)
 
-#define MPI_BOTTOM          ((void *)0)
-#define MPI_IN_PLACE        ((void *)-1)
-#define MPI_BUFFER_AUTOMATIC ((void *)2)   /* MPI-5.0 ABI value */
-#define MPI_STATUS_IGNORE   ((MPI_Status *)0)
-#define MPI_STATUSES_IGNORE ((MPI_Status *)0)
-#define MPI_ERRCODES_IGNORE ((int *)0)
-#define MPI_ARGV_NULL       ((char **)0)
-#define MPI_ARGVS_NULL      ((char ***)0)
-#define MPI_UNWEIGHTED      ((int *)2)
-#define MPI_WEIGHTS_EMPTY   ((int *)3)
-
-#define MPI_MAX_PROCESSOR_NAME        256
-#define MPI_MAX_ERROR_STRING          512
-#define MPI_MAX_OBJECT_NAME           128
-#define MPI_MAX_LIBRARY_VERSION_STRING 256
-#define MPI_MAX_INFO_KEY              255
-#define MPI_MAX_INFO_VAL              1024
-#define MPI_BSEND_OVERHEAD            64
-
+/* ---- assorted enumerations -------------------------------------------- */
 #define MPI_THREAD_SINGLE     0
-#define MPI_THREAD_FUNNELED   1
-#define MPI_THREAD_SERIALIZED 2
-#define MPI_THREAD_MULTIPLE   3
+#define MPI_THREAD_FUNNELED   1024
+#define MPI_THREAD_SERIALIZED 2048
+#define MPI_THREAD_MULTIPLE   4096
 
-#define MPI_IDENT     0
-#define MPI_CONGRUENT 1
-#define MPI_SIMILAR   2
-#define MPI_UNEQUAL   3
+#define MPI_ORDER_C              12
+#define MPI_ORDER_FORTRAN        15
+#define MPI_DISTRIBUTE_NONE      16
+#define MPI_DISTRIBUTE_BLOCK     17
+#define MPI_DISTRIBUTE_CYCLIC    18
+#define MPI_DISTRIBUTE_DFLT_DARG 19
 
-#define MPI_GRAPH      1
-#define MPI_CART       2
-#define MPI_DIST_GRAPH 3
+#define MPI_COMBINER_NAMED          101
+#define MPI_COMBINER_DUP            102
+#define MPI_COMBINER_CONTIGUOUS     103
+#define MPI_COMBINER_VECTOR         104
+#define MPI_COMBINER_HVECTOR        105
+#define MPI_COMBINER_INDEXED        106
+#define MPI_COMBINER_HINDEXED       107
+#define MPI_COMBINER_INDEXED_BLOCK  108
+#define MPI_COMBINER_HINDEXED_BLOCK 109
+#define MPI_COMBINER_STRUCT         110
+#define MPI_COMBINER_SUBARRAY       111
+#define MPI_COMBINER_DARRAY         112
+#define MPI_COMBINER_F90_INTEGER    113
+#define MPI_COMBINER_F90_REAL       114
+#define MPI_COMBINER_F90_COMPLEX    115
+#define MPI_COMBINER_RESIZED        116
+#define MPI_COMBINER_VALUE_INDEX    117
 
-/* predefined attribute keys */
-#define MPI_TAG_UB          1
-#define MPI_HOST            2
-#define MPI_IO              3
-#define MPI_WTIME_IS_GLOBAL 4
-#define MPI_UNIVERSE_SIZE   5
-#define MPI_APPNUM          6
-#define MPI_LASTUSEDCODE    7
+#define MPI_TYPECLASS_INTEGER 192
+#define MPI_TYPECLASS_REAL    193
+#define MPI_TYPECLASS_COMPLEX 194
 
-#define MPI_COMM_TYPE_SHARED       1
-#define MPI_COMM_TYPE_HW_GUIDED    2
-#define MPI_COMM_TYPE_HW_UNGUIDED  3
+#define MPI_IDENT     201
+#define MPI_CONGRUENT 202
+#define MPI_SIMILAR   203
+#define MPI_UNEQUAL   204
 
-#define MPI_COMBINER_NAMED          1
-#define MPI_COMBINER_DUP            2
-#define MPI_COMBINER_CONTIGUOUS     3
-#define MPI_COMBINER_VECTOR         4
-#define MPI_COMBINER_HVECTOR        5
-#define MPI_COMBINER_INDEXED        6
-#define MPI_COMBINER_HINDEXED       7
-#define MPI_COMBINER_INDEXED_BLOCK  8
-#define MPI_COMBINER_HINDEXED_BLOCK 9
-#define MPI_COMBINER_STRUCT         10
-#define MPI_COMBINER_SUBARRAY       11
-#define MPI_COMBINER_DARRAY         12
-#define MPI_COMBINER_RESIZED        13
+#define MPI_CART       211
+#define MPI_GRAPH      212
+#define MPI_DIST_GRAPH 213
 
-#define MPI_ORDER_C       0
-#define MPI_ORDER_FORTRAN 1
-#define MPI_DISTRIBUTE_BLOCK     0
-#define MPI_DISTRIBUTE_CYCLIC    1
-#define MPI_DISTRIBUTE_NONE      2
-#define MPI_DISTRIBUTE_DFLT_DARG (-49767)
+#define MPI_COMM_TYPE_SHARED          221
+#define MPI_COMM_TYPE_HW_UNGUIDED     222
+#define MPI_COMM_TYPE_HW_GUIDED       223
+#define MPI_COMM_TYPE_RESOURCE_GUIDED 224
 
-/* ---- error classes ---------------------------------------------------- */
-#define MPI_SUCCESS          0
-#define MPI_ERR_BUFFER       1
-#define MPI_ERR_COUNT        2
-#define MPI_ERR_TYPE         3
-#define MPI_ERR_TAG          4
-#define MPI_ERR_COMM         5
-#define MPI_ERR_RANK         6
-#define MPI_ERR_REQUEST      7
-#define MPI_ERR_ROOT         8
-#define MPI_ERR_GROUP        9
-#define MPI_ERR_OP           10
-#define MPI_ERR_TOPOLOGY     11
-#define MPI_ERR_DIMS         12
-#define MPI_ERR_ARG          13
-#define MPI_ERR_UNKNOWN      14
-#define MPI_ERR_TRUNCATE     15
-#define MPI_ERR_OTHER        16
-#define MPI_ERR_INTERN       17
-#define MPI_ERR_IN_STATUS    18
-#define MPI_ERR_PENDING      19
-#define MPI_ERR_KEYVAL       20
-#define MPI_ERR_NO_MEM       21
-#define MPI_ERR_BASE         22
-#define MPI_ERR_INFO_KEY     23
-#define MPI_ERR_INFO_VALUE   24
-#define MPI_ERR_INFO_NOKEY   25
-#define MPI_ERR_SPAWN        26
-#define MPI_ERR_PORT         27
-#define MPI_ERR_SERVICE      28
-#define MPI_ERR_NAME         29
-#define MPI_ERR_WIN          30
-#define MPI_ERR_SIZE         31
-#define MPI_ERR_DISP         32
-#define MPI_ERR_INFO         33
-#define MPI_ERR_LOCKTYPE     34
-#define MPI_ERR_ASSERT       35
-#define MPI_ERR_RMA_CONFLICT 36
-#define MPI_ERR_RMA_SYNC     37
-#define MPI_ERR_FILE         38
-#define MPI_ERR_NOT_SAME     39
-#define MPI_ERR_AMODE        40
-#define MPI_ERR_UNSUPPORTED_DATAREP   41
-#define MPI_ERR_UNSUPPORTED_OPERATION 42
-#define MPI_ERR_NO_SUCH_FILE 43
-#define MPI_ERR_FILE_EXISTS  44
-#define MPI_ERR_BAD_FILE     45
-#define MPI_ERR_ACCESS       46
-#define MPI_ERR_NO_SPACE     47
-#define MPI_ERR_QUOTA        48
-#define MPI_ERR_READ_ONLY    49
-#define MPI_ERR_FILE_IN_USE  50
-#define MPI_ERR_DUP_DATAREP  51
-#define MPI_ERR_CONVERSION   52
-#define MPI_ERR_IO           53
-#define MPI_ERR_RMA_RANGE    54
-#define MPI_ERR_RMA_ATTACH   55
-#define MPI_ERR_RMA_SHARED   56
-#define MPI_ERR_RMA_FLAVOR   57
-#define MPI_ERR_SESSION      58
-#define MPI_ERR_PROC_ABORTED 59
-#define MPI_ERR_VALUE_TOO_LARGE 60
-#define MPI_ERR_ERRHANDLER   61
-#define MPI_ERR_LASTCODE     62
+#define MPI_LOCK_EXCLUSIVE      301
+#define MPI_LOCK_SHARED         302
+#define MPI_WIN_FLAVOR_CREATE   311
+#define MPI_WIN_FLAVOR_ALLOCATE 312
+#define MPI_WIN_FLAVOR_DYNAMIC  313
+#define MPI_WIN_FLAVOR_SHARED   314
+#define MPI_WIN_UNIFIED         321
+#define MPI_WIN_SEPARATE        322
+#define MPI_SEEK_SET            401
+#define MPI_SEEK_CUR            402
+#define MPI_SEEK_END            403
+
+/* ---- predefined attribute keys ---------------------------------------- */
+#define MPI_KEYVAL_INVALID    0
+#define MPI_TAG_UB            501
+#define MPI_IO                502
+#define MPI_HOST              503
+#define MPI_WTIME_IS_GLOBAL   504
+#define MPI_UNIVERSE_SIZE     505
+#define MPI_APPNUM            506
+#define MPI_LASTUSEDCODE      507
+#define MPI_WIN_BASE          601
+#define MPI_WIN_DISP_UNIT     602
+#define MPI_WIN_SIZE          603
+#define MPI_WIN_CREATE_FLAVOR 604
+#define MPI_WIN_MODEL         605
 
 /* ---- callback types --------------------------------------------------- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
@@ -290,24 +381,28 @@ typedef int MPI_Type_copy_attr_function(MPI_Datatype oldtype, int keyval, void *
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Type_delete_attr_function(MPI_Datatype type, int keyval, void *attribute_val,
                                           void *extra_state);
+typedef int MPI_Win_copy_attr_function(MPI_Win oldwin, int keyval, void *extra_state,
+                                       void *attribute_val_in, void *attribute_val_out, int *flag);
+typedef int MPI_Win_delete_attr_function(MPI_Win win, int keyval, void *attribute_val,
+                                         void *extra_state);
+typedef int MPI_Datarep_conversion_function(void *userbuf, MPI_Datatype datatype, int count,
+                                            void *filebuf, MPI_Offset position, void *extra_state);
+typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype datatype, MPI_Count count,
+                                              void *filebuf, MPI_Offset position, void *extra_state);
 
-#if defined(__GNUC__)
-#pragma GCC visibility push(default)
-#endif
-int MPI_COMM_NULL_COPY_FN(MPI_Comm, int, void *, void *, void *, int *);
-int MPI_COMM_DUP_FN(MPI_Comm, int, void *, void *, void *, int *);
-int MPI_COMM_NULL_DELETE_FN(MPI_Comm, int, void *, void *);
-int MPI_TYPE_NULL_COPY_FN(MPI_Datatype, int, void *, void *, void *, int *);
-int MPI_TYPE_DUP_FN(MPI_Datatype, int, void *, void *, void *, int *);
-int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype, int, void *, void *);
-#if defined(__GNUC__)
-#pragma GCC visibility pop
-#endif
-
-/* typeclasses of MPI_Type_match_size (values of the MPI-5.0 ABI) */
-#define MPI_TYPECLASS_INTEGER 192
-#define MPI_TYPECLASS_REAL    193
-#define MPI_TYPECLASS_COMPLEX 194
+/* The predefined attribute callbacks are constants, not functions: the
+ * library recognises them (core/attr.c) and never calls through them. */
+#define MPI_COMM_NULL_COPY_FN    ((MPI_Comm_copy_attr_function *)0)
+#define MPI_COMM_DUP_FN          ((MPI_Comm_copy_attr_function *)1)
+#define MPI_COMM_NULL_DELETE_FN  ((MPI_Comm_delete_attr_function *)0)
+#define MPI_TYPE_NULL_COPY_FN    ((MPI_Type_copy_attr_function *)0)
+#define MPI_TYPE_DUP_FN          ((MPI_Type_copy_attr_function *)1)
+#define MPI_TYPE_NULL_DELETE_FN  ((MPI_Type_delete_attr_function *)0)
+#define MPI_WIN_NULL_COPY_FN     ((MPI_Win_copy_attr_function *)0)
+#define MPI_WIN_DUP_FN           ((MPI_Win_copy_attr_function *)1)
+#define MPI_WIN_NULL_DELETE_FN   ((MPI_Win_delete_attr_function *)0)
+#define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
+#define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
 
 /* ---- functions -------------------------------------------------------- */
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
@@ -624,7 +719,7 @@ CM_API_FN(int, Neighbor_alltoallv_init, (const void *sendbuf, const int sendcoun
 CM_API_FN(int, Neighbor_alltoallw_init, (const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request))
 
 /* MPI-5.0 ABI chapter: version query and the handle <-> int conversions that
- * replace c2f/f2c (they work on today's int handles too; docs/abi.md). */
+ * replace c2f/f2c (docs/abi.md). */
 CM_API_FN(int, Abi_get_version, (int *abi_major, int *abi_minor))
 CM_API_FN(int, Abi_get_info, (MPI_Info *info))
 CM_API_FN(int, Abi_get_fortran_info, (MPI_Info *info))
@@ -644,6 +739,12 @@ CM_API_FN(int, Request_toint, (MPI_Request request))
 CM_API_FN(MPI_Request, Request_fromint, (int request))
 CM_API_FN(int, Type_toint, (MPI_Datatype datatype))
 CM_API_FN(MPI_Datatype, Type_fromint, (int datatype))
+CM_API_FN(int, Win_toint, (MPI_Win win))
+CM_API_FN(MPI_Win, Win_fromint, (int win))
+CM_API_FN(int, File_toint, (MPI_File file))
+CM_API_FN(MPI_File, File_fromint, (int file))
+CM_API_FN(int, Session_toint, (MPI_Session session))
+CM_API_FN(MPI_Session, Session_fromint, (int session))
 
 /* ---- MPI_T, the tool information interface ------------------------------
  * Types and values as the MPI-5.0 ABI header (mpi-forum/mpi-abi-stubs)

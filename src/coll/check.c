@@ -57,13 +57,13 @@ static struct sig sig_basic(MPI_Datatype b, uint64_t n)
  * then an int: n MPI_2INT match 2n MPI_INT), or 0. */
 static MPI_Datatype pair_value(MPI_Datatype b)
 {
-    switch (b) {
-    case MPI_FLOAT_INT: return MPI_FLOAT;
-    case MPI_DOUBLE_INT: return MPI_DOUBLE;
-    case MPI_LONG_INT: return MPI_LONG;
-    case MPI_2INT: return MPI_INT;
-    case MPI_SHORT_INT: return MPI_SHORT;
-    case MPI_LONG_DOUBLE_INT: return MPI_LONG_DOUBLE;
+    switch (cm_dt_index(b)) {
+    case CM_DTI_MPI_FLOAT_INT: return MPI_FLOAT;
+    case CM_DTI_MPI_DOUBLE_INT: return MPI_DOUBLE;
+    case CM_DTI_MPI_LONG_INT: return MPI_LONG;
+    case CM_DTI_MPI_2INT: return MPI_INT;
+    case CM_DTI_MPI_SHORT_INT: return MPI_SHORT;
+    case CM_DTI_MPI_LONG_DOUBLE_INT: return MPI_LONG_DOUBLE;
     default: return 0;
     }
 }
@@ -211,7 +211,7 @@ static int op_differs(int64_t a, int64_t b)
 {
     /* User ops are different handles on different ranks only when created in
      * a different order: compare them only against predefined ones. */
-    int pa = cm_op_is_predefined((MPI_Op)a), pb = cm_op_is_predefined((MPI_Op)b);
+    int pa = cm_op_is_predefined((MPI_Op)(intptr_t)a), pb = cm_op_is_predefined((MPI_Op)(intptr_t)b);
     return a != b && (pa || pb);
 }
 
@@ -252,7 +252,7 @@ const char *cm_coll_call_name(long long id)
 
 static const char *op_text(int64_t op)
 {
-    return cm_op_is_predefined((MPI_Op)op) ? cm_op_name((MPI_Op)op) : "a user-defined op";
+    return cm_op_is_predefined((MPI_Op)(intptr_t)op) ? cm_op_name((MPI_Op)(intptr_t)op) : "a user-defined op";
 }
 
 static int raise_verdict(MPI_Comm comm, const char *call, const struct verdict *v)
@@ -302,7 +302,7 @@ int cm_coll_check(MPI_Comm comm, const char *call, const struct cm_check_call *c
         free(out), free(in), free(vin);
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory for COREMPI_CHECK");
     }
-    struct record base = { c->coll, c->root, c->op, 0, 0, { 0, 0 }, { 0, 0 } };
+    struct record base = { c->coll, c->root, (int64_t)(intptr_t)c->op, 0, 0, { 0, 0 }, { 0, 0 } };
     if (uniform(c->coll)) {
         int count = c->coll == CM_COLL_BCAST || c->coll == CM_COLL_REDUCE_SCATTER_BLOCK ? c->rcount : c->scount;
         MPI_Datatype dt = c->coll == CM_COLL_BCAST || c->coll == CM_COLL_REDUCE_SCATTER_BLOCK ? c->rtype : c->stype;

@@ -53,7 +53,7 @@ static void word_op(uint32_t w, char *out, size_t len)
     if (o == 15)
         snprintf(out, len, "a user-defined op");
     else
-        snprintf(out, len, "%s", cm_op_name((MPI_Op)o));
+        snprintf(out, len, "%s", cm_op_name(cm_op_handle((int)o)));
 }
 
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)

@@ -29,6 +29,10 @@
 #pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 
 #define FIRST_USER_KEYVAL 16
+/* The standard ABI's predefined keys are 501..507 (comm) and 601..605
+ * (win): user keyvals never take a value of 500..699. */
+#define CM_KEYVAL_RESERVED(k) ((k) >= 500 && (k) < 700)
+#define CM_KEYVAL_RESERVED_END 700
 
 /* One keyval serves one kind of object; its callbacks have that kind's
  * signature (the handle type differs), hence the unions. */
@@ -107,12 +111,38 @@ static struct attr **find(const struct cm_attr_obj *o, int keyval)
     return p;
 }
 
+/* The predefined callbacks (MPI_COMM_DUP_FN, MPI_TYPE_NULL_DELETE_FN, ...)
+ * are the constants 0 and 1 in the standard ABI, not functions: they are
+ * recognised here and never called (the comparisons hold with corempi's
+ * older function definitions too). */
+typedef void (*cm_attr_any_fn)(void);
+#define CM_ATTR_FN(f) ((cm_attr_any_fn)(f))
+
 static int run_delete(const struct cm_attr_obj *o, int k, void *value)
 {
     struct keyval *kv = keyvals[k];
+    cm_attr_any_fn fn = o->kind == CM_ATTR_COMM ? CM_ATTR_FN(kv->delete_fn.comm) : CM_ATTR_FN(kv->delete_fn.type);
+    if (!fn || fn == CM_ATTR_FN(MPI_COMM_NULL_DELETE_FN) || fn == CM_ATTR_FN(MPI_TYPE_NULL_DELETE_FN))
+        return MPI_SUCCESS;
     if (o->kind == CM_ATTR_COMM)
-        return kv->delete_fn.comm ? kv->delete_fn.comm(o->comm, k, value, kv->extra) : MPI_SUCCESS;
-    return kv->delete_fn.type ? kv->delete_fn.type(o->type, k, value, kv->extra) : MPI_SUCCESS;
+        return kv->delete_fn.comm(o->comm, k, value, kv->extra);
+    return kv->delete_fn.type(o->type, k, value, kv->extra);
+}
+
+/* The copy callback of attribute (k, in) of oldo: *flag 1 with *out to keep it. */
+static int run_copy(const struct cm_attr_obj *oldo, const struct keyval *kv, int k, void *in, void **out, int *flag)
+{
+    cm_attr_any_fn fn = oldo->kind == CM_ATTR_COMM ? CM_ATTR_FN(kv->copy_fn.comm) : CM_ATTR_FN(kv->copy_fn.type);
+    if (fn == CM_ATTR_FN(MPI_COMM_DUP_FN) || fn == CM_ATTR_FN(MPI_TYPE_DUP_FN)) {
+        *out = in;
+        *flag = 1;
+        return MPI_SUCCESS;
+    }
+    if (!fn || fn == CM_ATTR_FN(MPI_COMM_NULL_COPY_FN) || fn == CM_ATTR_FN(MPI_TYPE_NULL_COPY_FN))
+        return MPI_SUCCESS;
+    if (oldo->kind == CM_ATTR_COMM)
+        return kv->copy_fn.comm(oldo->comm, k, kv->extra, in, out, flag);
+    return kv->copy_fn.type(oldo->type, k, kv->extra, in, out, flag);
 }
 
 /* Run the delete callback of *p and unlink it; on a callback error nothing changes. */
@@ -137,10 +167,7 @@ int cm_attr_obj_copy_all(const struct cm_attr_obj *oldo, const struct cm_attr_ob
         struct keyval *kv = keyvals[a->keyval];
         void *out = NULL;
         int flag = 0, rc = MPI_SUCCESS;
-        if (oldo->kind == CM_ATTR_COMM && kv->copy_fn.comm)
-            rc = kv->copy_fn.comm(oldo->comm, a->keyval, kv->extra, a->value, &out, &flag);
-        else if (oldo->kind == CM_ATTR_TYPE && kv->copy_fn.type)
-            rc = kv->copy_fn.type(oldo->type, a->keyval, kv->extra, a->value, &out, &flag);
+        rc = run_copy(oldo, kv, a->keyval, a->value, &out, &flag);
         if (rc != MPI_SUCCESS) {
             /* The copies already made are real (they may hold references): delete them properly. */
             cm_attr_obj_delete_all(newo);
@@ -213,8 +240,10 @@ int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(voi
         kv->delete_fn.type = (MPI_Type_delete_attr_function *)delete_fn;
     }
     int k = FIRST_USER_KEYVAL;
-    while (k < nkeyvals && keyvals[k])
+    while (k < nkeyvals && (keyvals[k] || CM_KEYVAL_RESERVED(k)))
         k++;
+    if (CM_KEYVAL_RESERVED(k))
+        k = CM_KEYVAL_RESERVED_END;
     if (k >= keyvals_cap) {
         int cap = keyvals_cap ? 2 * keyvals_cap : 64;
         struct keyval **t = realloc(keyvals, (size_t)cap * sizeof *t);
@@ -374,7 +403,8 @@ int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
     return cm_attr_delete(&o, comm_keyval, call);
 }
 
-/* ---- predefined callbacks (functions, declared in mpi.h) ------------ */
+/* ---- predefined callbacks: functions before the standard ABI ------- */
+#ifndef MPI_ABI_VERSION
 
 int MPI_COMM_NULL_COPY_FN(MPI_Comm comm, int keyval, void *extra, void *in, void *out, int *flag)
 {
@@ -417,3 +447,4 @@ int MPI_TYPE_NULL_DELETE_FN(MPI_Datatype type, int keyval, void *value, void *ex
     (void)type, (void)keyval, (void)value, (void)extra;
     return MPI_SUCCESS;
 }
+#endif

@@ -26,8 +26,8 @@ static int type_obj(MPI_Datatype type, const char *call, struct cm_attr_obj *o)
     struct cm_datatype *t = cm_dt_lookup(type);
     if (!t)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call,
-                        type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL" : "invalid datatype %d",
-                        (int)type);
+                        type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL" : "invalid datatype %ld",
+                        (long)(intptr_t)type);
     *o = (struct cm_attr_obj){ CM_ATTR_TYPE, MPI_COMM_NULL, type, &t->attrs };
     return MPI_SUCCESS;
 }

@@ -67,6 +67,7 @@ struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank,
     c->peer_world_of = c->world_of;
     c->peer_comm_of = c->comm_of;
     c->errh = MPI_ERRORS_ARE_FATAL;
+    c->info = MPI_INFO_NULL; /* not 0: no handle is 0 in the standard ABI */
     c->refcount = 1;
     c->handle = table_add(c);
     if (c->handle == MPI_COMM_NULL) {
@@ -195,7 +196,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_rank", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_rank", "invalid communicator %ld", (long)(intptr_t)comm);
     *rank = c->rank;
     return MPI_SUCCESS;
 }
@@ -204,7 +205,7 @@ int PMPI_Comm_size(MPI_Comm comm, int *size)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_size", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_size", "invalid communicator %ld", (long)(intptr_t)comm);
     *size = c->size;
     return MPI_SUCCESS;
 }

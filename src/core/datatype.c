@@ -46,8 +46,8 @@ struct predef {
     size_t idx_off;    /* pair types: offset of the int */
 };
 
-#define P(n, t) [n] = { #n, sizeof(t), 0, 0 }
-#define PAIR(n, s, t) [n] = { #n, sizeof(struct s), sizeof(t), offsetof(struct s, i) }
+#define P(n, t) [CM_DTI_##n] = { #n, sizeof(t), 0, 0 }
+#define PAIR(n, s, t) [CM_DTI_##n] = { #n, sizeof(struct s), sizeof(t), offsetof(struct s, i) }
 static const struct predef predefs[CM_DT_NUM_PREDEFINED] = {
     P(MPI_CHAR, char), P(MPI_SIGNED_CHAR, signed char), P(MPI_UNSIGNED_CHAR, unsigned char),
     P(MPI_BYTE, unsigned char), P(MPI_SHORT, short), P(MPI_UNSIGNED_SHORT, unsigned short),
@@ -76,7 +76,7 @@ MPI_Datatype cm_dt_register(struct cm_datatype *t)
     for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++) {
         if (!cm_dt_table[i]) {
             cm_dt_table[i] = t;
-            return i;
+            return cm_dt_handle(i);
         }
     }
     if (cm_dt_table_len == table_cap) {
@@ -89,7 +89,7 @@ MPI_Datatype cm_dt_register(struct cm_datatype *t)
         table_cap = cap;
     }
     cm_dt_table[cm_dt_table_len] = t;
-    return cm_dt_table_len++;
+    return cm_dt_handle(cm_dt_table_len++);
 }
 
 int cm_dt_init(void)
@@ -106,9 +106,9 @@ int cm_dt_init(void)
         t->predefined = 1;
         t->committed = 1;
         t->refcount = 1;
-        t->basic = h;
+        t->basic = cm_dt_handle(h);
         t->nbasic = 1;
-        t->align = cm_dt_basic_align(h);
+        t->align = cm_dt_basic_align(t->basic);
         t->rep_count = 1;
         t->sig_rep = 1;
         t->extent = t->true_extent = (MPI_Aint)p->size;
@@ -179,7 +179,7 @@ void cm_dt_release(MPI_Datatype dt)
     if (!t || t->predefined)
         return;
     if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
-        cm_dt_table[dt] = NULL;
+        cm_dt_table[cm_dt_index(dt)] = NULL;
         cm_dt_destroy(t); /* releases the types it was built from */
     }
 }
@@ -190,7 +190,7 @@ int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *ar
     if (!t) {
         if (dt == MPI_DATATYPE_NULL)
             return cm_error(comm, MPI_ERR_TYPE, call, "%s is MPI_DATATYPE_NULL", argname);
-        return cm_error(comm, MPI_ERR_TYPE, call, "invalid datatype %d (argument %s)", dt, argname);
+        return cm_error(comm, MPI_ERR_TYPE, call, "invalid datatype %ld (argument %s)", (long)(intptr_t)dt, argname);
     }
     if (!t->committed)
         return cm_error(comm, MPI_ERR_TYPE, call, "datatype %s (argument %s) is not committed",
@@ -202,7 +202,7 @@ static struct cm_datatype *dt_or_error(MPI_Datatype dt, const char *call)
 {
     struct cm_datatype *t = cm_dt_lookup(dt);
     if (!t)
-        cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", dt);
+        cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld", (long)(intptr_t)dt);
     return t;
 }
 
@@ -272,7 +272,7 @@ static int status_check(const MPI_Status *status, MPI_Datatype datatype, const c
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "status is NULL or MPI_STATUS_IGNORE");
     *t = cm_dt_lookup(datatype);
     if (!*t)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", datatype);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld", (long)(intptr_t)datatype);
     return MPI_SUCCESS;
 }
 
@@ -319,7 +319,7 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
 {
     struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!t)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", datatype);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld", (long)(intptr_t)datatype);
     cm_status_set_bytes(status, cm_dt_bytes_of_basic(t, count));
     return MPI_SUCCESS;
 }

@@ -27,6 +27,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
+#include "core/handle.h"
 
 struct cm_dt_block {        /* one contiguous run of a flattened type */
     MPI_Aint disp;          /* from the element's start (buf) */
@@ -69,9 +70,10 @@ extern int cm_dt_table_len;
 
 static inline struct cm_datatype *cm_dt_lookup(MPI_Datatype h)
 {
-    if (h <= 0 || h >= cm_dt_table_len)
+    int i = cm_dt_index(h);
+    if (i <= 0 || i >= cm_dt_table_len)
         return NULL;
-    return cm_dt_table[h];
+    return cm_dt_table[i];
 }
 
 /* A NULL buffer is MPI_BOTTOM: legal when the datatype's displacements are

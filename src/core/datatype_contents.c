@@ -83,7 +83,7 @@ int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addr
     const char *call = "MPI_Type_get_contents";
     struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!t)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d", datatype);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld", (long)(intptr_t)datatype);
     const struct cm_dt_contents *c = t->contents;
     if (t->predefined || !c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call,

@@ -46,7 +46,7 @@ static int check_type(const char *call, MPI_Datatype dt, const char *arg, struct
     if (!t) {
         if (dt == MPI_DATATYPE_NULL)
             return ERR(MPI_ERR_TYPE, call, "%s is MPI_DATATYPE_NULL", arg);
-        return ERR(MPI_ERR_TYPE, call, "invalid datatype %d (argument %s)", dt, arg);
+        return ERR(MPI_ERR_TYPE, call, "invalid datatype %ld (argument %s)", (long)(intptr_t)dt, arg);
     }
     *out = t;
     return MPI_SUCCESS;

@@ -272,20 +272,20 @@ static int swap_basic_run(MPI_Datatype basic, size_t n, void *arg)
 {
     struct swap_ctx *c = arg;
     size_t s = cm_dt_basic_size(basic), val, idx;
-    switch (basic) {
-    case MPI_LONG_DOUBLE:
+    switch (cm_dt_index(basic)) {
+    case CM_DTI_MPI_LONG_DOUBLE:
         for (size_t i = 0; i < n; i++)
             long_double_convert(c->p + 16 * i, c->to_external);
         break;
-    case MPI_C_LONG_DOUBLE_COMPLEX:
-    case MPI_CXX_LONG_DOUBLE_COMPLEX:
+    case CM_DTI_MPI_C_LONG_DOUBLE_COMPLEX:
+    case CM_DTI_MPI_CXX_LONG_DOUBLE_COMPLEX:
         for (size_t i = 0; i < 2 * n; i++)
             long_double_convert(c->p + 16 * i, c->to_external);
         break;
-    case MPI_C_FLOAT_COMPLEX:
-    case MPI_C_DOUBLE_COMPLEX:
-    case MPI_CXX_FLOAT_COMPLEX:
-    case MPI_CXX_DOUBLE_COMPLEX:
+    case CM_DTI_MPI_C_FLOAT_COMPLEX:
+    case CM_DTI_MPI_C_DOUBLE_COMPLEX:
+    case CM_DTI_MPI_CXX_FLOAT_COMPLEX:
+    case CM_DTI_MPI_CXX_DOUBLE_COMPLEX:
         swap_run(c->p, s / 2, 2 * n);
         break;
     default:
@@ -327,7 +327,7 @@ void cm_dt_external32_swap(const struct cm_datatype *t, void *packed, size_t byt
 static int check_comm(MPI_Comm comm, const char *call)
 {
     if (!cm_comm_lookup(comm, NULL))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
     return MPI_SUCCESS;
 }
 

@@ -21,9 +21,9 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
     if (!pair_type)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "pair_type is NULL");
     if (!cm_dt_lookup(value_type))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d (argument value_type)", (int)value_type);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld (argument value_type)", (long)(intptr_t)value_type);
     if (!cm_dt_lookup(index_type))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %d (argument index_type)", (int)index_type);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld (argument index_type)", (long)(intptr_t)index_type);
     *pair_type = MPI_DATATYPE_NULL;
     if (index_type == MPI_INT)
         for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)

@@ -19,12 +19,12 @@ struct cm_dt_basic_info {
     size_t pair_idx_off; /* pair types only: offset of the int index */
 };
 
-#define CM_PLAIN(h, T) [h] = { #h, sizeof(T), sizeof(T), alignof(T), 0, 0 }
+#define CM_PLAIN(h, T) [CM_DTI_##h] = { #h, sizeof(T), sizeof(T), alignof(T), 0, 0 }
 #define CM_PAIR(h, S, VT) \
-    [h] = { #h, sizeof(VT) + sizeof(int), sizeof(S), alignof(S), sizeof(VT), offsetof(S, idx) }
+    [CM_DTI_##h] = { #h, sizeof(VT) + sizeof(int), sizeof(S), alignof(S), sizeof(VT), offsetof(S, idx) }
 
 static const struct cm_dt_basic_info cm_dt_basic_table[CM_DT_NUM_PREDEFINED] = {
-    [MPI_DATATYPE_NULL] = { "MPI_DATATYPE_NULL", 0, 0, 0, 0, 0 },
+    [CM_DTI_MPI_DATATYPE_NULL] = { "MPI_DATATYPE_NULL", 0, 0, 0, 0, 0 },
     CM_PLAIN(MPI_CHAR, char),
     CM_PLAIN(MPI_SIGNED_CHAR, signed char),
     CM_PLAIN(MPI_UNSIGNED_CHAR, unsigned char),
@@ -72,33 +72,33 @@ static const struct cm_dt_basic_info cm_dt_basic_table[CM_DT_NUM_PREDEFINED] = {
 
 size_t cm_dt_basic_size(MPI_Datatype dt)
 {
-    return cm_dt_is_basic(dt) ? cm_dt_basic_table[dt].size : 0;
+    return cm_dt_is_basic(dt) ? cm_dt_basic_table[cm_dt_index(dt)].size : 0;
 }
 
 size_t cm_dt_basic_extent(MPI_Datatype dt)
 {
-    return cm_dt_is_basic(dt) ? cm_dt_basic_table[dt].extent : 0;
+    return cm_dt_is_basic(dt) ? cm_dt_basic_table[cm_dt_index(dt)].extent : 0;
 }
 
 size_t cm_dt_basic_align(MPI_Datatype dt)
 {
-    return cm_dt_is_basic(dt) ? cm_dt_basic_table[dt].align : 0;
+    return cm_dt_is_basic(dt) ? cm_dt_basic_table[cm_dt_index(dt)].align : 0;
 }
 
 const char *cm_dt_basic_name(MPI_Datatype dt)
 {
     if (dt == MPI_DATATYPE_NULL)
         return cm_dt_basic_table[0].name;
-    return cm_dt_is_basic(dt) ? cm_dt_basic_table[dt].name : NULL;
+    return cm_dt_is_basic(dt) ? cm_dt_basic_table[cm_dt_index(dt)].name : NULL;
 }
 
 int cm_dt_basic_pair_layout(MPI_Datatype dt, size_t *val_bytes, size_t *idx_offset)
 {
-    if (!cm_dt_is_basic(dt) || cm_dt_basic_table[dt].pair_val == 0)
+    if (!cm_dt_is_basic(dt) || cm_dt_basic_table[cm_dt_index(dt)].pair_val == 0)
         return 0;
     if (val_bytes)
-        *val_bytes = cm_dt_basic_table[dt].pair_val;
+        *val_bytes = cm_dt_basic_table[cm_dt_index(dt)].pair_val;
     if (idx_offset)
-        *idx_offset = cm_dt_basic_table[dt].pair_idx_off;
+        *idx_offset = cm_dt_basic_table[cm_dt_index(dt)].pair_idx_off;
     return 1;
 }

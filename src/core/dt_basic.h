@@ -1,5 +1,6 @@
 /*
- * dt_basic.h -- facts about the predefined datatypes (handles 1..CM_DT_NUM_PREDEFINED-1).
+ * dt_basic.h -- facts about the predefined datatypes (dense indices
+ * 1..CM_DT_NUM_PREDEFINED-1 of core/handle.h).
  *
  * The datatype engine builds its predefined objects from these, and the
  * reduction code uses them without needing the engine (so it can be unit
@@ -12,11 +13,13 @@
 
 #include <stddef.h>
 #include "mpi.h"
+#include "core/handle.h"
 
 /* 1 when dt is a predefined datatype handle. */
 static inline int cm_dt_is_basic(MPI_Datatype dt)
 {
-    return dt > 0 && dt < CM_DT_NUM_PREDEFINED;
+    int i = cm_dt_index(dt);
+    return i > 0 && i < CM_DT_NUM_PREDEFINED;
 }
 
 /* Bytes of data in one element (MPI_Type_size); 0 for a non-predefined handle. */

@@ -25,7 +25,11 @@
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 
-static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
+/* The predefined classes are 0..MPI_ERR_ERRHANDLER (the last one the
+ * standard added, MPI-4.1); MPI_ERR_LASTCODE is far above them (0x3fff in
+ * the standard ABI) and is itself no class with a text of its own here. */
+#define CM_ERR_NCLASSES (MPI_ERR_ERRHANDLER + 1)
+static const char *const class_text[CM_ERR_NCLASSES] = {
     [MPI_SUCCESS] = "no error",
     [MPI_ERR_BUFFER] = "invalid buffer pointer",
     [MPI_ERR_COUNT] = "invalid count argument",
@@ -88,11 +92,10 @@ static const char *const class_text[MPI_ERR_LASTCODE + 1] = {
     [MPI_ERR_PROC_ABORTED] = "a process aborted",
     [MPI_ERR_VALUE_TOO_LARGE] = "value too large for the output argument",
     [MPI_ERR_ERRHANDLER] = "invalid error handler",
-    [MPI_ERR_LASTCODE] = "last error code",
 };
 
 /* The detail line of the last error of each class. */
-static char last_detail[MPI_ERR_LASTCODE + 1][480];
+static char last_detail[CM_ERR_NCLASSES][480];
 
 /* Error handlers by table index (core/handle.h): 0 NULL, 1..3 predefined
  * (FATAL, RETURN, ABORT), user ones from ERRH_USER. */
@@ -182,7 +185,7 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
         snprintf(where, sizeof where, "%s on rank %d", call, cm_g.rank);
     else
         snprintf(where, sizeof where, "%s", call);
-    if (errclass > 0 && errclass <= MPI_ERR_LASTCODE)
+    if (errclass > 0 && errclass < CM_ERR_NCLASSES)
         snprintf(last_detail[errclass], sizeof last_detail[errclass], "%s: %s", where, msg);
 
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
@@ -212,7 +215,11 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
         *resultlen = (int)strlen(string);
         return MPI_SUCCESS;
     }
-    if (errorcode < 0 || errorcode > MPI_ERR_LASTCODE || !class_text[errorcode]) {
+    if (errorcode == MPI_ERR_LASTCODE) {
+        *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "last error code");
+        return MPI_SUCCESS;
+    }
+    if (errorcode < 0 || errorcode >= CM_ERR_NCLASSES || !class_text[errorcode]) {
         *resultlen = snprintf(string, MPI_MAX_ERROR_STRING, "unknown error code %d", errorcode);
         return MPI_ERR_ARG;
     }
@@ -232,7 +239,7 @@ int PMPI_Error_class(int errorcode, int *errorclass)
         return MPI_SUCCESS;
     }
     int user = errorcode > MPI_ERR_LASTCODE ? cm_err_user_class(errorcode) : -1;
-    if (errorcode < 0 || (errorcode > MPI_ERR_LASTCODE && user < 0))
+    if (errorcode < 0 || (errorcode >= CM_ERR_NCLASSES && errorcode != MPI_ERR_LASTCODE && user < 0))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Error_class", "invalid error code %d", errorcode);
     *errorclass = user >= 0 ? user : errorcode;
     return MPI_SUCCESS;
@@ -261,9 +268,9 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     CM_ENTER(Comm_set_errhandler);
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %ld", (long)(intptr_t)comm);
     if (!valid_errh(errhandler))
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %ld", (long)(intptr_t)errhandler);
     cm_errh_retain(errhandler);
     cm_errh_release(c->errh);
     c->errh = errhandler;
@@ -275,7 +282,7 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     CM_ENTER(Comm_get_errhandler);
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %ld", (long)(intptr_t)comm);
     *errhandler = c->errh;
     cm_errh_retain(c->errh); /* the returned handle must be freed by the caller */
     return MPI_SUCCESS;
@@ -285,7 +292,7 @@ int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
     CM_ENTER(Comm_call_errhandler);
     if (!cm_comm_lookup(comm, NULL))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_call_errhandler", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_call_errhandler", "invalid communicator %ld", (long)(intptr_t)comm);
     cm_error(comm, errorcode, "MPI_Comm_call_errhandler", "error code %d raised by the program", errorcode);
     return MPI_SUCCESS;
 }
@@ -295,7 +302,7 @@ int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
     CM_ENTER(Errhandler_free);
     MPI_Errhandler e = *errhandler;
     if (!valid_errh(e))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler %d", e);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler %ld", (long)(intptr_t)e);
     cm_errh_release(e);
     *errhandler = MPI_ERRHANDLER_NULL;
     return MPI_SUCCESS;

@@ -106,7 +106,7 @@ void cm_group_finalize(void)
 #define GET_GROUP(var, h, call)                                                            \
     struct cm_group *var = cm_group_lookup(h);                                             \
     if (!var)                                                                              \
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_GROUP, call, "invalid group %d", (int)(h))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_GROUP, call, "invalid group %ld", (long)(intptr_t)(h))
 
 int PMPI_Group_size(MPI_Group group, int *size)
 {
@@ -126,7 +126,7 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_group", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_group", "invalid communicator %ld", (long)(intptr_t)comm);
     int rc = cm_group_make(c->world_of, c->size, group);
     return rc ? cm_error(comm, rc, "MPI_Comm_group", "out of memory") : MPI_SUCCESS;
 }

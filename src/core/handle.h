@@ -11,8 +11,7 @@
  * another kind never maps to an index.  An index function returns -1 for
  * a value that is no handle of its kind; callers still bound it by their
  * table's length.  Communicators: core/comm.h strips CM_COMM_COLL_BIT
- * first.  Datatypes and ops (value maps into dense tables) get theirs with
- * the switch.
+ * first.  Datatypes and ops map predefined values into dense tables (below).
  */
 #ifndef CM_CORE_HANDLE_H
 #define CM_CORE_HANDLE_H
@@ -64,5 +63,93 @@ CM_H_PAIR(info, MPI_Info, CM_H_INFO, 0x130, 2)              /* NULL, ENV */
 CM_H_PAIR(errh, MPI_Errhandler, CM_H_ERRHANDLER, 0x140, 4)  /* NULL, FATAL, RETURN, ABORT */
 CM_H_PAIR(msg, MPI_Message, CM_H_MESSAGE, 0x128, 2)         /* NULL, NO_PROC */
 CM_H_PAIR(comm, MPI_Comm, CM_H_COMM, 0x100, 3)              /* NULL, WORLD, SELF */
+
+
+/* Predefined datatypes and ops live in dense tables (index 1..N-1, 0 is the
+ * NULL handle) so the [op][type] kernel table stays 15 x 43.  Each list
+ * gives the name and the low byte of the standard's value (datatypes are
+ * 0x200 | byte, ops 0x20 | byte); the order is the dense order.  The byte
+ * column is the MPI-5.0 ABI's (tests/abi/abi_values.def); the build checks
+ * it against the header's values (cm_dt_handle(i) == MPI_x, test abi.handles). */
+#define CM_DT_PREDEFINED_LIST(X)                                                          \
+    X(CHAR, 0x43) X(SIGNED_CHAR, 0x44) X(UNSIGNED_CHAR, 0x45) X(BYTE, 0x47)               \
+    X(SHORT, 0x08) X(UNSIGNED_SHORT, 0x0c) X(INT, 0x09) X(UNSIGNED, 0x0d) X(LONG, 0x0a)   \
+    X(UNSIGNED_LONG, 0x0e) X(LONG_LONG_INT, 0x0b) X(UNSIGNED_LONG_LONG, 0x0f)              \
+    X(FLOAT, 0x10) X(DOUBLE, 0x14) X(LONG_DOUBLE, 0x20) X(WCHAR, 0x3c) X(C_BOOL, 0x38)    \
+    X(INT8_T, 0x40) X(INT16_T, 0x48) X(INT32_T, 0x50) X(INT64_T, 0x58)                    \
+    X(UINT8_T, 0x41) X(UINT16_T, 0x49) X(UINT32_T, 0x51) X(UINT64_T, 0x59)                \
+    X(AINT, 0x01) X(OFFSET, 0x03) X(COUNT, 0x02)                                         \
+    X(C_FLOAT_COMPLEX, 0x12) X(C_DOUBLE_COMPLEX, 0x16) X(C_LONG_DOUBLE_COMPLEX, 0x24)     \
+    X(PACKED, 0x07) X(FLOAT_INT, 0x28) X(DOUBLE_INT, 0x29) X(LONG_INT, 0x2a)              \
+    X(2INT, 0x2b) X(SHORT_INT, 0x2c) X(LONG_DOUBLE_INT, 0x2d)                             \
+    X(CXX_BOOL, 0x39) X(CXX_FLOAT_COMPLEX, 0x13) X(CXX_DOUBLE_COMPLEX, 0x17)              \
+    X(CXX_LONG_DOUBLE_COMPLEX, 0x25)
+#define CM_OP_PREDEFINED_LIST(X)                                                          \
+    X(MAX, 0x03) X(MIN, 0x02) X(SUM, 0x01) X(PROD, 0x04) X(LAND, 0x10) X(BAND, 0x08)      \
+    X(LOR, 0x11) X(BOR, 0x09) X(LXOR, 0x12) X(BXOR, 0x0a) X(MINLOC, 0x18)                 \
+    X(MAXLOC, 0x19) X(REPLACE, 0x1c) X(NO_OP, 0x1d)
+
+/* Dense indices by public name: CM_DTI(MPI_INT), CM_OPI(MPI_SUM) (the
+ * argument is pasted, never expanded). */
+#define CM_DTI(name) CM_DTI_##name
+#define CM_OPI(name) CM_OPI_##name
+#define CM_H_DTI_ENUM(n, b) CM_DTI_MPI_##n,
+#define CM_H_OPI_ENUM(n, b) CM_OPI_MPI_##n,
+enum { CM_DTI_MPI_DATATYPE_NULL, CM_DT_PREDEFINED_LIST(CM_H_DTI_ENUM) CM_DT_NUM_PREDEFINED };
+enum { CM_OPI_MPI_OP_NULL, CM_OP_PREDEFINED_LIST(CM_H_OPI_ENUM) CM_OP_NUM_PREDEFINED };
+#define CM_DTI_MPI_LONG_LONG CM_DTI_MPI_LONG_LONG_INT
+#define CM_DTI_MPI_C_COMPLEX CM_DTI_MPI_C_FLOAT_COMPLEX
+
+#ifdef MPI_ABI_VERSION
+/* byte -> dense index (0: no predefined type of corempi, e.g. the Fortran
+ * ones, or NULL) and dense index -> byte. */
+#define CM_H_BYTE_TO_DTI(n, b) [b] = CM_DTI_MPI_##n,
+#define CM_H_DTI_TO_BYTE(n, b) [CM_DTI_MPI_##n] = b,
+#define CM_H_BYTE_TO_OPI(n, b) [b] = CM_OPI_MPI_##n,
+#define CM_H_OPI_TO_BYTE(n, b) [CM_OPI_MPI_##n] = b,
+static const unsigned char cm_h_dt_of_byte[256] = { CM_DT_PREDEFINED_LIST(CM_H_BYTE_TO_DTI) };
+static const unsigned char cm_h_byte_of_dt[CM_DT_NUM_PREDEFINED] = { CM_DT_PREDEFINED_LIST(CM_H_DTI_TO_BYTE) };
+static const unsigned char cm_h_op_of_byte[32] = { CM_OP_PREDEFINED_LIST(CM_H_BYTE_TO_OPI) };
+static const unsigned char cm_h_byte_of_op[CM_OP_NUM_PREDEFINED] = { CM_OP_PREDEFINED_LIST(CM_H_OPI_TO_BYTE) };
+
+/* base: the NULL handle's value (0x200, 0x20); span: values base..base+span-1
+ * are predefined. */
+static inline int cm_h_dense_index(uintptr_t v, uintptr_t base, uintptr_t span,
+                                   const unsigned char *of_byte, enum cm_h_kind kind, int npredef)
+{
+    if (v - base < span) {
+        int i = of_byte[v - base];
+        return i ? i : v == base ? 0 : -1;
+    }
+    if ((v >> CM_H_KIND_SHIFT) != (uintptr_t)kind)
+        return -1;
+    int i = (int)(v & CM_H_INDEX_MAX);
+    return i >= npredef ? i : -1;
+}
+static inline int cm_dt_index(MPI_Datatype h)
+{
+    return cm_h_dense_index((uintptr_t)h, 0x200, 0x100, cm_h_dt_of_byte, CM_H_DATATYPE,
+                            CM_DT_NUM_PREDEFINED);
+}
+static inline MPI_Datatype cm_dt_handle(int index)
+{
+    return (MPI_Datatype)(index < CM_DT_NUM_PREDEFINED ? 0x200 | (uintptr_t)cm_h_byte_of_dt[index]
+                                                       : (uintptr_t)CM_H_DATATYPE << CM_H_KIND_SHIFT | (uintptr_t)index);
+}
+static inline int cm_op_index(MPI_Op h)
+{
+    return cm_h_dense_index((uintptr_t)h, 0x20, 0x20, cm_h_op_of_byte, CM_H_OP, CM_OP_NUM_PREDEFINED);
+}
+static inline MPI_Op cm_op_handle(int index)
+{
+    return (MPI_Op)(index < CM_OP_NUM_PREDEFINED ? 0x20 | (uintptr_t)cm_h_byte_of_op[index]
+                                                 : (uintptr_t)CM_H_OP << CM_H_KIND_SHIFT | (uintptr_t)index);
+}
+#else
+static inline int cm_dt_index(MPI_Datatype h) { return (int)h; }
+static inline MPI_Datatype cm_dt_handle(int index) { return (MPI_Datatype)index; }
+static inline int cm_op_index(MPI_Op h) { return (int)h; }
+static inline MPI_Op cm_op_handle(int index) { return (MPI_Op)index; }
+#endif
 
 #endif

@@ -259,7 +259,7 @@ static int bad_info(const char *call, MPI_Info info)
 {
     if (info == MPI_INFO_NULL)
         return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "info is MPI_INFO_NULL");
-    return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "invalid info handle %d", info);
+    return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "invalid info handle %ld", (long)(intptr_t)info);
 }
 
 /* Keys are stored with their terminating NUL in buffers of MPI_MAX_INFO_KEY
@@ -407,7 +407,7 @@ int PMPI_Info_delete(MPI_Info info, const char *key)
         return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "MPI_INFO_ENV is predefined and cannot be modified");
     int i = find(in, key);
     if (i < 0)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_NOKEY, call, "key \"%s\" is not in info %d", key, info);
+        return cm_error(MPI_COMM_SELF, MPI_ERR_INFO_NOKEY, call, "key \"%s\" is not in info %ld", key, (long)(intptr_t)info);
     free(in->e[i].key);
     free(in->e[i].value);
     memmove(in->e + i, in->e + i + 1, (size_t)(in->n - i - 1) * sizeof *in->e);
@@ -488,7 +488,7 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
     if ((rc = start(call, info, &in)))
         return rc;
     if (n < 0 || n >= in->n)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "n = %d is out of range (info %d has %d keys)", n, info, in->n);
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "n = %d is out of range (info %ld has %d keys)", n, (long)(intptr_t)info, in->n);
     if (!key)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "key is NULL");
     strcpy(key, in->e[n].key);

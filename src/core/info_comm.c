@@ -22,7 +22,7 @@ static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
     else if (comm == MPI_COMM_NULL)
         *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
     else
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %d", comm);
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
     return c;
 }
 
@@ -38,7 +38,7 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     if (info == MPI_INFO_NULL)
         return cm_error(comm, MPI_ERR_INFO, call, "info is MPI_INFO_NULL");
     if ((rc = cm_info_copy(info, &copy)) == MPI_ERR_INFO)
-        return cm_error(comm, MPI_ERR_INFO, call, "invalid info handle %d", info);
+        return cm_error(comm, MPI_ERR_INFO, call, "invalid info handle %ld", (long)(intptr_t)info);
     if (rc)
         return cm_error(comm, rc, call, "out of memory");
     cm_info_release(c->info);

@@ -31,18 +31,19 @@ static pthread_mutex_t cm_op_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cm_user_op *cm_user_ops;
 static int cm_user_ops_cap;
 
+#define CM_OP_NAME(n, b) [CM_OPI_MPI_##n] = "MPI_" #n,
 static const char *const cm_op_names[CM_OP_NUM_PREDEFINED] = {
-    "MPI_OP_NULL", "MPI_MAX", "MPI_MIN", "MPI_SUM", "MPI_PROD", "MPI_LAND", "MPI_BAND",
-    "MPI_LOR", "MPI_BOR", "MPI_LXOR", "MPI_BXOR", "MPI_MINLOC", "MPI_MAXLOC",
-    "MPI_REPLACE", "MPI_NO_OP",
+    [CM_OPI_MPI_OP_NULL] = "MPI_OP_NULL", CM_OP_PREDEFINED_LIST(CM_OP_NAME)
 };
+#undef CM_OP_NAME
 
 /* The slot of a user op handle, or NULL (caller holds the lock). */
 static struct cm_user_op *cm_user_slot(MPI_Op op)
 {
-    if (op < CM_OP_NUM_PREDEFINED || op - CM_OP_NUM_PREDEFINED >= cm_user_ops_cap)
+    int i = cm_op_index(op);
+    if (i < CM_OP_NUM_PREDEFINED || i - CM_OP_NUM_PREDEFINED >= cm_user_ops_cap)
         return NULL;
-    struct cm_user_op *u = &cm_user_ops[op - CM_OP_NUM_PREDEFINED];
+    struct cm_user_op *u = &cm_user_ops[i - CM_OP_NUM_PREDEFINED];
     return (u->live || u->refs > 0) ? u : NULL;
 }
 
@@ -82,8 +83,9 @@ int cm_op_allowed(MPI_Op op, MPI_Datatype basic)
 const char *cm_op_name(MPI_Op op)
 {
     struct cm_user_op u;
-    if (op >= 0 && op < CM_OP_NUM_PREDEFINED)
-        return cm_op_names[op];
+    int i = cm_op_index(op);
+    if (i >= 0 && i < CM_OP_NUM_PREDEFINED)
+        return cm_op_names[i];
     return cm_user_get(op, &u) ? "user-defined operation" : "invalid operation";
 }
 
@@ -175,7 +177,7 @@ static MPI_Op cm_user_alloc(MPI_User_function *fn, int commute)
     }
     if (i < cm_user_ops_cap) {
         cm_user_ops[i] = (struct cm_user_op){ .fn = fn, .commute = commute != 0, .live = 1 };
-        h = CM_OP_NUM_PREDEFINED + i;
+        h = cm_op_handle(CM_OP_NUM_PREDEFINED + i);
     }
     pthread_mutex_unlock(&cm_op_lock);
     return h;
@@ -199,9 +201,10 @@ int PMPI_Op_free(MPI_Op *op)
 {
     if (!op)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_free", "op argument is NULL");
-    if (*op >= 0 && *op < CM_OP_NUM_PREDEFINED)
+    int pi = cm_op_index(*op);
+    if (pi >= 0 && pi < CM_OP_NUM_PREDEFINED)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free",
-                        "%s is predefined and cannot be freed", cm_op_names[*op]);
+                        "%s is predefined and cannot be freed", cm_op_names[pi]);
     int ok = 0;
     pthread_mutex_lock(&cm_op_lock);
     struct cm_user_op *u = cm_user_slot(*op);
@@ -212,7 +215,7 @@ int PMPI_Op_free(MPI_Op *op)
     pthread_mutex_unlock(&cm_op_lock);
     if (!ok)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_free",
-                        "invalid operation handle %d", *op);
+                        "invalid operation handle %ld", (long)(intptr_t)(*op));
     *op = MPI_OP_NULL;
     return MPI_SUCCESS;
 }
@@ -224,7 +227,7 @@ int PMPI_Op_commutative(MPI_Op op, int *commute)
                         "commute argument is NULL");
     if (!cm_op_is_valid(op))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, "MPI_Op_commutative",
-                        "invalid operation handle %d", op);
+                        "invalid operation handle %ld", (long)(intptr_t)op);
     *commute = cm_op_is_commutative(op);
     return MPI_SUCCESS;
 }

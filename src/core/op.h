@@ -1,8 +1,9 @@
 /*
  * op.h -- reduction operations: the internal API the collectives use.
  *
- * Predefined ops (1..CM_OP_NUM_PREDEFINED-1) are fixed; user ops (MPI_Op_create)
- * get handles from CM_OP_NUM_PREDEFINED up, reused after MPI_Op_free.
+ * Predefined ops (dense indices 1..CM_OP_NUM_PREDEFINED-1 of core/handle.h)
+ * are fixed; user ops (MPI_Op_create) get indices from CM_OP_NUM_PREDEFINED
+ * up, reused after MPI_Op_free.
  * Which predefined op is defined on which predefined type follows MPI 4.0
  * section 6.9.2; notes/ops.md has the table and the NaN rules.
  *
@@ -14,6 +15,7 @@
 
 #include <stddef.h>
 #include "mpi.h"
+#include "core/handle.h"
 
 /* Combine n elements: inout[i] = in[i] (op) inout[i].
  * For a predefined op, type must be a predefined datatype handle; the result
@@ -38,7 +40,8 @@ int cm_op_allowed(MPI_Op op, MPI_Datatype basic);
 /* 1 for a predefined op handle (MPI_MAX..MPI_NO_OP). */
 static inline int cm_op_is_predefined(MPI_Op op)
 {
-    return op > 0 && op < CM_OP_NUM_PREDEFINED;
+    int i = cm_op_index(op);
+    return i > 0 && i < CM_OP_NUM_PREDEFINED;
 }
 
 /* "MPI_SUM"; "user-defined operation" for user ops; "MPI_OP_NULL" for 0;

@@ -218,28 +218,28 @@ _Static_assert(sizeof(MPI_Offset) == 8 && sizeof(MPI_Count) == 8, "MPI_Offset/MP
 #define CM_K(f) { f, CM_CAT(f, _3) }
 
 #define CM_ROW_COMMON(dt, s)                                                \
-    [MPI_REPLACE][dt] = CM_K(CM_CAT(replace_, s)),                          \
-    [MPI_NO_OP][dt] = { cm_op_noop, CM_CAT(CM_CAT(noop_, s), _3) }
+    [CM_OPI_MPI_REPLACE][dt] = CM_K(CM_CAT(replace_, s)),                          \
+    [CM_OPI_MPI_NO_OP][dt] = { cm_op_noop, CM_CAT(CM_CAT(noop_, s), _3) }
 
 /* C integer: every op but MINLOC/MAXLOC. */
 #define CM_ROW_C_INT(dt, s)                                                 \
-    [MPI_MAX][dt] = CM_K(CM_CAT(max_, s)), [MPI_MIN][dt] = CM_K(CM_CAT(min_, s)),  \
-    [MPI_SUM][dt] = CM_K(CM_CAT(sum_, s)), [MPI_PROD][dt] = CM_K(CM_CAT(prod_, s)),  \
-    [MPI_LAND][dt] = CM_K(CM_CAT(land_, s)), [MPI_LOR][dt] = CM_K(CM_CAT(lor_, s)),  \
-    [MPI_LXOR][dt] = CM_K(CM_CAT(lxor_, s)), [MPI_BAND][dt] = CM_K(CM_CAT(band_, s)),  \
-    [MPI_BOR][dt] = CM_K(CM_CAT(bor_, s)), [MPI_BXOR][dt] = CM_K(CM_CAT(bxor_, s)),  \
+    [CM_OPI_MPI_MAX][dt] = CM_K(CM_CAT(max_, s)), [CM_OPI_MPI_MIN][dt] = CM_K(CM_CAT(min_, s)),  \
+    [CM_OPI_MPI_SUM][dt] = CM_K(CM_CAT(sum_, s)), [CM_OPI_MPI_PROD][dt] = CM_K(CM_CAT(prod_, s)),  \
+    [CM_OPI_MPI_LAND][dt] = CM_K(CM_CAT(land_, s)), [CM_OPI_MPI_LOR][dt] = CM_K(CM_CAT(lor_, s)),  \
+    [CM_OPI_MPI_LXOR][dt] = CM_K(CM_CAT(lxor_, s)), [CM_OPI_MPI_BAND][dt] = CM_K(CM_CAT(band_, s)),  \
+    [CM_OPI_MPI_BOR][dt] = CM_K(CM_CAT(bor_, s)), [CM_OPI_MPI_BXOR][dt] = CM_K(CM_CAT(bxor_, s)),  \
     CM_ROW_COMMON(dt, s)
 
 
 #define CM_ROW_FLOAT(dt, s)                                                 \
-    [MPI_MAX][dt] = CM_K(max_##s), [MPI_MIN][dt] = CM_K(min_##s),           \
-    [MPI_SUM][dt] = CM_K(sum_##s), [MPI_PROD][dt] = CM_K(prod_##s), CM_ROW_COMMON(dt, s)
+    [CM_OPI_MPI_MAX][dt] = CM_K(max_##s), [CM_OPI_MPI_MIN][dt] = CM_K(min_##s),           \
+    [CM_OPI_MPI_SUM][dt] = CM_K(sum_##s), [CM_OPI_MPI_PROD][dt] = CM_K(prod_##s), CM_ROW_COMMON(dt, s)
 
 #define CM_ROW_COMPLEX(dt, s)                                               \
-    [MPI_SUM][dt] = CM_K(sum_##s), [MPI_PROD][dt] = CM_K(prod_##s), CM_ROW_COMMON(dt, s)
+    [CM_OPI_MPI_SUM][dt] = CM_K(sum_##s), [CM_OPI_MPI_PROD][dt] = CM_K(prod_##s), CM_ROW_COMMON(dt, s)
 
 #define CM_ROW_PAIR(dt, s)                                                  \
-    [MPI_MAXLOC][dt] = CM_K(maxloc_##s), [MPI_MINLOC][dt] = CM_K(minloc_##s), CM_ROW_COMMON(dt, s)
+    [CM_OPI_MPI_MAXLOC][dt] = CM_K(maxloc_##s), [CM_OPI_MPI_MINLOC][dt] = CM_K(minloc_##s), CM_ROW_COMMON(dt, s)
 
 struct cm_op_kernels {
     cm_op_kernel_fn two;
@@ -250,75 +250,77 @@ static const struct cm_op_kernels cm_op_table[CM_OP_NUM_PREDEFINED][CM_DT_NUM_PR
     /* Printable characters and packed bytes: no arithmetic in MPI-4.1 §6.9.2,
      * but MPI_CHAR as a small integer is an extension that Open MPI and MPICH
      * both make and benchmark suites rely on (docs/ops.md). */
-    CM_ROW_C_INT(MPI_CHAR, i8),
-    CM_ROW_COMMON(MPI_WCHAR, wchar),
-    CM_ROW_COMMON(MPI_PACKED, u8),
+    CM_ROW_C_INT(CM_DTI_MPI_CHAR, i8),
+    CM_ROW_COMMON(CM_DTI_MPI_WCHAR, wchar),
+    CM_ROW_COMMON(CM_DTI_MPI_PACKED, u8),
 
-    CM_ROW_C_INT(MPI_SIGNED_CHAR, i8),
-    CM_ROW_C_INT(MPI_UNSIGNED_CHAR, u8),
-    CM_ROW_C_INT(MPI_SHORT, i16),
-    CM_ROW_C_INT(MPI_UNSIGNED_SHORT, u16),
-    CM_ROW_C_INT(MPI_INT, i32),
-    CM_ROW_C_INT(MPI_UNSIGNED, u32),
-    CM_ROW_C_INT(MPI_LONG, CM_R_LONG),
-    CM_ROW_C_INT(MPI_UNSIGNED_LONG, CM_R_ULONG),
-    CM_ROW_C_INT(MPI_LONG_LONG_INT, i64),
-    CM_ROW_C_INT(MPI_UNSIGNED_LONG_LONG, u64),
-    CM_ROW_C_INT(MPI_INT8_T, i8),
-    CM_ROW_C_INT(MPI_INT16_T, i16),
-    CM_ROW_C_INT(MPI_INT32_T, i32),
-    CM_ROW_C_INT(MPI_INT64_T, i64),
-    CM_ROW_C_INT(MPI_UINT8_T, u8),
-    CM_ROW_C_INT(MPI_UINT16_T, u16),
-    CM_ROW_C_INT(MPI_UINT32_T, u32),
-    CM_ROW_C_INT(MPI_UINT64_T, u64),
+    CM_ROW_C_INT(CM_DTI_MPI_SIGNED_CHAR, i8),
+    CM_ROW_C_INT(CM_DTI_MPI_UNSIGNED_CHAR, u8),
+    CM_ROW_C_INT(CM_DTI_MPI_SHORT, i16),
+    CM_ROW_C_INT(CM_DTI_MPI_UNSIGNED_SHORT, u16),
+    CM_ROW_C_INT(CM_DTI_MPI_INT, i32),
+    CM_ROW_C_INT(CM_DTI_MPI_UNSIGNED, u32),
+    CM_ROW_C_INT(CM_DTI_MPI_LONG, CM_R_LONG),
+    CM_ROW_C_INT(CM_DTI_MPI_UNSIGNED_LONG, CM_R_ULONG),
+    CM_ROW_C_INT(CM_DTI_MPI_LONG_LONG_INT, i64),
+    CM_ROW_C_INT(CM_DTI_MPI_UNSIGNED_LONG_LONG, u64),
+    CM_ROW_C_INT(CM_DTI_MPI_INT8_T, i8),
+    CM_ROW_C_INT(CM_DTI_MPI_INT16_T, i16),
+    CM_ROW_C_INT(CM_DTI_MPI_INT32_T, i32),
+    CM_ROW_C_INT(CM_DTI_MPI_INT64_T, i64),
+    CM_ROW_C_INT(CM_DTI_MPI_UINT8_T, u8),
+    CM_ROW_C_INT(CM_DTI_MPI_UINT16_T, u16),
+    CM_ROW_C_INT(CM_DTI_MPI_UINT32_T, u32),
+    CM_ROW_C_INT(CM_DTI_MPI_UINT64_T, u64),
 
     /* Multi-language types: MPI-4.1 allows MAX/MIN, SUM/PROD and the bitwise
      * ops; the logical ones are an extension of Open MPI and MPICH alike
      * (docs/ops.md). */
-    CM_ROW_C_INT(MPI_AINT, CM_R_AINT),
-    CM_ROW_C_INT(MPI_OFFSET, i64),
-    CM_ROW_C_INT(MPI_COUNT, i64),
+    CM_ROW_C_INT(CM_DTI_MPI_AINT, CM_R_AINT),
+    CM_ROW_C_INT(CM_DTI_MPI_OFFSET, i64),
+    CM_ROW_C_INT(CM_DTI_MPI_COUNT, i64),
 
-    CM_ROW_FLOAT(MPI_FLOAT, f),
-    CM_ROW_FLOAT(MPI_DOUBLE, d),
-    CM_ROW_FLOAT(MPI_LONG_DOUBLE, ld),
+    CM_ROW_FLOAT(CM_DTI_MPI_FLOAT, f),
+    CM_ROW_FLOAT(CM_DTI_MPI_DOUBLE, d),
+    CM_ROW_FLOAT(CM_DTI_MPI_LONG_DOUBLE, ld),
 
-    CM_ROW_COMPLEX(MPI_C_FLOAT_COMPLEX, cf),
-    CM_ROW_COMPLEX(MPI_C_DOUBLE_COMPLEX, cd),
-    CM_ROW_COMPLEX(MPI_C_LONG_DOUBLE_COMPLEX, cld),
+    CM_ROW_COMPLEX(CM_DTI_MPI_C_FLOAT_COMPLEX, cf),
+    CM_ROW_COMPLEX(CM_DTI_MPI_C_DOUBLE_COMPLEX, cd),
+    CM_ROW_COMPLEX(CM_DTI_MPI_C_LONG_DOUBLE_COMPLEX, cld),
     /* std::complex<T> has the layout of T _Complex: the same kernels */
-    CM_ROW_COMPLEX(MPI_CXX_FLOAT_COMPLEX, cf),
-    CM_ROW_COMPLEX(MPI_CXX_DOUBLE_COMPLEX, cd),
-    CM_ROW_COMPLEX(MPI_CXX_LONG_DOUBLE_COMPLEX, cld),
+    CM_ROW_COMPLEX(CM_DTI_MPI_CXX_FLOAT_COMPLEX, cf),
+    CM_ROW_COMPLEX(CM_DTI_MPI_CXX_DOUBLE_COMPLEX, cd),
+    CM_ROW_COMPLEX(CM_DTI_MPI_CXX_LONG_DOUBLE_COMPLEX, cld),
 
-    [MPI_LAND][MPI_C_BOOL] = CM_K(land_bool), [MPI_LOR][MPI_C_BOOL] = CM_K(lor_bool),
-    [MPI_LXOR][MPI_C_BOOL] = CM_K(lxor_bool), CM_ROW_COMMON(MPI_C_BOOL, u8),
-    [MPI_LAND][MPI_CXX_BOOL] = CM_K(land_bool), [MPI_LOR][MPI_CXX_BOOL] = CM_K(lor_bool),
-    [MPI_LXOR][MPI_CXX_BOOL] = CM_K(lxor_bool), CM_ROW_COMMON(MPI_CXX_BOOL, u8),
+    [CM_OPI_MPI_LAND][CM_DTI_MPI_C_BOOL] = CM_K(land_bool), [CM_OPI_MPI_LOR][CM_DTI_MPI_C_BOOL] = CM_K(lor_bool),
+    [CM_OPI_MPI_LXOR][CM_DTI_MPI_C_BOOL] = CM_K(lxor_bool), CM_ROW_COMMON(CM_DTI_MPI_C_BOOL, u8),
+    [CM_OPI_MPI_LAND][CM_DTI_MPI_CXX_BOOL] = CM_K(land_bool), [CM_OPI_MPI_LOR][CM_DTI_MPI_CXX_BOOL] = CM_K(lor_bool),
+    [CM_OPI_MPI_LXOR][CM_DTI_MPI_CXX_BOOL] = CM_K(lxor_bool), CM_ROW_COMMON(CM_DTI_MPI_CXX_BOOL, u8),
 
     /* byte: bitwise ops only */
-    [MPI_BAND][MPI_BYTE] = CM_K(band_u8), [MPI_BOR][MPI_BYTE] = CM_K(bor_u8),
-    [MPI_BXOR][MPI_BYTE] = CM_K(bxor_u8), CM_ROW_COMMON(MPI_BYTE, u8),
+    [CM_OPI_MPI_BAND][CM_DTI_MPI_BYTE] = CM_K(band_u8), [CM_OPI_MPI_BOR][CM_DTI_MPI_BYTE] = CM_K(bor_u8),
+    [CM_OPI_MPI_BXOR][CM_DTI_MPI_BYTE] = CM_K(bxor_u8), CM_ROW_COMMON(CM_DTI_MPI_BYTE, u8),
 
-    CM_ROW_PAIR(MPI_FLOAT_INT, float_int),
-    CM_ROW_PAIR(MPI_DOUBLE_INT, double_int),
-    CM_ROW_PAIR(MPI_LONG_INT, long_int),
-    CM_ROW_PAIR(MPI_2INT, 2int),
-    CM_ROW_PAIR(MPI_SHORT_INT, short_int),
-    CM_ROW_PAIR(MPI_LONG_DOUBLE_INT, long_double_int),
+    CM_ROW_PAIR(CM_DTI_MPI_FLOAT_INT, float_int),
+    CM_ROW_PAIR(CM_DTI_MPI_DOUBLE_INT, double_int),
+    CM_ROW_PAIR(CM_DTI_MPI_LONG_INT, long_int),
+    CM_ROW_PAIR(CM_DTI_MPI_2INT, 2int),
+    CM_ROW_PAIR(CM_DTI_MPI_SHORT_INT, short_int),
+    CM_ROW_PAIR(CM_DTI_MPI_LONG_DOUBLE_INT, long_double_int),
 };
 
 cm_op_kernel_fn cm_op_predefined_kernel(MPI_Op op, MPI_Datatype basic)
 {
-    if (!cm_op_is_predefined(op) || basic <= 0 || basic >= CM_DT_NUM_PREDEFINED)
+    int o = cm_op_index(op), d = cm_dt_index(basic);
+    if (o <= 0 || o >= CM_OP_NUM_PREDEFINED || d <= 0 || d >= CM_DT_NUM_PREDEFINED)
         return NULL;
-    return cm_op_table[op][basic].two;
+    return cm_op_table[o][d].two;
 }
 
 cm_op_kernel3_fn cm_op_predefined_kernel3(MPI_Op op, MPI_Datatype basic)
 {
-    if (!cm_op_is_predefined(op) || basic <= 0 || basic >= CM_DT_NUM_PREDEFINED)
+    int o = cm_op_index(op), d = cm_dt_index(basic);
+    if (o <= 0 || o >= CM_OP_NUM_PREDEFINED || d <= 0 || d >= CM_DT_NUM_PREDEFINED)
         return NULL;
-    return cm_op_table[op][basic].three;
+    return cm_op_table[o][d].three;
 }

@@ -19,7 +19,7 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
                       MPI_Op op)
 {
     if (!cm_op_is_valid(op))
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, cm_call, "invalid operation handle %d", op);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, cm_call, "invalid operation handle %ld", (long)(intptr_t)op);
     if (count < 0)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COUNT, cm_call, "negative count %d", count);
     if (inbuf == MPI_IN_PLACE || inoutbuf == MPI_IN_PLACE)
@@ -56,9 +56,9 @@ int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype
     rc = cm_dt_reduce_local_derived(inbuf, inoutbuf, count, datatype, op);
     if (rc == MPI_ERR_OP)
         return cm_error(MPI_COMM_WORLD, rc, cm_call,
-                        "operation %s is not defined on the basic type of datatype %d",
-                        cm_op_name(op), datatype);
+                        "operation %s is not defined on the basic type of datatype %ld",
+                        cm_op_name(op), (long)(intptr_t)datatype);
     if (rc != MPI_SUCCESS)
-        return cm_error(MPI_COMM_WORLD, rc, cm_call, "reduction on datatype %d failed", datatype);
+        return cm_error(MPI_COMM_WORLD, rc, cm_call, "reduction on datatype %ld failed", (long)(intptr_t)datatype);
     return MPI_SUCCESS;
 }

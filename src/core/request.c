@@ -12,6 +12,7 @@
 #include "core/state.h"
 #include "core/error.h"
 #include "core/datatype.h"
+#include "core/dt_basic.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -51,14 +52,14 @@ MPI_Request cm_request_handle(struct cm_request *r)
         h = table_len++;
     }
     table[h] = r;
-    r->handle = cm_req_handle(h);
+    r->hindex = h;
     /* A derived type freed by the user while this request is pending must
      * stay alive: the receive still unpacks with it. */
-    if ((r->kind == CM_REQ_SEND || r->kind == CM_REQ_RECV) && !r->dt_held && r->dtype >= CM_DT_NUM_PREDEFINED) {
+    if ((r->kind == CM_REQ_SEND || r->kind == CM_REQ_RECV) && !r->dt_held && !cm_dt_is_basic(r->dtype) && r->dtype != MPI_DATATYPE_NULL) {
         cm_dt_retain(r->dtype);
         r->dt_held = 1;
     }
-    return r->handle;
+    return cm_req_handle(r->hindex);
 }
 
 struct cm_request *cm_request_get(MPI_Request h)
@@ -71,16 +72,16 @@ struct cm_request *cm_request_get(MPI_Request h)
 
 void cm_request_release_handle(struct cm_request *r)
 {
-    if (r->handle) {
-        table[cm_req_index(r->handle)] = NULL;
+    if (r->hindex) {
+        table[r->hindex] = NULL;
         if (nfree_handles == free_handles_cap) {
             free_handles_cap = free_handles_cap ? 2 * free_handles_cap : 256;
             free_handles = realloc(free_handles, (size_t)free_handles_cap * sizeof *free_handles);
             if (!free_handles)
                 cm_fatal("request", "out of memory");
         }
-        free_handles[nfree_handles++] = cm_req_index(r->handle);
-        r->handle = 0;
+        free_handles[nfree_handles++] = r->hindex;
+        r->hindex = 0;
     }
 }
 

@@ -29,7 +29,7 @@ struct cm_comm;
 struct cm_request {
     enum cm_req_kind kind;
     volatile int complete;
-    int handle;                 /* MPI_Request value, 0 when not handed out */
+    int hindex;                 /* table index of its MPI_Request (core/handle.h), 0 when not handed out */
     unsigned persistent : 1;    /* Send_init/Recv_init: survives completion */
     unsigned active : 1;        /* persistent: started and not yet completed */
     unsigned freed : 1;         /* Request_free called: release on completion */

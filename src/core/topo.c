@@ -102,7 +102,7 @@ struct cm_comm *cm_topo_user_comm(MPI_Comm comm, const char *call, int *rc)
     if (comm == MPI_COMM_NULL)
         *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
     else
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %d", comm);
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
     return NULL;
 }
 
@@ -124,10 +124,10 @@ struct cm_topo *cm_topo_of(MPI_Comm comm, int kind, const char *call, int *rc)
     struct cm_topo *t = c->topo;
     if (!t || (kind && t->kind != kind)) {
         if (kind)
-            *rc = cm_error(comm, MPI_ERR_TOPOLOGY, call, "communicator %d has %s topology, not %s one", comm,
+            *rc = cm_error(comm, MPI_ERR_TOPOLOGY, call, "communicator %ld has %s topology, not %s one", (long)(intptr_t)comm,
                            kind_name(t ? t->kind : 0), kind_name(kind));
         else
-            *rc = cm_error(comm, MPI_ERR_TOPOLOGY, call, "communicator %d has no process topology", comm);
+            *rc = cm_error(comm, MPI_ERR_TOPOLOGY, call, "communicator %ld has no process topology", (long)(intptr_t)comm);
         return NULL;
     }
     return t;

@@ -284,7 +284,7 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         return cm_inter_create(p, group, newcomm);
     struct cm_group *g = cm_group_lookup(group);
     if (!g)
-        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group %d", group);
+        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group %ld", (long)(intptr_t)group);
     int *ranks = malloc(((size_t)g->size + 1) * sizeof(int)), *members = NULL;
     if (group_to_parent(p, g, ranks)) {
         free(ranks);
@@ -319,7 +319,7 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
                         "comm is an intercommunicator (must be an intracommunicator)");
     struct cm_group *g = cm_group_lookup(group);
     if (!g)
-        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group %d", group);
+        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group %ld", (long)(intptr_t)group);
     if (tag < 0)
         return cm_error(comm, MPI_ERR_TAG, "MPI_Comm_create_group", "invalid tag %d", tag);
     int myrank = cm_group_rank_of(g, cm_g.rank);
@@ -350,7 +350,7 @@ int PMPI_Comm_free(MPI_Comm *comm)
                         *comm == MPI_COMM_WORLD ? "MPI_COMM_WORLD" : "MPI_COMM_SELF");
     struct cm_comm *c = cm_comm_user_lookup(*comm);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator %d", *comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_free", "invalid communicator %ld", (long)(intptr_t)(*comm));
     if (cm_attr_delete_all) {
         int rc = cm_attr_delete_all(c);
         if (rc)
@@ -366,8 +366,8 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     CM_ENTER(Comm_compare);
     struct cm_comm *a = cm_comm_lookup(comm1, NULL), *b = cm_comm_lookup(comm2, NULL);
     if (!a || !b)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_compare", "invalid communicator %d",
-                        a ? comm2 : comm1);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_compare", "invalid communicator %ld",
+                        (long)(intptr_t)(a ? comm2 : comm1));
     if (a == b) {
         *result = MPI_IDENT;
         return MPI_SUCCESS;
@@ -385,7 +385,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_name", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_name", "invalid communicator %ld", (long)(intptr_t)comm);
     if (!comm_name)
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_name", "name is NULL");
     strncpy(c->name, comm_name, MPI_MAX_OBJECT_NAME - 1);
@@ -397,7 +397,7 @@ int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_name", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_name", "invalid communicator %ld", (long)(intptr_t)comm);
     strcpy(comm_name, c->name);
     *resultlen = (int)strlen(c->name);
     return MPI_SUCCESS;

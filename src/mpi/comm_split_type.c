@@ -107,7 +107,7 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     char value[MPI_MAX_INFO_VAL + 1] = "";
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator %ld", (long)(intptr_t)comm);
     if (cm_comm_is_inter(c))
         return cm_error(comm, MPI_ERR_COMM, "MPI_Comm_split_type",
                         "comm is an intercommunicator (corempi splits intracommunicators by type only)");

@@ -231,9 +231,9 @@ static int check_type(MPI_Comm comm, const char *call, MPI_Datatype t, MPI_Aint 
 {
     const struct cm_datatype *d = cm_dt_lookup(t);
     if (!d)
-        return cm_error(comm, MPI_ERR_TYPE, call, "invalid %s %d", what, t);
+        return cm_error(comm, MPI_ERR_TYPE, call, "invalid %s %ld", what, (long)(intptr_t)t);
     if (!d->predefined && !d->committed)
-        return cm_error(comm, MPI_ERR_TYPE, call, "%s %d is not committed", what, t);
+        return cm_error(comm, MPI_ERR_TYPE, call, "%s %ld is not committed", what, (long)(intptr_t)t);
     *extent = d->extent;
     return MPI_SUCCESS;
 }

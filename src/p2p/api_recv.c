@@ -132,9 +132,9 @@ static int start_one(MPI_Request h, const char *call)
 {
     struct cm_request *r = cm_request_get(h);
     if (!r || !r->persistent)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request %d is not a persistent request", h);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request %ld is not a persistent request", (long)(intptr_t)h);
     if (r->active)
-        return cm_error(r->comm, MPI_ERR_REQUEST, call, "request %d is already active", h);
+        return cm_error(r->comm, MPI_ERR_REQUEST, call, "request %ld is already active", (long)(intptr_t)h);
     if (r->start)
         return r->start(r, call);
     r->active = 1;

@@ -47,7 +47,7 @@ static int lookup(MPI_Request h, struct cm_request **r, const char *call)
         return MPI_SUCCESS;
     *r = cm_request_get(h);
     if (!*r)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %d", h);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %ld", (long)(intptr_t)h);
     return MPI_SUCCESS;
 }
 
@@ -131,7 +131,7 @@ static int check_array(int count, const MPI_Request reqs[], const char *call)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request array is NULL");
     for (int i = 0; i < count; i++) {
         if (reqs[i] != MPI_REQUEST_NULL && !cm_request_get(reqs[i]))
-            return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %d at index %d", reqs[i], i);
+            return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %ld at index %d", (long)(intptr_t)reqs[i], i);
     }
     return MPI_SUCCESS;
 }

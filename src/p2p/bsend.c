@@ -74,7 +74,7 @@ static int attached(const struct bbuf *b)
 /* The buffer a buffered send on comm uses. */
 static struct bbuf *buffer_for(MPI_Comm comm)
 {
-    struct bbuf *b = comm_slot(comm & ~CM_COMM_COLL_BIT, 0);
+    struct bbuf *b = comm_slot(cm_comm_plain(comm), 0);
     return attached(b) ? b : &process;
 }
 
@@ -231,7 +231,7 @@ int PMPI_Buffer_flush(void)
 
 static int check_comm(MPI_Comm comm, const char *call)
 {
-    if (comm == MPI_COMM_NULL || !cm_comm_lookup(comm, NULL) || (comm & CM_COMM_COLL_BIT))
+    if (comm == MPI_COMM_NULL || !cm_comm_lookup(comm, NULL) || cm_comm_is_coll(comm))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator");
     return MPI_SUCCESS;
 }

@@ -13,7 +13,7 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
     if (!c) {
         if (comm == MPI_COMM_NULL)
             return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %d", comm);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
     }
     if (count < 0)
         return cm_error(comm, MPI_ERR_COUNT, call, "negative count %d", count);

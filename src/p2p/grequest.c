@@ -102,10 +102,10 @@ int PMPI_Grequest_complete(MPI_Request request)
     }
     if (!r)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
-                        "request %d is not a generalized request", request);
+                        "request %ld is not a generalized request", (long)(intptr_t)request);
     if (r->complete)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
-                        "generalized request %d is already complete", request);
+                        "generalized request %ld is already complete", (long)(intptr_t)request);
     r->complete = 1;
     if (r->freed)       /* Request_free came first: nobody will wait */
         cm_request_release(r);

@@ -74,7 +74,8 @@ static int part_start(struct cm_request *r, const char *call)
 {
     struct part *p = r->state;
     if (r->active)
-        return cm_error(p->comm, MPI_ERR_REQUEST, call, "partitioned request %d is already active", r->handle);
+        return cm_error(p->comm, MPI_ERR_REQUEST, call, "partitioned request %ld is already active",
+                        (long)(intptr_t)cm_req_handle(r->hindex));
     r->active = 1;
     r->complete = 0;
     p->ndone = 0;
@@ -111,6 +112,8 @@ static int part_init(int send, const void *buf, int partitions, MPI_Count count,
         free(p);
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
+    for (int i = 0; i < partitions; i++)
+        p->reqs[i] = MPI_REQUEST_NULL; /* not calloc's 0: no handle is 0 in the standard ABI */
     struct cm_datatype *t = cm_dt_lookup(dt);
     p->send = send;
     p->buf = (char *)buf;
@@ -152,10 +155,10 @@ static struct part *get_part(MPI_Request h, int send, const char *call, int *rc)
     struct cm_request *r = cm_request_get(h);
     *rc = MPI_SUCCESS;
     if (!r || r->start != part_start || ((struct part *)r->state)->send != send)
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request %d is not a partitioned %s request", h,
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request %ld is not a partitioned %s request", (long)(intptr_t)h,
                        send ? "send" : "receive");
     else if (!r->active)
-        *rc = cm_error(r->comm, MPI_ERR_REQUEST, call, "partitioned request %d is not started", h);
+        *rc = cm_error(r->comm, MPI_ERR_REQUEST, call, "partitioned request %ld is not started", (long)(intptr_t)h);
     return *rc ? NULL : r->state;
 }
 

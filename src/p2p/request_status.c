@@ -9,6 +9,7 @@
 #include "p2p/request_wait.h"
 #include "core/state.h"
 #include "core/request.h"
+#include "core/status.h"
 #include "core/error.h"
 
 #pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
@@ -23,8 +24,8 @@ static int check(int count, const MPI_Request reqs[], const char *call)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request array is NULL");
     for (int i = 0; i < count; i++)
         if (reqs[i] != MPI_REQUEST_NULL && !cm_request_get(reqs[i]))
-            return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %d at index %d",
-                            reqs[i], i);
+            return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %ld at index %d",
+                            (long)(intptr_t)reqs[i], i);
     cm_progress(-1);
     return MPI_SUCCESS;
 }
@@ -43,8 +44,7 @@ static void empty(MPI_Status *st)
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
     st->MPI_ERROR = MPI_SUCCESS;
-    st->cm_bytes = 0;
-    st->cm_cancelled = 0;
+    cm_status_set_private(st, 0, 0);
 }
 
 /* Status of a complete request without retiring it; its error class. */

@@ -424,6 +424,20 @@ def probe(cc, cflags, src, funcs, extra, incdirs):
                 cur = None
             elif "error" in line and cur in known:
                 bad.add(cur)
+        # an error in a wrapper's signature (a type the flavour's mpi.h lacks, such
+        # as MPI_Session in Open MPI 4) names no function: find the definition
+        # the error's line belongs to
+        lines = src.splitlines()
+        for line in r.stderr.splitlines():
+            m = re.match(r".*w\.c:(\d+):\d+: error", line)
+            if not m:
+                continue
+            for k in range(min(int(m.group(1)), len(lines)) - 1, -1, -1):
+                d = re.match(r"CM_PROF_EXPORT\b.*?\bP?MPI_(\w+)\s*\(", lines[k])
+                if d:
+                    if d.group(1) in known:
+                        bad.add(d.group(1))
+                    break
         return bad, r.stderr
 
 

@@ -7,7 +7,10 @@
  * the indices the tables use (NULL 0, ...); created indices make values that
  * are not 0, not below 4096, fit an int, and map back; a handle of another
  * kind maps to -1; the collective bit of communicators is free; the status's 64-bit byte count and cancelled flag live
- * in MPI_internal and survive an odd (int-only) alignment.
+ * in MPI_internal and survive an odd (int-only) alignment.  Datatypes and
+ * ops: every entry of the dense lists maps to the standard's handle of its
+ * name and back, and a standard value corempi has no type for (a Fortran
+ * type) maps to no index.
  */
 #include "mpi.h"
 #include "core/handle.h"
@@ -29,14 +32,23 @@ static int bad;
         }                                  \
     } while (0)
 
+/* One predefined datatype or op: dense index <-> the standard's handle. */
+#define DT_ROUND(n, b)                                                                       \
+    EXPECT(cm_dt_handle(CM_DTI_MPI_##n) == MPI_##n && cm_dt_index(MPI_##n) == CM_DTI_MPI_##n, \
+           "MPI_" #n ": dense %d, handle 0x%lx", CM_DTI_MPI_##n, (unsigned long)(uintptr_t)cm_dt_handle(CM_DTI_MPI_##n));
+#define OP_ROUND(n, b)                                                                       \
+    EXPECT(cm_op_handle(CM_OPI_MPI_##n) == MPI_##n && cm_op_index(MPI_##n) == CM_OPI_MPI_##n, \
+           "MPI_" #n ": dense %d, handle 0x%lx", CM_OPI_MPI_##n, (unsigned long)(uintptr_t)cm_op_handle(CM_OPI_MPI_##n));
+
 /* Round trip of created indices of one kind, and their values' range. */
-#define CREATED(name, Type)                                                                  \
-    for (int i = 4; i < CM_H_INDEX_MAX; i = i * 3 + 1) {                                     \
+#define CREATED_FROM(name, Type, first)                                                      \
+    for (int i = first; i < CM_H_INDEX_MAX; i = i * 3 + 1) {                                 \
         Type h = cm_##name##_handle(i);                                                      \
         uintptr_t v = (uintptr_t)h;                                                          \
         EXPECT(v >= 4096 && v <= INT_MAX, #name " index %d: value 0x%lx", i, (unsigned long)v); \
         EXPECT(cm_##name##_index(h) == i, #name " index %d: back to %d", i, cm_##name##_index(h)); \
     }
+#define CREATED(name, Type) CREATED_FROM(name, Type, 4)
 
 int main(void)
 {
@@ -56,6 +68,15 @@ int main(void)
     CREATED(errh, MPI_Errhandler)
     CREATED(msg, MPI_Message)
     CREATED(comm, MPI_Comm)
+    CREATED_FROM(dt, MPI_Datatype, CM_DT_NUM_PREDEFINED)
+    CREATED_FROM(op, MPI_Op, CM_OP_NUM_PREDEFINED)
+    CM_DT_PREDEFINED_LIST(DT_ROUND)
+    CM_OP_PREDEFINED_LIST(OP_ROUND)
+    EXPECT(cm_dt_index(MPI_DATATYPE_NULL) == 0 && cm_dt_handle(0) == MPI_DATATYPE_NULL, "MPI_DATATYPE_NULL is not index 0");
+    EXPECT(cm_op_index(MPI_OP_NULL) == 0 && cm_op_handle(0) == MPI_OP_NULL, "MPI_OP_NULL is not index 0");
+    EXPECT(cm_dt_index(MPI_INTEGER) == -1 && cm_dt_index(MPI_COMPLEX32) == -1, "a Fortran type maps to an index");
+    EXPECT(cm_dt_index((MPI_Datatype)(uintptr_t)MPI_SUM) == -1 && cm_op_index((MPI_Op)(uintptr_t)MPI_INT) == -1,
+           "an op is taken for a datatype or the reverse");
     EXPECT(cm_comm_index(MPI_COMM_NULL) == 0 && cm_comm_index(MPI_COMM_WORLD) == 1 &&
                cm_comm_index(MPI_COMM_SELF) == 2, "comm predefined");
     /* The collective twin's bit sits above every kind and index bit. */

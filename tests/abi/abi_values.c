@@ -8,9 +8,6 @@
  * MPI_Offset, MPI_Count and of every handle type, and MPI_Status as 8 ints
  * with MPI_SOURCE, MPI_TAG, MPI_ERROR first.  Prints one line per mismatch
  * and exits 1 if there is any; needs no MPI_Init (compile-time facts only).
- *
- * Until include/mpi.h is switched (docs/abi.md) this test fails by design:
- * it is registered WILL_FAIL, and the switch's last step drops that.
  */
 #include "mpi.h"
 

@@ -56,8 +56,8 @@ static const struct fz_type *type_of(MPI_Datatype dt)
     for (int i = 0; i < FZ_NTYPES; i++)
         if (fz_types[i].dt == dt)
             return &fz_types[i];
-    fprintf(stderr, "coll_fuzz: seed %llu case %ld rank %d: a user op was called with datatype %d, not the caller's\n",
-            (unsigned long long)fz_ctx.seed, fz_ctx.case_no, fz_ctx.world_rank, (int)dt);
+    fprintf(stderr, "coll_fuzz: seed %llu case %ld rank %d: a user op was called with datatype %ld, not the caller's\n",
+            (unsigned long long)fz_ctx.seed, fz_ctx.case_no, fz_ctx.world_rank, (long)(intptr_t)dt);
     fz_ctx.errors++;
     return NULL;
 }

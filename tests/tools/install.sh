@@ -40,7 +40,11 @@ out=$(env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 3 "$tmp/hello" | sort)
 PKG_CONFIG_PATH=$p/lib/pkgconfig cc -O2 -o "$tmp/hello2" "$src/examples/hello.c" $(PKG_CONFIG_PATH=$p/lib/pkgconfig pkg-config --cflags --libs corempi)
 "$p/bin/mpiexec" -n 2 "$tmp/hello2" | grep -q 'of 2'
 # the installed library reports where it comes from, and ldd finds it through the rpath
-ldd "$tmp/hello" | grep -q "$p/lib/libcorempi.so" || { echo "install.sh: hello does not use the installed library" >&2; exit 1; }
+# (its SONAME is the standard ABI's libmpi_abi.so.1; -lcorempi is a link to it)
+ldd "$tmp/hello" | grep -q "libmpi_abi.so.1 => $p/lib/libmpi_abi.so.1" || { echo "install.sh: hello does not use the installed library" >&2; exit 1; }
+# mpicc_abi builds the same program against -lmpi_abi
+"$p/bin/mpicc_abi" -O2 -o "$tmp/hello3" "$src/examples/hello.c"
+env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/hello3" | grep -q 'of 2' || { echo "install.sh: mpicc_abi's program fails" >&2; exit 1; }
 # the installed mpicxx builds and links C++ that the installed mpirun runs
 # (when the build found a C++ compiler: make deps installs g++)
 "$p/bin/mpicxx" -showme:version >/dev/null 2>&1 || { echo "install.sh: ok (no C++ compiler: mpicxx not tried)"; exit 0; }

@@ -50,12 +50,12 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
 
 /* Two fake derived types just above the predefined ones: DT_DERIVED has
  * extent 24, DT_UNCOMMITTED is registered but uncommitted. */
-#define DT_DERIVED (CM_DT_NUM_PREDEFINED + 1)
-#define DT_UNCOMMITTED (CM_DT_NUM_PREDEFINED + 2)
+#define DT_DERIVED cm_dt_handle(CM_DT_NUM_PREDEFINED + 1)
+#define DT_UNCOMMITTED cm_dt_handle(CM_DT_NUM_PREDEFINED + 2)
 static struct cm_datatype fake_derived = { .size = 20, .extent = 24, .committed = 1 };
 static struct cm_datatype fake_uncommitted = { .size = 8, .extent = 8, .committed = 0 };
 static struct cm_datatype *fake_table[CM_DT_NUM_PREDEFINED + 3] = {
-    [DT_DERIVED] = &fake_derived, [DT_UNCOMMITTED] = &fake_uncommitted };
+    [CM_DT_NUM_PREDEFINED + 1] = &fake_derived, [CM_DT_NUM_PREDEFINED + 2] = &fake_uncommitted };
 struct cm_datatype **cm_dt_table = fake_table;
 int cm_dt_table_len = CM_DT_NUM_PREDEFINED + 3;
 
@@ -93,27 +93,27 @@ enum group { G_NONE, G_CINT, G_MULTI, G_FLOAT, G_LOGICAL, G_COMPLEX, G_BYTE, G_P
 
 static enum group group_of(MPI_Datatype dt)
 {
-    switch (dt) {
-    case MPI_SIGNED_CHAR: case MPI_UNSIGNED_CHAR: case MPI_SHORT: case MPI_UNSIGNED_SHORT:
-    case MPI_INT: case MPI_UNSIGNED: case MPI_LONG: case MPI_UNSIGNED_LONG:
-    case MPI_LONG_LONG_INT: case MPI_UNSIGNED_LONG_LONG:
-    case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
-    case MPI_UINT8_T: case MPI_UINT16_T: case MPI_UINT32_T: case MPI_UINT64_T:
-    case MPI_CHAR: /* extension */
+    switch (cm_dt_index(dt)) {
+    case CM_DTI_MPI_SIGNED_CHAR: case CM_DTI_MPI_UNSIGNED_CHAR: case CM_DTI_MPI_SHORT: case CM_DTI_MPI_UNSIGNED_SHORT:
+    case CM_DTI_MPI_INT: case CM_DTI_MPI_UNSIGNED: case CM_DTI_MPI_LONG: case CM_DTI_MPI_UNSIGNED_LONG:
+    case CM_DTI_MPI_LONG_LONG_INT: case CM_DTI_MPI_UNSIGNED_LONG_LONG:
+    case CM_DTI_MPI_INT8_T: case CM_DTI_MPI_INT16_T: case CM_DTI_MPI_INT32_T: case CM_DTI_MPI_INT64_T:
+    case CM_DTI_MPI_UINT8_T: case CM_DTI_MPI_UINT16_T: case CM_DTI_MPI_UINT32_T: case CM_DTI_MPI_UINT64_T:
+    case CM_DTI_MPI_CHAR: /* extension */
         return G_CINT;
-    case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+    case CM_DTI_MPI_AINT: case CM_DTI_MPI_OFFSET: case CM_DTI_MPI_COUNT:
         return G_MULTI;
-    case MPI_FLOAT: case MPI_DOUBLE: case MPI_LONG_DOUBLE:
+    case CM_DTI_MPI_FLOAT: case CM_DTI_MPI_DOUBLE: case CM_DTI_MPI_LONG_DOUBLE:
         return G_FLOAT;
-    case MPI_C_BOOL: case MPI_CXX_BOOL:
+    case CM_DTI_MPI_C_BOOL: case CM_DTI_MPI_CXX_BOOL:
         return G_LOGICAL;
-    case MPI_C_FLOAT_COMPLEX: case MPI_C_DOUBLE_COMPLEX: case MPI_C_LONG_DOUBLE_COMPLEX:
-    case MPI_CXX_FLOAT_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
+    case CM_DTI_MPI_C_FLOAT_COMPLEX: case CM_DTI_MPI_C_DOUBLE_COMPLEX: case CM_DTI_MPI_C_LONG_DOUBLE_COMPLEX:
+    case CM_DTI_MPI_CXX_FLOAT_COMPLEX: case CM_DTI_MPI_CXX_DOUBLE_COMPLEX: case CM_DTI_MPI_CXX_LONG_DOUBLE_COMPLEX:
         return G_COMPLEX;
-    case MPI_BYTE:
+    case CM_DTI_MPI_BYTE:
         return G_BYTE;
-    case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_INT: case MPI_2INT:
-    case MPI_SHORT_INT: case MPI_LONG_DOUBLE_INT:
+    case CM_DTI_MPI_FLOAT_INT: case CM_DTI_MPI_DOUBLE_INT: case CM_DTI_MPI_LONG_INT: case CM_DTI_MPI_2INT:
+    case CM_DTI_MPI_SHORT_INT: case CM_DTI_MPI_LONG_DOUBLE_INT:
         return G_PAIR;
     default: /* MPI_WCHAR, MPI_PACKED */
         return G_NONE;
@@ -123,18 +123,18 @@ static enum group group_of(MPI_Datatype dt)
 static int ref_allowed(MPI_Op op, MPI_Datatype dt)
 {
     enum group g = group_of(dt);
-    switch (op) {
-    case MPI_MAX: case MPI_MIN:
+    switch (cm_op_index(op)) {
+    case CM_OPI_MPI_MAX: case CM_OPI_MPI_MIN:
         return g == G_CINT || g == G_MULTI || g == G_FLOAT;
-    case MPI_SUM: case MPI_PROD:
+    case CM_OPI_MPI_SUM: case CM_OPI_MPI_PROD:
         return g == G_CINT || g == G_MULTI || g == G_FLOAT || g == G_COMPLEX;
-    case MPI_LAND: case MPI_LOR: case MPI_LXOR:
+    case CM_OPI_MPI_LAND: case CM_OPI_MPI_LOR: case CM_OPI_MPI_LXOR:
         return g == G_CINT || g == G_LOGICAL || g == G_MULTI /* extension */;
-    case MPI_BAND: case MPI_BOR: case MPI_BXOR:
+    case CM_OPI_MPI_BAND: case CM_OPI_MPI_BOR: case CM_OPI_MPI_BXOR:
         return g == G_CINT || g == G_MULTI || g == G_BYTE;
-    case MPI_MAXLOC: case MPI_MINLOC:
+    case CM_OPI_MPI_MAXLOC: case CM_OPI_MPI_MINLOC:
         return g == G_PAIR;
-    case MPI_REPLACE: case MPI_NO_OP:
+    case CM_OPI_MPI_REPLACE: case CM_OPI_MPI_NO_OP:
         return 1;
     default:
         return 0;
@@ -143,12 +143,12 @@ static int ref_allowed(MPI_Op op, MPI_Datatype dt)
 
 static int is_signed_int(MPI_Datatype dt)
 {
-    switch (dt) {
-    case MPI_CHAR:
+    switch (cm_dt_index(dt)) {
+    case CM_DTI_MPI_CHAR:
         return CHAR_MIN < 0;
-    case MPI_SIGNED_CHAR: case MPI_SHORT: case MPI_INT: case MPI_LONG: case MPI_LONG_LONG_INT:
-    case MPI_INT8_T: case MPI_INT16_T: case MPI_INT32_T: case MPI_INT64_T:
-    case MPI_AINT: case MPI_OFFSET: case MPI_COUNT:
+    case CM_DTI_MPI_SIGNED_CHAR: case CM_DTI_MPI_SHORT: case CM_DTI_MPI_INT: case CM_DTI_MPI_LONG: case CM_DTI_MPI_LONG_LONG_INT:
+    case CM_DTI_MPI_INT8_T: case CM_DTI_MPI_INT16_T: case CM_DTI_MPI_INT32_T: case CM_DTI_MPI_INT64_T:
+    case CM_DTI_MPI_AINT: case CM_DTI_MPI_OFFSET: case CM_DTI_MPI_COUNT:
         return 1;
     default:
         return 0;
@@ -176,19 +176,19 @@ static uint64_t ref_int(MPI_Op op, uint64_t a, uint64_t b, int sgn)
 {
     int a_gt = sgn ? (int64_t)a > (int64_t)b : a > b;
     int a_lt = sgn ? (int64_t)a < (int64_t)b : a < b;
-    switch (op) {
-    case MPI_MAX: return a_gt ? a : b;
-    case MPI_MIN: return a_lt ? a : b;
-    case MPI_SUM: return a + b;
-    case MPI_PROD: return a * b;
-    case MPI_LAND: return (a != 0) && (b != 0);
-    case MPI_LOR: return (a != 0) || (b != 0);
-    case MPI_LXOR: return (a != 0) != (b != 0);
-    case MPI_BAND: return a & b;
-    case MPI_BOR: return a | b;
-    case MPI_BXOR: return a ^ b;
+    switch (cm_op_index(op)) {
+    case CM_OPI_MPI_MAX: return a_gt ? a : b;
+    case CM_OPI_MPI_MIN: return a_lt ? a : b;
+    case CM_OPI_MPI_SUM: return a + b;
+    case CM_OPI_MPI_PROD: return a * b;
+    case CM_OPI_MPI_LAND: return (a != 0) && (b != 0);
+    case CM_OPI_MPI_LOR: return (a != 0) || (b != 0);
+    case CM_OPI_MPI_LXOR: return (a != 0) != (b != 0);
+    case CM_OPI_MPI_BAND: return a & b;
+    case CM_OPI_MPI_BOR: return a | b;
+    case CM_OPI_MPI_BXOR: return a ^ b;
     }
-    fail_msg("ref_int: op %d", op);
+    fail_msg("ref_int: op %ld", (long)(intptr_t)op);
     return 0;
 }
 
@@ -197,13 +197,13 @@ static uint64_t ref_int(MPI_Op op, uint64_t a, uint64_t b, int sgn)
 #define REF_FLOAT(T)                                                        \
     static T ref_float_##T(MPI_Op op, T a, T b)                             \
     {                                                                       \
-        switch (op) {                                                       \
-        case MPI_MAX: return (isnan(a) || isnan(b)) ? NAN : (a > b ? a : b); \
-        case MPI_MIN: return (isnan(a) || isnan(b)) ? NAN : (a < b ? a : b); \
-        case MPI_SUM: return a + b;                                         \
-        case MPI_PROD: return a * b;                                        \
+        switch (cm_op_index(op)) {                                                       \
+        case CM_OPI_MPI_MAX: return (isnan(a) || isnan(b)) ? NAN : (a > b ? a : b); \
+        case CM_OPI_MPI_MIN: return (isnan(a) || isnan(b)) ? NAN : (a < b ? a : b); \
+        case CM_OPI_MPI_SUM: return a + b;                                         \
+        case CM_OPI_MPI_PROD: return a * b;                                        \
         }                                                                   \
-        fail_msg("ref_float: op %d", op);                                   \
+        fail_msg("ref_float: op %ld", (long)(intptr_t)op);                              \
         return 0;                                                           \
     }
 typedef long double ldouble;
@@ -296,24 +296,24 @@ static void fill(MPI_Datatype dt, unsigned char *buf, size_t n)
     memset(buf, 0, ext * n);
     for (size_t i = 0; i < n; i++) {
         unsigned char *p = buf + i * ext;
-        switch (dt) {
-        case MPI_FLOAT: *(float *)p = (float)rnd_real(); break;
-        case MPI_DOUBLE: *(double *)p = (double)rnd_real(); break;
-        case MPI_LONG_DOUBLE: *(long double *)p = rnd_real(); break;
-        case MPI_C_FLOAT_COMPLEX: case MPI_CXX_FLOAT_COMPLEX: {
+        switch (cm_dt_index(dt)) {
+        case CM_DTI_MPI_FLOAT: *(float *)p = (float)rnd_real(); break;
+        case CM_DTI_MPI_DOUBLE: *(double *)p = (double)rnd_real(); break;
+        case CM_DTI_MPI_LONG_DOUBLE: *(long double *)p = rnd_real(); break;
+        case CM_DTI_MPI_C_FLOAT_COMPLEX: case CM_DTI_MPI_CXX_FLOAT_COMPLEX: {
             float re = (float)(rnd() % 200) / 8 - 12, im = (float)(rnd() % 200) / 8 - 12;
             *(float _Complex *)p = CMPLXF(re, im);
             break;
         }
-        case MPI_C_DOUBLE_COMPLEX: case MPI_CXX_DOUBLE_COMPLEX:
+        case CM_DTI_MPI_C_DOUBLE_COMPLEX: case CM_DTI_MPI_CXX_DOUBLE_COMPLEX:
             *(double _Complex *)p = CMPLX((double)rnd_real(), (double)(rnd() % 1000) / 7);
             break;
-        case MPI_C_LONG_DOUBLE_COMPLEX: case MPI_CXX_LONG_DOUBLE_COMPLEX:
+        case CM_DTI_MPI_C_LONG_DOUBLE_COMPLEX: case CM_DTI_MPI_CXX_LONG_DOUBLE_COMPLEX:
             *(long double _Complex *)p = CMPLXL((long double)(rnd() % 1000) / 3, rnd_real());
             break;
-        case MPI_C_BOOL: case MPI_CXX_BOOL: *p = (unsigned char)(rnd() % 4); break; /* 2 and 3 count as true */
-        case MPI_FLOAT_INT: case MPI_DOUBLE_INT: case MPI_LONG_DOUBLE_INT:
-        case MPI_LONG_INT: case MPI_2INT: case MPI_SHORT_INT: {
+        case CM_DTI_MPI_C_BOOL: case CM_DTI_MPI_CXX_BOOL: *p = (unsigned char)(rnd() % 4); break; /* 2 and 3 count as true */
+        case CM_DTI_MPI_FLOAT_INT: case CM_DTI_MPI_DOUBLE_INT: case CM_DTI_MPI_LONG_DOUBLE_INT:
+        case CM_DTI_MPI_LONG_INT: case CM_DTI_MPI_2INT: case CM_DTI_MPI_SHORT_INT: {
             long double v = (long double)(rnd() % 4); /* few values: many ties */
             int idx = (int)(rnd() % 6);
             if (dt == MPI_FLOAT_INT || dt == MPI_DOUBLE_INT || dt == MPI_LONG_DOUBLE_INT)
@@ -344,22 +344,22 @@ static void pair_get(MPI_Datatype dt, const unsigned char *buf, size_t i, long d
         *v = (long double)e->val;                    \
         *idx = e->idx;                               \
     } while (0)
-    switch (dt) {
-    case MPI_FLOAT_INT: PAIR_GET(struct cm_pair_float_int); break;
-    case MPI_DOUBLE_INT: PAIR_GET(struct cm_pair_double_int); break;
-    case MPI_LONG_DOUBLE_INT: PAIR_GET(struct cm_pair_long_double_int); break;
-    case MPI_LONG_INT: PAIR_GET(struct cm_pair_long_int); break;
-    case MPI_2INT: PAIR_GET(struct cm_pair_2int); break;
-    case MPI_SHORT_INT: PAIR_GET(struct cm_pair_short_int); break;
+    switch (cm_dt_index(dt)) {
+    case CM_DTI_MPI_FLOAT_INT: PAIR_GET(struct cm_pair_float_int); break;
+    case CM_DTI_MPI_DOUBLE_INT: PAIR_GET(struct cm_pair_double_int); break;
+    case CM_DTI_MPI_LONG_DOUBLE_INT: PAIR_GET(struct cm_pair_long_double_int); break;
+    case CM_DTI_MPI_LONG_INT: PAIR_GET(struct cm_pair_long_int); break;
+    case CM_DTI_MPI_2INT: PAIR_GET(struct cm_pair_2int); break;
+    case CM_DTI_MPI_SHORT_INT: PAIR_GET(struct cm_pair_short_int); break;
     }
 #undef PAIR_GET
 }
 
 static long double real_get(MPI_Datatype dt, const unsigned char *buf, size_t i)
 {
-    switch (dt) {
-    case MPI_FLOAT: return ((const float *)buf)[i];
-    case MPI_DOUBLE: return ((const double *)buf)[i];
+    switch (cm_dt_index(dt)) {
+    case CM_DTI_MPI_FLOAT: return ((const float *)buf)[i];
+    case CM_DTI_MPI_DOUBLE: return ((const double *)buf)[i];
     default: return ((const long double *)buf)[i];
     }
 }
@@ -467,8 +467,8 @@ static void test_every_op_on_every_type(void **state)
     (void)state;
     const size_t n = 1003;
     int checked = 0, rejected = 0;
-    for (MPI_Op op = 1; op < CM_OP_NUM_PREDEFINED; op++) {
-        for (MPI_Datatype dt = 1; dt < CM_DT_NUM_PREDEFINED; dt++) {
+    for (MPI_Op op = cm_op_handle(1); cm_op_index(op) < CM_OP_NUM_PREDEFINED; op = cm_op_handle(cm_op_index(op) + 1)) {
+        for (MPI_Datatype dt = cm_dt_handle(1); cm_dt_index(dt) < CM_DT_NUM_PREDEFINED; dt = cm_dt_handle(cm_dt_index(dt) + 1)) {
             size_t ext = cm_dt_basic_extent(dt);
             unsigned char *in = malloc(ext * n), *io = malloc(ext * n), *io0 = malloc(ext * n);
             assert_non_null(in);
@@ -504,8 +504,8 @@ static void test_three_operand_kernels(void **state)
     (void)state;
     const size_t n = 1003;
     int checked = 0;
-    for (MPI_Op op = 1; op < CM_OP_NUM_PREDEFINED; op++) {
-        for (MPI_Datatype dt = 1; dt < CM_DT_NUM_PREDEFINED; dt++) {
+    for (MPI_Op op = cm_op_handle(1); cm_op_index(op) < CM_OP_NUM_PREDEFINED; op = cm_op_handle(cm_op_index(op) + 1)) {
+        for (MPI_Datatype dt = cm_dt_handle(1); cm_dt_index(dt) < CM_DT_NUM_PREDEFINED; dt = cm_dt_handle(cm_dt_index(dt) + 1)) {
             cm_op_kernel3_fn k3 = cm_op_predefined_kernel3(op, dt);
             if (!ref_allowed(op, dt)) {
                 if (k3 && op != MPI_REPLACE && op != MPI_NO_OP)
@@ -552,13 +552,13 @@ static void test_rejected_examples(void **state)
     assert_int_equal(cm_op_apply(MPI_MAX, MPI_C_BOOL, d, e, 1), MPI_ERR_OP);
     /* bad handles */
     assert_int_equal(cm_op_apply(MPI_OP_NULL, MPI_INT, d, e, 1), MPI_ERR_OP);
-    assert_int_equal(cm_op_apply(CM_OP_NUM_PREDEFINED + 1000, MPI_INT, d, e, 1), MPI_ERR_OP);
-    assert_int_equal(cm_op_apply(-3, MPI_INT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(cm_op_handle(CM_OP_NUM_PREDEFINED + 1000), MPI_INT, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply((MPI_Op)(intptr_t)-3, MPI_INT, d, e, 1), MPI_ERR_OP);
     assert_int_equal(cm_op_apply(MPI_SUM, MPI_DATATYPE_NULL, d, e, 1), MPI_ERR_OP);
-    assert_int_equal(cm_op_apply(MPI_SUM, CM_DT_NUM_PREDEFINED, d, e, 1), MPI_ERR_OP);
+    assert_int_equal(cm_op_apply(MPI_SUM, cm_dt_handle(CM_DT_NUM_PREDEFINED), d, e, 1), MPI_ERR_OP);
     assert_true(e[0] == 3 && e[1] == 4);
     assert_false(cm_op_is_valid(MPI_OP_NULL));
-    assert_false(cm_op_is_valid(CM_OP_NUM_PREDEFINED));
+    assert_false(cm_op_is_valid(cm_op_handle(CM_OP_NUM_PREDEFINED)));
     assert_true(cm_op_is_valid(MPI_NO_OP));
     assert_true(cm_op_is_commutative(MPI_MINLOC));
 }
@@ -683,7 +683,7 @@ static void test_user_ops(void **state)
     MPI_Op nc = MPI_OP_NULL, c = MPI_OP_NULL;
     assert_int_equal(PMPI_Op_create(affine_fn, 0, &nc), MPI_SUCCESS);
     assert_int_equal(PMPI_Op_create(sum_fn, 1, &c), MPI_SUCCESS);
-    assert_true(nc >= CM_OP_NUM_PREDEFINED && c >= CM_OP_NUM_PREDEFINED && nc != c);
+    assert_true(cm_op_index(nc) >= CM_OP_NUM_PREDEFINED && cm_op_index(c) >= CM_OP_NUM_PREDEFINED && nc != c);
     int flag = -1;
     assert_int_equal(PMPI_Op_commutative(nc, &flag), MPI_SUCCESS);
     assert_int_equal(flag, 0);
@@ -839,7 +839,7 @@ static void test_user_op_chunking(void **state)
 
     /* unknown extent and too many elements: refused, not called */
     chunk_calls = 0;
-    assert_int_equal(cm_op_apply(op, CM_DT_NUM_PREDEFINED, in, io, (size_t)INT_MAX + 1), MPI_ERR_TYPE);
+    assert_int_equal(cm_op_apply(op, cm_dt_handle(CM_DT_NUM_PREDEFINED), in, io, (size_t)INT_MAX + 1), MPI_ERR_TYPE);
     assert_int_equal(chunk_calls, 0);
     assert_int_equal(PMPI_Op_free(&op), MPI_SUCCESS);
 }
@@ -868,9 +868,9 @@ static void test_reduce_local(void **state)
     reset_err();
     assert_int_equal(PMPI_Reduce_local(in, io, -1, MPI_DOUBLE, MPI_SUM), MPI_ERR_COUNT);
     assert_int_equal(PMPI_Reduce_local(in, io, 1, MPI_DOUBLE, MPI_OP_NULL), MPI_ERR_OP);
-    assert_int_equal(PMPI_Reduce_local(in, io, 1, MPI_DOUBLE, 9999), MPI_ERR_OP);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, MPI_DOUBLE, (MPI_Op)(intptr_t)9999), MPI_ERR_OP);
     assert_int_equal(PMPI_Reduce_local(in, io, 1, MPI_DATATYPE_NULL, MPI_SUM), MPI_ERR_TYPE);
-    assert_int_equal(PMPI_Reduce_local(in, io, 1, 9999, MPI_SUM), MPI_ERR_TYPE);
+    assert_int_equal(PMPI_Reduce_local(in, io, 1, (MPI_Datatype)(intptr_t)9999, MPI_SUM), MPI_ERR_TYPE);
     assert_int_equal(PMPI_Reduce_local(in, io, 1, DT_UNCOMMITTED, MPI_SUM), MPI_ERR_TYPE);
     assert_int_equal(PMPI_Reduce_local(MPI_IN_PLACE, io, 1, MPI_DOUBLE, MPI_SUM), MPI_ERR_BUFFER);
     assert_int_equal(PMPI_Reduce_local(in, NULL, 1, MPI_DOUBLE, MPI_SUM), MPI_ERR_BUFFER);
@@ -906,7 +906,7 @@ static void test_basic_types(void **state)
     assert_int_equal(cm_dt_basic_size(MPI_SHORT_INT), sizeof(short) + sizeof(int));
     assert_int_equal(cm_dt_basic_extent(MPI_SHORT_INT), 8);
     assert_int_equal(cm_dt_basic_size(0), 0);
-    assert_int_equal(cm_dt_basic_size(CM_DT_NUM_PREDEFINED), 0);
+    assert_int_equal(cm_dt_basic_size(cm_dt_handle(CM_DT_NUM_PREDEFINED)), 0);
     assert_string_equal(cm_dt_basic_name(MPI_INT), "MPI_INT");
     assert_string_equal(cm_dt_basic_name(MPI_LONG_LONG), "MPI_LONG_LONG_INT");
     assert_string_equal(cm_dt_basic_name(MPI_C_FLOAT_COMPLEX), "MPI_C_FLOAT_COMPLEX");
@@ -917,8 +917,8 @@ static void test_basic_types(void **state)
     assert_int_equal(cm_dt_basic_size(MPI_CXX_LONG_DOUBLE_COMPLEX), 32);
     assert_string_equal(cm_dt_basic_name(MPI_CXX_DOUBLE_COMPLEX), "MPI_CXX_DOUBLE_COMPLEX");
     assert_string_equal(cm_dt_basic_name(MPI_DATATYPE_NULL), "MPI_DATATYPE_NULL");
-    assert_null(cm_dt_basic_name(CM_DT_NUM_PREDEFINED));
-    for (MPI_Datatype dt = 1; dt < CM_DT_NUM_PREDEFINED; dt++) {
+    assert_null(cm_dt_basic_name(cm_dt_handle(CM_DT_NUM_PREDEFINED)));
+    for (MPI_Datatype dt = cm_dt_handle(1); cm_dt_index(dt) < CM_DT_NUM_PREDEFINED; dt = cm_dt_handle(cm_dt_index(dt) + 1)) {
         assert_non_null(cm_dt_basic_name(dt));
         assert_true(cm_dt_basic_size(dt) > 0 && cm_dt_basic_size(dt) <= cm_dt_basic_extent(dt));
         assert_true(cm_dt_basic_extent(dt) % cm_dt_basic_align(dt) == 0);

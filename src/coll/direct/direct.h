@@ -316,7 +316,8 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
 {
     uint32_t b = bytes < 0x4000 ? (uint32_t)bytes
                                 : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
-    uint32_t o = op == MPI_OP_NULL ? 0u : (unsigned)op < 15u ? (uint32_t)op : 15u;
+    unsigned oi = (unsigned)cm_op_index(op); /* dense: predefined ones are 1..14 */
+    uint32_t o = op == MPI_OP_NULL ? 0u : oi < 15u ? (uint32_t)oi : 15u;
     return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
 }
 /* Record a mismatch seen against rank peer's word (the first one counts). */
