@@ -10,4 +10,9 @@
  * run) and hints (or info's, when info is not MPI_INFO_NULL). */
 int cm_comm_dup_finish(struct cm_comm *p, uint16_t ctx, MPI_Info info, MPI_Comm *newcomm, const char *call);
 
+/* A context id free in every member: members[0..n) are parent ranks, me is
+ * this process's index in members, tag an internal (negative) tag that no
+ * concurrent agreement among the same processes uses. */
+int cm_comm_agree_context(struct cm_comm *parent, const int *members, int n, int me, int tag, uint16_t *ctx);
+
 #endif
