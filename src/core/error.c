@@ -136,6 +136,13 @@ static int valid_errh(MPI_Errhandler e)
 
 int cm_errh_valid(MPI_Errhandler e) { return valid_errh(e); }
 
+void cm_errh_replace(MPI_Errhandler *slot, MPI_Errhandler e)
+{
+    cm_errh_retain(e);   /* first: e may be the handler the slot holds */
+    cm_errh_release(*slot);
+    *slot = e;
+}
+
 _Noreturn void cm_fatal(const char *call, const char *fmt, ...)
 {
     char msg[512];
@@ -298,9 +305,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %d", comm);
     if (!valid_errh(errhandler))
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %d", errhandler);
-    cm_errh_retain(errhandler);
-    cm_errh_release(c->errh);
-    c->errh = errhandler;
+    cm_errh_replace(&c->errh, errhandler);
     return MPI_SUCCESS;
 }
 

@@ -248,9 +248,7 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     if (!cm_errh_valid(errhandler))
         return cm_error_on(s->errh, &session, MPI_ERR_ARG, "MPI_Session_set_errhandler", "invalid error handler %ld",
                            (long)(intptr_t)errhandler);
-    cm_errh_retain(errhandler);
-    cm_errh_release(s->errh);
-    s->errh = errhandler;
+    cm_errh_replace(&s->errh, errhandler);
     return MPI_SUCCESS;
 }
 
