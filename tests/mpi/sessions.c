@@ -1,7 +1,8 @@
 /*
  * sessions.c -- the sessions model.  Argument "only": never MPI_Init (two
  * sessions at once, the last Session_finalize ends the process state);
- * "mixed": MPI_Init first, a session beside it, MPI_Finalize last.  Both:
+ * "mixed": MPI_Init first, sessions beside it, MPI_Finalize last; "late":
+ * MPI_Init after the sessions (the state is already up).  All:
  * psets, pset info, a communicator from mpi://WORLD (collectives and p2p),
  * from the odd ranks and from the even ranks with two string tags at the
  * same time, from mpi://SELF, and bad arguments returning clear errors.
@@ -147,8 +148,9 @@ static void bad_args(MPI_Session s)
 
 int main(int argc, char **argv)
 {
-    int mixed = argc > 1 && !strcmp(argv[1], "mixed"), flag = -1, rank, size;
-    if (mixed)
+    int late = argc > 1 && !strcmp(argv[1], "late");
+    int mixed = late || (argc > 1 && !strcmp(argv[1], "mixed")), flag = -1, rank, size;
+    if (mixed && !late)
         MPI_Init(&argc, &argv);
     MPI_Session s1 = MPI_SESSION_NULL, s2 = MPI_SESSION_NULL;
     MPI_Info hints;
@@ -157,6 +159,11 @@ int main(int argc, char **argv)
     CHECK(MPI_Session_init(hints, MPI_ERRORS_RETURN, &s1) == MPI_SUCCESS && s1 != MPI_SESSION_NULL, "session 1");
     MPI_Info_free(&hints);
     CHECK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &s2) == MPI_SUCCESS && s2 != s1, "session 2");
+    if (late) {
+        MPI_Initialized(&flag);
+        CHECK(flag == 0, "MPI_Initialized says %d before MPI_Init", flag);
+        CHECK(MPI_Init(&argc, &argv) == MPI_SUCCESS, "MPI_Init after sessions");
+    }
     MPI_Initialized(&flag);
     CHECK(flag == mixed, "MPI_Initialized says %d under %s", flag, mixed ? "MPI_Init" : "sessions only");
 
@@ -194,6 +201,6 @@ int main(int argc, char **argv)
     if (mixed)
         MPI_Finalize();
     if (rank == 0)
-        printf("sessions %s: %d ranks ok\n", mixed ? "mixed" : "only", size);
+        printf("sessions %s: %d ranks ok\n", late ? "late" : mixed ? "mixed" : "only", size);
     return 0;
 }
