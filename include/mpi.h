@@ -372,6 +372,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 /* ---- callback types --------------------------------------------------- */
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
+typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
@@ -905,6 +906,20 @@ CM_API_FN(int, T_event_read, (MPI_T_event_instance event_instance, int element_i
 CM_API_FN(int, T_event_copy, (MPI_T_event_instance event_instance, void *buffer))
 CM_API_FN(int, T_event_get_timestamp, (MPI_T_event_instance event_instance, MPI_Count *event_timestamp))
 CM_API_FN(int, T_event_get_source, (MPI_T_event_instance event_instance, int *source_index))
+
+/* sessions (MPI-4.0 chapter 11.3) */
+CM_API_FN(int, Session_init, (MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session))
+CM_API_FN(int, Session_finalize, (MPI_Session *session))
+CM_API_FN(int, Session_get_num_psets, (MPI_Session session, MPI_Info info, int *npset_names))
+CM_API_FN(int, Session_get_nth_pset, (MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name))
+CM_API_FN(int, Session_get_pset_info, (MPI_Session session, const char *pset_name, MPI_Info *info))
+CM_API_FN(int, Session_get_info, (MPI_Session session, MPI_Info *info_used))
+CM_API_FN(int, Session_create_errhandler, (MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler))
+CM_API_FN(int, Session_set_errhandler, (MPI_Session session, MPI_Errhandler errhandler))
+CM_API_FN(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *errhandler))
+CM_API_FN(int, Session_call_errhandler, (MPI_Session session, int errorcode))
+CM_API_FN(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
+CM_API_FN(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
 
 #undef CM_API_FN
 #undef CM_API_VISIBLE

@@ -20,6 +20,7 @@
 #pragma weak MPI_Error_string = PMPI_Error_string
 #pragma weak MPI_Error_class = PMPI_Error_class
 #pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
+#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
 #pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
 #pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
@@ -136,6 +137,15 @@ static int valid_errh(MPI_Errhandler e)
     return i >= 1 && i < errh_used && (i < ERRH_USER || user_errh[i]);
 }
 
+int cm_errh_valid(MPI_Errhandler e) { return valid_errh(e); }
+
+void cm_errh_replace(MPI_Errhandler *slot, MPI_Errhandler e)
+{
+    cm_errh_retain(e);   /* first: e may be the handler the slot holds */
+    cm_errh_release(*slot);
+    *slot = e;
+}
+
 _Noreturn void cm_fatal(const char *call, const char *fmt, ...)
 {
     char msg[512];
@@ -168,7 +178,10 @@ static int always_available(const char *call)
     return 0;
 }
 
-int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+/* Record and raise one error on handler e; obj is the handle a user handler
+ * receives a pointer to (a communicator, or a session: the two function
+ * types differ only in that pointer's type). */
+static int raise_on(MPI_Errhandler e, void *obj, int errclass, const char *call, const char *fmt, va_list ap)
 {
     /* Outside MPI_Init..MPI_Finalize no object exists, so whatever a call
      * finds wrong there ("invalid communicator 1") hides the real mistake:
@@ -177,31 +190,44 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
     if ((!cm_g.initialized || cm_g.finalized) && !always_available(call))
         cm_check_initialized_fail(call);
     char msg[400], where[64];
-    va_list ap;
-    va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
     if (cm_g.rank >= 0)
         snprintf(where, sizeof where, "%s on rank %d", call, cm_g.rank);
     else
         snprintf(where, sizeof where, "%s", call);
     if (errclass > 0 && errclass < CM_ERR_NCLASSES)
         snprintf(last_detail[errclass], sizeof last_detail[errclass], "%s: %s", where, msg);
-
-    struct cm_comm *c = cm_comm_lookup(comm, NULL);
-    if (!c)
-        c = cm_comm_lookup(MPI_COMM_WORLD, NULL);
-    MPI_Errhandler e = c ? c->errh : MPI_ERRORS_ARE_FATAL;
     if (e == MPI_ERRORS_RETURN)
         return errclass;
     if (user_index(e) >= 0 && valid_errh(e)) {
-        MPI_Comm h = c->handle;
         int code = errclass;
-        user_errh[user_index(e)](&h, &code, call);
+        user_errh[user_index(e)](obj, &code, call);
         return errclass;
     }
     fprintf(stderr, "corempi: %s: %s\n", where, msg);
     cm_abort_job(errclass, 1);
+}
+
+int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+{
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (!c)
+        c = cm_comm_lookup(MPI_COMM_WORLD, NULL);
+    MPI_Comm h = c ? c->handle : MPI_COMM_NULL;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = raise_on(c ? c->errh : MPI_ERRORS_ARE_FATAL, &h, errclass, call, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int cm_error_on(MPI_Errhandler e, void *obj, int errclass, const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = raise_on(cm_errh_valid(e) ? e : MPI_ERRORS_ARE_FATAL, obj, errclass, call, fmt, ap);
+    va_end(ap);
+    return rc;
 }
 
 int PMPI_Error_string(int errorcode, char *string, int *resultlen)
@@ -245,11 +271,12 @@ int PMPI_Error_class(int errorcode, int *errorclass)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+static int create_errh(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler, const char *call)
 {
-    CM_ENTER(Comm_create_errhandler);
     if (!fn)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Comm_create_errhandler", "the handler function is NULL");
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "the handler function is NULL");
+    if (!errhandler)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errhandler is NULL");
     for (int i = ERRH_USER; i < ERRH_MAX; i++) {
         if (!user_errh[i]) {
             user_errh[i] = fn;
@@ -260,7 +287,21 @@ int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler
             return MPI_SUCCESS;
         }
     }
-    return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Comm_create_errhandler", "too many error handlers (%d)", ERRH_MAX);
+    return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "too many error handlers (%d)", ERRH_MAX);
+}
+
+int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    CM_ENTER(Comm_create_errhandler);
+    return create_errh(fn, errhandler, "MPI_Comm_create_errhandler");
+}
+
+/* A session handler is called with an MPI_Session * where a communicator
+ * one gets an MPI_Comm *: same calling convention, one table. */
+int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
+{
+    CM_ENTER(Session_create_errhandler);
+    return create_errh((MPI_Comm_errhandler_function *)fn, errhandler, "MPI_Session_create_errhandler");
 }
 
 int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
@@ -271,9 +312,7 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %ld", (long)(intptr_t)comm);
     if (!valid_errh(errhandler))
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_set_errhandler", "invalid error handler %ld", (long)(intptr_t)errhandler);
-    cm_errh_retain(errhandler);
-    cm_errh_release(c->errh);
-    c->errh = errhandler;
+    cm_errh_replace(&c->errh, errhandler);
     return MPI_SUCCESS;
 }
 

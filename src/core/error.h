@@ -26,6 +26,13 @@ _Noreturn void cm_abort_job(int code, int already_printed);
 _Noreturn void cm_fatal(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* Reference counting of user error handlers held by communicators. */
+/* Raise an error on handler e (an invalid e: errors are fatal); a user
+ * handler gets obj, a pointer to the object's handle (MPI_Session *, ...). */
+int cm_error_on(MPI_Errhandler e, void *obj, int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+int cm_errh_valid(MPI_Errhandler e);
+/* An object's handler slot takes e (references moved accordingly). */
+void cm_errh_replace(MPI_Errhandler *slot, MPI_Errhandler e);
 void cm_errh_retain(MPI_Errhandler e);
 void cm_errh_release(MPI_Errhandler e);
 

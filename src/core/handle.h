@@ -21,12 +21,12 @@
 
 enum cm_h_kind {
     CM_H_COMM = 1, CM_H_GROUP, CM_H_DATATYPE, CM_H_OP, CM_H_REQUEST,
-    CM_H_ERRHANDLER, CM_H_INFO, CM_H_MESSAGE
+    CM_H_ERRHANDLER, CM_H_INFO, CM_H_MESSAGE, CM_H_SESSION
 };
 #define CM_H_KIND_SHIFT 24
 #define CM_H_INDEX_MAX ((1 << CM_H_KIND_SHIFT) - 1)
 
-#ifdef MPI_ABI_VERSION
+/* Needed by both headers: MPI_Session is a pointer in both (mpi.h). */
 static inline int cm_h_index(uintptr_t v, enum cm_h_kind kind, uintptr_t first, int npredef)
 {
     if (v - first < (uintptr_t)npredef)
@@ -41,7 +41,7 @@ static inline uintptr_t cm_h_value(int index, enum cm_h_kind kind, uintptr_t fir
     return index < npredef ? first + (uintptr_t)index
                            : (uintptr_t)kind << CM_H_KIND_SHIFT | (uintptr_t)index;
 }
-#define CM_H_PAIR(name, Type, kind, first, npredef)                                        \
+#define CM_H_PAIR_PTR(name, Type, kind, first, npredef)                                    \
     static inline int cm_##name##_index(Type h)                                            \
     {                                                                                      \
         return cm_h_index((uintptr_t)h, kind, first, npredef);                             \
@@ -50,6 +50,8 @@ static inline uintptr_t cm_h_value(int index, enum cm_h_kind kind, uintptr_t fir
     {                                                                                      \
         return (Type)cm_h_value(index, kind, first, npredef);                              \
     }
+#ifdef MPI_ABI_VERSION
+#define CM_H_PAIR(name, Type, kind, first, npredef) CM_H_PAIR_PTR(name, Type, kind, first, npredef)
 #else
 #define CM_H_PAIR(name, Type, kind, first, npredef)                                        \
     static inline int cm_##name##_index(Type h) { return (int)h; }                         \
@@ -63,6 +65,7 @@ CM_H_PAIR(info, MPI_Info, CM_H_INFO, 0x130, 2)              /* NULL, ENV */
 CM_H_PAIR(errh, MPI_Errhandler, CM_H_ERRHANDLER, 0x140, 4)  /* NULL, FATAL, RETURN, ABORT */
 CM_H_PAIR(msg, MPI_Message, CM_H_MESSAGE, 0x128, 2)         /* NULL, NO_PROC */
 CM_H_PAIR(comm, MPI_Comm, CM_H_COMM, 0x100, 3)              /* NULL, WORLD, SELF */
+CM_H_PAIR_PTR(session, MPI_Session, CM_H_SESSION, 0x120, 1) /* NULL */
 
 
 /* Predefined datatypes and ops live in dense tables (index 1..N-1, 0 is the

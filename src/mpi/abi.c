@@ -92,6 +92,12 @@ int PMPI_Abi_get_fortran_info(MPI_Info *info)
 #pragma weak MPI_Request_fromint = PMPI_Request_fromint
 #pragma weak MPI_Type_toint = PMPI_Type_toint
 #pragma weak MPI_Type_fromint = PMPI_Type_fromint
+#pragma weak MPI_Session_toint = PMPI_Session_toint
+#pragma weak MPI_Session_fromint = PMPI_Session_fromint
+#pragma weak MPI_Win_toint = PMPI_Win_toint
+#pragma weak MPI_Win_fromint = PMPI_Win_fromint
+#pragma weak MPI_File_toint = PMPI_File_toint
+#pragma weak MPI_File_fromint = PMPI_File_fromint
 
 #define CM_ABI_TOINT(Name, Type, arg)               \
     int PMPI_##Name##_toint(Type arg)               \
@@ -113,3 +119,8 @@ CM_ABI_TOINT(Message, MPI_Message, message)
 CM_ABI_TOINT(Op, MPI_Op, op)
 CM_ABI_TOINT(Request, MPI_Request, request)
 CM_ABI_TOINT(Type, MPI_Datatype, datatype)
+CM_ABI_TOINT(Session, MPI_Session, session)
+/* No windows or files yet (issue 23, no MPI-IO): only their NULL handles
+ * exist, and they convert like every other handle. */
+CM_ABI_TOINT(Win, MPI_Win, win)
+CM_ABI_TOINT(File, MPI_File, file)

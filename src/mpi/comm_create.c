@@ -71,17 +71,22 @@ void cm_comm_exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, i
 }
 
 /* OR-allreduce of the context bitmaps among members (parent ranks), then take a pair. */
-static int agree_context(struct cm_comm *parent, const int *members, int n, int me, uint16_t *ctx)
+int cm_comm_agree_context(struct cm_comm *parent, const int *members, int n, int me, int tag, uint16_t *ctx)
 {
     static uint64_t bits[CM_CTX_WORDS], incoming[CM_CTX_WORDS];
     cm_context_bits(bits);
     for (int k = 1; k < n; k <<= 1) {
         cm_comm_exchange(parent, bits, sizeof bits, members[(me + k) % n], incoming, sizeof incoming,
-                 members[(me - k % n + n) % n], TAG_CONTEXT);
+                 members[(me - k % n + n) % n], tag);
         for (int w = 0; w < CM_CTX_WORDS; w++)
             bits[w] |= incoming[w];
     }
     return cm_context_take(bits, ctx);
+}
+
+static int agree_context(struct cm_comm *parent, const int *members, int n, int me, uint16_t *ctx)
+{
+    return cm_comm_agree_context(parent, members, n, me, TAG_CONTEXT, ctx);
 }
 
 static int all_members(struct cm_comm *parent, int **members)

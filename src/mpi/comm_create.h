@@ -26,4 +26,9 @@ int cm_inter_split(struct cm_comm *p, int color, int key, MPI_Comm *newcomm);
 int cm_inter_create(struct cm_comm *p, MPI_Group group, MPI_Comm *newcomm);
 int cm_inter_compare(struct cm_comm *a, struct cm_comm *b);
 
+/* A context id free in every member: members[0..n) are parent ranks, me is
+ * this process's index in members, tag an internal (negative) tag that no
+ * concurrent agreement among the same processes uses. */
+int cm_comm_agree_context(struct cm_comm *parent, const int *members, int n, int me, int tag, uint16_t *ctx);
+
 #endif

@@ -5,6 +5,12 @@
  * singleton) and sets up the layers.  There is no start-up barrier: the
  * launcher wrote every rank's pid before exec and rings start zeroed, so a
  * rank may send as soon as its own MPI_Init returns.
+ *
+ * The process-level state has two kinds of users: the world model (MPI_Init
+ * .. MPI_Finalize) and each live session (mpi/session.c).  The first user
+ * sets it up, the last one tears it down (cm_process_up/_down); cm_g.initialized
+ * says the state is up, world_inited/world_finalized are what MPI_Initialized
+ * and MPI_Finalized report (false under sessions only, MPI-4.0 11.4.1).
  */
 #include "core/state.h"
 #include "core/error.h"
@@ -16,6 +22,7 @@
 #include "p2p/p2p.h"
 #include "p2p/outq.h"
 #include "shm/wait.h"
+#include "mpi/process.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -108,13 +115,12 @@ static int map_job_segment(int fd, int rank, int size)
     return 0;
 }
 
-static int init_common(int required, int *provided)
+static int users;                       /* the world model + live sessions */
+static int world_inited, world_finalized;
+
+/* Set up the layers (the first user) or count one more user. */
+static void setup(int required)
 {
-    if (cm_g.initialized) {
-        if (cm_g.finalized)
-            cm_fatal("MPI_Init", "MPI cannot be initialised again after MPI_Finalize");
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI is already initialised");
-    }
     cm_g.verbose = parse_verbose();
     int fd = env_int(CM_ENV_SHM_FD, -1);
     if (fd < 0)
@@ -136,8 +142,6 @@ static int init_common(int required, int *provided)
     cm_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                       : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
     cm_g.main_thread = pthread_self();
-    if (provided)
-        *provided = cm_g.thread_level;
     int rc;
     if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))
         cm_fatal("MPI_Init", "initialisation failed (error class %d)", rc);
@@ -148,6 +152,54 @@ static int init_common(int required, int *provided)
         fprintf(stderr, "corempi: rank %d of %d: pid %d, %s, single copy %s, eager <= %zu B\n",
                 cm_g.rank, cm_g.size, (int)getpid(), cm_g.oversubscribed ? "oversubscribed" : "one core each",
                 cm_g.cma_ok ? "on" : "off", cm_g.eager_max);
+}
+
+int cm_process_up(int required, const char *call)
+{
+    if (cm_g.finalized)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
+                        "corempi cannot start MPI again once MPI_Finalize or the last MPI_Session_finalize has run");
+    if (users++ == 0)
+        setup(required);
+    return MPI_SUCCESS;
+}
+
+static int outq_empty(void *unused)
+{
+    (void)unused;
+    return !cm_outq_active();
+}
+
+void cm_process_down(int call_id)
+{
+    if (--users > 0)
+        return;
+    /* Control messages (FIN/ACK/CTS) and buffered sends still queued would
+     * leave peers waiting: deliver them before leaving. */
+    cm_bsend_flush();
+    cm_progress_until(outq_empty, NULL, -1, call_id, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    cm_comm_finalize();
+    cm_p2p_finalize();
+    cm_group_finalize();
+    cm_op_finalize();
+    cm_dt_finalize();
+    cm_g.finalized = 1;
+    atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_FINALIZED, memory_order_release);
+}
+
+static int init_common(int required, int *provided)
+{
+    if (world_inited) {
+        if (world_finalized)
+            cm_fatal("MPI_Init", "MPI cannot be initialised again after MPI_Finalize");
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI is already initialised");
+    }
+    int rc = cm_process_up(required, "MPI_Init");
+    if (rc)
+        return rc;
+    world_inited = 1;
+    if (provided)
+        *provided = cm_g.thread_level;
     return MPI_SUCCESS;
 }
 
@@ -165,41 +217,29 @@ int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
     return init_common(required, provided);
 }
 
-static int outq_empty(void *unused)
-{
-    (void)unused;
-    return !cm_outq_active();
-}
-
 int PMPI_Finalize(void)
 {
     CM_ENTER(Finalize);
     int rc = cm_check_initialized("MPI_Finalize");
     if (rc)
         return rc;
-    /* Control messages (FIN/ACK/CTS) and buffered sends still queued would
-     * leave peers waiting: deliver them before leaving. */
-    cm_bsend_flush();
-    cm_progress_until(outq_empty, NULL, -1, CM_CALL_Finalize, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
-    cm_comm_finalize();
-    cm_p2p_finalize();
-    cm_group_finalize();
-    cm_op_finalize();
-    cm_dt_finalize();
-    cm_g.finalized = 1;
-    atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_FINALIZED, memory_order_release);
+    if (!world_inited || world_finalized)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Finalize",
+                        world_inited ? "MPI_Finalize was already called" : "MPI_Init was not called (finalize sessions with MPI_Session_finalize)");
+    world_finalized = 1;
+    cm_process_down(CM_CALL_Finalize);
     return MPI_SUCCESS;
 }
 
 int PMPI_Initialized(int *flag)
 {
-    *flag = cm_g.initialized;
+    *flag = world_inited;
     return MPI_SUCCESS;
 }
 
 int PMPI_Finalized(int *flag)
 {
-    *flag = cm_g.finalized;
+    *flag = world_finalized;
     return MPI_SUCCESS;
 }
 

@@ -414,6 +414,15 @@ def probe(cc, cflags, src, funcs, extra, incdirs):
             for m in re.finditer(r"[‘'`]P?MPI_(\w+)[’']", line):
                 if m.group(1) in known:
                     bad.add(m.group(1))
+        # an error in a signature (a type the host header lacks, such as
+        # MPI_Session in an older MPI) names the function on its source line
+        lines = src.splitlines()
+        for line in r.stderr.splitlines():
+            m = re.search(r"w\.c:(\d+):\d+: error", line)
+            if m and 0 < int(m.group(1)) <= len(lines):
+                for mm in re.finditer(r"\bP?MPI_(\w+)\s*\(", lines[int(m.group(1)) - 1]):
+                    if mm.group(1) in known:
+                        bad.add(mm.group(1))
         # an error inside a wrapper body names its function in the preceding "In function" line
         cur = None
         for line in r.stderr.splitlines():

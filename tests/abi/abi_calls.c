@@ -45,6 +45,15 @@ static void roundtrips(int rank)
           "MPI_ERRORS_RETURN round trip");
     CHECK(MPI_Message_fromint(MPI_Message_toint(MPI_MESSAGE_NO_PROC)) == MPI_MESSAGE_NO_PROC,
           "MPI_MESSAGE_NO_PROC round trip");
+    CHECK(MPI_Win_fromint(MPI_Win_toint(MPI_WIN_NULL)) == MPI_WIN_NULL, "MPI_WIN_NULL round trip");
+    CHECK(MPI_File_fromint(MPI_File_toint(MPI_FILE_NULL)) == MPI_FILE_NULL, "MPI_FILE_NULL round trip");
+    CHECK(MPI_Session_fromint(MPI_Session_toint(MPI_SESSION_NULL)) == MPI_SESSION_NULL,
+          "MPI_SESSION_NULL round trip");
+    MPI_Session session;
+    CHECK(MPI_Session_init(MPI_INFO_NULL, MPI_ERRORS_RETURN, &session) == MPI_SUCCESS, "MPI_Session_init");
+    CHECK(MPI_Session_fromint(MPI_Session_toint(session)) == session, "session: fromint(toint(h)) != h");
+    CHECK(MPI_Session_toint(session) != MPI_Session_toint(MPI_SESSION_NULL), "a session's int is NULL's");
+    CHECK(MPI_Session_finalize(&session) == MPI_SUCCESS, "MPI_Session_finalize");
 
     /* The handle that comes back works: the request completes, the comm
      * and type are usable. */

@@ -1,0 +1,13 @@
+/* process.h -- the process-level state shared by MPI_Init and sessions (init.c). */
+#ifndef CM_MPI_PROCESS_H
+#define CM_MPI_PROCESS_H
+
+/* One more user of the library's process state (the world model or a
+ * session): the first sets the layers up at thread level `required`.  An
+ * error (class) once the state was torn down: corempi does not restart. */
+int cm_process_up(int required, const char *call);
+/* One user less: the last one delivers queued control messages and tears
+ * the layers down (call_id: the CM_CALL_ of the caller, for progress). */
+void cm_process_down(int call_id);
+
+#endif
