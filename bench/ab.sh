@@ -12,6 +12,8 @@
 # the ping-pong) is tagged with the cache-line hand-over timed right before it,
 # A and B alternate, and the ratio A/B is taken per placement from the runs on
 # that placement only.  Prints one table per placement that both builds saw.
+# Rows latency:N are µs (A/B < 1: A faster); rows bw:N are GB/s (A/B > 1: A
+# faster).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 a=${1:?build A}; b=${2:?build B}; rounds=${3:-6}; ranks=${AB_RANKS:-2}
@@ -40,7 +42,7 @@ for ((r = 0; r < rounds; r++)); do
         [ "$ranks" = 2 ] || continue
         p=$(placement)
         timeout 60 "$build/bin/mpirun" -n 2 "$work/$s/pingpong" -q 2>/dev/null |
-            awk -v s="$s" -v p="$p" '$1 == "pingpong" && $2 == "latency" { print p, s, "latency:" $3, $4 }' >>"$work/records"
+            awk -v s="$s" -v p="$p" '$1 == "pingpong" { print p, s, $2 ":" $3, $4 }' >>"$work/records"
     done
     echo "round $((r + 1))/$rounds" >&2
 done
