@@ -1,0 +1,48 @@
+/*
+ * alloc_mem.c -- MPI_Alloc_mem and MPI_Free_mem.
+ *
+ * Plain process memory: corempi's single-copy reads (CMA) reach any page of
+ * a peer, so memory from here is no faster to send from than any other, and
+ * a window over it (issue 23) may use it like any buffer.  Blocks are
+ * aligned to a cache line so that a user's flags in them do not share lines
+ * with unrelated data.  No info key changes anything; a bad info handle is
+ * still refused.
+ */
+#include "core/error.h"
+#include "core/info.h"
+#include "core/state.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+
+#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
+#pragma weak MPI_Free_mem = PMPI_Free_mem
+
+int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+{
+    static const char call[] = "MPI_Alloc_mem";
+    CM_ENTER(Alloc_mem);
+    if (size < 0)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_SIZE, call, "size %ld is negative", (long)size);
+    if (!baseptr)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "baseptr is NULL");
+    if (info != MPI_INFO_NULL) {
+        MPI_Info copy;
+        if (cm_info_copy(info, &copy) != MPI_SUCCESS)
+            return cm_error(MPI_COMM_WORLD, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
+        cm_info_release(copy);
+    }
+    void *p = NULL;
+    /* size 0 still gets a block of its own, so Free_mem has something to free */
+    if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "cannot allocate %ld bytes", (long)size);
+    *(void **)baseptr = p;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Free_mem(void *base)
+{
+    CM_ENTER(Free_mem);
+    free(base);
+    return MPI_SUCCESS;
+}
