@@ -35,9 +35,11 @@ int cm_dt_set_contents(struct cm_datatype *t, int combiner, int ni, const int *i
     c->ni = ni;
     c->na = na;
     c->nd = nd;
+    /* Widest first: addresses and handles (pointers under the standard ABI)
+     * stay aligned after the struct, the ints go last. */
     c->addrs = (MPI_Aint *)(c + 1);
-    c->ints = (int *)(c->addrs + na);
-    c->types = (MPI_Datatype *)(c->ints + ni);
+    c->types = (MPI_Datatype *)(c->addrs + na);
+    c->ints = (int *)(c->types + nd);
     if (na)
         memcpy(c->addrs, addrs, (size_t)na * sizeof *addrs);
     if (ni)

@@ -63,14 +63,16 @@ int cm_inter_agree(const struct cm_sub *g, int leader, struct cm_comm *chan, int
     }
     if (g->me == leader) {
         memcpy(in, bits, BITS_BYTES);
-        memcpy((char *)in + BITS_BYTES, mine, mine_bytes);
+        if (mine_bytes)   /* mine may be NULL then (memcpy's arguments must not be) */
+            memcpy((char *)in + BITS_BYTES, mine, mine_bytes);
         cm_comm_exchange(chan, in, BITS_BYTES + mine_bytes, chan_peer, (char *)bits, BITS_BYTES + theirs_max,
                          chan_peer, chan_tag);
         for (int w = 0; w < CM_CTX_WORDS; w++)
             bits[w] |= in[w];
     }
     sub_bcast(g, bits, BITS_BYTES + theirs_max, leader);
-    memcpy(theirs, (char *)bits + BITS_BYTES, theirs_max);
+    if (theirs_max)
+        memcpy(theirs, (char *)bits + BITS_BYTES, theirs_max);
     int rc = MPI_SUCCESS, taken = 0;
     for (; taken < nctx; taken++) {
         if ((rc = cm_context_take(bits, &ctx[taken])) != MPI_SUCCESS)

@@ -134,7 +134,8 @@ int cm_inter_create(struct cm_comm *p, MPI_Group group, MPI_Comm *newcomm)
         return cm_error(p->handle, MPI_ERR_NO_MEM, call, "out of memory");
     }
     mine[0] = g->size;
-    memcpy(mine + 1, g->world, (size_t)g->size * sizeof(int));
+    if (g->size)          /* the empty group's world may be NULL */
+        memcpy(mine + 1, g->world, (size_t)g->size * sizeof(int));
     uint16_t ctx[2];
     int rc = cm_inter_agree_on(p, mine, bytes, theirs, bytes, ctx, 2);
     if (rc) {
