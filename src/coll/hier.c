@@ -12,7 +12,7 @@ static const enum cm_topo_level levels[] = { CM_TOPO_PACKAGE, CM_TOPO_NUMA, CM_T
 
 static int have_machine(void)
 {
-    return cm_topo_machine_ready(getenv("COREMPI_TOPOLOGY")) == 0;
+    return cm_topo_machine_ready() == 0;
 }
 
 /* Index of the `level` domain holding world rank w's core, or -1. */

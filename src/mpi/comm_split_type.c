@@ -12,6 +12,7 @@
 #include "core/comm.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "topo/domain.h"
 #include "topo/machine.h"
 
 #include <stdlib.h>
@@ -21,18 +22,14 @@
 #pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak PMPI_Info_get
 
-static struct cm_machine machine;
-static int machine_state; /* 0 not loaded, 1 loaded, -1 failed */
-
+/* The machine of topo/domain.c, loaded once for every layer that asks. */
 static struct cm_machine *get_machine(void)
 {
-    if (machine_state == 0) {
-        char err[256];
-        machine_state = cm_machine_load(&machine, getenv("COREMPI_TOPOLOGY"), err, sizeof err) == 0 ? 1 : -1;
-        if (machine_state < 0 && cm_g.verbose)
-            fprintf(stderr, "corempi: rank %d: cannot load the topology: %s\n", cm_g.rank, err);
-    }
-    return machine_state > 0 ? &machine : NULL;
+    static int reported;
+    struct cm_machine *m = cm_topo_machine();
+    if (!m && cm_g.verbose && !reported++)
+        fprintf(stderr, "corempi: rank %d: cannot load the topology: %s\n", cm_g.rank, cm_topo_machine_error());
+    return m;
 }
 
 /* This rank's core object. */

@@ -49,7 +49,7 @@ int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
         static const struct { enum cm_topo_level level; const char *key; } levels[] = {
             { CM_TOPO_PACKAGE, "corempi_package" }, { CM_TOPO_NUMA, "corempi_numa" }, { CM_TOPO_L3, "corempi_l3cache" },
         };
-        int machine = cm_topo_machine_ready(getenv("COREMPI_TOPOLOGY")) == 0;
+        int machine = cm_topo_machine_ready() == 0;
         for (size_t i = 0; machine && rc == MPI_SUCCESS && i < sizeof levels / sizeof levels[0]; i++) {
             int d = cm_topo_domain_of_core(levels[i].level, core);
             if (d >= 0)

@@ -47,7 +47,7 @@ static int by_locality(const void *a, const void *b)
  * comment), -2 when out of memory. */
 static int locality_position(const struct cm_comm *c)
 {
-    if (cm_topo_machine_ready(getenv("COREMPI_TOPOLOGY")) != 0 || !cm_g.seg)
+    if (cm_topo_machine_ready() != 0 || !cm_g.seg)
         return -1;
     struct member *m = malloc((size_t)c->size * sizeof *m);
     if (!m)

@@ -2,20 +2,32 @@
 #include "topo/domain.h"
 #include "topo/machine.h"
 
+#include <stdlib.h>
+
 static struct cm_machine machine;
 static int machine_state; /* 0 not tried, 1 loaded, -1 unavailable */
+static char machine_error[256];
 
 static const hwloc_obj_type_t level_type[CM_TOPO_LEVELS] = {
     [CM_TOPO_PACKAGE] = HWLOC_OBJ_PACKAGE, [CM_TOPO_NUMA] = HWLOC_OBJ_NUMANODE, [CM_TOPO_L3] = HWLOC_OBJ_L3CACHE,
 };
 
-int cm_topo_machine_ready(const char *spec)
+int cm_topo_machine_ready(void)
 {
-    if (machine_state == 0) {
-        char err[256];
-        machine_state = cm_machine_load(&machine, spec, err, sizeof err) == 0 ? 1 : -1;
-    }
+    if (machine_state == 0)
+        machine_state =
+            cm_machine_load(&machine, getenv("COREMPI_TOPOLOGY"), machine_error, sizeof machine_error) == 0 ? 1 : -1;
     return machine_state > 0 ? 0 : -1;
+}
+
+const char *cm_topo_machine_error(void)
+{
+    return machine_state < 0 ? machine_error : "";
+}
+
+struct cm_machine *cm_topo_machine(void)
+{
+    return cm_topo_machine_ready() == 0 ? &machine : NULL;
 }
 
 int cm_topo_domain_of_core(enum cm_topo_level level, int core)

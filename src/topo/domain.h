@@ -12,11 +12,16 @@
 
 enum cm_topo_level { CM_TOPO_PACKAGE, CM_TOPO_NUMA, CM_TOPO_L3, CM_TOPO_LEVELS };
 
-/* Load the machine on the first call (spec: an hwloc synthetic string or
- * XML file, as mpirun's --topology / COREMPI_TOPOLOGY; NULL or "" the real
- * machine); later calls reuse it, whatever their spec.  Returns 0, or -1
- * when it could not be loaded (then every later call returns -1 too). */
-int cm_topo_machine_ready(const char *spec);
+/* Load the job's machine on the first call: the synthetic string or XML
+ * file mpirun passed in COREMPI_TOPOLOGY (its --topology), else the real
+ * machine.  Later calls reuse it.  Returns 0, or -1 when it could not be
+ * loaded (then every later call returns -1 too, and cm_topo_machine_error
+ * says why).  One load per process: every layer that needs the machine's
+ * shape asks here, so they all see the same machine. */
+int cm_topo_machine_ready(void);
+
+/* Why the machine could not be loaded ("" when it was, or not yet tried). */
+const char *cm_topo_machine_error(void);
 
 /* Index (hwloc logical) of the `level` domain holding core `core`, or -1
  * (machine not loaded, no such core, or the level does not hold it). */

@@ -29,6 +29,11 @@ struct cm_machine {
  * HWLOC_PLUGINS_PATH around hwloc_topology_init: call it before any thread
  * exists (mpirun does; a library caller should load its own way). */
 int cm_machine_load(struct cm_machine *m, const char *spec, char *err, size_t errlen);
+
+/* The job's machine as domain.h loads it (once per process), or NULL when it
+ * could not be loaded.  For the callers that need hwloc's own tree; the
+ * others use domain.h's levels. */
+struct cm_machine *cm_topo_machine(void);
 void cm_machine_free(struct cm_machine *m);
 
 /* Bind the calling process to usable core `core`; 0 or -1 (errno set). */
