@@ -80,12 +80,8 @@ int cm_coll_persist_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Re
     const struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (c && c->remote_size)
         return cm_error(comm, MPI_ERR_COMM, call, "persistent collectives on an intercommunicator are not supported");
-    if (info != MPI_INFO_NULL) {
-        MPI_Info copy;
-        if (cm_info_copy(info, &copy) != MPI_SUCCESS)
-            return cm_error(comm, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
-        cm_info_release(copy);
-    }
+    if (!cm_info_valid(info))
+        return cm_error(comm, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
     cm_coll_capture = (struct cm_coll_plan){ .on = 1, .call = call };
     return MPI_SUCCESS;
 }

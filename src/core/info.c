@@ -495,6 +495,11 @@ int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
     return MPI_SUCCESS;
 }
 
+int cm_info_valid(MPI_Info info)
+{
+    return info == MPI_INFO_NULL || lookup(info) != NULL;
+}
+
 int cm_info_copy(MPI_Info info, MPI_Info *copy)
 {
     struct cm_info *in = NULL;

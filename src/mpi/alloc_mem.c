@@ -26,12 +26,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_SIZE, call, "size %ld is negative", (long)size);
     if (!baseptr)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "baseptr is NULL");
-    if (info != MPI_INFO_NULL) {
-        MPI_Info copy;
-        if (cm_info_copy(info, &copy) != MPI_SUCCESS)
-            return cm_error(MPI_COMM_WORLD, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
-        cm_info_release(copy);
-    }
+    if (!cm_info_valid(info))
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
     void *p = NULL;
     /* size 0 still gets a block of its own, so Free_mem has something to free */
     if (posix_memalign(&p, 64, size ? (size_t)size : 1) != 0)
