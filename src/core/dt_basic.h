@@ -15,6 +15,13 @@
 #include "mpi.h"
 #include "core/handle.h"
 
+/* What one element is (core/dt_predefined.def's class column).  NONE: not a
+ * predefined type, or one this compiler has no C type for. */
+enum cm_dt_class {
+    CM_DTC_NONE, CM_DTC_INTEGER, CM_DTC_FLOAT, CM_DTC_COMPLEX, CM_DTC_LOGICAL,
+    CM_DTC_BYTE, CM_DTC_CHAR, CM_DTC_PAIR
+};
+
 /* 1 when dt is a predefined datatype handle. */
 static inline int cm_dt_is_basic(MPI_Datatype dt)
 {
@@ -33,6 +40,9 @@ size_t cm_dt_basic_align(MPI_Datatype dt);
 
 /* "MPI_INT"; "MPI_DATATYPE_NULL" for 0; NULL for other non-predefined handles. */
 const char *cm_dt_basic_name(MPI_Datatype dt);
+
+/* The class of a predefined type; CM_DTC_NONE for any other handle. */
+enum cm_dt_class cm_dt_basic_class(MPI_Datatype dt);
 
 /* For the MINLOC/MAXLOC pair types: 1, with the value's byte count and the
  * offset of the int index (the two blocks of one element are [0, *val_bytes)

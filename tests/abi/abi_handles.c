@@ -70,7 +70,9 @@ int main(void)
     CREATED(comm, MPI_Comm)
     CREATED_FROM(dt, MPI_Datatype, CM_DT_NUM_PREDEFINED)
     CREATED_FROM(op, MPI_Op, CM_OP_NUM_PREDEFINED)
-    CM_DT_PREDEFINED_LIST(DT_ROUND)
+#define CM_DT(n, b, c, T) DT_ROUND(n, b)
+#include "core/dt_predefined.def"
+#undef CM_DT
     CM_OP_PREDEFINED_LIST(OP_ROUND)
     EXPECT(cm_dt_index(MPI_DATATYPE_NULL) == 0 && cm_dt_handle(0) == MPI_DATATYPE_NULL, "MPI_DATATYPE_NULL is not index 0");
     EXPECT(cm_op_index(MPI_OP_NULL) == 0 && cm_op_handle(0) == MPI_OP_NULL, "MPI_OP_NULL is not index 0");
