@@ -64,6 +64,8 @@ int cm_dt_init(void)
         return MPI_ERR_NO_MEM;
     for (int h = 1; h < CM_DT_NUM_PREDEFINED; h++) {
         MPI_Datatype dt = cm_dt_handle(h);
+        if (cm_dt_basic_missing(dt))
+            continue; /* no object: lookups fail, errors say why */
         size_t extent = cm_dt_basic_extent(dt), val, idx_off;
         struct cm_datatype *t = calloc(1, sizeof *t);
         if (!t)
@@ -155,6 +157,9 @@ int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *ar
     if (!t) {
         if (dt == MPI_DATATYPE_NULL)
             return cm_error(comm, MPI_ERR_TYPE, call, "%s is MPI_DATATYPE_NULL", argname);
+        if (cm_dt_basic_missing(dt))
+            return cm_error(comm, MPI_ERR_TYPE, call, "datatype %s (argument %s) %s", cm_dt_basic_name(dt), argname,
+                            cm_dt_basic_missing(dt));
         return cm_error(comm, MPI_ERR_TYPE, call, "invalid datatype %ld (argument %s)", (long)(intptr_t)dt, argname);
     }
     if (!t->committed)
@@ -166,7 +171,9 @@ int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *ar
 static struct cm_datatype *dt_or_error(MPI_Datatype dt, const char *call)
 {
     struct cm_datatype *t = cm_dt_lookup(dt);
-    if (!t)
+    if (!t && cm_dt_basic_missing(dt))
+        cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "datatype %s %s", cm_dt_basic_name(dt), cm_dt_basic_missing(dt));
+    else if (!t)
         cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld", (long)(intptr_t)dt);
     return t;
 }

@@ -75,7 +75,27 @@ int cm_dt_basic_pair_layout(MPI_Datatype dt, size_t *val_bytes, size_t *idx_offs
     return 1;
 }
 
+const char *cm_dt_basic_missing(MPI_Datatype dt)
+{
+#if !CM_HAVE_FLOAT16
+    if (dt == MPI_REAL2 || dt == MPI_COMPLEX4 || dt == MPI_FLOAT16)
+        return "needs _Float16, which this C compiler lacks";
+#endif
+#if !CM_HAVE_FLOAT128
+    if (dt == MPI_REAL16 || dt == MPI_COMPLEX32)
+        return "needs _Float128 (gfortran's REAL(16)), which this C compiler lacks";
+#endif
+#if !CM_HAVE_INT128
+    if (dt == MPI_INTEGER16 || dt == MPI_LOGICAL16)
+        return "needs __int128, which this C compiler lacks";
+#endif
+    (void)dt;
+    return NULL;
+}
+
 enum cm_dt_class cm_dt_basic_class(MPI_Datatype dt)
 {
-    return cm_dt_is_basic(dt) ? cm_dt_basic_table[cm_dt_index(dt)].cls : CM_DTC_NONE;
+    if (!cm_dt_is_basic(dt) || cm_dt_basic_missing(dt))
+        return CM_DTC_NONE;
+    return cm_dt_basic_table[cm_dt_index(dt)].cls;
 }

@@ -97,8 +97,7 @@ enum { CM_OPI_MPI_OP_NULL, CM_OP_PREDEFINED_LIST(CM_H_OPI_ENUM) CM_OP_NUM_PREDEF
 #define CM_DTI_MPI_C_COMPLEX CM_DTI_MPI_C_FLOAT_COMPLEX
 
 #ifdef MPI_ABI_VERSION
-/* byte -> dense index (0: no predefined type of corempi, e.g. the Fortran
- * ones, or NULL) and dense index -> byte. */
+/* byte -> dense index (0: no predefined type, or NULL) and dense index -> byte. */
 #define CM_H_BYTE_TO_OPI(n, b) [b] = CM_OPI_MPI_##n,
 #define CM_H_OPI_TO_BYTE(n, b) [CM_OPI_MPI_##n] = b,
 #define CM_DT(n, b, c, T) [b] = CM_DTI_MPI_##n,
