@@ -58,6 +58,11 @@ int main(int argc, char **argv)
     CHECK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_INT, &t) == MPI_SUCCESS && t == MPI_DOUBLE_INT, "double,int");
     CHECK(MPI_Type_get_value_index(MPI_SHORT, MPI_INT, &t) == MPI_SUCCESS && t == MPI_SHORT_INT, "short,int");
     CHECK(MPI_Type_get_value_index(MPI_DOUBLE, MPI_LONG, &t) == MPI_SUCCESS && t == MPI_DATATYPE_NULL, "double,long");
+    CHECK(MPI_Type_get_value_index(MPI_REAL, MPI_REAL, &t) == MPI_SUCCESS && t == MPI_2REAL, "real,real");
+    CHECK(MPI_Type_get_value_index(MPI_INTEGER, MPI_INTEGER, &t) == MPI_SUCCESS && t == MPI_2INTEGER, "integer,integer");
+    CHECK(MPI_Type_get_value_index(MPI_DOUBLE_PRECISION, MPI_DOUBLE_PRECISION, &t) == MPI_SUCCESS &&
+              t == MPI_2DOUBLE_PRECISION, "dp,dp");
+    CHECK(MPI_Type_get_value_index(MPI_REAL, MPI_INTEGER, &t) == MPI_SUCCESS && t == MPI_DATATYPE_NULL, "real,integer");
 
     /* bad arguments */
     CHECK(MPI_Type_get_value_index(MPI_DATATYPE_NULL, MPI_INT, &t) == MPI_ERR_TYPE, "NULL value_type accepted");
