@@ -5,7 +5,8 @@
  * pair groups), at 3 and 300 elements, and each result is compared with a
  * fold computed here in double (the values are small integers, so every
  * type holds them and every result exactly).  A disallowed pair is
- * MPI_ERR_OP, and the error text names the op and the type.
+ * MPI_ERR_OP, and the error text names the op and the type.  Also: an
+ * external32 round trip of each, and Get_elements on a partial MPI_2REAL.
  *
  * The element layouts are gfortran's (README, "Datatypes"): INTEGER and
  * LOGICAL 4 bytes, REAL float, DOUBLE PRECISION double, REAL16 IEEE quad.
@@ -228,8 +229,33 @@ static void check_ring(const struct ty *y, int rank, int size)
     for (long j = 0; j < ext * N; j++)
         CHECK(r[j] == (unsigned char)(from * 31 + j), "%s: byte %ld received wrong", y->name, j);
     CHECK(MPI_Get_count(&st, y->t, &count) == MPI_SUCCESS && count == N, "%s: count %d", y->name, count);
+
+    /* external32 and back: the same bytes (each part byte-swapped twice) */
+    MPI_Aint psize = 0, pos = 0;
+    CHECK(MPI_Pack_external_size("external32", N, y->t, &psize) == MPI_SUCCESS && psize == (MPI_Aint)tsize * N,
+          "%s: external32 size %ld", y->name, (long)psize);
+    unsigned char *packed = malloc((size_t)psize);
+    CHECK(MPI_Pack_external("external32", s, N, y->t, packed, psize, &pos) == MPI_SUCCESS, "%s: pack", y->name);
+    memset(r, 0, (size_t)ext * N);
+    pos = 0;
+    CHECK(MPI_Unpack_external("external32", packed, psize, &pos, r, N, y->t) == MPI_SUCCESS, "%s: unpack", y->name);
+    CHECK(memcmp(r, s, (size_t)ext * N) == 0, "%s: external32 round trip changed the data", y->name);
+    free(packed);
     free(s);
     free(r);
+}
+
+/* A pair counts as two basic elements: 3 MPI_REALs received as MPI_2REAL
+ * are 1.5 pairs, 3 elements (MPI-4.1 §5.1.11). */
+static void check_pair_elements(void)
+{
+    float v[4] = { 1, 2, 3, 4 }, got[4];
+    MPI_Status st;
+    int count, elems;
+    CHECK(MPI_Sendrecv(v, 3, MPI_REAL, 0, 9, got, 2, MPI_2REAL, 0, 9, MPI_COMM_SELF, &st) == MPI_SUCCESS,
+          "3 MPI_REAL into MPI_2REAL");
+    CHECK(MPI_Get_elements(&st, MPI_2REAL, &elems) == MPI_SUCCESS && elems == 3, "Get_elements %d, want 3", elems);
+    CHECK(MPI_Get_count(&st, MPI_2REAL, &count) == MPI_SUCCESS && count == MPI_UNDEFINED, "Get_count %d", count);
 }
 
 int main(int argc, char **argv)
@@ -239,6 +265,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    check_pair_elements();
     for (int t = 0; t < NTYPES; t++) {
         const struct ty *y = &types[t];
         char name[MPI_MAX_OBJECT_NAME];
