@@ -54,10 +54,14 @@ static struct sig sig_basic(MPI_Datatype b, uint64_t n)
 }
 
 /* The value type of a MINLOC/MAXLOC pair type (its signature is the value
- * then an int: n MPI_2INT match 2n MPI_INT), or 0. */
+ * then the index: n MPI_2INT match 2n MPI_INT), or 0.  The index is an
+ * int, or of the value's type in Fortran's pairs (pair_index). */
 static MPI_Datatype pair_value(MPI_Datatype b)
 {
     switch (cm_dt_index(b)) {
+    case CM_DTI_MPI_2INTEGER: return MPI_INTEGER;
+    case CM_DTI_MPI_2REAL: return MPI_REAL;
+    case CM_DTI_MPI_2DOUBLE_PRECISION: return MPI_DOUBLE_PRECISION;
     case CM_DTI_MPI_FLOAT_INT: return MPI_FLOAT;
     case CM_DTI_MPI_DOUBLE_INT: return MPI_DOUBLE;
     case CM_DTI_MPI_LONG_INT: return MPI_LONG;
@@ -72,7 +76,8 @@ static int add_run(MPI_Datatype basic, size_t n, void *arg)
 {
     struct sig *s = arg;
     MPI_Datatype v = pair_value(basic);
-    *s = sig_cat(*s, v ? sig_rep(sig_cat(sig_basic(v, 1), sig_basic(MPI_INT, 1)), n) : sig_basic(basic, n));
+    MPI_Datatype idx = basic == MPI_2INTEGER || basic == MPI_2REAL || basic == MPI_2DOUBLE_PRECISION ? v : MPI_INT;
+    *s = sig_cat(*s, v ? sig_rep(sig_cat(sig_basic(v, 1), sig_basic(idx, 1)), n) : sig_basic(basic, n));
     return 0;
 }
 

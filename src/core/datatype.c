@@ -31,45 +31,9 @@ struct cm_datatype **cm_dt_table;
 int cm_dt_table_len;
 static int table_cap;
 
-/* The pair types of MINLOC/MAXLOC, as C lays them out. */
-struct pair_float { float v; int i; };
-struct pair_double { double v; int i; };
-struct pair_long { long v; int i; };
-struct pair_int { int v; int i; };
-struct pair_short { short v; int i; };
-struct pair_ldouble { long double v; int i; };
-
-struct predef {
-    const char *name;
-    size_t size;       /* C sizeof: the extent */
-    size_t val_size;   /* pair types: size of the value part; 0 otherwise */
-    size_t idx_off;    /* pair types: offset of the int */
-};
-
-#define P(n, t) [CM_DTI_##n] = { #n, sizeof(t), 0, 0 }
-#define PAIR(n, s, t) [CM_DTI_##n] = { #n, sizeof(struct s), sizeof(t), offsetof(struct s, i) }
-static const struct predef predefs[CM_DT_NUM_PREDEFINED] = {
-    P(MPI_CHAR, char), P(MPI_SIGNED_CHAR, signed char), P(MPI_UNSIGNED_CHAR, unsigned char),
-    P(MPI_BYTE, unsigned char), P(MPI_SHORT, short), P(MPI_UNSIGNED_SHORT, unsigned short),
-    P(MPI_INT, int), P(MPI_UNSIGNED, unsigned), P(MPI_LONG, long), P(MPI_UNSIGNED_LONG, unsigned long),
-    P(MPI_LONG_LONG_INT, long long), P(MPI_UNSIGNED_LONG_LONG, unsigned long long),
-    P(MPI_FLOAT, float), P(MPI_DOUBLE, double), P(MPI_LONG_DOUBLE, long double),
-    P(MPI_WCHAR, wchar_t), P(MPI_C_BOOL, _Bool),
-    P(MPI_INT8_T, int8_t), P(MPI_INT16_T, int16_t), P(MPI_INT32_T, int32_t), P(MPI_INT64_T, int64_t),
-    P(MPI_UINT8_T, uint8_t), P(MPI_UINT16_T, uint16_t), P(MPI_UINT32_T, uint32_t), P(MPI_UINT64_T, uint64_t),
-    P(MPI_AINT, MPI_Aint), P(MPI_OFFSET, MPI_Offset), P(MPI_COUNT, MPI_Count),
-    P(MPI_C_FLOAT_COMPLEX, float _Complex), P(MPI_C_DOUBLE_COMPLEX, double _Complex),
-    P(MPI_C_LONG_DOUBLE_COMPLEX, long double _Complex), P(MPI_PACKED, unsigned char),
-    PAIR(MPI_FLOAT_INT, pair_float, float), PAIR(MPI_DOUBLE_INT, pair_double, double),
-    PAIR(MPI_LONG_INT, pair_long, long), PAIR(MPI_2INT, pair_int, int),
-    PAIR(MPI_SHORT_INT, pair_short, short), PAIR(MPI_LONG_DOUBLE_INT, pair_ldouble, long double),
-    P(MPI_CXX_BOOL, _Bool), P(MPI_CXX_FLOAT_COMPLEX, float _Complex),
-    P(MPI_CXX_DOUBLE_COMPLEX, double _Complex), P(MPI_CXX_LONG_DOUBLE_COMPLEX, long double _Complex),
-};
-#undef P
-#undef PAIR
-
-/* long double carries 10 bytes of data in 16; its size is still sizeof (as other MPIs do). */
+/* Predefined types: sizes, layouts and names come from core/dt_basic.c (the
+ * one table, core/dt_predefined.def).  long double carries 10 bytes of data
+ * in 16; its size is still sizeof (as other MPIs do). */
 
 MPI_Datatype cm_dt_register(struct cm_datatype *t)
 {
@@ -99,39 +63,42 @@ int cm_dt_init(void)
     if (!cm_dt_table)
         return MPI_ERR_NO_MEM;
     for (int h = 1; h < CM_DT_NUM_PREDEFINED; h++) {
-        const struct predef *p = &predefs[h];
+        MPI_Datatype dt = cm_dt_handle(h);
+        if (cm_dt_basic_missing(dt))
+            continue; /* no object: lookups fail, errors say why */
+        size_t extent = cm_dt_basic_extent(dt), val, idx_off;
         struct cm_datatype *t = calloc(1, sizeof *t);
         if (!t)
             return MPI_ERR_NO_MEM;
         t->predefined = 1;
         t->committed = 1;
         t->refcount = 1;
-        t->basic = cm_dt_handle(h);
+        t->basic = dt;
         t->nbasic = 1;
-        t->align = cm_dt_basic_align(t->basic);
+        t->align = cm_dt_basic_align(dt);
         t->rep_count = 1;
         t->sig_rep = 1;
-        t->extent = t->true_extent = (MPI_Aint)p->size;
-        strcpy(t->name, p->name);
-        if (p->val_size) {
-            /* value, hole, int (, hole): data size excludes the padding */
-            t->size = p->val_size + sizeof(int);
-            t->true_extent = (MPI_Aint)(p->idx_off + sizeof(int));
+        t->extent = t->true_extent = (MPI_Aint)extent;
+        t->size = cm_dt_basic_size(dt);
+        strcpy(t->name, cm_dt_basic_name(dt));
+        if (cm_dt_basic_pair_layout(dt, &val, &idx_off)) {
+            /* value, hole, index (, hole): data size excludes the padding */
+            size_t idx = t->size - val;
+            t->true_extent = (MPI_Aint)(idx_off + idx);
             t->contig = 0;
             t->nblocks = 2;
             t->blocks = calloc(2, sizeof *t->blocks);
             if (!t->blocks)
                 return MPI_ERR_NO_MEM;
-            t->blocks[0] = (struct cm_dt_block){ 0, p->val_size, 0 };
-            t->blocks[1] = (struct cm_dt_block){ (MPI_Aint)p->idx_off, sizeof(int), p->val_size };
+            t->blocks[0] = (struct cm_dt_block){ 0, val, 0 };
+            t->blocks[1] = (struct cm_dt_block){ (MPI_Aint)idx_off, idx, val };
         } else {
-            t->size = p->size;
             t->contig = 1;
             t->nblocks = 1;
             t->blocks = calloc(1, sizeof *t->blocks);
             if (!t->blocks)
                 return MPI_ERR_NO_MEM;
-            t->blocks[0] = (struct cm_dt_block){ 0, p->size, 0 };
+            t->blocks[0] = (struct cm_dt_block){ 0, t->size, 0 };
         }
         cm_dt_table[h] = t;
     }
@@ -190,6 +157,9 @@ int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *ar
     if (!t) {
         if (dt == MPI_DATATYPE_NULL)
             return cm_error(comm, MPI_ERR_TYPE, call, "%s is MPI_DATATYPE_NULL", argname);
+        if (cm_dt_basic_missing(dt))
+            return cm_error(comm, MPI_ERR_TYPE, call, "datatype %s (argument %s) %s", cm_dt_basic_name(dt), argname,
+                            cm_dt_basic_missing(dt));
         return cm_error(comm, MPI_ERR_TYPE, call, "invalid datatype %ld (argument %s)", (long)(intptr_t)dt, argname);
     }
     if (!t->committed)
@@ -201,7 +171,9 @@ int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *ar
 static struct cm_datatype *dt_or_error(MPI_Datatype dt, const char *call)
 {
     struct cm_datatype *t = cm_dt_lookup(dt);
-    if (!t)
+    if (!t && cm_dt_basic_missing(dt))
+        cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "datatype %s %s", cm_dt_basic_name(dt), cm_dt_basic_missing(dt));
+    else if (!t)
         cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld", (long)(intptr_t)dt);
     return t;
 }

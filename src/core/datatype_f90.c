@@ -3,9 +3,9 @@
  * precision and range: MPI_Type_match_size, MPI_Type_create_f90_integer/
  * real/complex.
  *
- * The answers are C predefined types of gfortran's layout (integer kinds are
- * two's complement int8..int64, real kinds IEEE float/double/x87 long
- * double), so the result is predefined: it must not be freed, and
+ * The answers are the Fortran sized types (MPI_INTEGER1..16, MPI_REAL2..16,
+ * MPI_COMPLEX4..32) with gfortran's layout (core/dt_predefined.def), and
+ * MPI_LONG_DOUBLE for gfortran's REAL(10); the result is predefined: it must not be freed, and
  * Type_free refuses it like any predefined type.  Choosing the smallest type
  * that meets the request is what MPI-4.1 19.1.9 asks of these calls.
  */
@@ -18,39 +18,48 @@
 #pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
 #pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
 
-/* Decimal precision and exponent range of the real types (Fortran's
- * PRECISION() and RANGE() of real kinds 4, 8, 10). */
+/* Decimal precision and exponent range of the real kinds (Fortran's
+ * PRECISION() and RANGE() of gfortran's kinds 4, 8, 10, 16).  Kind 10 (x87
+ * extended) has no Fortran handle in the ABI: its C type stands in. */
 static const struct {
     int p, r;
     MPI_Datatype real, complex;
 } reals[] = {
-    { 6, 37, MPI_FLOAT, MPI_C_FLOAT_COMPLEX },
-    { 15, 307, MPI_DOUBLE, MPI_C_DOUBLE_COMPLEX },
+    { 6, 37, MPI_REAL4, MPI_COMPLEX8 },
+    { 15, 307, MPI_REAL8, MPI_COMPLEX16 },
     { 18, 4931, MPI_LONG_DOUBLE, MPI_C_LONG_DOUBLE_COMPLEX },
+    { 33, 4931, MPI_REAL16, MPI_COMPLEX32 },
 };
+
+/* Size of a predefined type, 0 when this build lacks it (core/dt_basic.h). */
+static int usable_size(MPI_Datatype t)
+{
+    const struct cm_datatype *d = cm_dt_lookup(t);
+    return d ? (int)d->size : 0;
+}
 
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_match_size";
-    static const MPI_Datatype ints[] = { MPI_INT8_T, MPI_INT16_T, MPI_INT32_T, MPI_INT64_T };
+    /* the Fortran sized types, as MPI-4.1 §19.1.9 asks (MPI_REAL4 for a
+     * 4-byte real, ...), smallest first */
+    static const MPI_Datatype ints[] = { MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16 };
+    static const MPI_Datatype flts[] = { MPI_REAL2, MPI_REAL4, MPI_REAL8, MPI_REAL16 };
+    static const MPI_Datatype cpxs[] = { MPI_COMPLEX4, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
     CM_ENTER(Type_match_size);
     cm_check_initialized(call);
     if (!datatype)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "datatype is NULL");
-    if (typeclass == MPI_TYPECLASS_INTEGER) {
-        for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-            if ((int)cm_dt_lookup(ints[i])->size == size)
-                return *datatype = ints[i], MPI_SUCCESS;
-    } else if (typeclass == MPI_TYPECLASS_REAL || typeclass == MPI_TYPECLASS_COMPLEX) {
-        for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
-            MPI_Datatype t = typeclass == MPI_TYPECLASS_REAL ? reals[i].real : reals[i].complex;
-            if ((int)cm_dt_lookup(t)->size == size)
-                return *datatype = t, MPI_SUCCESS;
-        }
-    } else {
+    const MPI_Datatype *list = typeclass == MPI_TYPECLASS_INTEGER ? ints
+                             : typeclass == MPI_TYPECLASS_REAL    ? flts
+                             : typeclass == MPI_TYPECLASS_COMPLEX ? cpxs : NULL;
+    size_t n = typeclass == MPI_TYPECLASS_INTEGER ? sizeof ints / sizeof ints[0] : sizeof flts / sizeof flts[0];
+    if (!list)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
                         "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", typeclass);
-    }
+    for (size_t i = 0; i < n; i++)
+        if (usable_size(list[i]) == size)
+            return *datatype = list[i], MPI_SUCCESS;
     return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "no predefined type of typeclass %d has size %d", typeclass,
                     size);
 }
@@ -58,17 +67,18 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_f90_integer";
-    /* decimal exponent range of int8..int64: 10^r - 1 must fit */
+    /* decimal exponent range of INTEGER1..16: 10^r - 1 must fit */
     static const struct { int r; MPI_Datatype t; } ints[] = {
-        { 2, MPI_INT8_T }, { 4, MPI_INT16_T }, { 9, MPI_INT32_T }, { 18, MPI_INT64_T } };
+        { 2, MPI_INTEGER1 }, { 4, MPI_INTEGER2 }, { 9, MPI_INTEGER4 }, { 18, MPI_INTEGER8 }, { 38, MPI_INTEGER16 } };
     CM_ENTER(Type_create_f90_integer);
     cm_check_initialized(call);
     if (!newtype)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "newtype is NULL");
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (r <= ints[i].r)
+        if (r <= ints[i].r && usable_size(ints[i].t))
             return *newtype = ints[i].t, MPI_SUCCESS;
-    return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "no integer type has a decimal range of %d (at most 18)", r);
+    return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "no integer type has a decimal range of %d (at most %d)", r,
+                    usable_size(MPI_INTEGER16) ? 38 : 18);
 }
 
 static int f90_real(const char *call, int p, int r, int complex, MPI_Datatype *newtype)
@@ -78,11 +88,14 @@ static int f90_real(const char *call, int p, int r, int complex, MPI_Datatype *n
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "newtype is NULL");
     if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "p and r are both MPI_UNDEFINED");
-    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++)
-        if ((p == MPI_UNDEFINED || p <= reals[i].p) && (r == MPI_UNDEFINED || r <= reals[i].r))
-            return *newtype = complex ? reals[i].complex : reals[i].real, MPI_SUCCESS;
+    for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
+        MPI_Datatype t = complex ? reals[i].complex : reals[i].real;
+        if ((p == MPI_UNDEFINED || p <= reals[i].p) && (r == MPI_UNDEFINED || r <= reals[i].r) && usable_size(t))
+            return *newtype = t, MPI_SUCCESS;
+    }
     return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
-                    "no real type has precision %d and range %d (at most 18 and 4931)", p, r);
+                    "no real type has precision %d and range %d (at most %d and 4931)", p, r,
+                    usable_size(MPI_REAL16) ? 33 : 18);
 }
 
 int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)

@@ -282,22 +282,19 @@ static int swap_basic_run(MPI_Datatype basic, size_t n, void *arg)
         for (size_t i = 0; i < 2 * n; i++)
             long_double_convert(c->p + 16 * i, c->to_external);
         break;
-    case CM_DTI_MPI_C_FLOAT_COMPLEX:
-    case CM_DTI_MPI_C_DOUBLE_COMPLEX:
-    case CM_DTI_MPI_CXX_FLOAT_COMPLEX:
-    case CM_DTI_MPI_CXX_DOUBLE_COMPLEX:
-        swap_run(c->p, s / 2, 2 * n);
-        break;
     default:
-        if (cm_dt_basic_pair_layout(basic, &val, &idx)) {
-            /* packed pair: the value's bytes, then the int */
+        if (cm_dt_basic_class(basic) == CM_DTC_COMPLEX) {
+            /* two IEEE halves (float, double, half, quad): each swapped */
+            swap_run(c->p, s / 2, 2 * n);
+        } else if (cm_dt_basic_pair_layout(basic, &val, &idx)) {
+            /* packed pair: the value's bytes, then the index's */
             for (size_t i = 0; i < n; i++) {
                 unsigned char *e = c->p + s * i;
                 if (basic == MPI_LONG_DOUBLE_INT)
                     long_double_convert(e, c->to_external);
                 else
                     swap_run(e, val, 1);
-                swap_run(e + val, sizeof(int), 1);
+                swap_run(e + val, s - val, 1);
             }
         } else {
             swap_run(c->p, s, n);

@@ -16,22 +16,23 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Pair elements: packed (value bytes, int) <-> the C struct layout. */
-static void pairs_spread(const char *packed, char *native, size_t n, size_t val, size_t idx_off,
+/* Pair elements: packed (value bytes, index bytes) <-> the C struct layout
+ * (the index is an int, or of the value's type: MPI_2REAL etc.). */
+static void pairs_spread(const char *packed, char *native, size_t n, size_t val, size_t idx, size_t idx_off,
                          size_t ext)
 {
     for (size_t i = 0; i < n; i++) {
-        memcpy(native + i * ext, packed + i * (val + sizeof(int)), val);
-        memcpy(native + i * ext + idx_off, packed + i * (val + sizeof(int)) + val, sizeof(int));
+        memcpy(native + i * ext, packed + i * (val + idx), val);
+        memcpy(native + i * ext + idx_off, packed + i * (val + idx) + val, idx);
     }
 }
 
-static void pairs_gather(const char *native, char *packed, size_t n, size_t val, size_t idx_off,
+static void pairs_gather(const char *native, char *packed, size_t n, size_t val, size_t idx, size_t idx_off,
                          size_t ext)
 {
     for (size_t i = 0; i < n; i++) {
-        memcpy(packed + i * (val + sizeof(int)), native + i * ext, val);
-        memcpy(packed + i * (val + sizeof(int)) + val, native + i * ext + idx_off, sizeof(int));
+        memcpy(packed + i * (val + idx), native + i * ext, val);
+        memcpy(packed + i * (val + idx) + val, native + i * ext + idx_off, idx);
     }
 }
 
@@ -39,6 +40,7 @@ static int reduce_pairs(const void *in, void *inout, int count, const struct cm_
 {
     size_t val, idx_off, ext = cm_dt_basic_extent(t->basic);
     cm_dt_basic_pair_layout(t->basic, &val, &idx_off);
+    size_t idx = cm_dt_basic_size(t->basic) - val;
     size_t n = (size_t)count * t->nbasic, bytes = (size_t)count * t->size;
     char *pin = malloc(bytes), *pio = malloc(bytes);
     char *nin = calloc(n, ext), *nio = calloc(n, ext);
@@ -46,11 +48,11 @@ static int reduce_pairs(const void *in, void *inout, int count, const struct cm_
     if (pin && pio && nin && nio) {
         cm_dt_pack(in, count, t, pin);
         cm_dt_pack(inout, count, t, pio);
-        pairs_spread(pin, nin, n, val, idx_off, ext);
-        pairs_spread(pio, nio, n, val, idx_off, ext);
+        pairs_spread(pin, nin, n, val, idx, idx_off, ext);
+        pairs_spread(pio, nio, n, val, idx, idx_off, ext);
         rc = cm_op_apply(op, t->basic, nin, nio, n);
         if (rc == MPI_SUCCESS) {
-            pairs_gather(nio, pio, n, val, idx_off, ext);
+            pairs_gather(nio, pio, n, val, idx, idx_off, ext);
             cm_dt_unpack(pio, bytes, inout, count, t);
         }
     }

@@ -1,7 +1,8 @@
 /*
  * datatype_value_index.c -- MPI_Type_get_value_index (MPI-4.1): the
  * predefined (value, index) pair type for MINLOC/MAXLOC, or
- * MPI_DATATYPE_NULL when no predefined pair has that value and index type.
+ * MPI_DATATYPE_NULL when no predefined pair has that value and index type
+ * (MPI_INT, MPI_INT is MPI_2INT; MPI_INTEGER, MPI_INTEGER is MPI_2INTEGER).
  */
 #include "core/datatype.h"
 #include "core/error.h"
@@ -29,5 +30,10 @@ int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, 
         for (size_t i = 0; i < sizeof pairs / sizeof pairs[0]; i++)
             if (pairs[i].value == value_type)
                 *pair_type = pairs[i].pair;
+    /* Fortran's pairs: the index has the value's type */
+    if (value_type == index_type)
+        *pair_type = value_type == MPI_INTEGER ? MPI_2INTEGER
+                   : value_type == MPI_REAL ? MPI_2REAL
+                   : value_type == MPI_DOUBLE_PRECISION ? MPI_2DOUBLE_PRECISION : *pair_type;
     return MPI_SUCCESS;
 }

@@ -69,24 +69,12 @@ CM_H_PAIR_PTR(session, MPI_Session, CM_H_SESSION, 0x120, 1) /* NULL */
 
 
 /* Predefined datatypes and ops live in dense tables (index 1..N-1, 0 is the
- * NULL handle) so the [op][type] kernel table stays 15 x 43.  Each list
- * gives the name and the low byte of the standard's value (datatypes are
- * 0x200 | byte, ops 0x20 | byte); the order is the dense order.  The byte
- * column is the MPI-5.0 ABI's (tests/abi/abi_values.def); the build checks
- * it against the header's values (cm_dt_handle(i) == MPI_x, test abi.handles). */
-#define CM_DT_PREDEFINED_LIST(X)                                                          \
-    X(CHAR, 0x43) X(SIGNED_CHAR, 0x44) X(UNSIGNED_CHAR, 0x45) X(BYTE, 0x47)               \
-    X(SHORT, 0x08) X(UNSIGNED_SHORT, 0x0c) X(INT, 0x09) X(UNSIGNED, 0x0d) X(LONG, 0x0a)   \
-    X(UNSIGNED_LONG, 0x0e) X(LONG_LONG_INT, 0x0b) X(UNSIGNED_LONG_LONG, 0x0f)              \
-    X(FLOAT, 0x10) X(DOUBLE, 0x14) X(LONG_DOUBLE, 0x20) X(WCHAR, 0x3c) X(C_BOOL, 0x38)    \
-    X(INT8_T, 0x40) X(INT16_T, 0x48) X(INT32_T, 0x50) X(INT64_T, 0x58)                    \
-    X(UINT8_T, 0x41) X(UINT16_T, 0x49) X(UINT32_T, 0x51) X(UINT64_T, 0x59)                \
-    X(AINT, 0x01) X(OFFSET, 0x03) X(COUNT, 0x02)                                         \
-    X(C_FLOAT_COMPLEX, 0x12) X(C_DOUBLE_COMPLEX, 0x16) X(C_LONG_DOUBLE_COMPLEX, 0x24)     \
-    X(PACKED, 0x07) X(FLOAT_INT, 0x28) X(DOUBLE_INT, 0x29) X(LONG_INT, 0x2a)              \
-    X(2INT, 0x2b) X(SHORT_INT, 0x2c) X(LONG_DOUBLE_INT, 0x2d)                             \
-    X(CXX_BOOL, 0x39) X(CXX_FLOAT_COMPLEX, 0x13) X(CXX_DOUBLE_COMPLEX, 0x17)              \
-    X(CXX_LONG_DOUBLE_COMPLEX, 0x25)
+ * NULL handle) so the [op][type] kernel table stays small and direct.
+ * Datatypes: core/dt_predefined.def, one line per type (name, low byte of the
+ * standard's value, class, C type); ops: the list below (name, low byte).
+ * The order is the dense order.  Datatypes are 0x200 | byte, ops 0x20 | byte;
+ * the byte column is the MPI-5.0 ABI's (tests/abi/abi_values.def), checked
+ * both ways by test abi.handles (cm_dt_handle(i) == MPI_x and back). */
 #define CM_OP_PREDEFINED_LIST(X)                                                          \
     X(MAX, 0x03) X(MIN, 0x02) X(SUM, 0x01) X(PROD, 0x04) X(LAND, 0x10) X(BAND, 0x08)      \
     X(LOR, 0x11) X(BOR, 0x09) X(LXOR, 0x12) X(BXOR, 0x0a) X(MINLOC, 0x18)                 \
@@ -96,22 +84,32 @@ CM_H_PAIR_PTR(session, MPI_Session, CM_H_SESSION, 0x120, 1) /* NULL */
  * argument is pasted, never expanded). */
 #define CM_DTI(name) CM_DTI_##name
 #define CM_OPI(name) CM_OPI_##name
-#define CM_H_DTI_ENUM(n, b) CM_DTI_MPI_##n,
 #define CM_H_OPI_ENUM(n, b) CM_OPI_MPI_##n,
-enum { CM_DTI_MPI_DATATYPE_NULL, CM_DT_PREDEFINED_LIST(CM_H_DTI_ENUM) CM_DT_NUM_PREDEFINED };
+#define CM_DT(n, b, c, T) CM_DTI_MPI_##n,
+enum {
+    CM_DTI_MPI_DATATYPE_NULL,
+#include "core/dt_predefined.def"
+    CM_DT_NUM_PREDEFINED
+};
+#undef CM_DT
 enum { CM_OPI_MPI_OP_NULL, CM_OP_PREDEFINED_LIST(CM_H_OPI_ENUM) CM_OP_NUM_PREDEFINED };
 #define CM_DTI_MPI_LONG_LONG CM_DTI_MPI_LONG_LONG_INT
 #define CM_DTI_MPI_C_COMPLEX CM_DTI_MPI_C_FLOAT_COMPLEX
 
 #ifdef MPI_ABI_VERSION
-/* byte -> dense index (0: no predefined type of corempi, e.g. the Fortran
- * ones, or NULL) and dense index -> byte. */
-#define CM_H_BYTE_TO_DTI(n, b) [b] = CM_DTI_MPI_##n,
-#define CM_H_DTI_TO_BYTE(n, b) [CM_DTI_MPI_##n] = b,
+/* byte -> dense index (0: no predefined type, or NULL) and dense index -> byte. */
 #define CM_H_BYTE_TO_OPI(n, b) [b] = CM_OPI_MPI_##n,
 #define CM_H_OPI_TO_BYTE(n, b) [CM_OPI_MPI_##n] = b,
-static const unsigned char cm_h_dt_of_byte[256] = { CM_DT_PREDEFINED_LIST(CM_H_BYTE_TO_DTI) };
-static const unsigned char cm_h_byte_of_dt[CM_DT_NUM_PREDEFINED] = { CM_DT_PREDEFINED_LIST(CM_H_DTI_TO_BYTE) };
+#define CM_DT(n, b, c, T) [b] = CM_DTI_MPI_##n,
+static const unsigned char cm_h_dt_of_byte[256] = {
+#include "core/dt_predefined.def"
+};
+#undef CM_DT
+#define CM_DT(n, b, c, T) [CM_DTI_MPI_##n] = b,
+static const unsigned char cm_h_byte_of_dt[CM_DT_NUM_PREDEFINED] = {
+#include "core/dt_predefined.def"
+};
+#undef CM_DT
 static const unsigned char cm_h_op_of_byte[32] = { CM_OP_PREDEFINED_LIST(CM_H_BYTE_TO_OPI) };
 static const unsigned char cm_h_byte_of_op[CM_OP_NUM_PREDEFINED] = { CM_OP_PREDEFINED_LIST(CM_H_OPI_TO_BYTE) };
 

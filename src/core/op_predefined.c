@@ -17,7 +17,10 @@
  *   not depend on the reduction order; MAXLOC/MINLOC treat a NaN value as the
  *   winner over any number, ties (equal values, or both NaN) go to the lower index.
  * - LAND/LOR/LXOR give 0 or 1; any non-zero operand is true (also for MPI_C_BOOL,
- *   which is read as a byte so that a stray value like 2 is still "true").
+ *   which is read as a byte so that a stray value like 2 is still "true", and
+ *   for Fortran LOGICALs, gfortran's .TRUE. being 1).
+ * - half floats (MPI_REAL2, MPI_FLOAT16, MPI_BFLOAT16, MPI_COMPLEX4): each
+ *   pairwise SUM/PROD/MAX/MIN is computed in float and rounded back once.
  */
 #pragma GCC optimize("O3")
 
@@ -26,6 +29,7 @@
 #include <string.h>
 #include <wchar.h>
 #include "core/op.h"
+#include "core/dt_basic.h"
 #include "core/dt_pairs.h"
 
 /* ---- loop generators ---------------------------------------------------- */
@@ -188,6 +192,54 @@ CM_PAIR_LOOPS(2int, struct cm_pair_2int)
 CM_PAIR_LOOPS(short_int, struct cm_pair_short_int)
 CM_PAIR_LOOPS(long_double_int, struct cm_pair_long_double_int)
 
+/* Fortran sizes and half floats (core/dt_basic.h says which the compiler has). */
+#if CM_HAVE_INT128
+CM_INT_LOOPS(i128, cm_int128_t, unsigned __int128)
+#endif
+#if CM_HAVE_FLOAT128
+CM_FLOAT_LOOPS(q, cm_float128_t)
+CM_COMPLEX_LOOPS(cq, cm_complex_float128_t)
+#endif
+#if CM_HAVE_FLOAT16
+CM_LOOP(max_h, cm_float16_t, (a > b || a != a) ? a : b)
+CM_LOOP(min_h, cm_float16_t, (a < b || a != a) ? a : b)
+CM_LOOP(sum_h, cm_float16_t, (cm_float16_t)((float)a + (float)b))
+CM_LOOP(prod_h, cm_float16_t, (cm_float16_t)((float)a * (float)b))
+CM_REPLACE(h, cm_float16_t)
+CM_LOOP(sum_ch, cm_complex_float16_t, (cm_complex_float16_t)((float _Complex)a + (float _Complex)b))
+CM_LOOP(prod_ch, cm_complex_float16_t, (cm_complex_float16_t)((float _Complex)a * (float _Complex)b))
+CM_REPLACE(ch, cm_complex_float16_t)
+#endif
+
+/* bfloat16 <-> float: the float's high half; rounding to nearest, ties to
+ * even, and a NaN stays a (quiet) NaN rather than rounding to infinity. */
+static inline float cm_bf16_float(cm_bfloat16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+static inline cm_bfloat16_t cm_float_bf16(float f)
+{
+    uint32_t u;
+    memcpy(&u, &f, sizeof u);
+    if ((u & 0x7fffffffu) > 0x7f800000u)
+        return (cm_bfloat16_t)(u >> 16 | 0x40);
+    u += 0x7fffu + (u >> 16 & 1);
+    return (cm_bfloat16_t)(u >> 16);
+}
+#define CM_BF(x) cm_bf16_float(x)
+CM_LOOP(max_bf, cm_bfloat16_t, (CM_BF(a) > CM_BF(b) || CM_BF(a) != CM_BF(a)) ? a : b)
+CM_LOOP(min_bf, cm_bfloat16_t, (CM_BF(a) < CM_BF(b) || CM_BF(a) != CM_BF(a)) ? a : b)
+CM_LOOP(sum_bf, cm_bfloat16_t, cm_float_bf16(CM_BF(a) + CM_BF(b)))
+CM_LOOP(prod_bf, cm_bfloat16_t, cm_float_bf16(CM_BF(a) * CM_BF(b)))
+CM_REPLACE(bf, cm_bfloat16_t)
+
+CM_PAIR_LOOPS(2integer, struct cm_pair_2integer)
+CM_PAIR_LOOPS(2real, struct cm_pair_2real)
+CM_PAIR_LOOPS(2double_precision, struct cm_pair_2double_precision)
+
 /* ---- which representation each C integer handle uses --------------------- */
 
 _Static_assert(sizeof(signed char) == 1 && sizeof(short) == 2 && sizeof(int) == 4,
@@ -230,6 +282,18 @@ _Static_assert(sizeof(MPI_Offset) == 8 && sizeof(MPI_Count) == 8, "MPI_Offset/MP
     [CM_OPI_MPI_BOR][dt] = CM_K(CM_CAT(bor_, s)), [CM_OPI_MPI_BXOR][dt] = CM_K(CM_CAT(bxor_, s)),  \
     CM_ROW_COMMON(dt, s)
 
+
+/* Fortran integer: like C's but without the logical ops (MPI-4.1 §6.9.2). */
+#define CM_ROW_F_INT(dt, s)                                                 \
+    [CM_OPI_MPI_MAX][dt] = CM_K(max_##s), [CM_OPI_MPI_MIN][dt] = CM_K(min_##s),           \
+    [CM_OPI_MPI_SUM][dt] = CM_K(sum_##s), [CM_OPI_MPI_PROD][dt] = CM_K(prod_##s),         \
+    [CM_OPI_MPI_BAND][dt] = CM_K(band_##s), [CM_OPI_MPI_BOR][dt] = CM_K(bor_##s),         \
+    [CM_OPI_MPI_BXOR][dt] = CM_K(bxor_##s), CM_ROW_COMMON(dt, s)
+
+/* Fortran LOGICAL of any size: the logical ops only. */
+#define CM_ROW_LOGICAL(dt, s)                                               \
+    [CM_OPI_MPI_LAND][dt] = CM_K(land_##s), [CM_OPI_MPI_LOR][dt] = CM_K(lor_##s),         \
+    [CM_OPI_MPI_LXOR][dt] = CM_K(lxor_##s), CM_ROW_COMMON(dt, s)
 
 #define CM_ROW_FLOAT(dt, s)                                                 \
     [CM_OPI_MPI_MAX][dt] = CM_K(max_##s), [CM_OPI_MPI_MIN][dt] = CM_K(min_##s),           \
@@ -307,6 +371,44 @@ static const struct cm_op_kernels cm_op_table[CM_OP_NUM_PREDEFINED][CM_DT_NUM_PR
     CM_ROW_PAIR(CM_DTI_MPI_2INT, 2int),
     CM_ROW_PAIR(CM_DTI_MPI_SHORT_INT, short_int),
     CM_ROW_PAIR(CM_DTI_MPI_LONG_DOUBLE_INT, long_double_int),
+
+    /* Fortran named types (C layouts: core/dt_predefined.def) */
+    CM_ROW_F_INT(CM_DTI_MPI_INTEGER, i32),
+    CM_ROW_F_INT(CM_DTI_MPI_INTEGER1, i8),
+    CM_ROW_F_INT(CM_DTI_MPI_INTEGER2, i16),
+    CM_ROW_F_INT(CM_DTI_MPI_INTEGER4, i32),
+    CM_ROW_F_INT(CM_DTI_MPI_INTEGER8, i64),
+    CM_ROW_LOGICAL(CM_DTI_MPI_LOGICAL, i32),
+    CM_ROW_LOGICAL(CM_DTI_MPI_LOGICAL1, i8),
+    CM_ROW_LOGICAL(CM_DTI_MPI_LOGICAL2, i16),
+    CM_ROW_LOGICAL(CM_DTI_MPI_LOGICAL4, i32),
+    CM_ROW_LOGICAL(CM_DTI_MPI_LOGICAL8, i64),
+#if CM_HAVE_INT128
+    CM_ROW_F_INT(CM_DTI_MPI_INTEGER16, i128),
+    CM_ROW_LOGICAL(CM_DTI_MPI_LOGICAL16, i128),
+#endif
+    CM_ROW_FLOAT(CM_DTI_MPI_REAL, f),
+    CM_ROW_FLOAT(CM_DTI_MPI_REAL4, f),
+    CM_ROW_FLOAT(CM_DTI_MPI_DOUBLE_PRECISION, d),
+    CM_ROW_FLOAT(CM_DTI_MPI_REAL8, d),
+    CM_ROW_COMPLEX(CM_DTI_MPI_COMPLEX, cf),
+    CM_ROW_COMPLEX(CM_DTI_MPI_COMPLEX8, cf),
+    CM_ROW_COMPLEX(CM_DTI_MPI_DOUBLE_COMPLEX, cd),
+    CM_ROW_COMPLEX(CM_DTI_MPI_COMPLEX16, cd),
+#if CM_HAVE_FLOAT128
+    CM_ROW_FLOAT(CM_DTI_MPI_REAL16, q),
+    CM_ROW_COMPLEX(CM_DTI_MPI_COMPLEX32, cq),
+#endif
+#if CM_HAVE_FLOAT16
+    CM_ROW_FLOAT(CM_DTI_MPI_REAL2, h),
+    CM_ROW_FLOAT(CM_DTI_MPI_FLOAT16, h),
+    CM_ROW_COMPLEX(CM_DTI_MPI_COMPLEX4, ch),
+#endif
+    CM_ROW_FLOAT(CM_DTI_MPI_BFLOAT16, bf),
+    CM_ROW_COMMON(CM_DTI_MPI_CHARACTER, i8),
+    CM_ROW_PAIR(CM_DTI_MPI_2INTEGER, 2integer),
+    CM_ROW_PAIR(CM_DTI_MPI_2REAL, 2real),
+    CM_ROW_PAIR(CM_DTI_MPI_2DOUBLE_PRECISION, 2double_precision),
 };
 
 cm_op_kernel_fn cm_op_predefined_kernel(MPI_Op op, MPI_Datatype basic)
