@@ -160,7 +160,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_UINT64_T                ((MPI_Datatype)0x259)
 #define MPI_LOGICAL1                ((MPI_Datatype)0x2c0)
 #define MPI_INTEGER1                ((MPI_Datatype)0x2c1)
-#define MPI_CHARACTER               ((MPI_Datatype)0x2c3)
+#define MPI_CHARACTER               ((MPI_Datatype)0x21e)
 #define MPI_LOGICAL2                ((MPI_Datatype)0x2c8)
 #define MPI_INTEGER2                ((MPI_Datatype)0x2c9)
 #define MPI_REAL2                   ((MPI_Datatype)0x2ca)
@@ -247,6 +247,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_ERR_VALUE_TOO_LARGE       59
 #define MPI_ERR_SESSION               60
 #define MPI_ERR_ERRHANDLER            61
+#define MPI_ERR_ABI                   62 /* MPI-5.0 */
 #define MPI_ERR_LASTCODE              0x3fff
 
 /* ---- address and ignore constants ----------------------------------- */

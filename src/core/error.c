@@ -26,10 +26,10 @@
 #pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
 #pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 
-/* The predefined classes are 0..MPI_ERR_ERRHANDLER (the last one the
- * standard added, MPI-4.1); MPI_ERR_LASTCODE is far above them (0x3fff in
- * the standard ABI) and is itself no class with a text of its own here. */
-#define CM_ERR_NCLASSES (MPI_ERR_ERRHANDLER + 1)
+/* The predefined classes are 0..MPI_ERR_ABI (the last one the standard
+ * added, MPI-5.0); MPI_ERR_LASTCODE is far above them (0x3fff in the
+ * standard ABI) and is itself no class with a text of its own here. */
+#define CM_ERR_NCLASSES (MPI_ERR_ABI + 1)
 static const char *const class_text[CM_ERR_NCLASSES] = {
     [MPI_SUCCESS] = "no error",
     [MPI_ERR_BUFFER] = "invalid buffer pointer",
@@ -93,6 +93,7 @@ static const char *const class_text[CM_ERR_NCLASSES] = {
     [MPI_ERR_PROC_ABORTED] = "a process aborted",
     [MPI_ERR_VALUE_TOO_LARGE] = "value too large for the output argument",
     [MPI_ERR_ERRHANDLER] = "invalid error handler",
+    [MPI_ERR_ABI] = "the program and the library disagree on the ABI",
 };
 
 /* The detail line of the last error of each class. */

@@ -83,7 +83,7 @@ int main(void)
     CM_OP_PREDEFINED_LIST(OP_ROUND)
     EXPECT(cm_dt_index(MPI_DATATYPE_NULL) == 0 && cm_dt_handle(0) == MPI_DATATYPE_NULL, "MPI_DATATYPE_NULL is not index 0");
     EXPECT(cm_op_index(MPI_OP_NULL) == 0 && cm_op_handle(0) == MPI_OP_NULL, "MPI_OP_NULL is not index 0");
-    EXPECT(cm_dt_index((MPI_Datatype)0x2ff) == -1 && cm_dt_index((MPI_Datatype)0x21e) == -1 &&
+    EXPECT(cm_dt_index((MPI_Datatype)0x2ff) == -1 && cm_dt_index((MPI_Datatype)0x21f) == -1 &&
                cm_dt_index((MPI_Datatype)0x2f0) == -1, "a value with no predefined type maps to an index");
     EXPECT(cm_dt_index((MPI_Datatype)(uintptr_t)MPI_SUM) == -1 && cm_op_index((MPI_Op)(uintptr_t)MPI_INT) == -1,
            "an op is taken for a datatype or the reverse");

@@ -155,6 +155,9 @@ static const int standard_classes[] = {
 #ifdef MPI_ERR_ERRHANDLER
     MPI_ERR_ERRHANDLER,
 #endif
+#ifdef MPI_ERR_ABI /* MPI 5 */
+    MPI_ERR_ABI,
+#endif
 };
 
 static void test_error_strings(void)
