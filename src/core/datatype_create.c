@@ -232,6 +232,8 @@ static int vector_large(const char *call, MPI_Count count, MPI_Count blocklength
 int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     /* count elements = one block of count elements */
+    if (count < 0)
+        return ERR(MPI_ERR_COUNT, "MPI_Type_contiguous_c", "negative count %lld", (long long)count);
     return vector_large("MPI_Type_contiguous_c", 1, count, 0, 1, MPI_COMBINER_CONTIGUOUS, 1, &count, oldtype,
                         newtype);
 }
