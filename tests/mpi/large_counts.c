@@ -426,6 +426,37 @@ static void colls(MPI_Comm cart)
     NG(Neighbor_alltoall, Ineighbor_alltoall);
 }
 
+/* Counts above INT_MAX of an empty type: the wrappers' large path (a
+ * temporary contiguous type, kept alive across nonblocking collectives)
+ * without the memory; large_counts_big moves real bytes. */
+static void empty_big(void)
+{
+    const MPI_Count big = (MPI_Count)INT_MAX + 5;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Datatype e;
+    MPI_Request q[2];
+    MPI_Status st;
+    MPI_Count n, cnt[MAXP];
+    MPI_Aint dsp[MAXP];
+    MPI_Datatype ty[MAXP];
+    CHECK_MPI(MPI_Type_contiguous(0, MPI_INT, &e));
+    CHECK_MPI(MPI_Type_commit(&e));
+    for (int i = 0; i < MAXP; i++)
+        cnt[i] = big, dsp[i] = 0, ty[i] = e;
+    CHECK_MPI(MPI_Irecv_c(r1, big, e, left, 50, MPI_COMM_WORLD, &q[0]));
+    CHECK_MPI(MPI_Isend_c(sbuf, big, e, right, 50, MPI_COMM_WORLD, &q[1]));
+    CHECK_MPI(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+    CHECK_MPI(MPI_Sendrecv_c(sbuf, big, e, right, 51, r1, big, e, left, 51, MPI_COMM_WORLD, &st));
+    CHECK_MPI(MPI_Get_count_c(&st, e, &n));
+    CHECK(n == 0, "Get_count_c of an empty type: %lld", (long long)n);
+    CHECK_MPI(waited(MPI_Ibcast_c(r1, big, e, 0, MPI_COMM_WORLD, &q[0]), &q[0]));
+    CHECK_MPI(waited(MPI_Iallgather_c(sbuf, big, e, r1, big, e, MPI_COMM_WORLD, &q[0]), &q[0]));
+    CHECK_MPI(MPI_Gather_c(sbuf, big, e, r1, big, e, 0, MPI_COMM_WORLD));
+    CHECK_MPI(MPI_Alltoallw_c(sbuf, cnt, dsp, ty, r1, cnt, dsp, ty, MPI_COMM_WORLD));
+    CHECK_MPI(waited(MPI_Ialltoallw_c(sbuf, cnt, dsp, ty, r1, cnt, dsp, ty, MPI_COMM_WORLD, &q[0]), &q[0]));
+    CHECK_MPI(MPI_Type_free(&e));
+}
+
 /* Bad counts: the class, and a message naming the call and the argument. */
 static void errors(void)
 {
@@ -476,6 +507,7 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Cart_create(MPI_COMM_WORLD, 1, dims, per, 0, &cart));
     colls(cart);
     MPI_Comm_free(&cart);
+    empty_big();
     errors();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
