@@ -11,11 +11,31 @@
 #include <stdint.h>
 
 #define COUNT (((MPI_Count)1 << 31) + 13)
-#define STEP 4093 /* sampling stride: a prime, so samples hit every offset mod 256 */
+#define STEP 4093 /* sampling stride: a prime other than PERIOD */
 
+/* The data: a pseudo-random byte sequence of prime period, so a block that
+ * lands shifted by any power of two is seen; filled by doubling memcpy
+ * (the fill must not dominate the test's minute). */
+#define PERIOD 1048573
+static unsigned char base[PERIOD];
 static unsigned char pattern(MPI_Count i)
 {
-    return (unsigned char)(i * 131u + (i >> 20) + 7u);
+    return base[i % PERIOD];
+}
+static void fill(unsigned char *b)
+{
+    uint32_t x = 12345;
+    for (int i = 0; i < PERIOD; i++) {
+        x = x * 1103515245u + 12345u;
+        base[i] = (unsigned char)(x >> 24);
+    }
+    MPI_Count have = PERIOD < COUNT ? PERIOD : COUNT;
+    memcpy(b, base, (size_t)have);
+    while (have < COUNT) {
+        MPI_Count n = have < COUNT - have ? have : COUNT - have;
+        memcpy(b + have, b, (size_t)n); /* b[have + j] = b[j], and have is a multiple of PERIOD */
+        have += n;
+    }
 }
 
 /* Sampled positions and the last page hold the pattern. */
@@ -39,11 +59,11 @@ int main(int argc, char **argv)
     double t0 = MPI_Wtime();
     MPI_Status st;
     if (rank == 0) {
-        for (MPI_Count i = 0; i < COUNT; i++)
-            b[i] = pattern(i);
+        fill(b);
         CHECK_MPI(MPI_Send_c(b, COUNT, MPI_BYTE, 1, 7, MPI_COMM_WORLD));
         check_data(b, "sender's buffer after Send_c");
     } else {
+        fill(b); /* the pattern table; the buffer is cleared next */
         memset(b, 0, (size_t)COUNT);
         CHECK_MPI(MPI_Recv_c(b, COUNT, MPI_BYTE, 0, 7, MPI_COMM_WORLD, &st));
         check_data(b, "Recv_c");
