@@ -21,6 +21,12 @@
 #pragma weak MPI_Type_get_true_extent = PMPI_Type_get_true_extent
 #pragma weak MPI_Type_get_true_extent_x = PMPI_Type_get_true_extent_x
 #pragma weak MPI_Get_count = PMPI_Get_count
+#pragma weak MPI_Get_count_c = PMPI_Get_count_c
+#pragma weak MPI_Get_elements_c = PMPI_Get_elements_c
+#pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
+#pragma weak MPI_Type_size_c = PMPI_Type_size_c
+#pragma weak MPI_Type_get_extent_c = PMPI_Type_get_extent_c
+#pragma weak MPI_Type_get_true_extent_c = PMPI_Type_get_true_extent_c
 #pragma weak MPI_Get_elements = PMPI_Get_elements
 #pragma weak MPI_Get_elements_x = PMPI_Get_elements_x
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
@@ -248,21 +254,48 @@ static int status_check(const MPI_Status *status, MPI_Datatype datatype, const c
     return MPI_SUCCESS;
 }
 
+/* Whole elements of t in the status's bytes, or -1 (MPI_UNDEFINED). */
+static long long count_of(const struct cm_datatype *t, const MPI_Status *status)
+{
+    long long b = cm_status_bytes(status);
+    if (t->size == 0)
+        return b == 0 ? 0 : -1;
+    return b % (long long)t->size ? -1 : b / (long long)t->size;
+}
+
 int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     struct cm_datatype *t;
     int rc = status_check(status, datatype, "MPI_Get_count", &t);
     if (rc)
         return rc;
-    long long b = cm_status_bytes(status);
-    if (t->size == 0)
-        *count = b == 0 ? 0 : MPI_UNDEFINED;
-    else if (b % (long long)t->size)
-        *count = MPI_UNDEFINED;
-    else
-        *count = b / (long long)t->size > 0x7fffffff ? MPI_UNDEFINED : (int)(b / (long long)t->size);
+    long long n = count_of(t, status);
+    *count = n < 0 || n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
     return MPI_SUCCESS;
 }
+
+int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    struct cm_datatype *t;
+    int rc = status_check(status, datatype, "MPI_Get_count_c", &t);
+    if (rc)
+        return rc;
+    long long n = count_of(t, status);
+    *count = n < 0 ? MPI_UNDEFINED : n;
+    return MPI_SUCCESS;
+}
+
+/* The MPI-3 "_x" queries count in MPI_Count already: the _c bindings
+ * (MPI-4.0) are the same functions under their new names. */
+int PMPI_Get_elements_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+    __attribute__((alias("PMPI_Get_elements_x")));
+int PMPI_Status_set_elements_c(MPI_Status *status, MPI_Datatype datatype, MPI_Count count)
+    __attribute__((alias("PMPI_Status_set_elements_x")));
+int PMPI_Type_size_c(MPI_Datatype datatype, MPI_Count *size) __attribute__((alias("PMPI_Type_size_x")));
+int PMPI_Type_get_extent_c(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
+    __attribute__((alias("PMPI_Type_get_extent_x")));
+int PMPI_Type_get_true_extent_c(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
+    __attribute__((alias("PMPI_Type_get_true_extent_x")));
 
 int PMPI_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {

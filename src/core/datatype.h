@@ -155,6 +155,11 @@ int cm_dt_set_contents(struct cm_datatype *t, int combiner, int ni, const int *i
                        const MPI_Aint *addrs, int nd, const MPI_Datatype *types);
 /* Releases the types named by t's contents and frees them. */
 void cm_dt_free_contents(struct cm_datatype *t);
+/* The record of a large-count constructor (Type_contiguous_c, vector_c,
+ * hvector_c): no ints or addresses, nl MPI_Count values (MPI_Type_get_envelope_c
+ * reports them as num_large_counts; the int envelope reports none). */
+int cm_dt_set_contents_large(struct cm_datatype *t, int combiner, int nl, const MPI_Count *large, int nd,
+                             const MPI_Datatype *types);
 
 /* datatype_pack.c: external32 conversion of a packed native stream, in place
  * (the same byte count: external32 sizes equal the native sizes here). */

@@ -19,6 +19,9 @@
 #pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
 #pragma weak MPI_Type_vector = PMPI_Type_vector
 #pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
+#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
+#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
+#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
 #pragma weak MPI_Type_indexed = PMPI_Type_indexed
 #pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
 #pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
@@ -195,6 +198,60 @@ int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Da
     int ints[2] = { count, blocklength };
     return vector("MPI_Type_create_hvector", count, blocklength, stride, MPI_COMBINER_HVECTOR, 2, ints, 1,
                   &stride, oldtype, newtype);
+}
+
+/* The large-count constructors whose counts are not capped at INT_MAX
+ * (the layout counts in size_t): contiguous_c is vector_c with one block.
+ * Their record holds the arguments as large counts, as MPI asks of the _c
+ * constructors.  The others (indexed_c, struct_c, ...) live in
+ * src/mpi/large_types.c and take int values only. */
+static int vector_large(const char *call, MPI_Count count, MPI_Count blocklength, MPI_Count stride,
+                        int stride_in_bytes, int combiner, int nl, const MPI_Count *record, MPI_Datatype oldtype,
+                        MPI_Datatype *newtype)
+{
+    struct cm_datatype *old = NULL;
+    int rc;
+    if (count < 0)
+        return ERR(MPI_ERR_COUNT, call, "negative count %lld", (long long)count);
+    if (blocklength < 0)
+        return ERR(MPI_ERR_ARG, call, "negative blocklength %lld", (long long)blocklength);
+    if ((rc = check_type(call, oldtype, "oldtype", &old)) || (rc = check_out(call, newtype)))
+        return rc;
+    const struct cm_datatype *o = old;
+    size_t n = (size_t)blocklength;
+    MPI_Aint d = 0;
+    struct cm_datatype *t = new_type();
+    rc = t ? cm_dt_build_layout(t, 1, &o, &n, &d, (size_t)count,
+                                stride_in_bytes ? (MPI_Aint)stride : (MPI_Aint)stride * old->extent)
+           : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = cm_dt_set_contents_large(t, combiner, nl, record, 1, &oldtype);
+    return publish(call, t, rc, newtype);
+}
+
+int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+{
+    /* count elements = one block of count elements */
+    if (count < 0)
+        return ERR(MPI_ERR_COUNT, "MPI_Type_contiguous_c", "negative count %lld", (long long)count);
+    return vector_large("MPI_Type_contiguous_c", 1, count, 0, 1, MPI_COMBINER_CONTIGUOUS, 1, &count, oldtype,
+                        newtype);
+}
+
+int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                       MPI_Datatype *newtype)
+{
+    MPI_Count rec[3] = { count, blocklength, stride };
+    return vector_large("MPI_Type_vector_c", count, blocklength, stride, 0, MPI_COMBINER_VECTOR, 3, rec, oldtype,
+                        newtype);
+}
+
+int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                               MPI_Datatype *newtype)
+{
+    MPI_Count rec[3] = { count, blocklength, stride };
+    return vector_large("MPI_Type_create_hvector_c", count, blocklength, stride, 1, MPI_COMBINER_HVECTOR, 3, rec,
+                        oldtype, newtype);
 }
 
 /* indexed, hindexed, indexed_block, hindexed_block: one old type, a list of

@@ -17,11 +17,13 @@
 #include "core/error.h"
 
 #pragma weak MPI_Op_create = PMPI_Op_create
+#pragma weak MPI_Op_create_c = PMPI_Op_create_c
 #pragma weak MPI_Op_free = PMPI_Op_free
 #pragma weak MPI_Op_commutative = PMPI_Op_commutative
 
 struct cm_user_op {
     MPI_User_function *fn;
+    MPI_User_function_c *fn_c;  /* Op_create_c: exactly one of fn, fn_c is set */
     int commute;
     int live;      /* created and not freed by the user */
     int refs;      /* retains by pending operations; the slot is reused only at 0 */
@@ -112,6 +114,13 @@ int cm_op_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_
     struct cm_user_op u;
     if (!cm_user_get(op, &u))
         return MPI_ERR_OP;
+    if (u.fn_c) {
+        MPI_Count len = (MPI_Count)n;
+        MPI_Datatype dt = type;
+        if (n)
+            u.fn_c((void *)in, inout, &len, &dt);
+        return MPI_SUCCESS;
+    }
     /* MPI_User_function takes an int count: call it in chunks of INT_MAX. */
     size_t extent = 0;
     if (n > INT_MAX && (extent = cm_op_type_extent(type)) == 0)
@@ -157,7 +166,7 @@ void cm_op_finalize(void)
 }
 
 /* A free slot's handle (growing the table), or MPI_OP_NULL when out of memory. */
-static MPI_Op cm_user_alloc(MPI_User_function *fn, int commute)
+static MPI_Op cm_user_alloc(MPI_User_function *fn, MPI_User_function_c *fn_c, int commute)
 {
     MPI_Op h = MPI_OP_NULL;
     pthread_mutex_lock(&cm_op_lock);
@@ -176,25 +185,35 @@ static MPI_Op cm_user_alloc(MPI_User_function *fn, int commute)
         }
     }
     if (i < cm_user_ops_cap) {
-        cm_user_ops[i] = (struct cm_user_op){ .fn = fn, .commute = commute != 0, .live = 1 };
+        cm_user_ops[i] = (struct cm_user_op){ .fn = fn, .fn_c = fn_c, .commute = commute != 0, .live = 1 };
         h = cm_op_handle(CM_OP_NUM_PREDEFINED + i);
     }
     pthread_mutex_unlock(&cm_op_lock);
     return h;
 }
 
-int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+static int op_create(const char *call, MPI_User_function *fn, MPI_User_function_c *fn_c, int commute, MPI_Op *op)
 {
-    if (!user_fn)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_create", "user function is NULL");
+    if (!fn && !fn_c)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "user function is NULL");
     if (!op)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Op_create", "op argument is NULL");
-    MPI_Op h = cm_user_alloc(user_fn, commute);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "op argument is NULL");
+    MPI_Op h = cm_user_alloc(fn, fn_c, commute);
     if (h == MPI_OP_NULL)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "MPI_Op_create",
-                        "out of memory for a new operation");
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory for a new operation");
     *op = h;
     return MPI_SUCCESS;
+}
+
+int PMPI_Op_create(MPI_User_function *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create", user_fn, NULL, commute, op);
+}
+
+/* A large-count user function gets the whole count at once. */
+int PMPI_Op_create_c(MPI_User_function_c *user_fn, int commute, MPI_Op *op)
+{
+    return op_create("MPI_Op_create_c", NULL, user_fn, commute, op);
 }
 
 int PMPI_Op_free(MPI_Op *op)

@@ -20,7 +20,9 @@
 #include "core/datatype.h"
 #include "p2p/p2p.h"
 
+#include <limits.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,6 +34,10 @@
 #pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
 #pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
 #pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
+#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
+#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
+#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
+#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 
 struct bbuf {
     MPI_Comm comm;              /* MPI_COMM_NULL: the process's buffer */
@@ -175,7 +181,7 @@ void cm_bsend_flush(void)
     flush(NULL, CM_CALL_Buffer_detach);
 }
 
-static int attach(struct bbuf *b, MPI_Comm comm, void *buf, int size, const char *call)
+static int attach(struct bbuf *b, MPI_Comm comm, void *buf, MPI_Count size, const char *call)
 {
     if (attached(b))
         return cm_error(comm, MPI_ERR_BUFFER, call, "a buffer is already attached (detach it first)");
@@ -184,7 +190,7 @@ static int attach(struct bbuf *b, MPI_Comm comm, void *buf, int size, const char
         return MPI_SUCCESS;
     }
     if (size < 0)
-        return cm_error(comm, MPI_ERR_ARG, call, "negative size %d", size);
+        return cm_error(comm, MPI_ERR_ARG, call, "negative size %lld", (long long)size);
     if (!buf && size > 0)
         return cm_error(comm, MPI_ERR_BUFFER, call, "buffer is NULL");
     b->base = buf;
@@ -192,7 +198,10 @@ static int attach(struct bbuf *b, MPI_Comm comm, void *buf, int size, const char
     return MPI_SUCCESS;
 }
 
-static int detach(struct bbuf *b, MPI_Comm comm, void *buffer_addr, int *size, unsigned call_id, const char *call)
+/* max: the largest size the caller's binding can hand back (INT_MAX for
+ * the int ones); a larger buffer stays attached and the call fails. */
+static int detach(struct bbuf *b, MPI_Comm comm, void *buffer_addr, MPI_Count *size, MPI_Count max,
+                  unsigned call_id, const char *call)
 {
     if (!buffer_addr || !size)
         return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", buffer_addr ? "size" : "buffer_addr");
@@ -201,9 +210,13 @@ static int detach(struct bbuf *b, MPI_Comm comm, void *buffer_addr, int *size, u
         *size = 0;
         return MPI_SUCCESS;
     }
+    if (b->size > (size_t)max)
+        return cm_error(comm, MPI_ERR_VALUE_TOO_LARGE, call,
+                        "the attached buffer has %zu bytes, more than size (an int) holds: use %s_c", b->size,
+                        call);
     flush(b, call_id);
     *(void **)buffer_addr = b->automatic ? MPI_BUFFER_AUTOMATIC : b->base;
-    *size = (int)b->size;
+    *size = (MPI_Count)b->size;
     b->base = NULL;
     b->size = 0;
     b->automatic = 0;
@@ -219,7 +232,25 @@ int PMPI_Buffer_attach(void *buf, int size)
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     CM_ENTER(Buffer_detach);
-    return detach(&process, MPI_COMM_WORLD, buffer_addr, size, CM_CALL_Buffer_detach, "MPI_Buffer_detach");
+    MPI_Count n = 0;
+    int rc = detach(&process, MPI_COMM_WORLD, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Buffer_detach,
+                    "MPI_Buffer_detach");
+    if (rc == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
+}
+
+int PMPI_Buffer_attach_c(void *buf, MPI_Count size)
+{
+    CM_ENTER(Buffer_attach_c);
+    return attach(&process, MPI_COMM_WORLD, buf, size, "MPI_Buffer_attach_c");
+}
+
+int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+{
+    CM_ENTER(Buffer_detach_c);
+    return detach(&process, MPI_COMM_WORLD, buffer_addr, size, INT64_MAX, CM_CALL_Buffer_detach_c,
+                  "MPI_Buffer_detach_c");
 }
 
 int PMPI_Buffer_flush(void)
@@ -246,9 +277,28 @@ int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     CM_ENTER(Comm_detach_buffer);
+    MPI_Count n = 0;
     int rc = check_comm(comm, "MPI_Comm_detach_buffer");
-    return rc ? rc : detach(comm_slot(comm, 0), comm, buffer_addr, size, CM_CALL_Comm_detach_buffer,
-                            "MPI_Comm_detach_buffer");
+    if (rc == MPI_SUCCESS &&
+        (rc = detach(comm_slot(comm, 0), comm, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Comm_detach_buffer,
+                     "MPI_Comm_detach_buffer")) == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
+}
+
+int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+{
+    CM_ENTER(Comm_attach_buffer_c);
+    int rc = check_comm(comm, "MPI_Comm_attach_buffer_c");
+    return rc ? rc : attach(comm_slot(comm, 1), comm, buffer, size, "MPI_Comm_attach_buffer_c");
+}
+
+int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+{
+    CM_ENTER(Comm_detach_buffer_c);
+    int rc = check_comm(comm, "MPI_Comm_detach_buffer_c");
+    return rc ? rc : detach(comm_slot(comm, 0), comm, buffer_addr, size, INT64_MAX, CM_CALL_Comm_detach_buffer_c,
+                            "MPI_Comm_detach_buffer_c");
 }
 
 int PMPI_Comm_flush_buffer(MPI_Comm comm)

@@ -25,6 +25,8 @@
 
 #pragma weak MPI_Psend_init = PMPI_Psend_init
 #pragma weak MPI_Precv_init = PMPI_Precv_init
+#pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
+#pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
 #pragma weak MPI_Pready = PMPI_Pready
 #pragma weak MPI_Pready_range = PMPI_Pready_range
 #pragma weak MPI_Pready_list = PMPI_Pready_list
@@ -133,7 +135,10 @@ static int part_init(int send, const void *buf, int partitions, MPI_Count count,
     return MPI_SUCCESS;
 }
 
-int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+/* The int binding takes an int count (the standard's and the ABI's
+ * signature); the _c binding an MPI_Count.  Both share part_init, whose
+ * limit (partitions * count <= INT_MAX elements) names the count. */
+int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag,
                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     CM_ENTER(Psend_init);
@@ -141,12 +146,28 @@ int PMPI_Psend_init(const void *buf, int partitions, MPI_Count count, MPI_Dataty
     return part_init(1, buf, partitions, count, datatype, dest, tag, comm, request, "MPI_Psend_init");
 }
 
-int PMPI_Precv_init(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int source, int tag,
                     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     CM_ENTER(Precv_init);
     (void)info;
     return part_init(0, buf, partitions, count, datatype, source, tag, comm, request, "MPI_Precv_init");
+}
+
+int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    CM_ENTER(Psend_init_c);
+    (void)info;
+    return part_init(1, buf, partitions, count, datatype, dest, tag, comm, request, "MPI_Psend_init_c");
+}
+
+int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+{
+    CM_ENTER(Precv_init_c);
+    (void)info;
+    return part_init(0, buf, partitions, count, datatype, source, tag, comm, request, "MPI_Precv_init_c");
 }
 
 /* The partitioned request behind h, active and of the wanted side. */

@@ -1,0 +1,78 @@
+/*
+ * large_p2p.c -- the large-count bindings with one buffer and one count
+ * (point-to-point, Bcast; rows LC_BUF of large.def), and Sendrecv_c,
+ * Isendrecv_c.  Each resolves its count(s) (large.h) and calls its int twin.
+ */
+#include "mpi/large.h"
+#include "core/state.h"
+
+#define LC_UNPAREN(...) __VA_ARGS__
+#define LC_STR(x) #x
+#define LC_WEAK(name) _Pragma(LC_STR(weak MPI_##name##_c = PMPI_##name##_c))
+
+#define LC_BUF(...) LC_BUF_(__VA_ARGS__)
+#define LC_BUF_(name, bufdecl, params, args, commx)                                                   \
+    LC_WEAK(name)                                                                                   \
+    int PMPI_##name##_c(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)         \
+    {                                                                                               \
+        CM_ENTER(name##_c);                                                                         \
+        struct cm_lc x;                                                                             \
+        int rc = cm_lc_one(commx, "MPI_" #name "_c", "count", count, datatype, &x);                 \
+        if (rc)                                                                                     \
+            return rc;                                                                              \
+        rc = PMPI_##name(buf, x.n, x.t, LC_UNPAREN args);                                           \
+        cm_lc_done(&x, "MPI_" #name "_c");                                                          \
+        return rc;                                                                                  \
+    }
+#define LC_PIECES(...)
+#define LC_REDTYPE(...)
+#define LC_G2(...)
+#define LC_GV(...)
+#define LC_SV(...)
+#define LC_AV(...)
+#define LC_AW(...)
+#define LC_RS(...)
+#include "mpi/large.def"
+
+#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
+#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
+
+/* Both sides of a send-receive, resolved; 0 or the error raised. */
+static int pair(MPI_Comm comm, const char *call, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
+                MPI_Datatype recvtype, struct cm_lc *s, struct cm_lc *r)
+{
+    int rc = cm_lc_one(comm, call, "sendcount", sendcount, sendtype, s);
+    if (rc == MPI_SUCCESS && (rc = cm_lc_one(comm, call, "recvcount", recvcount, recvtype, r)) != MPI_SUCCESS)
+        cm_lc_free(s);
+    return rc;
+}
+
+int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status)
+{
+    CM_ENTER(Sendrecv_c);
+    struct cm_lc s, r;
+    int rc = pair(comm, "MPI_Sendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
+    if (rc)
+        return rc;
+    rc = PMPI_Sendrecv(sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm, status);
+    cm_lc_free(&s);
+    cm_lc_free(&r);
+    return rc;
+}
+
+int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                     MPI_Comm comm, MPI_Request *request)
+{
+    CM_ENTER(Isendrecv_c);
+    struct cm_lc s, r;
+    int rc = pair(comm, "MPI_Isendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
+    if (rc)
+        return rc;
+    rc = PMPI_Isendrecv(sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm, request);
+    cm_lc_done(&s, "MPI_Isendrecv_c");
+    cm_lc_done(&r, "MPI_Isendrecv_c");
+    return rc;
+}

@@ -1,0 +1,152 @@
+/*
+ * large_pack.c -- MPI_Pack_c, Unpack_c, Pack_size_c, the external32 _c
+ * calls and MPI_Reduce_local_c.
+ *
+ * Pack_c and Unpack_c work at outbuf + *position with a position of 0 in
+ * the int twin, so a position or buffer size beyond INT_MAX is fine as long
+ * as one call moves at most INT_MAX bytes (the twin's int outsize); the
+ * external32 twins count in MPI_Aint already and have no such limit.
+ */
+#include "mpi/large.h"
+#include "core/error.h"
+#include "core/state.h"
+
+#include <limits.h>
+
+#pragma weak MPI_Pack_c = PMPI_Pack_c
+#pragma weak MPI_Unpack_c = PMPI_Unpack_c
+#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
+#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
+#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
+#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
+#pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
+
+/* The room left after *position in a buffer of size bytes, for an int twin. */
+static int room(MPI_Comm comm, const char *call, const char *sizename, MPI_Count size, const MPI_Count *position,
+                int *left)
+{
+    if (!position)
+        return cm_error(comm, MPI_ERR_ARG, call, "position is NULL");
+    if (size < 0)
+        return cm_error(comm, MPI_ERR_ARG, call, "%s is negative (%lld)", sizename, (long long)size);
+    if (*position < 0 || *position > size)
+        return cm_error(comm, MPI_ERR_ARG, call, "position %lld is outside the buffer of %lld bytes",
+                        (long long)*position, (long long)size);
+    MPI_Count l = size - *position;
+    *left = l > INT_MAX ? INT_MAX : (int)l;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+                MPI_Count *position, MPI_Comm comm)
+{
+    CM_ENTER(Pack_c);
+    const char *call = "MPI_Pack_c";
+    struct cm_lc x;
+    int left, pos = 0;
+    int rc = room(comm, call, "outsize", outsize, position, &left);
+    if (rc || (rc = cm_lc_one(comm, call, "incount", incount, datatype, &x)))
+        return rc;
+    rc = PMPI_Pack(inbuf, x.n, x.t, cm_lc_at(outbuf, (MPI_Aint)*position), left, &pos, comm);
+    cm_lc_free(&x);
+    if (rc == MPI_SUCCESS)
+        *position += pos;
+    return rc;
+}
+
+int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
+                  MPI_Datatype datatype, MPI_Comm comm)
+{
+    CM_ENTER(Unpack_c);
+    const char *call = "MPI_Unpack_c";
+    struct cm_lc x;
+    int left, pos = 0;
+    int rc = room(comm, call, "insize", insize, position, &left);
+    if (rc || (rc = cm_lc_one(comm, call, "outcount", outcount, datatype, &x)))
+        return rc;
+    rc = PMPI_Unpack(cm_lc_at(inbuf, (MPI_Aint)*position), left, &pos, outbuf, x.n, x.t, comm);
+    cm_lc_free(&x);
+    if (rc == MPI_SUCCESS)
+        *position += pos;
+    return rc;
+}
+
+int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+{
+    CM_ENTER(Pack_size_c);
+    const char *call = "MPI_Pack_size_c";
+    int none;
+    /* the twin with no elements checks comm, datatype and size */
+    int rc = PMPI_Pack_size(0, datatype, comm, size ? &none : NULL);
+    if (rc)
+        return rc;
+    if (incount < 0)
+        return cm_error(comm, MPI_ERR_COUNT, call, "incount is negative (%lld)", (long long)incount);
+    MPI_Count one;
+    if ((rc = PMPI_Type_size_c(datatype, &one)))
+        return rc;
+    /* the packed form is the data bytes, nothing more (core/datatype_pack.c) */
+    *size = incount * one;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                         void *outbuf, MPI_Count outsize, MPI_Count *position)
+{
+    CM_ENTER(Pack_external_c);
+    struct cm_lc x;
+    int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Pack_external_c", "incount", incount, datatype, &x);
+    if (rc)
+        return rc;
+    MPI_Aint pos = position ? (MPI_Aint)*position : 0;
+    rc = PMPI_Pack_external(datarep, inbuf, x.n, x.t, outbuf, (MPI_Aint)outsize, position ? &pos : NULL);
+    cm_lc_free(&x);
+    if (rc == MPI_SUCCESS)
+        *position = pos;
+    return rc;
+}
+
+int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
+                           void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
+{
+    CM_ENTER(Unpack_external_c);
+    struct cm_lc x;
+    int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Unpack_external_c", "outcount", outcount, datatype, &x);
+    if (rc)
+        return rc;
+    MPI_Aint pos = position ? (MPI_Aint)*position : 0;
+    rc = PMPI_Unpack_external(datarep, inbuf, (MPI_Aint)insize, position ? &pos : NULL, outbuf, x.n, x.t);
+    cm_lc_free(&x);
+    if (rc == MPI_SUCCESS)
+        *position = pos;
+    return rc;
+}
+
+int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
+{
+    CM_ENTER(Pack_external_size_c);
+    struct cm_lc x;
+    int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Pack_external_size_c", "incount", incount, datatype, &x);
+    if (rc)
+        return rc;
+    MPI_Aint s = 0;
+    rc = PMPI_Pack_external_size(datarep, x.n, x.t, size ? &s : NULL);
+    cm_lc_free(&x);
+    if (rc == MPI_SUCCESS)
+        *size = s;
+    return rc;
+}
+
+/* Element-wise, so in pieces like the blocking collective reductions. */
+int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
+{
+    CM_ENTER(Reduce_local_c);
+    struct cm_lc_pieces p;
+    int rc = cm_lc_pieces_begin(MPI_COMM_WORLD, "MPI_Reduce_local_c", count, datatype, &p);
+    if (rc)
+        return rc;
+    do
+        rc = PMPI_Reduce_local(cm_lc_at(inbuf, p.done), cm_lc_at(inoutbuf, p.done), p.n, datatype, op);
+    while (rc == MPI_SUCCESS && cm_lc_pieces_next(&p));
+    return rc;
+}
