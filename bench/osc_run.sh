@@ -83,6 +83,8 @@ osc_report() {
     echo
     echo "### One-sided, 2 ranks (bench/osc_bench.c; median of $osc_rounds round(s))"
     echo
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'); load average at start: $load_at_start (on $(nproc) cores)."
+    echo
     echo "| operation | unit | corempi | Open MPI | MPICH | corempi/Open MPI | corempi/MPICH | target | stands |"
     echo "|---|---|---:|---:|---:|---:|---:|---|---|"
     # The floor involves no MPI: corempi's job measured it, or else a peer's.
