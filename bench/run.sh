@@ -12,13 +12,14 @@
 #                                           corempi/baseline)
 #   BENCH_PARTS=patterns bash bench/run.sh (only the application patterns and
 #                                           nonblocking collectives, ~4 minutes;
+#                                           BENCH_PARTS=osc: only one-sided;
 #                                           BENCH_PARTS=classic: only the rest)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
 # runs the contenders in turn (A B C, B C A, ...) for several rounds so they
 # share the machine's noise, and prints Markdown tables of medians and ratios.
 # The tables also go to bench/results/latest.md (the patterns' part also to
-# bench/results/patterns.md).  Any contender that is
+# bench/results/patterns.md, the one-sided part to bench/results/osc.md).  Any contender that is
 # missing, fails or runs out of time gets a note in its cells; the rest go on.
 # shellcheck disable=SC2086  # flag variables ($qflag, $vflag, $pids) split on purpose
 set -u
@@ -29,7 +30,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns}
+parts=${BENCH_PARTS:-classic patterns osc}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -107,6 +108,8 @@ ensure_peers() {
 declare -A built # "<contender>:<prog>" -> 1
 # shellcheck source=bench/patterns/run_patterns.sh
 . "$here/patterns/run_patterns.sh"
+# shellcheck source=bench/osc_run.sh
+. "$here/osc_run.sh"
 build_all() {
     local c p
     mkdir -p "$work/floor"
@@ -133,6 +136,7 @@ build_all() {
         done
     done
     want_part patterns && build_patterns
+    want_part osc && build_osc
 }
 
 # run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
@@ -481,6 +485,7 @@ if want_part classic; then
     run_prof
 fi
 want_part patterns && run_patterns
+want_part osc && run_osc
 
 mkdir -p "$(dirname "$results_md")"
 saved=""
@@ -492,6 +497,11 @@ if want_part patterns; then
     patterns_report | tee "$pattern_md"
     want_part classic && cat "$pattern_md" >>"$results_md"
     saved+=" $pattern_md"
+fi
+if want_part osc; then
+    osc_report | tee "$osc_md"
+    want_part classic && cat "$osc_md" >>"$results_md"
+    saved+=" $osc_md"
 fi
 log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"

@@ -33,6 +33,7 @@
 #include <sched.h>
 #include <time.h>
 #include "check.h"
+#include "schedstat.h"
 
 #define TAG_NEVER 78
 #define TAG_LAST 77
@@ -46,25 +47,6 @@ enum poll_kind { IPROBE, IMPROBE, TEST, TESTANY, TESTALL, TESTSOME, GET_STATUS, 
 static const char *kind_name[NKINDS] = { "MPI_Iprobe", "MPI_Improbe", "MPI_Test", "MPI_Testany",
                                          "MPI_Testall", "MPI_Testsome", "MPI_Request_get_status",
                                          "work + MPI_Iprobe" };
-
-/* Seconds on a CPU and waiting for one (/proc/self/schedstat); -1 if unknown. */
-static double runnable_seconds(void)
-{
-    unsigned long long run, wait;
-    FILE *f = fopen("/proc/self/schedstat", "r");
-    if (!f)
-        return -1;
-    int n = fscanf(f, "%llu %llu", &run, &wait);
-    fclose(f);
-    return n == 2 ? 1e-9 * (double)(run + wait) : -1;
-}
-
-static double cpu_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* One empty poll of the given kind; returns its flag (must stay 0). */
 static int poll_once(enum poll_kind k, MPI_Request *pending)
