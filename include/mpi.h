@@ -373,6 +373,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 typedef void MPI_User_function(void *invec, void *inoutvec, int *len, MPI_Datatype *datatype);
 typedef void MPI_Comm_errhandler_function(MPI_Comm *comm, int *code, ...);
 typedef void MPI_Session_errhandler_function(MPI_Session *session, int *code, ...);
+typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
@@ -923,6 +924,55 @@ CM_API_FN(int, Session_get_errhandler, (MPI_Session session, MPI_Errhandler *err
 CM_API_FN(int, Session_call_errhandler, (MPI_Session session, int errorcode))
 CM_API_FN(int, Group_from_session_pset, (MPI_Session session, const char *pset_name, MPI_Group *newgroup))
 CM_API_FN(int, Comm_create_from_group, (MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler, MPI_Comm *newcomm))
+
+/* one-sided communication (MPI-4.1 chapter 12; docs/osc.md) */
+CM_API_FN(int, Win_create, (void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
+CM_API_FN(int, Win_allocate, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+CM_API_FN(int, Win_allocate_shared, (MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win))
+CM_API_FN(int, Win_create_dynamic, (MPI_Info info, MPI_Comm comm, MPI_Win *win))
+CM_API_FN(int, Win_attach, (MPI_Win win, void *base, MPI_Aint size))
+CM_API_FN(int, Win_detach, (MPI_Win win, const void *base))
+CM_API_FN(int, Win_free, (MPI_Win *win))
+CM_API_FN(int, Win_shared_query, (MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr))
+CM_API_FN(int, Win_fence, (int assert, MPI_Win win))
+CM_API_FN(int, Win_post, (MPI_Group group, int assert, MPI_Win win))
+CM_API_FN(int, Win_start, (MPI_Group group, int assert, MPI_Win win))
+CM_API_FN(int, Win_complete, (MPI_Win win))
+CM_API_FN(int, Win_wait, (MPI_Win win))
+CM_API_FN(int, Win_test, (MPI_Win win, int *flag))
+CM_API_FN(int, Win_lock, (int lock_type, int rank, int assert, MPI_Win win))
+CM_API_FN(int, Win_unlock, (int rank, MPI_Win win))
+CM_API_FN(int, Win_lock_all, (int assert, MPI_Win win))
+CM_API_FN(int, Win_unlock_all, (MPI_Win win))
+CM_API_FN(int, Win_flush, (int rank, MPI_Win win))
+CM_API_FN(int, Win_flush_all, (MPI_Win win))
+CM_API_FN(int, Win_flush_local, (int rank, MPI_Win win))
+CM_API_FN(int, Win_flush_local_all, (MPI_Win win))
+CM_API_FN(int, Win_sync, (MPI_Win win))
+CM_API_FN(int, Put, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+CM_API_FN(int, Get, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win))
+CM_API_FN(int, Accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+CM_API_FN(int, Get_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win))
+CM_API_FN(int, Fetch_and_op, (const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Op op, MPI_Win win))
+CM_API_FN(int, Compare_and_swap, (const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype, int target_rank, MPI_Aint target_disp, MPI_Win win))
+CM_API_FN(int, Rput, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+CM_API_FN(int, Rget, (void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win, MPI_Request *request))
+CM_API_FN(int, Raccumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+CM_API_FN(int, Rget_accumulate, (const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr, int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request))
+CM_API_FN(int, Win_get_group, (MPI_Win win, MPI_Group *group))
+CM_API_FN(int, Win_set_name, (MPI_Win win, const char *win_name))
+CM_API_FN(int, Win_get_name, (MPI_Win win, char *win_name, int *resultlen))
+CM_API_FN(int, Win_set_info, (MPI_Win win, MPI_Info info))
+CM_API_FN(int, Win_get_info, (MPI_Win win, MPI_Info *info_used))
+CM_API_FN(int, Win_create_keyval, (MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn, int *win_keyval, void *extra_state))
+CM_API_FN(int, Win_free_keyval, (int *win_keyval))
+CM_API_FN(int, Win_set_attr, (MPI_Win win, int win_keyval, void *attribute_val))
+CM_API_FN(int, Win_get_attr, (MPI_Win win, int win_keyval, void *attribute_val, int *flag))
+CM_API_FN(int, Win_delete_attr, (MPI_Win win, int win_keyval))
+CM_API_FN(int, Win_create_errhandler, (MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler))
+CM_API_FN(int, Win_set_errhandler, (MPI_Win win, MPI_Errhandler errhandler))
+CM_API_FN(int, Win_get_errhandler, (MPI_Win win, MPI_Errhandler *errhandler))
+CM_API_FN(int, Win_call_errhandler, (MPI_Win win, int errorcode))
 
 #undef CM_API_FN
 #undef CM_API_VISIBLE
