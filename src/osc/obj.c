@@ -32,13 +32,6 @@
 #pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
 #pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 
-static struct cm_win *enter(MPI_Win win, const char *call, int *rc)
-{
-    if ((*rc = cm_check_initialized(call)) != MPI_SUCCESS)
-        return NULL;
-    return cm_win_check(win, call, rc);
-}
-
 static struct cm_attr_obj obj_of(struct cm_win *w)
 {
     return (struct cm_attr_obj){ .kind = CM_ATTR_WIN, .win = w->handle, .attrs = &w->attrs };
@@ -55,7 +48,7 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
     static const char call[] = "MPI_Win_get_group";
     CM_ENTER(Win_get_group);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!group)
@@ -76,7 +69,7 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
     static const char call[] = "MPI_Win_set_name";
     CM_ENTER(Win_set_name);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!win_name)
@@ -91,7 +84,7 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     static const char call[] = "MPI_Win_get_name";
     CM_ENTER(Win_get_name);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!win_name || !resultlen)
@@ -106,7 +99,7 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
     static const char call[] = "MPI_Win_set_info";
     CM_ENTER(Win_set_info);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     MPI_Info copy;
@@ -122,7 +115,7 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     static const char call[] = "MPI_Win_get_info";
     CM_ENTER(Win_get_info);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!info_used)
@@ -162,7 +155,7 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
     static const char call[] = "MPI_Win_set_attr";
     CM_ENTER(Win_set_attr);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (predefined_key(win_keyval))
@@ -178,7 +171,7 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
     static const int unified = MPI_WIN_UNIFIED;
     CM_ENTER(Win_get_attr);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!attribute_val || !flag)
@@ -205,7 +198,7 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
     static const char call[] = "MPI_Win_delete_attr";
     CM_ENTER(Win_delete_attr);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (predefined_key(win_keyval))
@@ -234,7 +227,7 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     static const char call[] = "MPI_Win_set_errhandler";
     CM_ENTER(Win_set_errhandler);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!cm_errh_valid(errhandler))
@@ -248,7 +241,7 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
     static const char call[] = "MPI_Win_get_errhandler";
     CM_ENTER(Win_get_errhandler);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!errhandler)
@@ -263,7 +256,7 @@ int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
     static const char call[] = "MPI_Win_call_errhandler";
     CM_ENTER(Win_call_errhandler);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     cm_win_error(w, errorcode, call, "error code %d raised by the program", errorcode);

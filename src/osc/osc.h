@@ -132,6 +132,8 @@ void cm_win_unregister(struct cm_win *w);
 /* Check a window argument: the window, or NULL after raising MPI_ERR_WIN on
  * WORLD's handler (*rc gets the class). */
 struct cm_win *cm_win_check(MPI_Win h, const char *call, int *rc);
+/* cm_check_initialized, then cm_win_check. */
+struct cm_win *cm_win_enter(MPI_Win h, const char *call, int *rc);
 /* Raise errclass on w's error handler. */
 int cm_win_error(struct cm_win *w, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

@@ -28,13 +28,6 @@
 #pragma weak MPI_Win_wait = PMPI_Win_wait
 #pragma weak MPI_Win_test = PMPI_Win_test
 
-static struct cm_win *enter(MPI_Win win, const char *call, int *rc)
-{
-    if ((*rc = cm_check_initialized(call)) != MPI_SUCCESS)
-        return NULL;
-    return cm_win_check(win, call, rc);
-}
-
 /* The window ranks of group's members (malloc'ed, *n of them), or NULL
  * after raising. */
 static int *ranks_of(struct cm_win *w, MPI_Group group, int *n, const char *call, int *rc)
@@ -70,7 +63,7 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     static const char call[] = "MPI_Win_post";
     CM_ENTER(Win_post);
     int rc, n;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (w->post_open || w->fence_open)
@@ -109,7 +102,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     static const char call[] = "MPI_Win_start";
     CM_ENTER(Win_start);
     int rc, n;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (w->start_ranks || w->fence_open || w->lock_all || w->nlocks)
@@ -137,7 +130,7 @@ int PMPI_Win_complete(MPI_Win win)
     static const char call[] = "MPI_Win_complete";
     CM_ENTER(Win_complete);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!w->start_ranks)
@@ -168,7 +161,7 @@ static int all_completed(void *p)
 static int wait_or_test(MPI_Win win, int *flag, const char *call)
 {
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!w->post_open)

@@ -31,19 +31,12 @@
 
 #define NOCHECK_BIT 4   /* w->lock[t]: taken with MPI_MODE_NOCHECK, no word held */
 
-static struct cm_win *enter(MPI_Win win, const char *call, int *rc)
-{
-    if ((*rc = cm_check_initialized(call)) != MPI_SUCCESS)
-        return NULL;
-    return cm_win_check(win, call, rc);
-}
-
 int PMPI_Win_fence(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_fence";
     CM_ENTER(Win_fence);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (w->lock_all || w->nlocks || w->start_ranks || w->post_open)
@@ -92,7 +85,7 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     static const char call[] = "MPI_Win_lock";
     CM_ENTER(Win_lock);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
@@ -124,7 +117,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     static const char call[] = "MPI_Win_unlock";
     CM_ENTER(Win_unlock);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (rank == MPI_PROC_NULL)
@@ -148,7 +141,7 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     static const char call[] = "MPI_Win_lock_all";
     CM_ENTER(Win_lock_all);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (assert & ~MPI_MODE_NOCHECK)
@@ -170,7 +163,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     static const char call[] = "MPI_Win_unlock_all";
     CM_ENTER(Win_unlock_all);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (!w->lock_all)
@@ -190,7 +183,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
 static int flush(MPI_Win win, int rank, int all, const char *call)
 {
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     if (all ? !w->lock_all && !w->nlocks : rank != MPI_PROC_NULL && (rank < 0 || rank >= w->size))
@@ -235,7 +228,7 @@ int PMPI_Win_sync(MPI_Win win)
     static const char call[] = "MPI_Win_sync";
     CM_ENTER(Win_sync);
     int rc;
-    struct cm_win *w = enter(win, call, &rc);
+    struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
     atomic_thread_fence(memory_order_seq_cst);

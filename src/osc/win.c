@@ -8,6 +8,7 @@
 #include "osc/osc.h"
 #include "core/error.h"
 #include "core/handle.h"
+#include "core/state.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -61,6 +62,13 @@ struct cm_win *cm_win_check(MPI_Win h, const char *call, int *rc)
     if (!w)
         *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_WIN, call, "invalid window %ld", (long)(intptr_t)h);
     return w;
+}
+
+struct cm_win *cm_win_enter(MPI_Win h, const char *call, int *rc)
+{
+    if ((*rc = cm_check_initialized(call)) != MPI_SUCCESS)
+        return NULL;
+    return cm_win_check(h, call, rc);
 }
 
 int cm_win_error(struct cm_win *w, int errclass, const char *call, const char *fmt, ...)
