@@ -9,6 +9,7 @@
  * tickets distinct.  Then MAX, BXOR, REPLACE, NO_OP, MINLOC (a pair type:
  * always locked) and a strided target type under fence.
  */
+#include <stddef.h>
 #include "check.h"
 
 #define K 300

@@ -84,7 +84,10 @@ int main(int argc, char **argv)
     expect(MPI_Win_attach(win, &v, sizeof v), MPI_ERR_RMA_FLAVOR, "attach on Win_allocate");
     MPI_Win_lock(MPI_LOCK_SHARED, right, 0, win);
     expect(MPI_Put(&v, 1, MPI_LONG, right, 1, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "displacement past the end");
-    expect(MPI_Put(&v, 1, MPI_LONG, right, -1, 1, MPI_LONG, win), MPI_ERR_RMA_RANGE, "negative displacement");
+    /* corempi says RMA_RANGE; Open MPI says DISP, also fair */
+    int err = MPI_Put(&v, 1, MPI_LONG, right, -1, 1, MPI_LONG, win), cls;
+    MPI_Error_class(err, &cls);
+    CHECK(cls == MPI_ERR_RMA_RANGE || cls == MPI_ERR_DISP, "negative displacement: class %d", cls);
     expect(MPI_Accumulate(&v, 2, MPI_LONG, right, 0, 2, MPI_LONG, MPI_SUM, win), MPI_ERR_RMA_RANGE, "accumulate past the end");
     expect(MPI_Put(&v, 1, MPI_LONG, size, 0, 1, MPI_LONG, win), MPI_ERR_RANK, "target rank out of range");
     MPI_Win_unlock(right, win);
@@ -113,14 +116,20 @@ int main(int argc, char **argv)
     MPI_Rget(in, 16, MPI_LONG, right, theirs, 16, MPI_LONG, win, &rq);
     MPI_Wait(&rq, MPI_STATUS_IGNORE);
     MPI_Win_set_errhandler(win, MPI_ERRORS_RETURN);
+#ifndef OPEN_MPI /* Open MPI 4.1 does not check accesses to dynamic windows */
     expect(MPI_Get(in, 1, MPI_LONG, right, theirs + 16 * (MPI_Aint)sizeof(long), 1, MPI_LONG, win), MPI_ERR_RMA_RANGE,
            "dynamic: outside the attached region");
+#endif
     MPI_Win_unlock(right, win);
     for (int i = 0; i < 16; i++)
         CHECK(in[i] == 100L * rank + i, "dynamic get [%d] = %ld", i, in[i]);
     MPI_Barrier(MPI_COMM_WORLD);
     MPI_Win_detach(win, mem);
+#ifdef OPEN_MPI /* Open MPI 4.1 says MPI_ERR_UNKNOWN */
+    CHECK(MPI_Win_detach(win, mem) != MPI_SUCCESS, "detach twice succeeded");
+#else
     expect(MPI_Win_detach(win, mem), MPI_ERR_RMA_ATTACH, "detach twice");
+#endif
     MPI_Win_free(&win);
     free(mem);
 
