@@ -11,9 +11,11 @@
  * word (wait.c) when ranks outnumber cores.
  *
  * Flush: every operation is complete at its target when its call returns
- * (osc.h), so flush has nothing to wait for; it is a full memory barrier,
- * which orders the operations before it before anything after it (a flag
- * stored after a flush is never seen before the data).
+ * (osc.h), so flush has nothing to wait for; it is a full memory barrier:
+ * the stores of the operations before it are visible to every rank before
+ * any load or store after it (a Dekker-style exchange through two windows
+ * cannot see both old values).  Flush_local only needs the origin's buffers
+ * free, which they are when each call returns: a compiler barrier.
  */
 #include "osc/osc.h"
 #include "core/state.h"
@@ -180,7 +182,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
 
 /* The flushes: the target must be in a passive-target epoch; then a full
  * memory barrier is all there is to do (top of file). */
-static int flush(MPI_Win win, int rank, int all, const char *call)
+static int flush(MPI_Win win, int rank, int all, int local, const char *call)
 {
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
@@ -193,32 +195,37 @@ static int flush(MPI_Win win, int rank, int all, const char *call)
     if (!all && rank != MPI_PROC_NULL && !w->lock_all && !w->lock[rank])
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call,
                             "target %d is not locked (a flush needs MPI_Win_lock or MPI_Win_lock_all)", rank);
-    atomic_thread_fence(memory_order_seq_cst);
+    /* local completion (the origin's buffer may be reused) holds when the
+     * operation's call returns: only the compiler must not move accesses */
+    if (local)
+        atomic_signal_fence(memory_order_seq_cst);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }
 
 int PMPI_Win_flush(int rank, MPI_Win win)
 {
     CM_ENTER(Win_flush);
-    return flush(win, rank, 0, "MPI_Win_flush");
+    return flush(win, rank, 0, 0, "MPI_Win_flush");
 }
 
 int PMPI_Win_flush_all(MPI_Win win)
 {
     CM_ENTER(Win_flush_all);
-    return flush(win, 0, 1, "MPI_Win_flush_all");
+    return flush(win, 0, 1, 0, "MPI_Win_flush_all");
 }
 
 int PMPI_Win_flush_local(int rank, MPI_Win win)
 {
     CM_ENTER(Win_flush_local);
-    return flush(win, rank, 0, "MPI_Win_flush_local");
+    return flush(win, rank, 0, 1, "MPI_Win_flush_local");
 }
 
 int PMPI_Win_flush_local_all(MPI_Win win)
 {
     CM_ENTER(Win_flush_local_all);
-    return flush(win, 0, 1, "MPI_Win_flush_local_all");
+    return flush(win, 0, 1, 1, "MPI_Win_flush_local_all");
 }
 
 /* The public and private copies are one (MPI_WIN_UNIFIED): a full memory
