@@ -37,9 +37,9 @@
 /* One keyval serves one kind of object; its callbacks have that kind's
  * signature (the handle type differs), hence the unions. */
 struct keyval {
-    int kind;          /* CM_ATTR_COMM or CM_ATTR_TYPE */
-    union { MPI_Comm_copy_attr_function *comm; MPI_Type_copy_attr_function *type; } copy_fn;
-    union { MPI_Comm_delete_attr_function *comm; MPI_Type_delete_attr_function *type; } delete_fn;
+    int kind;          /* CM_ATTR_COMM, CM_ATTR_TYPE or CM_ATTR_WIN */
+    union { MPI_Comm_copy_attr_function *comm; MPI_Type_copy_attr_function *type; MPI_Win_copy_attr_function *win; } copy_fn;
+    union { MPI_Comm_delete_attr_function *comm; MPI_Type_delete_attr_function *type; MPI_Win_delete_attr_function *win; } delete_fn;
     void *extra;
     int refs;          /* user handle (until freed) + attributes using it */
     int user_freed;
@@ -57,7 +57,8 @@ static int nkeyvals, keyvals_cap;
 static int tag_ub = CM_TAG_UB, host = MPI_PROC_NULL, io = MPI_ANY_SOURCE, wtime_is_global = 1;
 static int universe_size, appnum = 0, lastusedcode;
 
-static const char *const kind_name[] = { "communicator", "datatype" };
+static const char *const kind_name[] = { "communicator", "datatype", "window" };
+static const char *const kind_arg[] = { "comm", "type", "win" };
 
 /* Predefined attributes exist on communicators only. */
 static int *predefined(int kind, int keyval)
@@ -121,11 +122,14 @@ typedef void (*cm_attr_any_fn)(void);
 static int run_delete(const struct cm_attr_obj *o, int k, void *value)
 {
     struct keyval *kv = keyvals[k];
-    cm_attr_any_fn fn = o->kind == CM_ATTR_COMM ? CM_ATTR_FN(kv->delete_fn.comm) : CM_ATTR_FN(kv->delete_fn.type);
+    cm_attr_any_fn fn = o->kind == CM_ATTR_COMM ? CM_ATTR_FN(kv->delete_fn.comm)
+                        : o->kind == CM_ATTR_WIN ? CM_ATTR_FN(kv->delete_fn.win) : CM_ATTR_FN(kv->delete_fn.type);
     if (!fn || fn == CM_ATTR_FN(MPI_COMM_NULL_DELETE_FN) || fn == CM_ATTR_FN(MPI_TYPE_NULL_DELETE_FN))
         return MPI_SUCCESS;
     if (o->kind == CM_ATTR_COMM)
         return kv->delete_fn.comm(o->comm, k, value, kv->extra);
+    if (o->kind == CM_ATTR_WIN)
+        return kv->delete_fn.win(o->win, k, value, kv->extra);
     return kv->delete_fn.type(o->type, k, value, kv->extra);
 }
 
@@ -204,7 +208,7 @@ int cm_attr_obj_delete_all(const struct cm_attr_obj *o)
 
 static struct cm_attr_obj comm_obj(struct cm_comm *c)
 {
-    return (struct cm_attr_obj){ CM_ATTR_COMM, c->handle, MPI_DATATYPE_NULL, &c->attrs };
+    return (struct cm_attr_obj){ CM_ATTR_COMM, c->handle, MPI_DATATYPE_NULL, &c->attrs, MPI_WIN_NULL };
 }
 
 int cm_attr_copy_all(struct cm_comm *oldc, struct cm_comm *newc)
@@ -225,7 +229,7 @@ int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(voi
                           const char *call)
 {
     if (!keyval)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind == CM_ATTR_COMM ? "comm" : "type");
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind_arg[kind]);
     struct keyval *kv = calloc(1, sizeof *kv);
     if (!kv)
         return cm_error(MPI_COMM_SELF, MPI_ERR_NO_MEM, call, "out of memory");
@@ -235,6 +239,9 @@ int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(voi
     if (kind == CM_ATTR_COMM) {
         kv->copy_fn.comm = (MPI_Comm_copy_attr_function *)copy_fn;
         kv->delete_fn.comm = (MPI_Comm_delete_attr_function *)delete_fn;
+    } else if (kind == CM_ATTR_WIN) {  /* windows are never copied: copy_fn is kept, not run */
+        kv->copy_fn.win = (MPI_Win_copy_attr_function *)copy_fn;
+        kv->delete_fn.win = (MPI_Win_delete_attr_function *)delete_fn;
     } else {
         kv->copy_fn.type = (MPI_Type_copy_attr_function *)copy_fn;
         kv->delete_fn.type = (MPI_Type_delete_attr_function *)delete_fn;
@@ -265,7 +272,7 @@ int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(voi
 int cm_attr_keyval_free(int kind, int *keyval, const char *call)
 {
     if (!keyval)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind == CM_ATTR_COMM ? "comm" : "type");
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind_arg[kind]);
     int k = *keyval;
     if (predefined(kind, k))
         return cm_error(MPI_COMM_SELF, MPI_ERR_KEYVAL, call, "keyval %d is predefined and cannot be freed", k);

@@ -23,14 +23,15 @@ int cm_attr_copy_all(struct cm_comm *oldc, struct cm_comm *newc);
  * and returns its code; that attribute and the older ones stay attached. */
 int cm_attr_delete_all(struct cm_comm *c);
 
-/* The object an attribute call works on: a communicator or a datatype
+/* The object an attribute call works on: a communicator, a datatype or a window
  * (kind), its handle (for the callbacks) and where its list lives. */
-enum { CM_ATTR_COMM, CM_ATTR_TYPE };
+enum { CM_ATTR_COMM, CM_ATTR_TYPE, CM_ATTR_WIN };
 struct cm_attr_obj {
     int kind;
     MPI_Comm comm;      /* kind CM_ATTR_COMM */
     MPI_Datatype type;  /* kind CM_ATTR_TYPE */
     void **attrs;
+    MPI_Win win;        /* kind CM_ATTR_WIN (src/osc/obj.c) */
 };
 
 /* Type_dup and Type_free (core/attr_type.c): run the copy callbacks from

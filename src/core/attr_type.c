@@ -28,7 +28,7 @@ static int type_obj(MPI_Datatype type, const char *call, struct cm_attr_obj *o)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call,
                         type == MPI_DATATYPE_NULL ? "datatype is MPI_DATATYPE_NULL" : "invalid datatype %ld",
                         (long)(intptr_t)type);
-    *o = (struct cm_attr_obj){ CM_ATTR_TYPE, MPI_COMM_NULL, type, &t->attrs };
+    *o = (struct cm_attr_obj){ CM_ATTR_TYPE, MPI_COMM_NULL, type, &t->attrs, MPI_WIN_NULL };
     return MPI_SUCCESS;
 }
 

@@ -1,0 +1,386 @@
+/*
+ * acc.c -- the accumulate family: Accumulate, Get_accumulate, Fetch_and_op,
+ * Compare_and_swap, Raccumulate, Rget_accumulate.
+ *
+ * Atomicity per element (MPI-4.1 12.7.1: concurrent accumulates to the same
+ * location with the same basic type are atomic per element).  Two paths:
+ *   - atomic: in shared windows (Win_allocate, Win_allocate_shared), an
+ *     element of a basic type of 1, 2, 4 or 8 bytes (no pair types) at an
+ *     address aligned to its size is updated with one CPU atomic: fetch-add,
+ *     -and, -or, -xor for integers under SUM/BAND/BOR/BXOR, exchange for
+ *     MPI_REPLACE, a load for MPI_NO_OP, and a compare-and-swap loop around
+ *     the op's own kernel (core/op.h) for every other op;
+ *   - locked: everything else (misaligned elements, long double, pair and
+ *     complex types of 16 bytes, and every element of a window on user
+ *     memory, reached through the kernel's copies) runs under the target's
+ *     accumulate lock, a word in the control area.
+ * Which path an element takes depends only on the window's flavour, the
+ * basic type and the element's address -- never on the op or the origin --
+ * so all accumulates to one element with one basic type take the same path:
+ * either all are CPU atomics on it, or all hold the same lock while they
+ * touch it.  The two never mix on one element, and each is atomic on its own.
+ */
+#include "osc/osc.h"
+#include "osc/args.h"
+#include "core/datatype.h"
+#include "core/error.h"
+#include "core/op.h"
+#include "core/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#pragma weak MPI_Accumulate = PMPI_Accumulate
+#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
+#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
+#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
+#pragma weak MPI_Raccumulate = PMPI_Raccumulate
+#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
+
+/* ---- the accumulate lock ------------------------------------------------- */
+
+static int try_acc(void *p)
+{
+    uint32_t zero = 0;
+    return atomic_compare_exchange_strong((_Atomic uint32_t *)p, &zero, 1);
+}
+
+static void acc_lock(struct cm_win *w, int rank)
+{
+    _Atomic uint32_t *word = &w->rctl[rank].acc;
+    if (!try_acc(word))
+        cm_osc_wait(word, &w->rctl[rank].acc_sleepers, try_acc, word);
+}
+
+static void acc_unlock(struct cm_win *w, int rank)
+{
+    atomic_store(&w->rctl[rank].acc, 0);
+    cm_osc_wake(&w->rctl[rank].acc, &w->rctl[rank].acc_sleepers);
+}
+
+/* ---- which types take the atomic path ------------------------------------ */
+
+static int is_integer(MPI_Datatype b)
+{
+    static const MPI_Datatype ints[] = {
+        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED,
+        MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_INT8_T, MPI_INT16_T,
+        MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_AINT,
+        MPI_OFFSET, MPI_COUNT, MPI_BYTE, MPI_WCHAR };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (ints[i] == b)
+            return 1;
+    return 0;
+}
+
+/* Element size of basic when CPU atomics can update it, else 0. */
+static size_t atomic_size(struct cm_win *w, MPI_Datatype basic)
+{
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED && w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
+        return 0;
+    const struct cm_datatype *b = cm_dt_lookup(basic);
+    if (!b || (MPI_Aint)b->size != b->extent)
+        return 0;
+    return b->size == 1 || b->size == 2 || b->size == 4 || b->size == 8 ? b->size : 0;
+}
+
+/* ---- one element -------------------------------------------------------- */
+
+struct elem {
+    MPI_Op op;
+    MPI_Datatype basic;
+    int integer;
+};
+
+/* *old = *a; *a = *o (op) *a, atomically; T an unsigned type of the size. */
+#define CM_OSC_ATOMIC(T)                                                                          \
+    static void atomic_##T(T *a, const T *o, T *old, const struct elem *e)                        \
+    {                                                                                             \
+        T v = 0, prev;                                                                            \
+        if (o) /* NULL under MPI_NO_OP */                                                         \
+            memcpy(&v, o, sizeof v);                                                              \
+        if (e->op == MPI_REPLACE) {                                                               \
+            prev = __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                   \
+        } else if (e->op == MPI_NO_OP) {                                                          \
+            prev = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                          \
+        } else if (e->integer && e->op == MPI_SUM) {                                              \
+            prev = __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                    \
+        } else if (e->integer && e->op == MPI_BAND) {                                             \
+            prev = __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                    \
+        } else if (e->integer && e->op == MPI_BOR) {                                              \
+            prev = __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                     \
+        } else if (e->integer && e->op == MPI_BXOR) {                                             \
+            prev = __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                    \
+        } else {                                                                                  \
+            prev = __atomic_load_n(a, __ATOMIC_RELAXED);                                          \
+            T next;                                                                               \
+            do {                                                                                  \
+                next = prev;                                                                      \
+                cm_op_apply(e->op, e->basic, &v, &next, 1);                                       \
+            } while (!__atomic_compare_exchange_n(a, &prev, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
+        }                                                                                         \
+        if (old)                                                                                  \
+            memcpy(old, &prev, sizeof prev);                                                      \
+    }
+CM_OSC_ATOMIC(uint8_t)
+CM_OSC_ATOMIC(uint16_t)
+CM_OSC_ATOMIC(uint32_t)
+CM_OSC_ATOMIC(uint64_t)
+
+static void elem_atomic(char *a, const char *o, char *old, size_t es, const struct elem *e)
+{
+    switch (es) {
+    case 1: atomic_uint8_t((uint8_t *)a, (const uint8_t *)o, (uint8_t *)old, e); break;
+    case 2: atomic_uint16_t((uint16_t *)(void *)a, (const uint16_t *)(const void *)o, (uint16_t *)(void *)old, e); break;
+    case 4: atomic_uint32_t((uint32_t *)(void *)a, (const uint32_t *)(const void *)o, (uint32_t *)(void *)old, e); break;
+    default: atomic_uint64_t((uint64_t *)(void *)a, (const uint64_t *)(const void *)o, (uint64_t *)(void *)old, e); break;
+    }
+}
+
+/* n elements in place (the caller holds the accumulate lock): old values
+ * to `old` first when asked. */
+static void apply_locked(char *t, const char *o, char *old, size_t n, size_t es, const struct elem *e)
+{
+    if (old)
+        memcpy(old, t, n * es);
+    if (e->op == MPI_REPLACE)
+        memcpy(t, o, n * es);
+    else if (e->op != MPI_NO_OP)
+        cm_op_apply(e->op, e->basic, o, t, n);
+}
+
+/* ---- walking the target's blocks in shared memory ------------------------- */
+
+struct walk {
+    struct cm_win *w;
+    int rank;
+    char *base;          /* the target location (tgt.local) */
+    const char *o;       /* packed origin, advancing */
+    char *old;           /* packed result, advancing, or NULL */
+    size_t es;           /* element size */
+    size_t atomic;       /* element size if the atomic path applies, else 0 */
+    struct elem e;
+};
+
+static int walk_block(MPI_Aint off, size_t len, void *p)
+{
+    struct walk *k = p;
+    char *t = k->base + off;
+    size_t n = len / k->es;
+    if (!k->atomic) {
+        apply_locked(t, k->o, k->old, n, k->es, &k->e);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            char *a = t + i * k->es;
+            const char *o = k->o ? k->o + i * k->es : NULL;
+            char *old = k->old ? k->old + i * k->es : NULL;
+            if (((uintptr_t)a & (k->es - 1)) == 0) {
+                elem_atomic(a, o, old, k->es, &k->e);
+            } else {
+                acc_lock(k->w, k->rank);
+                apply_locked(a, o, old, 1, k->es, &k->e);
+                acc_unlock(k->w, k->rank);
+            }
+        }
+    }
+    if (k->o)
+        k->o += len;
+    if (k->old)
+        k->old += len;
+    return 0;
+}
+
+/* ---- the general operation ------------------------------------------------- */
+
+struct acc_args {
+    const void *origin;
+    int ocount;
+    MPI_Datatype odt;
+    void *result;        /* NULL: Accumulate */
+    int rcount;
+    MPI_Datatype rdt;
+    int rank;
+    MPI_Aint disp;
+    int tcount;
+    MPI_Datatype tdt;
+    MPI_Op op;
+};
+
+static int check_op(struct cm_win *w, const char *call, MPI_Op op, MPI_Datatype basic)
+{
+    if (!cm_op_is_predefined(op))
+        return cm_win_error(w, MPI_ERR_OP, call, "op %ld: one-sided accumulates take predefined operations only",
+                            (long)(intptr_t)op);
+    if (op != MPI_REPLACE && op != MPI_NO_OP && !cm_op_allowed(op, basic))
+        return cm_win_error(w, MPI_ERR_OP, call, "%s is not defined on the target's basic type", cm_op_name(op));
+    return MPI_SUCCESS;
+}
+
+static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
+{
+    int rc;
+    struct cm_win *w = cm_osc_begin(win, x->rank, call, &rc);
+    if (!w || x->rank == MPI_PROC_NULL)
+        return w ? MPI_SUCCESS : rc;
+    struct cm_datatype *ot = NULL, *tt, *rt = NULL;
+    int noop = x->op == MPI_NO_OP;
+    /* MPI_NO_OP ignores the origin: the target alone is checked then */
+    if ((rc = cm_osc_types(w, call, noop ? x->tcount : x->ocount, noop ? x->tdt : x->odt, x->tcount, x->tdt, &ot,
+                           &tt)))
+        return rc;
+    if (x->result && (rc = cm_osc_types(w, call, x->rcount, x->rdt, x->tcount, x->tdt, &rt, &tt)))
+        return rc;
+    MPI_Datatype basic = tt->basic;
+    if (!basic || (!noop && ot->basic != basic))
+        return cm_win_error(w, MPI_ERR_TYPE, call, "the %s datatype is not made of one predefined type%s",
+                            !basic ? "target" : "origin", basic ? " (the target's)" : "");
+    if ((rc = check_op(w, call, x->op, basic)))
+        return rc;
+    struct cm_osc_tgt tgt;
+    if ((rc = cm_osc_locate(w, call, x->rank, x->disp, x->tcount, tt, &tgt)))
+        return rc;
+    size_t bytes = (size_t)x->tcount * tt->size;
+    if (!bytes)
+        return MPI_SUCCESS;
+    size_t es = cm_dt_lookup(basic)->size;
+    char *opack = NULL, *rpack = NULL, *tbuf = NULL;
+    const char *o = NULL;
+    if (!noop) {
+        o = (const char *)((uintptr_t)x->origin + (uintptr_t)ot->true_lb);
+        if (!ot->contig) {
+            if (!(opack = malloc(bytes)))
+                return cm_win_error(w, MPI_ERR_NO_MEM, call, "out of memory");
+            cm_dt_pack(x->origin, x->ocount, ot, opack);
+            o = opack;
+        }
+    }
+    char *r = NULL;
+    if (x->result) {
+        r = (char *)((uintptr_t)x->result + (uintptr_t)rt->true_lb);
+        if (!rt->contig && !(r = rpack = malloc(bytes))) {
+            free(opack);
+            return cm_win_error(w, MPI_ERR_NO_MEM, call, "out of memory");
+        }
+    }
+    struct elem e = { x->op, basic, is_integer(basic) };
+    size_t atomic = atomic_size(w, basic);
+    if (tgt.local && atomic) {
+        struct walk k = { w, x->rank, tgt.local, o, r, es, atomic, e };
+        cm_osc_for_each_block(x->tcount, tt, walk_block, &k);
+    } else {
+        acc_lock(w, x->rank);
+        if (tgt.local) {
+            struct walk k = { w, x->rank, tgt.local, o, r, es, 0, e };
+            cm_osc_for_each_block(x->tcount, tt, walk_block, &k);
+        } else if (!(tbuf = malloc(bytes)) || cm_osc_read(&tgt, x->tcount, tt, tbuf) ||
+                   (apply_locked(tbuf, o, r, bytes / es, es, &e), !noop && cm_osc_write(&tgt, x->tcount, tt, tbuf))) {
+            rc = tbuf ? cm_osc_refused(w, call, x->rank) : cm_win_error(w, MPI_ERR_NO_MEM, call, "out of memory");
+        }
+        acc_unlock(w, x->rank);
+    }
+    if (!rc && rpack)
+        cm_dt_unpack(rpack, bytes, x->result, x->rcount, rt);
+    free(opack);
+    free(rpack);
+    free(tbuf);
+    return rc;
+}
+
+int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    CM_ENTER(Accumulate);
+    struct acc_args x = { origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                          target_disp, target_count, target_datatype, op };
+    return accumulate("MPI_Accumulate", &x, win);
+}
+
+int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+{
+    CM_ENTER(Get_accumulate);
+    struct acc_args x = { origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                          target_rank, target_disp, target_count, target_datatype, op };
+    return accumulate("MPI_Get_accumulate", &x, win);
+}
+
+int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+{
+    CM_ENTER(Fetch_and_op);
+    struct acc_args x = { origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
+                          op };
+    return accumulate("MPI_Fetch_and_op", &x, win);
+}
+
+int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                     MPI_Request *request)
+{
+    CM_ENTER(Raccumulate);
+    if (!request)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Raccumulate", "request is NULL");
+    struct acc_args x = { origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
+                          target_disp, target_count, target_datatype, op };
+    int rc = accumulate("MPI_Raccumulate", &x, win);
+    return rc ? rc : cm_osc_done_request(request);
+}
+
+int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+{
+    CM_ENTER(Rget_accumulate);
+    if (!request)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rget_accumulate", "request is NULL");
+    struct acc_args x = { origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
+                          target_rank, target_disp, target_count, target_datatype, op };
+    int rc = accumulate("MPI_Rget_accumulate", &x, win);
+    return rc ? rc : cm_osc_done_request(request);
+}
+
+/* ---- compare and swap --------------------------------------------------------- */
+
+int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype,
+                          int target_rank, MPI_Aint target_disp, MPI_Win win)
+{
+    static const char call[] = "MPI_Compare_and_swap";
+    CM_ENTER(Compare_and_swap);
+    int rc;
+    struct cm_datatype *t, *t2;
+    struct cm_osc_tgt tgt;
+    struct cm_win *w = cm_osc_prepare(call, win, target_rank, target_disp, 1, datatype, 1, datatype, &t, &t2, &tgt,
+                                      &rc);
+    if (!w)
+        return rc;
+    if (!t->predefined || (MPI_Aint)t->size != t->extent || t->size > 16)
+        return cm_win_error(w, MPI_ERR_TYPE, call, "datatype %ld is not a predefined single-element type",
+                            (long)(intptr_t)datatype);
+    if (!origin_addr || !compare_addr || !result_addr)
+        return cm_win_error(w, MPI_ERR_BUFFER, call, "%s is NULL",
+                            !origin_addr ? "origin_addr" : !compare_addr ? "compare_addr" : "result_addr");
+    size_t es = t->size, atomic = atomic_size(w, datatype);
+    if (tgt.local && atomic && ((uintptr_t)tgt.local & (es - 1)) == 0) {
+        uint64_t want = 0, nv = 0;
+        memcpy(&want, compare_addr, es);
+        memcpy(&nv, origin_addr, es);
+        switch (es) {
+        case 1: { uint8_t c = (uint8_t)want; __atomic_compare_exchange_n((uint8_t *)tgt.local, &c, (uint8_t)nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 1); break; }
+        case 2: { uint16_t c = (uint16_t)want; __atomic_compare_exchange_n((uint16_t *)(void *)tgt.local, &c, (uint16_t)nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 2); break; }
+        case 4: { uint32_t c = (uint32_t)want; __atomic_compare_exchange_n((uint32_t *)(void *)tgt.local, &c, (uint32_t)nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 4); break; }
+        default: { uint64_t c = want; __atomic_compare_exchange_n((uint64_t *)(void *)tgt.local, &c, nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 8); break; }
+        }
+        return MPI_SUCCESS;
+    }
+    char old[16];
+    acc_lock(w, target_rank);
+    rc = cm_osc_read(&tgt, 1, t, old);
+    if (!rc && memcmp(old, compare_addr, es) == 0)
+        rc = cm_osc_write(&tgt, 1, t, origin_addr);
+    acc_unlock(w, target_rank);
+    if (rc)
+        return cm_osc_refused(w, call, target_rank);
+    memcpy(result_addr, old, es);
+    return MPI_SUCCESS;
+}

@@ -1,0 +1,263 @@
+/*
+ * create.c -- making and freeing windows: Win_create, Win_allocate,
+ * Win_allocate_shared, Win_create_dynamic, Win_free, and the queries that
+ * need the layout (Win_shared_query).
+ *
+ * Layout of the shared mapping (map.c), the same in every rank:
+ *   [control: struct cm_osc_ctl, rank lines [n], posted [n][n]] page aligned
+ *   [rank 0's memory][rank 1's memory]...                      (shared flavours)
+ * Win_allocate_shared places the parts back to back (the standard's
+ * "contiguous": rank i's first byte follows rank i-1's last) unless the info
+ * key alloc_shared_noncontig is "true"; then, as for Win_allocate, every part
+ * starts on a page of its own.
+ */
+#include "osc/osc.h"
+#include "core/comm.h"
+#include "core/error.h"
+#include "core/info.h"
+#include "core/state.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#pragma weak MPI_Win_create = PMPI_Win_create
+#pragma weak MPI_Win_allocate = PMPI_Win_allocate
+#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
+#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
+#pragma weak MPI_Win_free = PMPI_Win_free
+#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
+
+#define PAGE 4096
+
+static size_t round_page(size_t n) { return (n + PAGE - 1) & ~(size_t)(PAGE - 1); }
+
+/* What each rank tells the others at creation. */
+struct announce {
+    uint64_t addr;
+    int64_t size;
+    int32_t disp_unit;
+    int32_t pid;
+};
+
+static int info_true(MPI_Info info, const char *key)
+{
+    if (info == MPI_INFO_NULL)
+        return 0;
+    char v[16];
+    int flag = 0, len = sizeof v;
+    if (PMPI_Info_get_string(info, key, &len, v, &flag) != MPI_SUCCESS || !flag)
+        return 0;
+    return strcmp(v, "true") == 0 || strcmp(v, "1") == 0;
+}
+
+static void destroy(struct cm_win *w)
+{
+    if (w->map)
+        munmap(w->map, w->map_bytes);
+    if (w->group != MPI_GROUP_NULL)
+        PMPI_Group_free(&w->group);
+    cm_info_release(w->info);
+    cm_errh_release(w->errh);
+    free(w->world_of);
+    free(w->peer);
+    free(w->lock);
+    free(w->start_ranks);
+    free(w->started);
+    free(w);
+}
+
+/* The common part of every creation call: checks, the exchange, the shared
+ * mapping (data_bytes of shared memory for the allocating flavours).
+ * my_base: the user's memory (Win_create) or NULL. */
+static int create(const char *call, int flavor, void *my_base, MPI_Aint size, int disp_unit, MPI_Info info,
+                  MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    int rc = cm_check_initialized(call);
+    if (rc)
+        return rc;
+    struct cm_comm *c = cm_comm_user_lookup(comm);
+    if (!c || comm == MPI_COMM_NULL)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
+    if (cm_comm_is_inter(c))
+        return cm_error(comm, MPI_ERR_COMM, call, "communicator %ld is an intercommunicator", (long)(intptr_t)comm);
+    if (!win)
+        return cm_error(comm, MPI_ERR_ARG, call, "win is NULL");
+    if (size < 0)
+        return cm_error(comm, MPI_ERR_SIZE, call, "size %ld is negative", (long)size);
+    if (disp_unit <= 0)
+        return cm_error(comm, MPI_ERR_DISP, call, "disp_unit %d is not positive", disp_unit);
+    if ((flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED) && !baseptr)
+        return cm_error(comm, MPI_ERR_ARG, call, "baseptr is NULL");
+    if (flavor == MPI_WIN_FLAVOR_CREATE && !my_base && size > 0)
+        return cm_error(comm, MPI_ERR_BASE, call, "base is NULL for %ld bytes", (long)size);
+    MPI_Info info_copy;
+    if (cm_info_copy(info, &info_copy) != MPI_SUCCESS)
+        return cm_error(comm, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
+
+    struct cm_win *w = calloc(1, sizeof *w);
+    int n = c->size;
+    if (w) {
+        w->world_of = malloc((size_t)n * sizeof *w->world_of);
+        w->peer = calloc((size_t)n, sizeof *w->peer);
+        w->lock = calloc((size_t)n, 1);
+        w->started = calloc((size_t)n, sizeof *w->started);
+    }
+    struct announce *all = malloc((size_t)n * sizeof *all);
+    if (!w || !w->world_of || !w->peer || !w->lock || !w->started || !all)
+        cm_fatal(call, "out of memory for a window of %d ranks", n);
+    w->group = MPI_GROUP_NULL;
+    w->info = info_copy;
+    w->flavor = flavor;
+    w->rank = c->rank;
+    w->size = n;
+    w->errh = MPI_ERRORS_ARE_FATAL;
+    w->my_size = size;
+    w->my_disp_unit = disp_unit;
+    w->noncontig = flavor == MPI_WIN_FLAVOR_ALLOCATE ||
+                   (flavor == MPI_WIN_FLAVOR_SHARED && info_true(info, "alloc_shared_noncontig"));
+    memcpy(w->world_of, c->world_of, (size_t)n * sizeof *w->world_of);
+    PMPI_Comm_group(comm, &w->group);
+
+    struct announce me = { (uint64_t)(uintptr_t)my_base, size, disp_unit, (int32_t)getpid() };
+    PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
+
+    size_t ctl_bytes = round_page(sizeof(struct cm_osc_ctl) + (size_t)n * sizeof(struct cm_osc_rank_ctl) +
+                                  (size_t)n * (size_t)n * sizeof(uint32_t));
+    size_t total = ctl_bytes;
+    int shared = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
+    size_t *off = calloc((size_t)n, sizeof *off);
+    if (!off)
+        cm_fatal(call, "out of memory");
+    if (shared) {
+        for (int r = 0; r < n; r++) {
+            if (w->noncontig)
+                total = round_page(total);
+            off[r] = total;
+            total += (size_t)all[r].size;
+        }
+        total = round_page(total ? total : 1);
+    }
+    const char *why;
+    w->map = cm_osc_map_shared(comm, total, &why);
+    if (!w->map) {
+        free(off);
+        free(all);
+        destroy(w);
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "cannot share %zu bytes among %d ranks: %s", total, n, why);
+    }
+    w->map_bytes = total;
+    w->ctl = (struct cm_osc_ctl *)w->map;
+    w->rctl = (struct cm_osc_rank_ctl *)(w->map + sizeof(struct cm_osc_ctl));
+    w->posted = (_Atomic uint32_t *)(w->rctl + n);
+    for (int r = 0; r < n; r++) {
+        w->peer[r].size = all[r].size;
+        w->peer[r].disp_unit = all[r].disp_unit;
+        w->peer[r].pid = all[r].pid;
+        w->peer[r].addr = all[r].addr;
+        if (shared)
+            w->peer[r].local = w->map + off[r];
+        else if (r == w->rank)
+            w->peer[r].local = my_base;
+    }
+    w->base = shared ? (void *)(w->map + off[w->rank]) : my_base;
+    if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        w->base = MPI_BOTTOM;
+    free(off);
+    free(all);
+    if (cm_win_register(w) == MPI_WIN_NULL) {
+        destroy(w);
+        return cm_error(comm, MPI_ERR_NO_MEM, call, "too many windows");
+    }
+    if (shared)
+        *(void **)baseptr = w->base;
+    *win = w->handle;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    CM_ENTER(Win_create);
+    return create("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, NULL, win);
+}
+
+int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+{
+    CM_ENTER(Win_allocate);
+    return create("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, info, comm, baseptr, win);
+}
+
+int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                             MPI_Win *win)
+{
+    CM_ENTER(Win_allocate_shared);
+    return create("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info, comm, baseptr,
+                  win);
+}
+
+int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+{
+    CM_ENTER(Win_create_dynamic);
+    return create("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, NULL, win);
+}
+
+/* Collective.  Every epoch this process opened must be over; the barrier
+ * then waits for every other rank's, so no rank still reaches into memory
+ * that goes away. */
+int PMPI_Win_free(MPI_Win *win)
+{
+    static const char call[] = "MPI_Win_free";
+    CM_ENTER(Win_free);
+    int rc = cm_check_initialized(call);
+    if (rc)
+        return rc;
+    if (!win)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "win is NULL");
+    struct cm_win *w = cm_win_check(*win, call, &rc);
+    if (!w)
+        return rc;
+    if (w->lock_all || w->nlocks || w->start_ranks || w->post_open)
+        return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld still has an epoch open (%s)",
+                            (long)(intptr_t)*win,
+                            w->lock_all ? "Win_lock_all" : w->nlocks ? "Win_lock" : w->start_ranks ? "Win_start"
+                                                                                              : "Win_post");
+    if ((rc = cm_osc_free_attrs(w)) != MPI_SUCCESS)
+        return rc;
+    cm_osc_barrier(w);
+    cm_win_unregister(w);
+    destroy(w);
+    *win = MPI_WIN_NULL;
+    return MPI_SUCCESS;
+}
+
+int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+{
+    static const char call[] = "MPI_Win_shared_query";
+    CM_ENTER(Win_shared_query);
+    int rc = cm_check_initialized(call);
+    if (rc)
+        return rc;
+    struct cm_win *w = cm_win_check(win, call, &rc);
+    if (!w)
+        return rc;
+    if (w->flavor != MPI_WIN_FLAVOR_SHARED && w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
+        return cm_win_error(w, MPI_ERR_RMA_FLAVOR, call,
+                            "window %ld was made by %s: its memory is not shared (only Win_allocate and "
+                            "Win_allocate_shared windows are)",
+                            (long)(intptr_t)win, w->flavor == MPI_WIN_FLAVOR_CREATE ? "MPI_Win_create"
+                                                                                   : "MPI_Win_create_dynamic");
+    if (!size || !disp_unit || !baseptr)
+        return cm_win_error(w, MPI_ERR_ARG, call, "%s is NULL", !size ? "size" : !disp_unit ? "disp_unit" : "baseptr");
+    if (rank == MPI_PROC_NULL) {
+        /* the first rank with memory (the standard's choice) */
+        for (rank = 0; rank < w->size - 1 && w->peer[rank].size == 0; rank++)
+            ;
+    } else if (rank < 0 || rank >= w->size) {
+        return cm_win_error(w, MPI_ERR_RANK, call, "rank %d is not in the window (size %d)", rank, w->size);
+    }
+    *size = w->peer[rank].size;
+    *disp_unit = w->peer[rank].disp_unit;
+    *(void **)baseptr = w->peer[rank].local;
+    return MPI_SUCCESS;
+}
