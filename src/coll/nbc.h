@@ -96,6 +96,7 @@ struct cm_coll_plan {
     int (*poll)(void *plan);       /* 1: this start is complete */
     void (*block)(void *plan);     /* may be NULL: returns once poll would say 1 */
     void (*destroy)(void *plan);
+    int no_first_poll;             /* Start need not poll right after begin */
 };
 extern struct cm_coll_plan cm_coll_capture;
 #define CM_COLL_CALL(name) (cm_coll_capture.on ? cm_coll_capture.call : (name))

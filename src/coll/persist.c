@@ -57,7 +57,7 @@ static int plan_start(struct cm_request *r, const char *call)
         return cm_error(r->comm, rc, call, "could not start the persistent %s", p->call);
     r->active = 1;
     r->cancelled = 0;
-    if (p->poll(p->plan))
+    if (!p->no_first_poll && p->poll(p->plan))
         r->complete = 1;
     else {
         r->complete = 0;

@@ -33,6 +33,8 @@ struct cm_comm {
     void *coll;              /* collective layer's per-communicator data */
     void (*coll_free)(void *coll);
     MPI_Info info;
+    int session;             /* index of the session it derives from (mpi/session.c), 0: none;
+                              * its buffered sends may use that session's buffer (p2p/bsend.c) */
     unsigned idup_count;     /* Comm_idups started on it: tags them apart (mpi/comm_idup.c) */
     /* Point-to-point's view: the group that dest/source ranks and
      * status.MPI_SOURCE name.  Invariant: for an intracommunicator these

@@ -29,7 +29,7 @@
 
 static struct cm_group **table;
 static int table_len, table_cap;
-static struct cm_group empty_group = { 0, NULL, 1 };
+static struct cm_group empty_group = { 0, NULL, 1, 0 };
 
 struct cm_group *cm_group_lookup(MPI_Group h)
 {
@@ -39,6 +39,13 @@ struct cm_group *cm_group_lookup(MPI_Group h)
     if (i <= cm_group_index(MPI_GROUP_EMPTY) || i >= table_len)
         return NULL;
     return table[i];
+}
+
+void cm_group_set_session(MPI_Group h, int session)
+{
+    struct cm_group *g = h == MPI_GROUP_EMPTY ? NULL : cm_group_lookup(h);
+    if (g)
+        g->session = session;
 }
 
 int cm_group_make(const int *world, int n, MPI_Group *out)
@@ -55,7 +62,7 @@ int cm_group_make(const int *world, int n, MPI_Group *out)
         return MPI_ERR_NO_MEM;
     }
     memcpy(w, world, (size_t)n * sizeof(int));
-    *g = (struct cm_group){ n, w, 1 };
+    *g = (struct cm_group){ n, w, 1, 0 };
     int h = 0;
     for (int i = 2; i < table_len; i++)
         if (!table[i]) {
@@ -128,6 +135,8 @@ int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_group", "invalid communicator %ld", (long)(intptr_t)comm);
     int rc = cm_group_make(c->world_of, c->size, group);
+    if (!rc)
+        cm_group_set_session(*group, c->session);
     return rc ? cm_error(comm, rc, "MPI_Comm_group", "out of memory") : MPI_SUCCESS;
 }
 
@@ -165,6 +174,8 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
         for (int i = 0; i < n; i++)
             w[i] = g->world[ranks[i]];
         rc = make_or_fail(w, n, newgroup, "MPI_Group_incl");
+        if (!rc)
+            cm_group_set_session(*newgroup, g->session);
     }
     free(seen);
     free(w);
@@ -183,6 +194,8 @@ int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
             if (!seen[i])
                 w[k++] = g->world[i];
         rc = make_or_fail(w, k, newgroup, "MPI_Group_excl");
+        if (!rc)
+            cm_group_set_session(*newgroup, g->session);
     }
     free(seen);
     free(w);
@@ -265,6 +278,8 @@ static int set_op(MPI_Group g1, MPI_Group g2, MPI_Group *out, int mode, const ch
             if (!in_a[b->world[i]])
                 w[k++] = b->world[i];
     int rc = make_or_fail(w, k, out, call);
+    if (!rc)
+        cm_group_set_session(*out, a->session ? a->session : b->session);
     free(w);
     free(in_a);
     free(in_b);

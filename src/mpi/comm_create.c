@@ -120,6 +120,7 @@ static int finish_new(struct cm_comm *parent, const int *world, int n, int myran
     }
     c->errh = parent->errh;
     cm_errh_retain(c->errh);
+    c->session = parent->session;
     *out = c->handle;
     return MPI_SUCCESS;
 }

@@ -22,6 +22,22 @@ void cm_comm_exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, i
 /* The intercommunicator forms of the creation calls (mpi/intercomm_ops.c);
  * comm_create.c hands them an intercommunicator parent. */
 int cm_inter_dup(struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const char *call);
+/* What both kinds of Comm_idup keep (comm_idup.c, comm_idup_inter.c), the
+ * first member of each one's state so that cm_idup_destroy frees either. */
+struct cm_idup_head {
+    struct cm_comm *parent;  /* held (refcount) until the request is freed */
+    MPI_Comm *newcomm;       /* MPI_COMM_NULL until completion */
+    MPI_Info info;           /* a copy, or MPI_INFO_NULL */
+    const char *call;
+    int tag;                 /* this idup's internal tag */
+};
+/* Allocate a state of `size` bytes starting with a head for parent p:
+ * NULL after reporting the error (*rc). */
+void *cm_idup_new(size_t size, struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const char *call, int *rc);
+void cm_idup_destroy(void *state);
+/* Comm_idup of an intercommunicator (mpi/comm_idup_inter.c): a request whose
+ * polls run the agreement. */
+int cm_inter_idup(struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request, const char *call);
 int cm_inter_split(struct cm_comm *p, int color, int key, MPI_Comm *newcomm);
 int cm_inter_create(struct cm_comm *p, MPI_Group group, MPI_Comm *newcomm);
 int cm_inter_compare(struct cm_comm *a, struct cm_comm *b);

@@ -87,6 +87,7 @@ int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info
     }
     c->errh = errhandler;
     cm_errh_retain(errhandler);
+    c->session = g->session;
     *newcomm = c->handle;
     return MPI_SUCCESS;
 }

@@ -23,6 +23,8 @@
  * with point-to-point's non-overtaking order one tag per idup suffices.
  * Concurrent idups of one parent are told apart by their tag: the parent's
  * idup count, which every member advances in the same (collective) order.
+ * An intercommunicator's idup runs the two-group form of this agreement
+ * (comm_idup_inter.c).
  */
 #include "core/comm.h"
 #include "core/context.h"
@@ -46,11 +48,7 @@
 enum idup_phase { IDUP_BITMAPS, IDUP_REFUSALS, IDUP_DONE };
 
 struct idup {
-    struct cm_comm *parent;  /* held (refcount) until the request is freed */
-    MPI_Comm *newcomm;
-    MPI_Info info;           /* retained, or MPI_INFO_NULL */
-    const char *call;
-    int tag;
+    struct cm_idup_head h;
     enum idup_phase phase;
     int dist;                /* this round's dissemination distance */
     int in_flight;           /* sr/rr started and not yet both complete */
@@ -62,7 +60,7 @@ struct idup {
 
 static void start_step(struct idup *d)
 {
-    struct cm_comm *p = d->parent;
+    struct cm_comm *p = d->h.parent;
     size_t bytes = d->phase == IDUP_BITMAPS ? sizeof d->mine : sizeof d->mine[0];
     memset(&d->rr, 0, sizeof d->rr);
     d->rr.kind = CM_REQ_RECV;
@@ -72,7 +70,7 @@ static void start_step(struct idup *d)
     d->rr.dtype = MPI_BYTE;
     d->rr.comm = cm_coll_comm(p->handle);
     d->rr.peer = (p->rank - d->dist % p->size + p->size) % p->size;
-    d->rr.tag = d->tag;
+    d->rr.tag = d->h.tag;
     d->sr = d->rr;
     d->sr.kind = CM_REQ_SEND;
     d->sr.buf = d->mine;
@@ -112,7 +110,7 @@ static void conclude(struct idup *d)
         d->phase = IDUP_DONE;
         /* An attribute callback's failure has no caller to return to here:
          * cm_comm_dup_finish reports it through the parent's handler. */
-        cm_comm_dup_finish(d->parent, d->candidate, d->info, d->newcomm, d->call);
+        cm_comm_dup_finish(d->h.parent, d->candidate, d->h.info, d->h.newcomm, d->h.call);
         return;
     }
     if (d->claimed)
@@ -123,8 +121,8 @@ static void conclude(struct idup *d)
     if (cm_context_lowest(union_of_all, &d->candidate) != MPI_SUCCESS) {
         /* no pair is free even here: no retry can succeed */
         d->phase = IDUP_DONE;
-        *d->newcomm = MPI_COMM_NULL;
-        cm_error(d->parent->handle, MPI_ERR_OTHER, d->call, "no free context id (too many communicators)");
+        *d->h.newcomm = MPI_COMM_NULL;
+        cm_error(d->h.parent->handle, MPI_ERR_OTHER, d->h.call, "no free context id (too many communicators)");
         return;
     }
     begin_bitmaps(d);
@@ -136,7 +134,7 @@ static int idup_poll(void *state)
 {
     struct idup *d = state;
     while (d->phase != IDUP_DONE) {
-        int n = d->parent->size;
+        int n = d->h.parent->size;
         if (d->in_flight) {
             if (!d->sr.complete || !d->rr.complete)
                 return 0;
@@ -160,24 +158,37 @@ static int idup_poll(void *state)
     return 1;
 }
 
-static void idup_destroy(void *state)
+void *cm_idup_new(size_t size, struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const char *call, int *rc)
 {
-    struct idup *d = state;
-    if (d->info != MPI_INFO_NULL)
-        PMPI_Info_free(&d->info);
-    cm_comm_release(d->parent);
-    free(d);
+    struct cm_idup_head *h = calloc(1, size);
+    if (!h) {
+        *rc = cm_error(p->handle, MPI_ERR_NO_MEM, call, "out of memory");
+        return NULL;
+    }
+    h->info = MPI_INFO_NULL;
+    if (info != MPI_INFO_NULL && (*rc = PMPI_Info_dup(info, &h->info)) != MPI_SUCCESS) {
+        free(h);
+        return NULL;
+    }
+    h->parent = p;
+    p->refcount++;
+    h->newcomm = newcomm;
+    h->call = call;
+    /* Both kinds draw their tag from one count, advanced by every member
+     * (both groups of an intercommunicator) in the same collective order. */
+    h->tag = TAG_IDUP_BASE - (int)(p->idup_count++ % TAG_IDUP_SPAN);
+    *newcomm = MPI_COMM_NULL; /* until completion (MPI-4.1: not usable before) */
+    return h;
 }
 
-/* An intercommunicator's idup agrees at once (blocking) and returns a
- * request born complete: correct, but two groups must not start idups of
- * different intercommunicators in different orders. */
-static int inter_done_poll(void *state)
+void cm_idup_destroy(void *state)
 {
-    (void)state;
-    return 1;
+    struct cm_idup_head *h = state;
+    if (h->info != MPI_INFO_NULL)
+        PMPI_Info_free(&h->info);
+    cm_comm_release(h->parent);
+    free(h);
 }
-static void inter_done_destroy(void *state) { (void)state; }
 
 static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request, const char *call)
 {
@@ -190,32 +201,14 @@ static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Requ
         return cm_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, call, "request is NULL");
-    if (cm_comm_is_inter(p)) {
-        int rc = cm_inter_dup(p, info, newcomm, call);
-        if (rc == MPI_SUCCESS)
-            *request = cm_request_generic(inter_done_poll, inter_done_destroy, NULL);
-        return rc;
-    }
-    struct idup *d = calloc(1, sizeof *d);
+    if (cm_comm_is_inter(p))
+        return cm_inter_idup(p, info, newcomm, request, call);
+    int rc;
+    struct idup *d = cm_idup_new(sizeof *d, p, info, newcomm, call, &rc);
     if (!d)
-        return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
-    d->parent = p;
-    p->refcount++;
-    d->newcomm = newcomm;
-    d->info = MPI_INFO_NULL;
-    if (info != MPI_INFO_NULL) {
-        int rc = PMPI_Info_dup(info, &d->info);
-        if (rc) {
-            cm_comm_release(p);
-            free(d);
-            return rc;
-        }
-    }
-    d->call = call;
-    d->tag = TAG_IDUP_BASE - (int)(p->idup_count++ % TAG_IDUP_SPAN);
-    *newcomm = MPI_COMM_NULL; /* until completion (MPI-4.1: not usable before) */
+        return rc;
     begin_bitmaps(d);
-    *request = cm_request_generic(idup_poll, idup_destroy, d);
+    *request = cm_request_generic(idup_poll, cm_idup_destroy, d);
     idup_poll(d);
     return MPI_SUCCESS;
 }

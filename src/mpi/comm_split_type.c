@@ -8,6 +8,16 @@
  * as being on core (rank mod cores).  The machine is the one mpirun saw: the
  * real one, or the synthetic/XML topology in COREMPI_TOPOLOGY, so that
  * big-node splits can be tested on a small machine.
+ *
+ * An intercommunicator is split like MPI_Comm_split splits one (MPI-4.1
+ * §7.4.2 does not restrict Comm_split_type to intracommunicators, and the
+ * type stands for Comm_split's color): the processes of the local group of
+ * one type and the processes of the remote group of the same type form a
+ * new intercommunicator; a type with no process on the other side gives
+ * MPI_COMM_NULL.  The type is the shared-memory node (one here: everyone),
+ * the hardware domain of the info key's level, or for HW_UNGUIDED the
+ * domain of the largest level that splits the local group, each side
+ * choosing its level for itself; domains of different levels never pair.
  */
 #include "core/comm.h"
 #include "core/state.h"
@@ -105,9 +115,8 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_split_type", "invalid communicator %ld", (long)(intptr_t)comm);
-    if (cm_comm_is_inter(c))
-        return cm_error(comm, MPI_ERR_COMM, "MPI_Comm_split_type",
-                        "comm is an intercommunicator (corempi splits intracommunicators by type only)");
+    /* The ranks that agree on HW_UNGUIDED's level: the local group. */
+    MPI_Comm group = cm_comm_is_inter(c) ? c->local->handle : comm;
     int color = MPI_UNDEFINED;
     if (split_type == MPI_UNDEFINED) {
         color = MPI_UNDEFINED;
@@ -138,9 +147,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
             if (parse_resource(unguided_levels[l], &type, &depth))
                 continue;
             int col = color_at(m, type, depth), mm[2] = { col, -col }, agg[2];
-            PMPI_Allreduce(mm, agg, 2, MPI_INT, MPI_MIN, comm);
+            PMPI_Allreduce(mm, agg, 2, MPI_INT, MPI_MIN, group);
             if (agg[0] >= 0 && agg[0] != -agg[1]) {
-                color = col;
+                /* Domains are far below 2^20: the level in the high bits. */
+                color = (int)l << 20 | col;
                 resource = unguided_levels[l];
                 break;
             }

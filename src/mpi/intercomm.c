@@ -138,6 +138,8 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         goto out;
     }
     rc = build(call, local_comm, l->world_of, l->size, l->rank, theirs, ctx, l->errh, newintercomm);
+    if (!rc)
+        cm_comm_lookup(*newintercomm, NULL)->session = l->session;
 out:
     free(mine);
     free(theirs);
@@ -212,6 +214,8 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
         goto out;
     }
     rc = build(call, MPI_COMM_WORLD, lg->world, lg->size, me, theirs, ctx, errhandler, newintercomm);
+    if (!rc)
+        cm_comm_lookup(*newintercomm, NULL)->session = lg->session;
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && PMPI_Comm_set_info)
         PMPI_Comm_set_info(*newintercomm, info);
 out:
@@ -259,6 +263,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     }
     m->errh = c->errh;
     cm_errh_retain(m->errh);
+    m->session = c->session;
     *newintracomm = m->handle;
     return MPI_SUCCESS;
 }
@@ -309,5 +314,7 @@ int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
     if (!group)
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_remote_group", "group is NULL");
     rc = cm_group_make(c->remote_world_of, c->remote_size, group);
+    if (!rc)
+        cm_group_set_session(*group, c->session);
     return rc ? cm_error(comm, rc, "MPI_Comm_remote_group", "out of memory") : MPI_SUCCESS;
 }

@@ -24,6 +24,7 @@ int cm_inter_dup(struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const char
         return cm_error(p->handle, rc, call, "no free context id (too many communicators)");
     if ((rc = cm_inter_new(p->world_of, p->size, p->rank, p->remote_world_of, p->remote_size, ctx, p->errh, newcomm)))
         return cm_error(p->handle, rc, call, "out of memory");
+    cm_comm_lookup(*newcomm, NULL)->session = p->session;
     return cm_comm_dup_props(p, info, newcomm, call);
 }
 
@@ -101,6 +102,8 @@ int cm_inter_split(struct cm_comm *p, int color, int key, MPI_Comm *newcomm)
         rc = cm_inter_new(lw, nl, me, rw, nr, ctx, p->errh, newcomm);
         if (rc)
             rc = cm_error(p->handle, rc, call, "out of memory");
+        else
+            cm_comm_lookup(*newcomm, NULL)->session = p->session;
         goto out; /* cm_inter_new owns the pairs */
     }
     cm_context_free(ctx[0]);
@@ -148,6 +151,8 @@ int cm_inter_create(struct cm_comm *p, MPI_Group group, MPI_Comm *newcomm)
             *newcomm = MPI_COMM_NULL;
         } else if ((rc = cm_inter_new(g->world, g->size, me, theirs + 1, theirs[0], ctx, p->errh, newcomm))) {
             rc = cm_error(p->handle, rc, call, "out of memory");
+        } else {
+            cm_comm_lookup(*newcomm, NULL)->session = p->session;
         }
     }
     free(mine);

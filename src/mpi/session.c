@@ -22,6 +22,8 @@
 #include "core/info.h"
 #include "core/state.h"
 #include "mpi/process.h"
+#include "mpi/session.h"
+#include "p2p/bsend.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +65,17 @@ static struct cm_session *lookup(MPI_Session h)
 {
     int i = cm_session_index(h);
     return i >= 1 && i < SESSIONS_MAX && table[i].used ? &table[i] : NULL;
+}
+
+static int bad_session(MPI_Session h, const char *call);
+
+int cm_session_check(MPI_Session h, MPI_Errhandler *errh, const char *call)
+{
+    struct cm_session *s = lookup(h);
+    if (!s)
+        return bad_session(h, call);
+    *errh = s->errh;
+    return MPI_SUCCESS;
 }
 
 /* An invalid session has no handler of its own: the error is fatal. */
@@ -126,6 +139,9 @@ int PMPI_Session_finalize(MPI_Session *session)
     struct cm_session *s = lookup(*session);
     if (!s)
         return bad_session(*session, call);
+    /* Like MPI_Finalize for the process's buffer: what the session's
+     * buffer still holds is sent before the session ends. */
+    cm_bsend_session_end(cm_session_index(*session), CM_CALL_Session_finalize);
     if (s->info != MPI_INFO_NULL)
         cm_info_release(s->info);
     cm_errh_release(s->errh);
@@ -290,5 +306,7 @@ int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI
         return pset_error(s, session, pset_name, call);
     int rc = cm_group_make(world, n, newgroup);
     free(world);
+    if (!rc)
+        cm_group_set_session(*newgroup, cm_session_index(session));
     return rc ? cm_error_on(s->errh, &session, rc, call, "cannot make the group") : MPI_SUCCESS;
 }

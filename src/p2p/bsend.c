@@ -7,8 +7,10 @@
  * fit; MPI_BSEND_OVERHEAD bytes are charged per message as the standard asks
  * programs to allow for.
  *
- * Buffers (MPI-4.1): a communicator's own (Comm_attach_buffer) is used before
- * the process's (Buffer_attach).  MPI_BUFFER_AUTOMATIC instead of an address
+ * Buffers (MPI-4.1 §3.6.1): a communicator's own (Comm_attach_buffer) is
+ * used first, then the buffer of the session the communicator derives from
+ * (Session_attach_buffer, mpi/session_buffer.c; cm_comm.session), then the
+ * process's (Buffer_attach).  MPI_BUFFER_AUTOMATIC instead of an address
  * means no limit: each message gets a malloc'd copy, freed when it has left.
  * Invariant: every in-flight copy is on the list of the buffer it came from.
  */
@@ -21,8 +23,10 @@
 #include "p2p/p2p.h"
 
 #include <limits.h>
+#include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -40,36 +44,51 @@
 #pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 
 struct bbuf {
-    MPI_Comm comm;              /* MPI_COMM_NULL: the process's buffer */
+    MPI_Comm comm;              /* MPI_COMM_NULL: the process's or a session's buffer */
+    int session;                /* a session's index, 0: not a session's */
     char *base;                 /* NULL: none attached */
     size_t size;
     int automatic;              /* MPI_BUFFER_AUTOMATIC */
     struct cm_request *inflight; /* sorted by address (not for automatic), linked by bsend_next */
 };
 
-static struct bbuf process = { MPI_COMM_NULL, NULL, 0, 0, NULL };
-static struct bbuf *comm_bufs;  /* one slot per communicator that ever attached */
+static struct bbuf process = { MPI_COMM_NULL, 0, NULL, 0, 0, NULL };
+/* One slot per communicator or session that ever attached; a slot is keyed
+ * by exactly one of comm (session 0) and session (comm MPI_COMM_NULL).
+ * Slots are allocated one by one and never freed (only reused), so the
+ * pointers in-flight copies (r->state) and iflush requests hold stay valid
+ * when the table grows. */
+static struct bbuf **comm_bufs;
 static int ncomm_bufs;
+
+static struct bbuf *slot(MPI_Comm comm, int session, int create)
+{
+    for (int i = 0; i < ncomm_bufs; i++)
+        if (comm_bufs[i]->comm == comm && comm_bufs[i]->session == session)
+            return comm_bufs[i];
+    if (!create)
+        return NULL;
+    for (int i = 0; i < ncomm_bufs; i++) {
+        struct bbuf *b = comm_bufs[i];
+        if (!b->base && !b->automatic && !b->inflight) {
+            b->comm = comm;
+            b->session = session;
+            return b;
+        }
+    }
+    struct bbuf **t = realloc(comm_bufs, (size_t)(ncomm_bufs + 1) * sizeof *t);
+    struct bbuf *b = calloc(1, sizeof *b);
+    if (!t || !b)
+        cm_fatal("bsend", "out of memory");
+    comm_bufs = t;
+    b->comm = comm;
+    b->session = session;
+    return comm_bufs[ncomm_bufs++] = b;
+}
 
 static struct bbuf *comm_slot(MPI_Comm comm, int create)
 {
-    for (int i = 0; i < ncomm_bufs; i++)
-        if (comm_bufs[i].comm == comm)
-            return &comm_bufs[i];
-    if (!create)
-        return NULL;
-    for (int i = 0; i < ncomm_bufs; i++)
-        if (!comm_bufs[i].base && !comm_bufs[i].automatic && !comm_bufs[i].inflight) {
-            comm_bufs[i].comm = comm;
-            return &comm_bufs[i];
-        }
-    struct bbuf *b = realloc(comm_bufs, (size_t)(ncomm_bufs + 1) * sizeof *b);
-    if (!b)
-        cm_fatal("bsend", "out of memory");
-    comm_bufs = b;
-    memset(&b[ncomm_bufs], 0, sizeof *b);
-    b[ncomm_bufs].comm = comm;
-    return &b[ncomm_bufs++];
+    return slot(comm, 0, create);
 }
 
 static int attached(const struct bbuf *b)
@@ -81,6 +100,10 @@ static int attached(const struct bbuf *b)
 static struct bbuf *buffer_for(MPI_Comm comm)
 {
     struct bbuf *b = comm_slot(cm_comm_plain(comm), 0);
+    if (attached(b))
+        return b;
+    struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    b = c && c->session ? slot(MPI_COMM_NULL, c->session, 0) : NULL;
     return attached(b) ? b : &process;
 }
 
@@ -166,7 +189,7 @@ static int all_left(void *arg)
     if (b)
         return b->inflight == NULL;
     for (int i = 0; i < ncomm_bufs; i++)
-        if (comm_bufs[i].inflight)
+        if (comm_bufs[i]->inflight)
             return 0;
     return process.inflight == NULL;
 }
@@ -181,18 +204,32 @@ void cm_bsend_flush(void)
     flush(NULL, CM_CALL_Buffer_detach);
 }
 
-static int attach(struct bbuf *b, MPI_Comm comm, void *buf, MPI_Count size, const char *call)
+/* Errors of the calls on a buffer go to its owner: a communicator's
+ * handler (o->obj NULL) or a session's (o->errh, with o->obj the handle). */
+static int fail(const struct cm_bsend_owner *o, int cls, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+static int fail(const struct cm_bsend_owner *o, int cls, const char *call, const char *fmt, ...)
+{
+    char msg[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return o->obj ? cm_error_on(o->errh, o->obj, cls, call, "%s", msg) : cm_error(o->comm, cls, call, "%s", msg);
+}
+
+static int attach(struct bbuf *b, const struct cm_bsend_owner *o, void *buf, MPI_Count size, const char *call)
 {
     if (attached(b))
-        return cm_error(comm, MPI_ERR_BUFFER, call, "a buffer is already attached (detach it first)");
+        return fail(o, MPI_ERR_BUFFER, call, "a buffer is already attached (detach it first)");
     if (buf == MPI_BUFFER_AUTOMATIC) {
         b->automatic = 1;
         return MPI_SUCCESS;
     }
     if (size < 0)
-        return cm_error(comm, MPI_ERR_ARG, call, "negative size %lld", (long long)size);
+        return fail(o, MPI_ERR_ARG, call, "negative size %lld", (long long)size);
     if (!buf && size > 0)
-        return cm_error(comm, MPI_ERR_BUFFER, call, "buffer is NULL");
+        return fail(o, MPI_ERR_BUFFER, call, "buffer is NULL");
     b->base = buf;
     b->size = (size_t)size;
     return MPI_SUCCESS;
@@ -200,20 +237,19 @@ static int attach(struct bbuf *b, MPI_Comm comm, void *buf, MPI_Count size, cons
 
 /* max: the largest size the caller's binding can hand back (INT_MAX for
  * the int ones); a larger buffer stays attached and the call fails. */
-static int detach(struct bbuf *b, MPI_Comm comm, void *buffer_addr, MPI_Count *size, MPI_Count max,
+static int detach(struct bbuf *b, const struct cm_bsend_owner *o, void *buffer_addr, MPI_Count *size, MPI_Count max,
                   unsigned call_id, const char *call)
 {
     if (!buffer_addr || !size)
-        return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", buffer_addr ? "size" : "buffer_addr");
+        return fail(o, MPI_ERR_ARG, call, "%s is NULL", buffer_addr ? "size" : "buffer_addr");
     if (!attached(b)) {
         *(void **)buffer_addr = NULL;
         *size = 0;
         return MPI_SUCCESS;
     }
     if (b->size > (size_t)max)
-        return cm_error(comm, MPI_ERR_VALUE_TOO_LARGE, call,
-                        "the attached buffer has %zu bytes, more than size (an int) holds: use %s_c", b->size,
-                        call);
+        return fail(o, MPI_ERR_VALUE_TOO_LARGE, call,
+                    "the attached buffer has %zu bytes, more than size (an int) holds: use %s_c", b->size, call);
     flush(b, call_id);
     *(void **)buffer_addr = b->automatic ? MPI_BUFFER_AUTOMATIC : b->base;
     *size = (MPI_Count)b->size;
@@ -226,15 +262,16 @@ static int detach(struct bbuf *b, MPI_Comm comm, void *buffer_addr, MPI_Count *s
 int PMPI_Buffer_attach(void *buf, int size)
 {
     CM_ENTER(Buffer_attach);
-    return attach(&process, MPI_COMM_WORLD, buf, size, "MPI_Buffer_attach");
+    struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
+    return attach(&process, &o, buf, size, "MPI_Buffer_attach");
 }
 
 int PMPI_Buffer_detach(void *buffer_addr, int *size)
 {
     CM_ENTER(Buffer_detach);
+    struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
     MPI_Count n = 0;
-    int rc = detach(&process, MPI_COMM_WORLD, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Buffer_detach,
-                    "MPI_Buffer_detach");
+    int rc = detach(&process, &o, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Buffer_detach, "MPI_Buffer_detach");
     if (rc == MPI_SUCCESS)
         *size = (int)n;
     return rc;
@@ -243,14 +280,15 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
 int PMPI_Buffer_attach_c(void *buf, MPI_Count size)
 {
     CM_ENTER(Buffer_attach_c);
-    return attach(&process, MPI_COMM_WORLD, buf, size, "MPI_Buffer_attach_c");
+    struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
+    return attach(&process, &o, buf, size, "MPI_Buffer_attach_c");
 }
 
 int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
     CM_ENTER(Buffer_detach_c);
-    return detach(&process, MPI_COMM_WORLD, buffer_addr, size, INT64_MAX, CM_CALL_Buffer_detach_c,
-                  "MPI_Buffer_detach_c");
+    struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
+    return detach(&process, &o, buffer_addr, size, INT64_MAX, CM_CALL_Buffer_detach_c, "MPI_Buffer_detach_c");
 }
 
 int PMPI_Buffer_flush(void)
@@ -271,16 +309,18 @@ int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
     CM_ENTER(Comm_attach_buffer);
     int rc = check_comm(comm, "MPI_Comm_attach_buffer");
-    return rc ? rc : attach(comm_slot(comm, 1), comm, buffer, size, "MPI_Comm_attach_buffer");
+    struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
+    return rc ? rc : attach(comm_slot(comm, 1), &o, buffer, size, "MPI_Comm_attach_buffer");
 }
 
 int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
     CM_ENTER(Comm_detach_buffer);
-    MPI_Count n = 0;
     int rc = check_comm(comm, "MPI_Comm_detach_buffer");
+    struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
+    MPI_Count n = 0;
     if (rc == MPI_SUCCESS &&
-        (rc = detach(comm_slot(comm, 0), comm, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Comm_detach_buffer,
+        (rc = detach(comm_slot(comm, 0), &o, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Comm_detach_buffer,
                      "MPI_Comm_detach_buffer")) == MPI_SUCCESS)
         *size = (int)n;
     return rc;
@@ -290,14 +330,16 @@ int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
 {
     CM_ENTER(Comm_attach_buffer_c);
     int rc = check_comm(comm, "MPI_Comm_attach_buffer_c");
-    return rc ? rc : attach(comm_slot(comm, 1), comm, buffer, size, "MPI_Comm_attach_buffer_c");
+    struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
+    return rc ? rc : attach(comm_slot(comm, 1), &o, buffer, size, "MPI_Comm_attach_buffer_c");
 }
 
 int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
     CM_ENTER(Comm_detach_buffer_c);
     int rc = check_comm(comm, "MPI_Comm_detach_buffer_c");
-    return rc ? rc : detach(comm_slot(comm, 0), comm, buffer_addr, size, INT64_MAX, CM_CALL_Comm_detach_buffer_c,
+    struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
+    return rc ? rc : detach(comm_slot(comm, 0), &o, buffer_addr, size, INT64_MAX, CM_CALL_Comm_detach_buffer_c,
                             "MPI_Comm_detach_buffer_c");
 }
 
@@ -311,12 +353,12 @@ int PMPI_Comm_flush_buffer(MPI_Comm comm)
     return rc;
 }
 
-/* The nonblocking flushes: a generic request done when the list is empty.
- * Slots are never freed (only reused), so the pointer stays valid. */
-static int iflush(struct bbuf *b, MPI_Request *request, const char *call)
+/* The nonblocking flushes: a generic request done when the list is empty
+ * (the slot's pointer stays valid: see slot()). */
+static int iflush(struct bbuf *b, const struct cm_bsend_owner *o, MPI_Request *request, const char *call)
 {
     if (!request)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request pointer is NULL");
+        return fail(o, MPI_ERR_REQUEST, call, "request pointer is NULL");
     *request = cm_request_generic(all_left, NULL, b ? (void *)b : (void *)&process);
     return MPI_SUCCESS;
 }
@@ -324,12 +366,52 @@ static int iflush(struct bbuf *b, MPI_Request *request, const char *call)
 int PMPI_Buffer_iflush(MPI_Request *request)
 {
     CM_ENTER(Buffer_iflush);
-    return iflush(&process, request, "MPI_Buffer_iflush");
+    struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
+    return iflush(&process, &o, request, "MPI_Buffer_iflush");
 }
 
 int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
     CM_ENTER(Comm_iflush_buffer);
     int rc = check_comm(comm, "MPI_Comm_iflush_buffer");
-    return rc ? rc : iflush(comm_slot(comm, 1), request, "MPI_Comm_iflush_buffer");
+    struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
+    return rc ? rc : iflush(comm_slot(comm, 1), &o, request, "MPI_Comm_iflush_buffer");
+}
+
+/* A session's buffer: the session layer (mpi/session_buffer.c) checks the
+ * session and passes its handler. */
+int cm_bsend_session_attach(int session, const struct cm_bsend_owner *o, void *buffer, MPI_Count size,
+                            const char *call)
+{
+    return attach(slot(MPI_COMM_NULL, session, 1), o, buffer, size, call);
+}
+
+int cm_bsend_session_detach(int session, const struct cm_bsend_owner *o, void *buffer_addr, MPI_Count *size,
+                            MPI_Count max, unsigned call_id, const char *call)
+{
+    return detach(slot(MPI_COMM_NULL, session, 0), o, buffer_addr, size, max, call_id, call);
+}
+
+void cm_bsend_session_flush(int session, unsigned call_id)
+{
+    struct bbuf *b = slot(MPI_COMM_NULL, session, 0);
+    if (b)
+        flush(b, call_id);
+}
+
+int cm_bsend_session_iflush(int session, const struct cm_bsend_owner *o, MPI_Request *request, const char *call)
+{
+    return iflush(slot(MPI_COMM_NULL, session, 1), o, request, call);
+}
+
+void cm_bsend_session_end(int session, unsigned call_id)
+{
+    struct bbuf *b = slot(MPI_COMM_NULL, session, 0);
+    if (!b)
+        return;
+    flush(b, call_id);
+    b->base = NULL;
+    b->size = 0;
+    b->automatic = 0;
+    b->session = 0;   /* free for reuse; an index of a later session must not find it */
 }

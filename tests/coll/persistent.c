@@ -10,7 +10,9 @@
  * same communicator in between.  Then Startall over requests on different
  * communicators, the persistent neighbourhood collectives, the request's
  * life (inactive after completion, Wait/Test on it return at once, freeing
- * an inactive or a never started one) and bad arguments (error class and
+ * an inactive or a never started one), Start never waiting for another
+ * rank (a token sent after Start that the peer needs before its Start),
+ * and bad arguments (error class and
  * the _init's name in the message).  Prints "persistent ok" on success.
  */
 #include <mpi.h>
@@ -371,6 +373,67 @@ static void my_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
 
 /* The user frees the derived type after the _init: later starts still use
  * it (the plan holds it); a non-commutative user op. */
+/* MPI_Start never waits for another rank (docs/persistent.md): rank 0
+ * starts, then sends rank 1 the token rank 1 waits for before it starts;
+ * a Start that waited for rank 1 would hang here.  Small vectors (the
+ * slots) and large ones (single copy), in place too, several starts, with
+ * two requests on two communicators started in opposite orders on
+ * ranks 0 and 1 (one communicator's must start in one order everywhere). */
+static void run_start_nowait(MPI_Comm c, const char *what)
+{
+    int n, me;
+    MPI_Comm_size(c, &n);
+    MPI_Comm_rank(c, &me);
+    if (n < 2)
+        return;
+    MPI_Comm d;
+    MPI_Comm_dup(c, &d);
+    MPI_Barrier(d);   /* blocking first: d gets the engine's area when c has one */
+    int sizes[3] = {1, 100, 30000};
+    for (int z = 0; z < 3; z++) {
+        int count = sizes[z];
+        int *sb = malloc(sizeof(int) * (size_t)count), *rb = malloc(sizeof(int) * (size_t)count);
+        int *ip = malloc(sizeof(int) * (size_t)count);
+        MPI_Request q[2];
+        MPI_Allreduce_init(sb, rb, count, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q[0]);
+        MPI_Allreduce_init(MPI_IN_PLACE, ip, count, MPI_INT, MPI_MAX, d, MPI_INFO_NULL, &q[1]);
+        for (int k = 0; k < STARTS; k++) {
+            for (int i = 0; i < count; i++) {
+                sb[i] = val(me, k, i);
+                ip[i] = val(me, k, i) - 3 * me;
+            }
+            int token = k;
+            if (me == 1)
+                MPI_Recv(&token, 1, MPI_INT, 0, 77, c, MPI_STATUS_IGNORE);
+            int first = me == 1 ? 1 : 0;
+            MPI_Start(&q[first]);
+            MPI_Start(&q[1 - first]);
+            if (me == 0)
+                MPI_Send(&token, 1, MPI_INT, 1, 77, c);
+            MPI_Waitall(2, q, MPI_STATUSES_IGNORE);
+            for (int i = 0; i < count; i++) {
+                int want = 0, mx = val(0, k, i);
+                for (int r = 0; r < n; r++) {
+                    want += val(r, k, i);
+                    if (val(r, k, i) - 3 * r > mx)
+                        mx = val(r, k, i) - 3 * r;
+                }
+                if (rb[i] != want || ip[i] != mx) {
+                    CHECK(0, "%s start-nowait count %d start %d [%d] = %d/%d, want %d/%d", what, count, k, i, rb[i],
+                          ip[i], want, mx);
+                    break;
+                }
+            }
+        }
+        MPI_Request_free(&q[0]);
+        MPI_Request_free(&q[1]);
+        free(sb);
+        free(rb);
+        free(ip);
+    }
+    MPI_Comm_free(&d);
+}
+
 static void run_freed(MPI_Comm c, const char *what)
 {
     int n, me;
@@ -531,6 +594,8 @@ int main(int argc, char **argv)
             run_all(comms[ci], counts[k], what);
         }
     run_startall(comms, 3);
+    for (int ci = 0; ci < 3; ci++)
+        run_start_nowait(comms[ci], names[ci]);
     run_freed(MPI_COMM_WORLD, "world");
     run_freed(fresh, "fresh dup");
     run_neighbors();

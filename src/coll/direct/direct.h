@@ -425,6 +425,11 @@ int cm_direct_nbc_barrier(MPI_Comm cc, MPI_Request *request);
 int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
 int cm_direct_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm cc, MPI_Request *request);
+/* Under capture (MPI_Allreduce_init): a plan of the allreduce's own, kept
+ * through cm_coll_keep; CM_COLL_NO_SHORTCUT when the nonblocking one's is
+ * kept instead (direct/persist_allreduce.c). */
+int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
+                                MPI_Request *request);
 int cm_direct_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
                          MPI_Request *request);
 /* Moved through the slots in rounds (direct/nbc_pieces.c); reductions take

@@ -290,6 +290,7 @@ static int step(struct cm_direct_nbc *o, int block)
     case NBC_BCAST: return bcast_step(o, block);
     case NBC_REDUCE: return reduce_step(o, block);
     case NBC_ALLREDUCE: return allreduce_step(o, block);
+    case NBC_HOOK: return o->hook(o, block);
     }
     return 1;
 }
@@ -347,6 +348,9 @@ static void block_op(void *state)
 
 static void free_op(void *state) { free(state); }
 
+int cm_direct_nbc_poll(void *o) { return poll_op(o); }
+void cm_direct_nbc_block(void *o) { block_op(o); }
+
 /* The area of cc if the engine takes a call there (see the top). */
 struct cm_direct *cm_direct_nbc_area(MPI_Comm cc)
 {
@@ -356,7 +360,7 @@ struct cm_direct *cm_direct_nbc_area(MPI_Comm cc)
     return s && s->n > 1 ? s : NULL;
 }
 
-static void enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
+void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
 {
     o->s = s;
     cm_wait_unrung++;
@@ -380,7 +384,7 @@ static int kept_begin(void *state)
 {
     struct kept *k = state;
     k->run = k->pristine;
-    enqueue(k->pristine.s, &k->run);
+    cm_direct_nbc_enqueue(k->pristine.s, &k->run);
     return MPI_SUCCESS;
 }
 
@@ -418,7 +422,7 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
         free(o);
         return cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
     }
-    enqueue(s, o);
+    cm_direct_nbc_enqueue(s, o);
     /* Born complete when the protocol needs nobody else now (a root's
      * broadcast, a non-root's reduce): cm_request_generic polls once. */
     *request = cm_request_generic_blocking(poll_op, free_op, block_op, o);
@@ -490,6 +494,9 @@ int cm_direct_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype d
 int cm_direct_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
                          MPI_Request *request)
 {
+    /* A persistent allreduce keeps a plan of its own (direct/persist_allreduce.c). */
+    if (cm_coll_capture.on && cm_direct_persist_allreduce(sbuf, rbuf, count, dt, op, cc, request) == MPI_SUCCESS)
+        return MPI_SUCCESS;
     struct cm_direct *s;
     struct cm_direct_nbc *o = cm_direct_nbc_reduction(sbuf, rbuf, count, dt, op, -1, cc, CM_DIRECT_SPLIT_FOLD_MIN, NBC_ALLREDUCE, &s);
     if (o && o->bytes > s->slot_bytes) {

@@ -12,7 +12,8 @@
 enum nbc_kind {
     NBC_BARRIER, NBC_BCAST, NBC_REDUCE, NBC_ALLREDUCE,  /* one sync or one FIFO entry */
     NBC_GATHER, NBC_SCATTER,
-    NBC_PIECES                                          /* rounds through the slots */
+    NBC_PIECES,                                         /* rounds through the slots */
+    NBC_HOOK                                            /* a plan's own step (hook) */
 };
 
 struct cm_direct_nbc;
@@ -51,7 +52,17 @@ struct cm_direct_nbc {
     size_t sblk, rblk;          /* stride of the blocks in sbuf, rbuf (extents) */
     size_t piece;               /* bytes of one block per round */
     size_t off;                 /* bytes of each block done */
+    /* NBC_HOOK: the step of a record embedded first in a plan of its own
+     * (direct/persist_allreduce.c); returns as step() does. */
+    int (*hook)(struct cm_direct_nbc *o, int block);
 };
+
+/* Queue o (its protocol not begun) on s, and drive it as a request's poll
+ * (never waits) and block (until o is done) do: for plans that keep their
+ * record (NBC_HOOK). */
+void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o);
+int cm_direct_nbc_poll(void *o);
+void cm_direct_nbc_block(void *o);
 
 /* The area of cc if the engine takes a call there; NULL otherwise. */
 struct cm_direct *cm_direct_nbc_area(MPI_Comm cc);

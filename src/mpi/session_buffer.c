@@ -1,0 +1,92 @@
+/*
+ * session_buffer.c -- a buffered-send buffer per session (MPI-4.1 §3.6.1):
+ * MPI_Session_attach_buffer, _detach_buffer, _flush_buffer, _iflush_buffer.
+ *
+ * The buffer itself lives in p2p/bsend.c beside the communicators' and the
+ * process's, keyed by the session's index.  A Bsend on a communicator uses
+ * the communicator's buffer, else the buffer of the session the
+ * communicator derives from (cm_comm.session: set when it was made from a
+ * session's group or from such a communicator), else the process's.
+ * MPI_Session_finalize sends what the session's buffer holds and forgets it.
+ * Errors go to the session's handler.
+ */
+#include "core/handle.h"
+#include "core/state.h"
+#include "mpi/session.h"
+#include "p2p/bsend.h"
+
+#include <limits.h>
+#include <stdint.h>
+
+#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
+#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
+#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
+#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
+#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
+#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
+
+int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    CM_ENTER(Session_attach_buffer);
+    static const char call[] = "MPI_Session_attach_buffer";
+    MPI_Errhandler errh;
+    int rc = cm_session_check(session, &errh, call);
+    struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
+    return rc ? rc : cm_bsend_session_attach(cm_session_index(session), &o, buffer, size, call);
+}
+
+int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
+    CM_ENTER(Session_detach_buffer);
+    static const char call[] = "MPI_Session_detach_buffer";
+    MPI_Errhandler errh;
+    int rc = cm_session_check(session, &errh, call);
+    struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
+    MPI_Count n = 0;
+    if (rc == MPI_SUCCESS &&
+        (rc = cm_bsend_session_detach(cm_session_index(session), &o, buffer_addr, size ? &n : NULL, INT_MAX,
+                                      CM_CALL_Session_detach_buffer, call)) == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
+}
+
+int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+{
+    CM_ENTER(Session_attach_buffer_c);
+    static const char call[] = "MPI_Session_attach_buffer_c";
+    MPI_Errhandler errh;
+    int rc = cm_session_check(session, &errh, call);
+    struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
+    return rc ? rc : cm_bsend_session_attach(cm_session_index(session), &o, buffer, size, call);
+}
+
+int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+{
+    CM_ENTER(Session_detach_buffer_c);
+    static const char call[] = "MPI_Session_detach_buffer_c";
+    MPI_Errhandler errh;
+    int rc = cm_session_check(session, &errh, call);
+    struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
+    return rc ? rc : cm_bsend_session_detach(cm_session_index(session), &o, buffer_addr, size, INT64_MAX,
+                                             CM_CALL_Session_detach_buffer_c, call);
+}
+
+int PMPI_Session_flush_buffer(MPI_Session session)
+{
+    CM_ENTER(Session_flush_buffer);
+    MPI_Errhandler errh;
+    int rc = cm_session_check(session, &errh, "MPI_Session_flush_buffer");
+    if (!rc)
+        cm_bsend_session_flush(cm_session_index(session), CM_CALL_Session_flush_buffer);
+    return rc;
+}
+
+int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+{
+    CM_ENTER(Session_iflush_buffer);
+    static const char call[] = "MPI_Session_iflush_buffer";
+    MPI_Errhandler errh;
+    int rc = cm_session_check(session, &errh, call);
+    struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
+    return rc ? rc : cm_bsend_session_iflush(cm_session_index(session), &o, request, call);
+}
