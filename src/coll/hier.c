@@ -68,7 +68,8 @@ int cm_coll_hier_count_levels(void)
         int mine = domain_of(levels[l], cm_g.rank), split = 0;
         if (mine < 0)
             return -1;
-        for (int w = 0; w < cm_g.size; w++) {
+        /* The slots in use now (free slots are unplaced, not "across"). */
+        for (int w = 0; w < cm_slots_used(); w++) {
             across[w] = domain_of(levels[l], w) != mine;
             split |= across[w];
         }

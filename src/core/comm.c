@@ -133,14 +133,16 @@ int cm_comm_init(void)
         return MPI_ERR_NO_MEM;
     cm_comm_table_len = 1;
 
-    int *all = malloc((size_t)cm_g.size * sizeof(int));
+    int *all = malloc((size_t)cm_g.world_size * sizeof(int));
     if (!all)
         return MPI_ERR_NO_MEM;
-    for (int i = 0; i < cm_g.size; i++)
-        all[i] = i;
-    /* Contexts 0/1 belong to WORLD and 2/3 to SELF in every process. */
+    for (int i = 0; i < cm_g.world_size; i++)
+        all[i] = cm_g.world_first + i;
+    /* Contexts 0/1 belong to WORLD and 2/3 to SELF in every process (4/5:
+     * the dynamic-process channel, mpi/dyn.h).  Two jobs' WORLDs share
+     * context 0 but never a member, so their messages cannot meet. */
     cm_comm_table_len = 1;
-    struct cm_comm *w = cm_comm_create_raw(all, cm_g.size, cm_g.rank, 0);
+    struct cm_comm *w = cm_comm_create_raw(all, cm_g.world_size, cm_g.rank - cm_g.world_first, 0);
     free(all);
     if (!w)
         return MPI_ERR_NO_MEM;

@@ -12,7 +12,8 @@
 
 #include <string.h>
 
-static uint64_t in_use[CM_CTX_WORDS] = { 0xf }; /* WORLD (0,1) and SELF (2,3) */
+/* WORLD (0,1), SELF (2,3), the dynamic-process channel (4,5: mpi/dyn.h) */
+static uint64_t in_use[CM_CTX_WORDS] = { 0x3f };
 
 void cm_context_bits(uint64_t *out)
 {

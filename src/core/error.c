@@ -130,7 +130,7 @@ void cm_errh_release(MPI_Errhandler e)
         user_errh[i] = NULL;
 }
 
-int cm_world_rank_for_messages(void) { return cm_g.rank; }
+int cm_world_rank_for_messages(void) { return cm_g.rank - cm_g.world_first; }
 
 static int valid_errh(MPI_Errhandler e)
 {
@@ -155,7 +155,7 @@ _Noreturn void cm_fatal(const char *call, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (cm_g.rank >= 0)
-        fprintf(stderr, "corempi: %s on rank %d: %s\n", call, cm_g.rank, msg);
+        fprintf(stderr, "corempi: %s on rank %d: %s\n", call, cm_g.rank - cm_g.world_first, msg);
     else
         fprintf(stderr, "corempi: %s: %s\n", call, msg);
     cm_abort_job(MPI_ERR_INTERN, 1);
@@ -193,7 +193,7 @@ static int raise_on(MPI_Errhandler e, void *obj, int errclass, const char *call,
     char msg[400], where[64];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (cm_g.rank >= 0)
-        snprintf(where, sizeof where, "%s on rank %d", call, cm_g.rank);
+        snprintf(where, sizeof where, "%s on rank %d", call, cm_g.rank - cm_g.world_first);
     else
         snprintf(where, sizeof where, "%s", call);
     if (errclass > 0 && errclass < CM_ERR_NCLASSES)

@@ -179,7 +179,7 @@ static struct cm_info *build_env_from(int argc, char **argv)
         env_args(in, argc, argv);
     char buf[MPI_MAX_INFO_VAL + 1];
     if (cm_g.initialized && !cm_g.finalized) {
-        snprintf(buf, sizeof buf, "%d", cm_g.size);
+        snprintf(buf, sizeof buf, "%d", cm_g.world_size);
         put(in, "maxprocs", buf);
         int t = cm_g.thread_level;
         put(in, "thread_level", t == MPI_THREAD_MULTIPLE     ? "MPI_THREAD_MULTIPLE"

@@ -11,8 +11,14 @@
 #include "cm_call_ids.h"
 
 struct cm_state {
-    int rank;                      /* world rank */
-    int size;                      /* world size */
+    /* Inside the library a process is addressed by its slot in the segment
+     * (shm/dyn.h): "world rank" in comm.h's world_of/comm_of and in p2p
+     * means slot.  MPI_COMM_WORLD is slots world_first .. world_first +
+     * world_size - 1; without MPI_Comm_spawn world_first is 0. */
+    int rank;                      /* this process's slot */
+    int size;                      /* slots in the segment (MPI_UNIVERSE_SIZE) */
+    int world_first;               /* slot of MPI_COMM_WORLD's rank 0 */
+    int world_size;                /* MPI_COMM_WORLD's size */
     void *seg;                     /* the mapped shared segment */
     size_t seg_bytes;
     struct cm_seg_header *hdr;
@@ -37,6 +43,13 @@ struct cm_state {
 #define CM_VERBOSE_INIT 0x4u
 
 extern struct cm_state cm_g;
+
+/* Slots [0, n) are or were in use: only their rings can hold messages.  A
+ * shared word that changes only when mpirun spawns (shm/dyn.h). */
+static inline int cm_slots_used(void)
+{
+    return (int)atomic_load_explicit(&cm_g.hdr->slots_used, memory_order_acquire);
+}
 
 /* Collective calls this rank is inside (they nest: allreduce may call
  * reduce); while non-zero, the p2p calls they make are not recorded. */

@@ -261,6 +261,9 @@ static int parse_option(struct cm_launch_opts *o, struct cm_launch_app **appp, i
     } else if (!strcmp(key, "n") || !strcmp(key, "np") || !strcmp(key, "c")) {
         if (parse_count(option_value(argc, argv, i, inline_value), &app->nranks) != 0)
             return bad_usage("%s needs a positive number", arg);
+    } else if (!strcmp(key, "universe-size")) {
+        if (parse_count(option_value(argc, argv, i, inline_value), &o->universe) != 0)
+            return bad_usage("%s needs a positive number", arg);
     } else if (!strcmp(key, "map-by")) {
         if (!(v = option_value(argc, argv, i, inline_value)))
             return bad_usage("%s needs a policy", arg);

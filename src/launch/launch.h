@@ -66,6 +66,7 @@ struct cm_launch_opts {
     int napps;
     const char *gwdir;          /* -gwdir: the default of every context's -wdir */
     int slots;                  /* slots named by -H/--hostfile (0: none) */
+    int universe;               /* --universe-size (0: not given) */
     double timeout_s;           /* --timeout or MPIEXEC_TIMEOUT; 0: none */
     const char *timeout_src;    /* which of the two set it, for the message */
     enum cm_tag_mode tag;
@@ -97,11 +98,14 @@ void cm_launch_help_env(FILE *out);
 /* Resolve the program like execvp would, before anything is forked.  Returns
  * 0 with the path in buf, or the exit status after printing one line. */
 int cm_launch_find_program(const char *name, char *buf, size_t len);
+/* The same without a message: 0, or an errno value (ENOENT, EACCES, ...). */
+int cm_launch_resolve(const char *name, char *buf, size_t len);
 /* Resolve every context's program and check its -wdir; 0 or an exit status. */
 int cm_launch_check_apps(struct cm_launch_opts *o);
 
 struct cm_job {
-    int nranks;
+    int nranks;                 /* MPI_COMM_WORLD: slots 0..nranks-1 */
+    int nslots;                 /* the universe: nranks plus room for MPI_Comm_spawn */
     void *seg;                  /* the mapped segment */
     size_t seg_bytes;
     int seg_fd;
@@ -112,8 +116,9 @@ struct cm_job {
     int *core_of_rank;          /* usable-core index per rank, -1 when unbound */
     hwloc_cpuset_t *bind_set;   /* with --bind-to an object: each rank's cpuset, else NULL */
     char **bind_name;           /* and the object's name ("package 1"), for the report */
-    pid_t *pids;                /* 0 once reaped */
-    int *status;                /* wait status per rank, valid once reaped */
+    pid_t *pids;                /* per slot; 0 once reaped (or never started) */
+    int *status;                /* wait status per slot, valid once reaped */
+    int *world_first;           /* per slot: the slot of its MPI_COMM_WORLD's rank 0 */
 };
 
 /* The objects of one kind (objects.c), as sets of the usable cores' PUs;
@@ -144,6 +149,13 @@ void cm_launch_segment_destroy(struct cm_job *job);
 
 /* Fork and exec every rank.  Returns 0, or an exit status after cleaning up. */
 int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io);
+
+/* Serve a spawn request posted in the segment (dynspawn.c): fork and exec
+ * the children into free slots, or answer why not.  Returns how many
+ * processes were started. */
+int cm_launch_serve_spawn(struct cm_job *job);
+/* "rank 3", or "spawned rank 1 (slot 5)" for a process MPI_Comm_spawn started. */
+void cm_launch_slot_name(const struct cm_job *job, int slot, char *buf, size_t len);
 
 /* Wait for every rank; returns mpirun's exit status. */
 int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io);

@@ -92,11 +92,19 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
         return 2;
     }
     job->ncores_here = ncores_here;
+    /* The universe: room for MPI_Comm_spawn, by default up to a process per core. */
+    if (o->universe && o->universe < job->nranks) {
+        fprintf(stderr, "mpirun: --universe-size %d is less than the %d ranks asked for\n", o->universe, job->nranks);
+        cm_launch_objects_free(&ppr);
+        return 2;
+    }
+    job->nslots = o->universe ? o->universe : ncores_here > job->nranks ? ncores_here : job->nranks;
 
     job->core_of_rank = malloc((size_t)job->nranks * sizeof *job->core_of_rank);
-    job->pids = calloc((size_t)job->nranks, sizeof *job->pids);
-    job->status = calloc((size_t)job->nranks, sizeof *job->status);
-    if (!job->core_of_rank || !job->pids || !job->status) {
+    job->pids = calloc((size_t)job->nslots, sizeof *job->pids);
+    job->status = calloc((size_t)job->nslots, sizeof *job->status);
+    job->world_first = calloc((size_t)job->nslots, sizeof *job->world_first);
+    if (!job->core_of_rank || !job->pids || !job->status || !job->world_first) {
         fprintf(stderr, "mpirun: out of memory\n");
         cm_launch_objects_free(&ppr);
         return 1;
@@ -139,9 +147,11 @@ void cm_launch_unplace(struct cm_job *job)
     job->bind_name = NULL;
     free(job->core_of_rank);
     free(job->pids);
+    free(job->world_first);
     free(job->status);
     job->core_of_rank = NULL;
     job->pids = NULL;
+    job->world_first = NULL;
     job->status = NULL;
     cm_machine_free(&job->machine); /* a zeroed machine (never loaded) is fine */
     job->have_machine = 0;

@@ -39,14 +39,14 @@ static int fail(const char *name, int err)
     return err == ENOENT || err == ENOTDIR ? 127 : 126;
 }
 
-int cm_launch_find_program(const char *name, char *buf, size_t len)
+int cm_launch_resolve(const char *name, char *buf, size_t len)
 {
     int err = ENOENT;
     if (!*name)
-        return fail(name, ENOENT);
+        return ENOENT;
     if (strchr(name, '/')) {
         if (!runnable(name, &err))
-            return fail(name, err);
+            return err;
         snprintf(buf, len, "%s", name);
         return 0;
     }
@@ -72,7 +72,13 @@ int cm_launch_find_program(const char *name, char *buf, size_t len)
             break;
         dir = colon + 1;
     }
-    return fail(name, err);
+    return err;
+}
+
+int cm_launch_find_program(const char *name, char *buf, size_t len)
+{
+    int err = cm_launch_resolve(name, buf, len);
+    return err ? fail(name, err) : 0;
 }
 
 /* A relative program path is made absolute here, in mpirun's directory:

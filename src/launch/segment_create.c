@@ -17,7 +17,8 @@
 int cm_launch_segment_create(struct cm_job *job)
 {
     struct cm_seg_header h;
-    size_t bytes = cm_seg_layout((uint32_t)job->nranks, &h);
+    size_t bytes = cm_seg_layout((uint32_t)job->nslots, &h);
+    h.slots_used = (uint32_t)job->nranks;
     h.launcher_pid = (int32_t)getpid();
     h.ncores = (uint32_t)job->ncores_here;
     if (job->nranks > job->ncores_here)

@@ -43,6 +43,8 @@ void cm_launch_usage(FILE *out)
         "  -H, --host H[:S],...  hosts: only this machine (localhost, 127.0.0.1, its\n"
         "                        hostname), S slots each (default 1)\n"
         "  --hostfile, -f, --machinefile FILE   the same from a file ('host slots=N')\n"
+        "  --universe-size N     MPI_UNIVERSE_SIZE: slots for the job and what it spawns\n"
+        "                        (default: the machine's cores, at least -n)\n"
         "  --timeout S           end the job after S seconds, exit status 124 (also\n"
         "                        MPIEXEC_TIMEOUT=S)\n"
         "  --profile[=DIR]       record a coreprof trace of every rank (into DIR)\n"

@@ -40,6 +40,7 @@ void cm_launch_watched_signals(sigset_t *set)
     sigaddset(set, SIGINT);
     sigaddset(set, SIGTERM);
     sigaddset(set, SIGHUP);
+    sigaddset(set, SIGUSR1); /* a rank posted a spawn request (shm/dyn.h) */
 }
 
 static double now_ms(void)
@@ -51,7 +52,7 @@ static double now_ms(void)
 
 static void signal_live_ranks(struct watch *w, int sig)
 {
-    for (int r = 0; r < w->job->nranks; r++)
+    for (int r = 0; r < w->job->nslots; r++)
         if (w->job->pids[r] > 0)
             kill(w->job->pids[r], sig);
 }
@@ -88,8 +89,10 @@ static void on_mpi_abort(struct watch *w, int rank)
     uint32_t flag = atomic_load_explicit(&h->abort_flag, memory_order_acquire);
     int code = flag ? h->abort_code : ctl_of(w, rank)->exit_code;
     int who = flag ? h->abort_rank : rank;
+    char name[64];
+    cm_launch_slot_name(w->job, who, name, sizeof name);
     if (flag != 2) /* 2: the rank has already printed why */
-        fprintf(stderr, "mpirun: rank %d called MPI_Abort with code %d; job aborted\n", who, code);
+        fprintf(stderr, "mpirun: %s called MPI_Abort with code %d; job aborted\n", name, code);
     end_job(w, code & 0xff ? code & 0xff : 1, SIGTERM);
 }
 
@@ -99,7 +102,8 @@ static void on_rank_exit(struct watch *w, int rank, int wstatus)
     const struct cm_rank_ctl *c = ctl_of(w, rank);
     uint32_t state = atomic_load_explicit(&c->state, memory_order_acquire);
     pid_t pid = w->job->pids[rank];
-    char where[96];
+    char where[96], name[64];
+    cm_launch_slot_name(w->job, rank, name, sizeof name);
 
     if (w->aborting)
         return; /* collateral of the first failure: already reported */
@@ -112,7 +116,7 @@ static void on_rank_exit(struct watch *w, int rank, int wstatus)
     if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
         where_in_mpi(c, where, sizeof where);
-        fprintf(stderr, "mpirun: rank %d (pid %d) killed by signal %d (%s)%s; job aborted\n", rank, (int)pid, sig,
+        fprintf(stderr, "mpirun: %s (pid %d) killed by signal %d (%s)%s; job aborted\n", name, (int)pid, sig,
                 strsignal(sig), state == CM_RANK_RUNNING ? where : "");
         end_job(w, 128 + sig, SIGTERM);
         return;
@@ -125,13 +129,13 @@ static void on_rank_exit(struct watch *w, int rank, int wstatus)
         return;
     }
     if (state == CM_RANK_STARTING) {
-        fprintf(stderr, "mpirun: rank %d (pid %d) exited with status %d before MPI_Init; job aborted\n", rank,
+        fprintf(stderr, "mpirun: %s (pid %d) exited with status %d before MPI_Init; job aborted\n", name,
                 (int)pid, code);
     } else {
         char tmp[32];
-        fprintf(stderr, "mpirun: rank %d (pid %d) exited with status %d without calling MPI_Finalize "
+        fprintf(stderr, "mpirun: %s (pid %d) exited with status %d without calling MPI_Finalize "
                         "(last MPI call: %s); job aborted\n",
-                rank, (int)pid, code, cm_launch_call_name(c->last_call, tmp, sizeof tmp));
+                name, (int)pid, code, cm_launch_call_name(c->last_call, tmp, sizeof tmp));
     }
     end_job(w, code ? code : 1, SIGTERM);
 }
@@ -147,10 +151,11 @@ static void reap(struct watch *w)
         }
         if (pid <= 0)
             return;
-        for (int r = 0; r < w->job->nranks; r++)
+        for (int r = 0; r < w->job->nslots; r++)
             if (w->job->pids[r] == pid) {
                 w->job->status[r] = wstatus;
-                cm_iofwd_drain_rank(w->io, r); /* its output before mpirun's word on it */
+                if (r < w->job->nranks) /* spawned processes write straight to mpirun's stdout/stderr */
+                    cm_iofwd_drain_rank(w->io, r); /* its output before mpirun's word on it */
                 on_rank_exit(w, r, wstatus);
                 w->job->pids[r] = 0;
                 w->live--;
@@ -212,6 +217,14 @@ static void read_signals(struct watch *w, int sfd, const sigset_t *set)
     }
 }
 
+/* A spawn request may be posted (SIGUSR1 says so; a lost signal is covered
+ * by looking on every turn of the loop).  No spawning once the job ends. */
+static void serve_spawn(struct watch *w)
+{
+    if (!w->aborting)
+        w->live += cm_launch_serve_spawn(w->job);
+}
+
 int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io)
 {
     struct watch w = {.job = job, .live = job->nranks, .opts = o, .io = io};
@@ -256,6 +269,7 @@ int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct c
             poll(NULL, 0, 50);
         }
         read_signals(&w, sfd, &set);
+        serve_spawn(&w);
         reap(&w);
     }
     if (sfd >= 0)

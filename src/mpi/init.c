@@ -23,6 +23,8 @@
 #include "p2p/outq.h"
 #include "shm/wait.h"
 #include "mpi/process.h"
+#include "mpi/dyn.h"
+#include "shm/dyn.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -86,11 +88,13 @@ static int make_singleton_segment(void)
     cm_g.seg_bytes = bytes;
     cm_g.rank = 0;
     cm_g.size = 1;
+    cm_g.world_first = 0;
+    cm_g.world_size = 1;
     cm_g.singleton = 1;
     return 0;
 }
 
-static int map_job_segment(int fd, int rank, int size)
+static int map_job_segment(int fd, int rank, int size, int first)
 {
     struct stat st;
     if (fstat(fd, &st) != 0)
@@ -103,13 +107,16 @@ static int map_job_segment(int fd, int rank, int size)
     if (cm_seg_check(base, (size_t)st.st_size, &why) != 0)
         cm_fatal("MPI_Init", "shared segment: %s", why);
     const struct cm_seg_header *h = base;
-    if (size != (int)h->nranks || rank < 0 || rank >= size)
-        cm_fatal("MPI_Init", "rank %d / size %d do not fit the segment (%u ranks)", rank, size, h->nranks);
+    if (first < 0 || size < 1 || rank < 0 || rank >= size || (uint64_t)first + (uint64_t)size > h->nranks)
+        cm_fatal("MPI_Init", "rank %d / size %d from slot %d do not fit the segment (%u slots)", rank, size, first,
+                 h->nranks);
     cm_g.seg = base;
     cm_g.seg_bytes = (size_t)st.st_size;
-    cm_g.rank = rank;
-    cm_g.size = size;
-    struct cm_rank_ctl *c = cm_seg_ctl(base, (uint32_t)rank);
+    cm_g.rank = first + rank;
+    cm_g.size = (int)h->nranks;
+    cm_g.world_first = first;
+    cm_g.world_size = size;
+    struct cm_rank_ctl *c = cm_seg_ctl(base, (uint32_t)cm_g.rank);
     if (c->pid == 0)
         c->pid = getpid();
     return 0;
@@ -126,7 +133,7 @@ static void setup(int required)
     if (fd < 0)
         make_singleton_segment();
     else
-        map_job_segment(fd, env_int(CM_ENV_RANK, -1), env_int(CM_ENV_SIZE, -1));
+        map_job_segment(fd, env_int(CM_ENV_RANK, -1), env_int(CM_ENV_SIZE, -1), env_int(CM_ENV_SLOT_BASE, 0));
     cm_g.hdr = cm_g.seg;
     cm_g.coll_check = cm_env_flag("COREMPI_CHECK", 0);   /* after the segment: one warning per job */
     cm_g.self_ctl = cm_seg_ctl(cm_g.seg, (uint32_t)cm_g.rank);
@@ -150,7 +157,7 @@ static void setup(int required)
     atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_RUNNING, memory_order_release);
     if (cm_g.verbose & CM_VERBOSE_INIT)
         fprintf(stderr, "corempi: rank %d of %d: pid %d, %s, single copy %s, eager <= %zu B\n",
-                cm_g.rank, cm_g.size, (int)getpid(), cm_g.oversubscribed ? "oversubscribed" : "one core each",
+                cm_g.rank - cm_g.world_first, cm_g.world_size, (int)getpid(), cm_g.oversubscribed ? "oversubscribed" : "one core each",
                 cm_g.cma_ok ? "on" : "off", cm_g.eager_max);
 }
 
@@ -198,6 +205,9 @@ static int init_common(int required, int *provided)
     if (rc)
         return rc;
     world_inited = 1;
+    /* A spawned process meets its parents now (mpi/dyn_parent.c). */
+    if ((rc = cm_dyn_init_parent()) != MPI_SUCCESS)
+        return rc;
     if (provided)
         *provided = cm_g.thread_level;
     return MPI_SUCCESS;
@@ -260,7 +270,8 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     CM_ENTER(Abort);
     (void)comm;
     if (!cm_g.hdr || cm_g.singleton)
-        fprintf(stderr, "corempi: MPI_Abort called on rank %d with code %d\n", cm_g.rank < 0 ? 0 : cm_g.rank, errorcode);
+        fprintf(stderr, "corempi: MPI_Abort called on rank %d with code %d\n",
+                cm_g.rank < 0 ? 0 : cm_g.rank - cm_g.world_first, errorcode);
     cm_abort_job(errorcode, 0);
 }
 

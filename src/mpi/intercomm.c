@@ -52,7 +52,7 @@ int cm_inter_new(const int *local, int nlocal, int myrank, const int *remote, in
 
 /* The payload the leaders swap when a new intercommunicator is made: the
  * group's size and world ranks (at most the world's size). */
-static int *group_payload(const int *world, int n, size_t *bytes)
+int *cm_inter_payload(const int *world, int n, size_t *bytes)
 {
     *bytes = ((size_t)cm_g.size + 1) * sizeof(int);
     int *p = calloc((size_t)cm_g.size + 1, sizeof(int));
@@ -64,7 +64,7 @@ static int *group_payload(const int *world, int n, size_t *bytes)
 }
 
 /* Both groups now know each other: check they are disjoint, build. */
-static int build(const char *call, MPI_Comm errcomm, const int *local, int nlocal, int myrank, const int *theirs,
+int cm_inter_build(const char *call, MPI_Comm errcomm, const int *local, int nlocal, int myrank, const int *theirs,
                  const uint16_t *ctx, MPI_Errhandler errh, MPI_Comm *out)
 {
     int nremote = theirs[0];
@@ -118,7 +118,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
                             "remote_leader %d is the local leader itself (the groups must be disjoint)", remote_leader);
     }
     size_t bytes;
-    int *mine = group_payload(l->world_of, l->size, &bytes), *theirs = group_payload(NULL, 0, &bytes);
+    int *mine = cm_inter_payload(l->world_of, l->size, &bytes), *theirs = cm_inter_payload(NULL, 0, &bytes);
     int *ident = malloc((size_t)l->size * sizeof(int));
     uint16_t ctx[2];
     if (!mine || !theirs || !ident) {
@@ -137,7 +137,7 @@ int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_c
         rc = cm_error(local_comm, rc, call, "no free context id (too many communicators)");
         goto out;
     }
-    rc = build(call, local_comm, l->world_of, l->size, l->rank, theirs, ctx, l->errh, newintercomm);
+    rc = cm_inter_build(call, local_comm, l->world_of, l->size, l->rank, theirs, ctx, l->errh, newintercomm);
     if (!rc)
         cm_comm_lookup(*newintercomm, NULL)->session = l->session;
 out:
@@ -193,7 +193,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
                             "the local and remote groups overlap (world rank %d is in both)", rg->world[i]);
     struct cm_comm *w = cm_comm_lookup(MPI_COMM_WORLD, NULL);
     size_t bytes;
-    int *mine = group_payload(lg->world, lg->size, &bytes), *theirs = group_payload(NULL, 0, &bytes);
+    int *mine = cm_inter_payload(lg->world, lg->size, &bytes), *theirs = cm_inter_payload(NULL, 0, &bytes);
     uint16_t ctx[2];
     if (!mine || !theirs) {
         rc = cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory");
@@ -213,7 +213,7 @@ int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, M
                       "remote_group differs from the local_group the remote leader's group passed");
         goto out;
     }
-    rc = build(call, MPI_COMM_WORLD, lg->world, lg->size, me, theirs, ctx, errhandler, newintercomm);
+    rc = cm_inter_build(call, MPI_COMM_WORLD, lg->world, lg->size, me, theirs, ctx, errhandler, newintercomm);
     if (!rc)
         cm_comm_lookup(*newintercomm, NULL)->session = lg->session;
     if (rc == MPI_SUCCESS && info != MPI_INFO_NULL && PMPI_Comm_set_info)

@@ -54,6 +54,14 @@ int cm_inter_agree(const struct cm_sub *g, int leader, struct cm_comm *chan, int
 int cm_inter_new(const int *local, int nlocal, int myrank, const int *remote, int nremote, const uint16_t *ctx,
                  MPI_Errhandler errh, MPI_Comm *out);
 
+/* The payload the leaders swap: the group's size and world ranks, in
+ * cm_g.size + 1 ints (*bytes); NULL when out of memory. */
+int *cm_inter_payload(const int *world, int n, size_t *bytes);
+/* Both groups know each other (theirs: the other group's payload): check
+ * they are disjoint and make the intercommunicator; errors through errcomm. */
+int cm_inter_build(const char *call, MPI_Comm errcomm, const int *local, int nlocal, int myrank, const int *theirs,
+                   const uint16_t *ctx, MPI_Errhandler errh, MPI_Comm *out);
+
 /* The agreement over an existing intercommunicator (its hidden local
  * communicator and the two groups' rank 0 as leaders). */
 int cm_inter_agree_on(struct cm_comm *ic, const void *mine, size_t mine_bytes, void *theirs, size_t theirs_max,

@@ -196,7 +196,7 @@ static int pset_members(const char *name, int **world)
 {
     int n;
     if (!strcasecmp(name, "mpi://WORLD"))
-        n = cm_g.size;
+        n = cm_g.world_size;
     else if (!strcasecmp(name, "mpi://SELF"))
         n = 1;
     else
@@ -205,7 +205,7 @@ static int pset_members(const char *name, int **world)
     if (!*world)
         return -1;
     for (int i = 0; i < n; i++)
-        (*world)[i] = n == 1 ? cm_g.rank : i;
+        (*world)[i] = n == 1 && strcasecmp(name, "mpi://WORLD") ? cm_g.rank : cm_g.world_first + i;
     return n;
 }
 

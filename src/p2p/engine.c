@@ -274,7 +274,8 @@ int cm_progress(int hint)
     if (hint >= 0 && (++sweep & 15) != 0) {
         n += poll_ring(hint);
     } else {
-        for (int s = 0; s < cm_g.size; s++)
+        int used = cm_slots_used();
+        for (int s = 0; s < used; s++)
             n += poll_ring(s);
     }
     if (n && cm_outq_active())
@@ -288,7 +289,8 @@ int cm_progress(int hint)
  * producers that sleep waiting for that room. */
 static void publish_all(void)
 {
-    for (int s = 0; s < cm_g.size; s++)
+    int used = cm_slots_used();
+    for (int s = 0; s < used; s++)
         if (cm_ring_rx_publish(&cm_rx[s]))
             cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)s));
 }
@@ -297,7 +299,8 @@ int cm_progress_pending(void *unused)
 {
     (void)unused;
     publish_all();
-    for (int s = 0; s < cm_g.size; s++) {
+    int used = cm_slots_used();
+    for (int s = 0; s < used; s++) {
         struct cm_msg_hdr *h = cm_ring_slot(&cm_rx[s].v, cm_rx[s].rpos);
         if (atomic_load_explicit(&h->seq, memory_order_acquire) == (uint32_t)(cm_rx[s].rpos + 1))
             return 1;

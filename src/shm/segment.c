@@ -1,5 +1,6 @@
 /* segment.c -- sizes and formats the job's shared segment (see segment.h). */
 #include "segment.h"
+#include "dyn.h"
 
 #include <string.h>
 
@@ -41,6 +42,8 @@ size_t cm_seg_layout(uint32_t nranks, struct cm_seg_header *h)
     h->coll_off = off = align_up(off, 4096);
     h->coll_bytes = (uint64_t)nranks * CM_COLL_BYTES_PER_RANK;
     off += h->coll_bytes;
+    h->dyn_off = off = align_up(off, 4096);
+    off += sizeof(struct cm_dyn_area);
     h->total_bytes = align_up(off, 4096);
     return (size_t)h->total_bytes;
 }
@@ -48,6 +51,8 @@ size_t cm_seg_layout(uint32_t nranks, struct cm_seg_header *h)
 void cm_seg_format(void *base, const struct cm_seg_header *h)
 {
     memcpy(base, h, sizeof *h);
+    atomic_store_explicit(&((struct cm_seg_header *)base)->slots_used, h->slots_used ? h->slots_used : h->nranks,
+                          memory_order_relaxed);
     for (uint32_t r = 0; r < h->nranks; r++)
         cm_seg_ctl(base, r)->bound_core = -1;
 }

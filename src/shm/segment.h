@@ -6,7 +6,11 @@
  * the inherited fd (COREMPI_SHM_FD).  A singleton (no mpirun) makes its own.
  *
  * Layout: [header][rank control blocks][ring control lines][per-pair rings]
- *         [collective areas]
+ *         [collective areas][dynamic-process area (shm/dyn.h)]
+ *
+ * nranks counts the universe's slots (mpirun --universe-size): a process's
+ * slot is its address here ("world rank" inside the library); the first job
+ * holds slots 0..n-1, MPI_Comm_spawn's children the next free ones.
  *
  * Invariants:
  *  - Every field written by one process and read by others sits on a 64-byte
@@ -26,7 +30,7 @@
 
 #define CM_CACHELINE 64
 #define CM_SEG_MAGIC   0x31697061726f6d63ULL /* "cmoraapi1" (any fixed value) */
-#define CM_SEG_VERSION 1u
+#define CM_SEG_VERSION 2u
 
 /* Environment contract between mpirun and the ranks. */
 #define CM_ENV_RANK   "COREMPI_RANK"
@@ -58,6 +62,7 @@ struct cm_seg_header {
     uint64_t ring_bytes;   /* one ring, control lines included; power of two */
     uint64_t coll_off;     /* collective areas (src/coll), coll_bytes in all */
     uint64_t coll_bytes;
+    uint64_t dyn_off;      /* struct cm_dyn_area (shm/dyn.h) */
     int32_t launcher_pid;  /* 0 for a singleton */
     uint32_t flags;        /* CM_SEG_* */
     uint32_t ncores;       /* cores the job may use */
@@ -69,6 +74,9 @@ struct cm_seg_header {
     /* Ranks whose sleeps run a global memory barrier (wait.h): once all
      * nranks have joined, wakers drop their own fence. */
     _Alignas(CM_CACHELINE) _Atomic uint32_t fence_free_ranks;
+    /* Slots [0, slots_used) are or were used: progress polls only their
+     * rings.  Raised by mpirun (spawn) before the new processes start. */
+    _Alignas(CM_CACHELINE) _Atomic uint32_t slots_used;
     /* Hashes of the bad COREMPI_* settings some rank has warned about
      * (core/env.c), 0 = free: one warning per job, not one per rank. */
     _Alignas(CM_CACHELINE) _Atomic uint64_t env_warned[CM_SEG_ENV_WARNED];

@@ -154,7 +154,9 @@ static long membarrier(int cmd)
 void cm_wait_join_fence_free(struct cm_seg_header *hdr, int allowed)
 {
     joined = &hdr->fence_free_ranks;
-    job_ranks = hdr->nranks;
+    /* The processes alive so far (the segment has room for more: spawned
+     * ones compare against their own, larger, count when they join). */
+    job_ranks = atomic_load_explicit(&hdr->slots_used, memory_order_acquire);
     if (!allowed)
         return;
     long can = membarrier(MEMBARRIER_CMD_QUERY);

@@ -96,7 +96,7 @@ int cm_direct_out_nt(size_t out)
     static size_t min;
     if (!min) {
         size_t cores = cm_g.hdr && cm_g.hdr->ncores ? cm_g.hdr->ncores : 1;
-        size_t ranks = cm_g.size > 0 ? (size_t)cm_g.size : 1;
+        size_t ranks = cm_g.world_size > 0 ? (size_t)cm_g.world_size : 1;
         size_t def = ranks > cores ? (4u << 20) * cores / ranks : 4u << 20;
         min = cm_env_size("COREMPI_COLL_NT_MIN", def);
         if (!min)

@@ -1,0 +1,310 @@
+/* spawn.c -- MPI_Comm_spawn / spawn_multiple / get_parent / disconnect and
+ * MPI_UNIVERSE_SIZE.  The program is its own child: argv[1] says which part
+ * to play.
+ *
+ *   spawn basic K U     parents spawn K children (root: the last rank), then
+ *                       point-to-point both ways, Bcast and Allreduce on the
+ *                       intercommunicator, Allreduce on Intercomm_merge,
+ *                       disconnect; U (0: do not check) is MPI_UNIVERSE_SIZE
+ *   spawn multi         spawn_multiple of two commands (1 + 2 children,
+ *                       MPI_ARGV_NULL for the first): appnum and argv checked
+ *   spawn errors        a missing binary, too many processes, another host,
+ *                       bad arguments: the error class at every parent, no
+ *                       hang; a good spawn afterwards still works
+ *   spawn crash         the child dies of SIGSEGV: mpirun ends the job
+ *   spawn universe      the default MPI_UNIVERSE_SIZE: the world's size to the cores
+ *   spawn singleton     without mpirun: MPI_ERR_SPAWN, "needs mpirun"
+ */
+#include <mpi.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static int wrank, wsize;
+
+#define CHECK(cond, ...)                                                  \
+    do {                                                                  \
+        if (!(cond)) {                                                    \
+            fprintf(stderr, "spawn rank %d: FAILED %s: ", wrank, #cond);  \
+            fprintf(stderr, __VA_ARGS__);                                 \
+            fprintf(stderr, "\n");                                        \
+            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
+        }                                                                 \
+    } while (0)
+
+static char self_path[4096];
+
+static void child_basic(MPI_Comm parent)
+{
+    int prank_size, k = wsize;
+    MPI_Comm_remote_size(parent, &prank_size);
+    int inter;
+    MPI_Comm_test_inter(parent, &inter);
+    CHECK(inter, "the parent communicator is not an intercommunicator");
+    char name[MPI_MAX_OBJECT_NAME];
+    int len;
+    MPI_Comm_get_name(parent, name, &len);
+    CHECK(!strcmp(name, "MPI_COMM_PARENT"), "parent's name is '%s'", name);
+    /* point-to-point: from parent 0, back to parent (rank % parents) */
+    int v;
+    MPI_Recv(&v, 1, MPI_INT, 0, 7, parent, MPI_STATUS_IGNORE);
+    CHECK(v == 100 + wrank, "got %d from parent 0, expected %d", v, 100 + wrank);
+    v *= 2;
+    MPI_Send(&v, 1, MPI_INT, wrank % prank_size, 8, parent);
+    /* Bcast from the parents' rank 0 */
+    int b = -1;
+    MPI_Bcast(&b, 1, MPI_INT, 0, parent);
+    CHECK(b == 4242, "bcast gave %d", b);
+    /* Allreduce across groups: each gets the other group's sum */
+    int mine = 1000 + wrank, sum = 0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, parent);
+    CHECK(sum == prank_size * (prank_size - 1) / 2, "allreduce over the intercomm gave %d", sum);
+    MPI_Comm merged;
+    MPI_Intercomm_merge(parent, 1, &merged);
+    int mrank, msize;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Comm_size(merged, &msize);
+    CHECK(msize == prank_size + k && mrank == prank_size + wrank, "merged rank %d of %d", mrank, msize);
+    int total = 0;
+    MPI_Allreduce(&mrank, &total, 1, MPI_INT, MPI_SUM, merged);
+    CHECK(total == msize * (msize - 1) / 2, "allreduce over the merged comm gave %d", total);
+    MPI_Comm_free(&merged);
+    MPI_Comm_disconnect(&parent);
+    CHECK(parent == MPI_COMM_NULL, "disconnect did not set MPI_COMM_NULL");
+    MPI_Comm again;
+    MPI_Comm_get_parent(&again);
+    CHECK(again == MPI_COMM_NULL, "get_parent after disconnect is not MPI_COMM_NULL");
+}
+
+static void parent_basic(int k, int universe)
+{
+    int *flagp, flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &flagp, &flag);
+    CHECK(flag, "MPI_UNIVERSE_SIZE is not set");
+    if (universe)
+        CHECK(*flagp == universe, "MPI_UNIVERSE_SIZE is %d, expected %d", *flagp, universe);
+    CHECK(*flagp >= wsize, "MPI_UNIVERSE_SIZE %d is below the world's size %d", *flagp, wsize);
+    char *args[] = { "child", NULL };
+    int errcodes[8];
+    MPI_Comm inter;
+    int root = wsize - 1;
+    int rc = MPI_Comm_spawn(self_path, args, k, MPI_INFO_NULL, root, MPI_COMM_WORLD, &inter, errcodes);
+    CHECK(rc == MPI_SUCCESS, "spawn returned %d", rc);
+    for (int i = 0; i < k; i++)
+        CHECK(errcodes[i] == MPI_SUCCESS, "errcodes[%d] = %d", i, errcodes[i]);
+    int rsize;
+    MPI_Comm_remote_size(inter, &rsize);
+    CHECK(rsize == k, "remote size %d, expected %d", rsize, k);
+    if (wrank == 0)
+        for (int i = 0; i < k; i++) {
+            int v = 100 + i;
+            MPI_Send(&v, 1, MPI_INT, i, 7, inter);
+        }
+    for (int i = wrank; i < k; i += wsize) {
+        int v;
+        MPI_Recv(&v, 1, MPI_INT, i, 8, inter, MPI_STATUS_IGNORE);
+        CHECK(v == 2 * (100 + i), "child %d sent %d", i, v);
+    }
+    int b = 4242;
+    MPI_Bcast(&b, 1, MPI_INT, wrank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    int mine = wrank, sum = 0;
+    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter);
+    CHECK(sum == 1000 * k + k * (k - 1) / 2, "allreduce over the intercomm gave %d", sum);
+    MPI_Comm merged;
+    MPI_Intercomm_merge(inter, 0, &merged);
+    int mrank, msize, total = 0;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Comm_size(merged, &msize);
+    CHECK(msize == wsize + k && mrank == wrank, "merged rank %d of %d", mrank, msize);
+    MPI_Allreduce(&mrank, &total, 1, MPI_INT, MPI_SUM, merged);
+    CHECK(total == msize * (msize - 1) / 2, "allreduce over the merged comm gave %d", total);
+    MPI_Comm_free(&merged);
+    MPI_Comm_disconnect(&inter);
+    CHECK(inter == MPI_COMM_NULL, "disconnect did not set MPI_COMM_NULL");
+}
+
+static void child_multi(MPI_Comm parent, int argc, char **argv)
+{
+    int *appnum, flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_APPNUM, &appnum, &flag);
+    CHECK(flag, "MPI_APPNUM is not set");
+    CHECK(wsize == 3, "the children's world has %d processes, expected 3", wsize);
+    char cwd[256];
+    if (wrank == 0)
+        CHECK(*appnum == 0 && argc == 1 && getcwd(cwd, sizeof cwd) && !strcmp(cwd, "/tmp"),
+              "child 0: appnum %d, %d args, cwd %s (wdir /tmp)", *appnum, argc, getcwd(cwd, sizeof cwd) ? cwd : "?");
+    else
+        CHECK(*appnum == 1 && argc == 4 && !strcmp(argv[1], "child-multi") && !strcmp(argv[2], "") &&
+                  !strcmp(argv[3], "x y"), "child %d: appnum %d, %d args", wrank, *appnum, argc);
+    int v = *appnum;
+    MPI_Send(&v, 1, MPI_INT, 0, 1, parent);
+    MPI_Comm_disconnect(&parent);
+}
+
+static void parent_multi(void)
+{
+    char *cmds[2] = { self_path, self_path };
+    char *args1[] = { "child-multi", "", "x y", NULL };
+    char **argvs[2] = { MPI_ARGV_NULL, args1 };
+    int maxprocs[2] = { 1, 2 };
+    MPI_Info infos[2];
+    MPI_Info_create(&infos[0]);
+    MPI_Info_set(infos[0], "wdir", "/tmp");
+    MPI_Info_set(infos[0], "host", "localhost");
+    infos[1] = MPI_INFO_NULL;
+    MPI_Comm inter;
+    int errcodes[3];
+    int rc = MPI_Comm_spawn_multiple(2, cmds, argvs, maxprocs, infos, 0, MPI_COMM_WORLD, &inter, errcodes);
+    CHECK(rc == MPI_SUCCESS, "spawn_multiple returned %d", rc);
+    MPI_Info_free(&infos[0]);
+    if (wrank == 0) {
+        int got[3];
+        for (int i = 0; i < 3; i++)
+            MPI_Recv(&got[i], 1, MPI_INT, i, 1, inter, MPI_STATUS_IGNORE);
+        CHECK(got[0] == 0 && got[1] == 1 && got[2] == 1, "appnums %d %d %d", got[0], got[1], got[2]);
+    }
+    MPI_Comm_disconnect(&inter);
+}
+
+static void expect_spawn_error(const char *what, int rc, const char *needle)
+{
+    int cls;
+    MPI_Error_class(rc, &cls);
+    char msg[MPI_MAX_ERROR_STRING];
+    int len;
+    MPI_Error_string(rc, msg, &len);
+    CHECK(cls != MPI_SUCCESS, "%s succeeded", what);
+    CHECK(!needle || strstr(msg, needle), "%s: message '%s' does not name '%s'", what, msg, needle);
+}
+
+static void parent_errors(void)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    MPI_Comm inter = MPI_COMM_WORLD;
+    int errcodes[4] = { -1, -1, -1, -1 }, cls;
+    int rc = MPI_Comm_spawn("/nonexistent/corempi-prog", MPI_ARGV_NULL, 2, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                            errcodes);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_SPAWN, "missing binary: class %d", cls);
+    CHECK(inter == MPI_COMM_NULL, "missing binary: intercomm not MPI_COMM_NULL");
+    CHECK(errcodes[0] == MPI_ERR_SPAWN && errcodes[1] == MPI_ERR_SPAWN, "missing binary: errcodes %d %d",
+          errcodes[0], errcodes[1]);
+    expect_spawn_error("missing binary", rc, "/nonexistent/corempi-prog");
+
+    rc = MPI_Comm_spawn(self_path, MPI_ARGV_NULL, 1000, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                        MPI_ERRCODES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_SPAWN, "too many: class %d", cls);
+    expect_spawn_error("too many", rc, "universe-size");
+
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "host", "another-node.example");
+    rc = MPI_Comm_spawn(self_path, MPI_ARGV_NULL, 1, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_SPAWN, "other host: class %d", cls);
+    expect_spawn_error("other host", rc, "another-node.example");
+    MPI_Info_set(info, "host", "localhost");
+    MPI_Info_set(info, "wdir", "/nonexistent-dir");
+    rc = MPI_Comm_spawn(self_path, MPI_ARGV_NULL, 1, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_SPAWN, "bad wdir: class %d", cls);
+    expect_spawn_error("bad wdir", rc, "/nonexistent-dir");
+    MPI_Info_free(&info);
+
+    rc = MPI_Comm_spawn(self_path, MPI_ARGV_NULL, 0, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ARG, "maxprocs 0: class %d", cls);
+    rc = MPI_Comm_spawn(self_path, MPI_ARGV_NULL, 1, MPI_INFO_NULL, wsize, MPI_COMM_WORLD, &inter,
+                        MPI_ERRCODES_IGNORE);
+    MPI_Error_class(rc, &cls);
+    CHECK(cls == MPI_ERR_ROOT, "bad root: class %d", cls);
+
+    /* Nothing was left locked: a good spawn still works. */
+    char *args[] = { "child", NULL };
+    rc = MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "the good spawn after the bad ones returned %d", rc);
+    int k = 1;
+    if (wrank == 0) {
+        int v = 100;
+        MPI_Send(&v, 1, MPI_INT, 0, 7, inter);
+    }
+    if (wrank == 0) {
+        int v;
+        MPI_Recv(&v, 1, MPI_INT, 0, 8, inter, MPI_STATUS_IGNORE);
+        CHECK(v == 200, "child sent %d", v);
+    }
+    int b = 4242, mine = wrank, sum;
+    MPI_Bcast(&b, 1, MPI_INT, wrank == 0 ? MPI_ROOT : MPI_PROC_NULL, inter);
+    MPI_Allreduce(&mine, &sum, 1, MPI_INT, MPI_SUM, inter);
+    MPI_Comm merged;
+    MPI_Intercomm_merge(inter, 0, &merged);
+    int total, mrank;
+    MPI_Comm_rank(merged, &mrank);
+    MPI_Allreduce(&mrank, &total, 1, MPI_INT, MPI_SUM, merged);
+    MPI_Comm_free(&merged);
+    MPI_Comm_disconnect(&inter);
+    (void)k;
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
+    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    ssize_t n = readlink("/proc/self/exe", self_path, sizeof self_path - 1);
+    CHECK(n > 0, "readlink /proc/self/exe");
+    self_path[n] = '\0';
+    const char *mode = argc > 1 ? argv[1] : "basic";
+    MPI_Comm parent;
+    MPI_Comm_get_parent(&parent);
+
+    if (parent != MPI_COMM_NULL) {
+        if (!strcmp(mode, "child-crash")) {
+            raise(SIGSEGV);
+        } else if (argc == 1 || !strcmp(mode, "child-multi")) {
+            child_multi(parent, argc, argv);
+        } else {
+            child_basic(parent);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+    CHECK(strncmp(mode, "child", 5), "mode %s without a parent", mode);
+    if (!strcmp(mode, "basic")) {
+        parent_basic(argc > 2 ? atoi(argv[2]) : 1, argc > 3 ? atoi(argv[3]) : 0);
+    } else if (!strcmp(mode, "multi")) {
+        parent_multi();
+    } else if (!strcmp(mode, "errors")) {
+        parent_errors();
+    } else if (!strcmp(mode, "crash")) {
+        char *args[] = { "child-crash", NULL };
+        MPI_Comm inter;
+        MPI_Comm_spawn(self_path, args, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+        int v;
+        MPI_Recv(&v, 1, MPI_INT, 0, 0, inter, MPI_STATUS_IGNORE); /* never comes: the child crashed */
+    } else if (!strcmp(mode, "universe")) {
+        int *u, flag;
+        MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
+        long cores = sysconf(_SC_NPROCESSORS_ONLN);
+        CHECK(flag && *u >= wsize && *u <= (cores > wsize ? cores : wsize),
+              "default MPI_UNIVERSE_SIZE %d (world %d, %ld cores online)", flag ? *u : -1, wsize, cores);
+    } else if (!strcmp(mode, "singleton")) {
+        MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+        MPI_Comm inter;
+        int rc = MPI_Comm_spawn(self_path, MPI_ARGV_NULL, 1, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter,
+                                MPI_ERRCODES_IGNORE);
+        int cls;
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_SPAWN, "singleton spawn: class %d", cls);
+        expect_spawn_error("singleton spawn", rc, "needs mpirun");
+    } else {
+        CHECK(0, "unknown mode %s", mode);
+    }
+    MPI_Finalize();
+    if (wrank == 0)
+        printf("spawn %s: ok\n", mode);
+    return 0;
+}
