@@ -27,6 +27,7 @@
 #include "core/op.h"
 #include "core/state.h"
 
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -90,7 +91,20 @@ struct elem {
     MPI_Op op;
     MPI_Datatype basic;
     int integer;
+    MPI_Aint extent;     /* the basic type's extent: its C type's size */
+    size_t align;        /* the alignment its op kernel needs: a power of two */
 };
+
+/* The largest power of two that divides the extent, at most 16: the C
+ * type's alignment for every predefined type (a pair's struct is aligned
+ * as its larger field). */
+static size_t kernel_align(MPI_Aint extent)
+{
+    size_t a = 1;
+    while (a < 16 && extent % (MPI_Aint)(2 * a) == 0)
+        a *= 2;
+    return a;
+}
 
 /* *old = *a; *a = *o (op) *a, atomically; T an unsigned type of the size. */
 #define CM_OSC_ATOMIC(T)                                                                          \
@@ -138,15 +152,35 @@ static void elem_atomic(char *a, const char *o, char *old, size_t es, const stru
 }
 
 /* n elements in place (the caller holds the accumulate lock): old values
- * to `old` first when asked. */
+ * to `old` first when asked.  t and o hold elements back to back, es bytes
+ * apart: packed data (origin, result, and a user-memory target read through
+ * the kernel) has no padding.  The op kernels of core/op.h want arrays of
+ * the C type, extent bytes apart and aligned: a pair type (MPI_DOUBLE_INT:
+ * 12 bytes of data, extent 16) or a misaligned element goes one at a time
+ * through aligned copies of its extent, and only its es bytes of data are
+ * written back (a target's padding is not the op's to change). */
 static void apply_locked(char *t, const char *o, char *old, size_t n, size_t es, const struct elem *e)
 {
     if (old)
         memcpy(old, t, n * es);
-    if (e->op == MPI_REPLACE)
+    if (e->op == MPI_REPLACE) {
         memcpy(t, o, n * es);
-    else if (e->op != MPI_NO_OP)
-        cm_op_apply(e->op, e->basic, o, t, n);
+    } else if (e->op != MPI_NO_OP) {
+        size_t al = e->align;
+        if ((size_t)e->extent == es && ((uintptr_t)t & (al - 1)) == 0 && ((uintptr_t)o & (al - 1)) == 0) {
+            cm_op_apply(e->op, e->basic, o, t, n);
+            return;
+        }
+        union { max_align_t a; long double ld; unsigned char b[64]; } tt, oo;
+        for (size_t i = 0; i < n; i++) {
+            memset(&tt, 0, sizeof tt);
+            memset(&oo, 0, sizeof oo);
+            memcpy(tt.b, t + i * es, es);
+            memcpy(oo.b, o + i * es, es);
+            cm_op_apply(e->op, e->basic, oo.b, tt.b, 1);
+            memcpy(t + i * es, tt.b, es);
+        }
+    }
 }
 
 /* ---- walking the target's blocks in shared memory ------------------------- */
@@ -262,7 +296,8 @@ static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
             return cm_win_error(w, MPI_ERR_NO_MEM, call, "out of memory");
         }
     }
-    struct elem e = { x->op, basic, is_integer(basic) };
+    MPI_Aint extent = cm_dt_lookup(basic)->extent;
+    struct elem e = { x->op, basic, is_integer(basic), extent, kernel_align(extent) };
     size_t atomic = atomic_size(w, basic);
     if (tgt.local && atomic) {
         struct walk k = { w, x->rank, tgt.local, o, r, es, atomic, e };

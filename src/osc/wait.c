@@ -48,9 +48,17 @@ void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)
         }
         uint32_t seen = atomic_load(word);
         atomic_fetch_add(sleepers, 1);
-        if (!cond(arg))
+        /* cond may take what it tests (try_acc, try_lock): when the
+         * re-check succeeds it holds the lock, so return at once.  Looping
+         * back to test again made a rank wait for a lock it held itself
+         * (the accumulate word stayed 1 with every rank asleep on it: the
+         * osc.atomic and win_acc timeouts) or take a shared hold twice. */
+        int done = cond(arg);
+        if (!done)
             cm_futex_wait((void *)word, seen, &nap);
         atomic_fetch_sub(sleepers, 1);
+        if (done)
+            return;
         cm_progress(-1);
     }
 }
