@@ -40,7 +40,12 @@
 /* Bad environment settings the header remembers having warned about. */
 #define CM_SEG_ENV_WARNED 32
 
-/* Header flags. */
+/* Header flags.  CM_SEG_OVERSUBSCRIBED is written once, by mpirun when it
+ * creates the segment, and never changed (not even when a spawn makes the
+ * processes outnumber the cores): each process reads it at MPI_Init, and
+ * collective code picks an epoch's kind of sync by it, which every member of
+ * a communicator must pick alike.  A spawned child that saw it set while its
+ * parents did not waited forever for a counted release (docs/spawn.md). */
 #define CM_SEG_OVERSUBSCRIBED 0x1u /* more ranks than usable cores: do not spin */
 
 /* Rank states (cm_rank_ctl.state). */

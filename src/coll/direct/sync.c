@@ -182,6 +182,11 @@ static int sync_kind(void)
     return v;
 }
 
+/* Every member must answer alike for the same epoch: a flag sync sees a
+ * counted sync's arrival (both store the word and epoch in the flag line) and
+ * leaves, while the counted one waits for a release nobody gives.  So the
+ * inputs are job-wide and fixed: the segment's oversubscribed flag (never
+ * changed after launch, shm/segment.h), the environment, the area's size. */
 static int use_flag_sync(const struct cm_direct *s)
 {
     switch (sync_kind()) {
