@@ -63,6 +63,9 @@ struct cm_direct_nbc {
 void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o);
 int cm_direct_nbc_poll(void *o);
 void cm_direct_nbc_block(void *o);
+/* The head of s's queue has finished its protocol: mark it done and take it
+ * off (for a plan that completed its head without advancing the queue). */
+void cm_direct_nbc_pop(struct cm_direct *s);
 
 /* The area of cc if the engine takes a call there; NULL otherwise. */
 struct cm_direct *cm_direct_nbc_area(MPI_Comm cc);

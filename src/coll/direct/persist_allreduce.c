@@ -51,6 +51,7 @@ struct pallreduce {
     cm_op_kernel_fn kernel;      /* NULL: a user op (slots only) */
     cm_op_kernel3_fn kernel3;    /* 2 ranks, slots: fold both into rb at once */
     int single;                  /* the single-copy protocol */
+    int meet;                    /* slots in the meeting line, flag syncs: its own halves */
     int stage;                   /* single copy: 0 .. 3 */
     int lo, hi;                  /* my slice (elements) */
     size_t chunk;                /* bytes of tmp and own */
@@ -69,10 +70,29 @@ static void arrive_first(struct pallreduce *a)
         f->addr[0] = (uint64_t)(uintptr_t)a->sb;
         f->addr[1] = (uint64_t)(uintptr_t)a->rb;
         a->stage = 0;
+    } else if (a->meet) {
+        cm_copy_small(s->meet->inl[s->rank][p], a->sb, a->bytes);
+        a->run.k = cm_direct_meet_arrive(s);
+        return;
     } else {
         cm_copy_small(cm_direct_data(s, s->rank, p, a->bytes), a->sb, a->bytes);
     }
     a->run.k = cm_direct_sync_arrive(s);
+}
+
+/* 2 ranks, after both arrived at the epoch of parity p: both vectors
+ * straight into the result, in rank order.  My own is read from my send
+ * buffer where it is not also the result (as the blocking call does,
+ * cm_direct_fold_pair): it sits in my cache alone, while my slot copy is
+ * being read by the other rank (64 KiB: the fold read both slots before
+ * 2026-11-26).  In the meeting line both are on the line just read. */
+static void fold_pair(struct pallreduce *a, int p)
+{
+    struct cm_direct *s = a->s;
+    const void *x[2] = { cm_direct_data(s, 0, p, a->bytes), cm_direct_data(s, 1, p, a->bytes) };
+    if (!a->inplace && !a->meet)
+        x[s->rank] = a->sb;
+    a->kernel3(x[0], x[1], a->rb, (size_t)a->count);
 }
 
 /* The slots protocol: one sync. */
@@ -88,7 +108,7 @@ static int slots_step(struct pallreduce *a, int block)
         return 0;
     int p = (int)(o->k & 1);
     if (a->kernel3) {
-        a->kernel3(cm_direct_data(s, 0, p, a->bytes), cm_direct_data(s, 1, p, a->bytes), a->rb, (size_t)a->count);
+        fold_pair(a, p);
         return 1;
     }
     if (!a->kernel) {
@@ -198,7 +218,24 @@ static int pa_begin(void *plan)
 }
 
 static int pa_poll(void *plan) { return cm_direct_nbc_poll(&((struct pallreduce *)plan)->run); }
-static void pa_block(void *plan) { cm_direct_nbc_block(&((struct pallreduce *)plan)->run); }
+/* Wait.  The meeting lane, when this plan is the area's head and arrived
+ * (Start found the queue empty: the usual case), waits on the meeting line
+ * and folds here, without the queue's generic step: what the blocking
+ * shortcut does after its arrival (direct/allreduce.c).  Anything else
+ * (queued behind another operation, a mismatch being raised) goes the
+ * generic way, which may also advance the operations ahead of it. */
+static void pa_block(void *plan)
+{
+    struct pallreduce *a = plan;
+    struct cm_direct *s = a->s;
+    if (a->meet && s->nbc_head == &a->run && a->run.started && !s->nbc_busy && !cm_direct_mm.on) {
+        cm_direct_meet_await(s, a->run.k);
+        fold_pair(a, (int)(a->run.k & 1));
+        cm_direct_nbc_pop(s);
+        return;
+    }
+    cm_direct_nbc_block(&a->run);
+}
 
 static void pa_free(void *plan)
 {
@@ -243,6 +280,10 @@ int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
     a->kernel = kernel;
     a->kernel3 = slots && s->n == 2 ? cm_direct_kernel3(op, dt) : NULL;
     a->single = single;
+    /* Same inputs on every member (the area's size, the job-wide kind of
+     * sync, the op, type and bytes), and the same words as the generic
+     * halves: members may differ in lane and still meet. */
+    a->meet = a->kernel3 && s->meet && bytes <= CM_DIRECT_MEET_BYTES && cm_direct_flag_syncs(s);
     if (single) {
         cm_direct_slice(count, s->n, s->rank, &a->lo, &a->hi);
         size_t per = cm_direct_chunk() / a->es;
