@@ -211,13 +211,19 @@ static int pa_begin(void *plan)
     a->run.next = NULL;
     a->run.started = 0;
     a->run.done = 0;
-    cm_direct_nbc_enqueue(s, &a->run);
-    if (s->nbc_head == &a->run && !s->nbc_busy)
+    /* Arrive first, queue after: the arrival is what the others wait for. */
+    int head = !s->nbc_head && !s->nbc_busy;
+    if (head)
         arrive_first(a);
+    cm_direct_nbc_enqueue(s, &a->run);
     return MPI_SUCCESS;
 }
 
-static int pa_poll(void *plan) { return cm_direct_nbc_poll(&((struct pallreduce *)plan)->run); }
+static int pa_poll(void *plan)
+{
+    struct pallreduce *a = plan;
+    return a->run.done || cm_direct_nbc_poll(&a->run);   /* done: after the meeting lane's Wait */
+}
 /* Wait.  The meeting lane, when this plan is the area's head and arrived
  * (Start found the queue empty: the usual case), waits on the meeting line
  * and folds here, without the queue's generic step: what the blocking
@@ -229,9 +235,15 @@ static void pa_block(void *plan)
     struct pallreduce *a = plan;
     struct cm_direct *s = a->s;
     if (a->meet && s->nbc_head == &a->run && a->run.started && !s->nbc_busy && !cm_direct_mm.on) {
+        /* Busy, as advance() marks it: the wait may run the progress
+         * engine, whose poll of this request (still listed under
+         * MPI_Waitall) would otherwise step and pop it under us. */
+        int p = (int)(a->run.k & 1);
+        s->nbc_busy = 1;
         cm_direct_meet_await(s, a->run.k);
-        fold_pair(a, (int)(a->run.k & 1));
+        a->kernel3(s->meet->inl[0][p], s->meet->inl[1][p], a->rb, (size_t)a->count);   /* rank order */
         cm_direct_nbc_pop(s);
+        s->nbc_busy = 0;
         return;
     }
     cm_direct_nbc_block(&a->run);
