@@ -253,6 +253,12 @@ void cm_direct_sync_await(struct cm_direct *s, uint32_t e);
  * and read there, without deciding the kind of sync at each call. */
 uint32_t cm_direct_meet_arrive(struct cm_direct *s);
 void cm_direct_meet_await(struct cm_direct *s, uint32_t e);
+/* 1 when the other rank arrived at epoch e or later (never waits). */
+static inline int cm_direct_meet_test(const struct cm_direct *s, uint32_t e)
+{
+    uint64_t v = atomic_load_explicit(&s->meet->arrived[s->rank ^ 1], memory_order_acquire);
+    return (int32_t)((uint32_t)v - e) >= 0;
+}
 
 /* Parity of the epoch the next sync will close. */
 static inline int cm_direct_parity(const struct cm_direct *s) { return (int)((s->epoch + 1) & 1); }

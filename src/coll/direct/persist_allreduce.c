@@ -95,6 +95,14 @@ static void fold_pair(struct pallreduce *a, int p)
     a->kernel3(x[0], x[1], a->rb, (size_t)a->count);
 }
 
+/* The meeting lane's fold, once both arrived at the epoch of parity p: both
+ * payloads from the line, in rank order, straight into the result. */
+static void fold_meet(struct pallreduce *a, int p)
+{
+    struct cm_direct *s = a->s;
+    a->kernel3(s->meet->inl[0][p], s->meet->inl[1][p], a->rb, (size_t)a->count);
+}
+
 /* The slots protocol: one sync. */
 static int slots_step(struct pallreduce *a, int block)
 {
@@ -213,8 +221,18 @@ static int pa_begin(void *plan)
     a->run.done = 0;
     /* Arrive first, queue after: the arrival is what the others wait for. */
     int head = !s->nbc_head && !s->nbc_busy;
-    if (head)
+    if (head) {
         arrive_first(a);
+        /* The meeting lane, second to arrive: the other's payload is on the
+         * line I just wrote, so fold now and finish the start without
+         * queueing (nothing waited: one load, of a line that misses only
+         * if the other rank wrote it, i.e. arrived). */
+        if (a->meet && cm_direct_meet_test(s, a->run.k)) {
+            fold_meet(a, (int)(a->run.k & 1));
+            a->run.done = 1;
+            return CM_COLL_BEGUN_DONE;
+        }
+    }
     cm_direct_nbc_enqueue(s, &a->run);
     return MPI_SUCCESS;
 }
@@ -238,10 +256,9 @@ static void pa_block(void *plan)
         /* Busy, as advance() marks it: the wait may run the progress
          * engine, whose poll of this request (still listed under
          * MPI_Waitall) would otherwise step and pop it under us. */
-        int p = (int)(a->run.k & 1);
         s->nbc_busy = 1;
         cm_direct_meet_await(s, a->run.k);
-        a->kernel3(s->meet->inl[0][p], s->meet->inl[1][p], a->rb, (size_t)a->count);   /* rank order */
+        fold_meet(a, (int)(a->run.k & 1));
         cm_direct_nbc_pop(s);
         s->nbc_busy = 0;
         return;
