@@ -301,16 +301,6 @@ static int step(struct cm_direct_nbc *o, int block)
  * the whole queue).  A shared-memory wait inside a blocking step runs the
  * progress engine, which polls this area's requests again: nbc_busy keeps
  * that poll out of the queue being advanced. */
-void cm_direct_nbc_pop(struct cm_direct *s)
-{
-    struct cm_direct_nbc *h = s->nbc_head;
-    h->done = 1;
-    cm_wait_unrung--;
-    s->nbc_head = h->next;
-    if (!s->nbc_head)
-        s->nbc_tail = NULL;
-}
-
 static void advance(struct cm_direct *s, int block, const struct cm_direct_nbc *until)
 {
     if (s->nbc_busy)
