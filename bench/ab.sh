@@ -4,6 +4,8 @@
 #   bash bench/ab.sh BUILD_A BUILD_B [ROUNDS] [-- coll options]
 #   e.g. bash bench/ab.sh build /tmp/old/build 8 -- -c bcast,allreduce -s 8,65536
 #   AB_RANKS=8 bash bench/ab.sh ...   (collectives at 8 ranks; no ping-pong)
+#   AB_RECORDS=file bash bench/ab.sh ...   (also keep every run's figure:
+#   "placement build what µs", one line each, in run order)
 #
 # This VM's two vCPUs move between sharing a cache and not, within minutes,
 # and every 2-rank figure moves with them (bcast 8 B: ~0.03 µs shared, ~0.09
@@ -46,6 +48,7 @@ for ((r = 0; r < rounds; r++)); do
     done
     echo "round $((r + 1))/$rounds" >&2
 done
+[ -n "${AB_RECORDS:-}" ] && cp "$work/records" "$AB_RECORDS"
 awk '
 { k = $1 SUBSEP $3; v[$1, $2, $3, ++n[$1, $2, $3]] = $4; if (!(k in seen)) { seen[k] = 1; order[++nk] = k } }
 function median(p, s, key,   m, i, j, t, x) {

@@ -53,11 +53,11 @@ static int plan_start(struct cm_request *r, const char *call)
 {
     struct cm_coll_plan *p = r->state;
     int rc = p->begin(p->plan);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS && rc != CM_COLL_BEGUN_DONE)
         return cm_error(r->comm, rc, call, "could not start the persistent %s", p->call);
     r->active = 1;
     r->cancelled = 0;
-    if (!p->no_first_poll && p->poll(p->plan))
+    if (rc == CM_COLL_BEGUN_DONE || (!p->no_first_poll && p->poll(p->plan)))
         r->complete = 1;
     else {
         r->complete = 0;

@@ -12,6 +12,7 @@
  * life (inactive after completion, Wait/Test on it return at once, freeing
  * an inactive or a never started one), Start never waiting for another
  * rank (a token sent after Start that the peer needs before its Start),
+ * a tiny Allreduce_init started behind or among other collectives,
  * and bad arguments (error class and
  * the _init's name in the message).  Prints "persistent ok" on success.
  */
@@ -434,6 +435,56 @@ static void run_start_nowait(MPI_Comm c, const char *what)
     MPI_Comm_free(&d);
 }
 
+/* A tiny persistent allreduce (8 bytes: at 2 ranks the meeting line and its
+ * own Wait, docs/persistent.md) started while the area is busy or used in
+ * between: behind a pending Ibarrier (Wait on it first), completed by a
+ * blocking Allreduce that runs between Start and Wait, completed by Test,
+ * and behind an Iallreduce waited for after it.  Each start's result is
+ * checked: a Wait that folded before its own epoch, or an old epoch, returns
+ * the previous start's sum. */
+static void run_queued(MPI_Comm c, const char *what)
+{
+    int n, me;
+    MPI_Comm_size(c, &n);
+    MPI_Comm_rank(c, &me);
+    int sb[2], rb[2], ib = 0, ir = 0, bl = 0;
+    MPI_Request q, o = MPI_REQUEST_NULL;
+    MPI_Allreduce_init(sb, rb, 2, MPI_INT, MPI_SUM, c, MPI_INFO_NULL, &q);
+    for (int k = 0; k < 8 * STARTS; k++) {
+        sb[0] = val(me, k, 0);
+        sb[1] = -val(me, k, 1);
+        int way = k % 4, flag = 0;
+        if (way == 0)
+            MPI_Ibarrier(c, &o);
+        if (way == 3) {
+            ib = me + k;
+            MPI_Iallreduce(&ib, &ir, 1, MPI_INT, MPI_SUM, c, &o);
+        }
+        MPI_Start(&q);
+        if (way == 1) {
+            MPI_Allreduce(&me, &bl, 1, MPI_INT, MPI_SUM, c);
+            CHECK(bl == n * (n - 1) / 2, "%s queued: blocking Allreduce between Start and Wait", what);
+        }
+        if (way == 2)
+            while (!flag)
+                MPI_Test(&q, &flag, MPI_STATUS_IGNORE);
+        else
+            MPI_Wait(&q, MPI_STATUS_IGNORE);
+        if (o != MPI_REQUEST_NULL)
+            MPI_Wait(&o, MPI_STATUS_IGNORE);
+        int want0 = 0, want1 = 0;
+        for (int r = 0; r < n; r++) {
+            want0 += val(r, k, 0);
+            want1 -= val(r, k, 1);
+        }
+        CHECK(rb[0] == want0 && rb[1] == want1, "%s queued (way %d) start %d = %d %d, want %d %d", what, way, k,
+              rb[0], rb[1], want0, want1);
+        if (way == 3)
+            CHECK(ir == n * (n - 1) / 2 + n * k, "%s queued: Iallreduce behind the start %d = %d", what, k, ir);
+    }
+    MPI_Request_free(&q);
+}
+
 static void run_freed(MPI_Comm c, const char *what)
 {
     int n, me;
@@ -596,6 +647,8 @@ int main(int argc, char **argv)
     run_startall(comms, 3);
     for (int ci = 0; ci < 3; ci++)
         run_start_nowait(comms[ci], names[ci]);
+    for (int ci = 0; ci < 3; ci++)
+        run_queued(comms[ci], names[ci]);
     run_freed(MPI_COMM_WORLD, "world");
     run_freed(fresh, "fresh dup");
     run_neighbors();

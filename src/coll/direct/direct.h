@@ -247,6 +247,18 @@ static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
 uint32_t cm_direct_sync_arrive(struct cm_direct *s);
 int cm_direct_sync_test(struct cm_direct *s, uint32_t e);
 void cm_direct_sync_await(struct cm_direct *s, uint32_t e);
+/* The same two halves on the meeting line of a 2-rank area with flag syncs
+ * (s->meet && cm_direct_flag_syncs(s)), for a caller that checked that once
+ * (a persistent plan): the same words as cm_direct_sync_arrive/await write
+ * and read there, without deciding the kind of sync at each call. */
+uint32_t cm_direct_meet_arrive(struct cm_direct *s);
+void cm_direct_meet_await(struct cm_direct *s, uint32_t e);
+/* 1 when the other rank arrived at epoch e or later (never waits). */
+static inline int cm_direct_meet_test(const struct cm_direct *s, uint32_t e)
+{
+    uint64_t v = atomic_load_explicit(&s->meet->arrived[s->rank ^ 1], memory_order_acquire);
+    return (int32_t)((uint32_t)v - e) >= 0;
+}
 
 /* Parity of the epoch the next sync will close. */
 static inline int cm_direct_parity(const struct cm_direct *s) { return (int)((s->epoch + 1) & 1); }

@@ -315,11 +315,7 @@ static void advance(struct cm_direct *s, int block, const struct cm_direct_nbc *
     while ((h = s->nbc_head) != NULL) {
         if (!step(h, block))
             break;
-        h->done = 1;
-        cm_wait_unrung--;
-        s->nbc_head = h->next;
-        if (!s->nbc_head)
-            s->nbc_tail = NULL;
+        cm_direct_nbc_pop(s);
         if (h == until)
             break;
     }

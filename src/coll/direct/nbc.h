@@ -8,6 +8,7 @@
 #define CM_COLL_SHM_NBC_H
 
 #include "coll/direct/direct.h"
+#include "shm/wait.h"
 
 enum nbc_kind {
     NBC_BARRIER, NBC_BCAST, NBC_REDUCE, NBC_ALLREDUCE,  /* one sync or one FIFO entry */
@@ -63,6 +64,18 @@ struct cm_direct_nbc {
 void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o);
 int cm_direct_nbc_poll(void *o);
 void cm_direct_nbc_block(void *o);
+/* The head of s's queue has finished its protocol: mark it done and take it
+ * off (the queue's advance, and a plan that completed its head without
+ * advancing the queue).  Inline: on every nonblocking collective's path. */
+static inline void cm_direct_nbc_pop(struct cm_direct *s)
+{
+    struct cm_direct_nbc *h = s->nbc_head;
+    h->done = 1;
+    cm_wait_unrung--;
+    s->nbc_head = h->next;
+    if (!s->nbc_head)
+        s->nbc_tail = NULL;
+}
 
 /* The area of cc if the engine takes a call there; NULL otherwise. */
 struct cm_direct *cm_direct_nbc_area(MPI_Comm cc);

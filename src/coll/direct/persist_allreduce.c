@@ -51,6 +51,7 @@ struct pallreduce {
     cm_op_kernel_fn kernel;      /* NULL: a user op (slots only) */
     cm_op_kernel3_fn kernel3;    /* 2 ranks, slots: fold both into rb at once */
     int single;                  /* the single-copy protocol */
+    int meet;                    /* slots in the meeting line, flag syncs: its own halves */
     int stage;                   /* single copy: 0 .. 3 */
     int lo, hi;                  /* my slice (elements) */
     size_t chunk;                /* bytes of tmp and own */
@@ -69,10 +70,37 @@ static void arrive_first(struct pallreduce *a)
         f->addr[0] = (uint64_t)(uintptr_t)a->sb;
         f->addr[1] = (uint64_t)(uintptr_t)a->rb;
         a->stage = 0;
+    } else if (a->meet) {
+        cm_copy_small(s->meet->inl[s->rank][p], a->sb, a->bytes);
+        a->run.k = cm_direct_meet_arrive(s);
+        return;
     } else {
         cm_copy_small(cm_direct_data(s, s->rank, p, a->bytes), a->sb, a->bytes);
     }
     a->run.k = cm_direct_sync_arrive(s);
+}
+
+/* 2 ranks, after both arrived at the epoch of parity p: both vectors
+ * straight into the result, in rank order.  My own is read from my send
+ * buffer where it is not also the result (as the blocking call does,
+ * cm_direct_fold_pair): it sits in my cache alone, while my slot copy is
+ * being read by the other rank (64 KiB: the fold read both slots before
+ * 2026-11-26).  In the meeting line both are on the line just read. */
+static void fold_pair(struct pallreduce *a, int p)
+{
+    struct cm_direct *s = a->s;
+    const void *x[2] = { cm_direct_data(s, 0, p, a->bytes), cm_direct_data(s, 1, p, a->bytes) };
+    if (!a->inplace && !a->meet)
+        x[s->rank] = a->sb;
+    a->kernel3(x[0], x[1], a->rb, (size_t)a->count);
+}
+
+/* The meeting lane's fold, once both arrived at the epoch of parity p: both
+ * payloads from the line, in rank order, straight into the result. */
+static void fold_meet(struct pallreduce *a, int p)
+{
+    struct cm_direct *s = a->s;
+    a->kernel3(s->meet->inl[0][p], s->meet->inl[1][p], a->rb, (size_t)a->count);
 }
 
 /* The slots protocol: one sync. */
@@ -88,7 +116,7 @@ static int slots_step(struct pallreduce *a, int block)
         return 0;
     int p = (int)(o->k & 1);
     if (a->kernel3) {
-        a->kernel3(cm_direct_data(s, 0, p, a->bytes), cm_direct_data(s, 1, p, a->bytes), a->rb, (size_t)a->count);
+        fold_pair(a, p);
         return 1;
     }
     if (!a->kernel) {
@@ -191,14 +219,52 @@ static int pa_begin(void *plan)
     a->run.next = NULL;
     a->run.started = 0;
     a->run.done = 0;
-    cm_direct_nbc_enqueue(s, &a->run);
-    if (s->nbc_head == &a->run && !s->nbc_busy)
+    /* Arrive first, queue after: the arrival is what the others wait for. */
+    int head = !s->nbc_head && !s->nbc_busy;
+    if (head) {
         arrive_first(a);
+        /* The meeting lane, second to arrive: the other's payload is on the
+         * line I just wrote, so fold now and finish the start without
+         * queueing (nothing waited: one load, of a line that misses only
+         * if the other rank wrote it, i.e. arrived). */
+        if (a->meet && cm_direct_meet_test(s, a->run.k)) {
+            fold_meet(a, (int)(a->run.k & 1));
+            a->run.done = 1;
+            return CM_COLL_BEGUN_DONE;
+        }
+    }
+    cm_direct_nbc_enqueue(s, &a->run);
     return MPI_SUCCESS;
 }
 
-static int pa_poll(void *plan) { return cm_direct_nbc_poll(&((struct pallreduce *)plan)->run); }
-static void pa_block(void *plan) { cm_direct_nbc_block(&((struct pallreduce *)plan)->run); }
+static int pa_poll(void *plan)
+{
+    struct pallreduce *a = plan;
+    return a->run.done || cm_direct_nbc_poll(&a->run);   /* done: after the meeting lane's Wait */
+}
+/* Wait.  The meeting lane, when this plan is the area's head and arrived
+ * (Start found the queue empty: the usual case), waits on the meeting line
+ * and folds here, without the queue's generic step: what the blocking
+ * shortcut does after its arrival (direct/allreduce.c).  Anything else
+ * (queued behind another operation, a mismatch being raised) goes the
+ * generic way, which may also advance the operations ahead of it. */
+static void pa_block(void *plan)
+{
+    struct pallreduce *a = plan;
+    struct cm_direct *s = a->s;
+    if (a->meet && s->nbc_head == &a->run && a->run.started && !s->nbc_busy && !cm_direct_mm.on) {
+        /* Busy, as advance() marks it: the wait may run the progress
+         * engine, whose poll of this request (still listed under
+         * MPI_Waitall) would otherwise step and pop it under us. */
+        s->nbc_busy = 1;
+        cm_direct_meet_await(s, a->run.k);
+        fold_meet(a, (int)(a->run.k & 1));
+        cm_direct_nbc_pop(s);
+        s->nbc_busy = 0;
+        return;
+    }
+    cm_direct_nbc_block(&a->run);
+}
 
 static void pa_free(void *plan)
 {
@@ -243,6 +309,10 @@ int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
     a->kernel = kernel;
     a->kernel3 = slots && s->n == 2 ? cm_direct_kernel3(op, dt) : NULL;
     a->single = single;
+    /* Same inputs on every member (the area's size, the job-wide kind of
+     * sync, the op, type and bytes), and the same words as the generic
+     * halves: members may differ in lane and still meet. */
+    a->meet = a->kernel3 && s->meet && bytes <= CM_DIRECT_MEET_BYTES && cm_direct_flag_syncs(s);
     if (single) {
         cm_direct_slice(count, s->n, s->rank, &a->lo, &a->hi);
         size_t per = cm_direct_chunk() / a->es;

@@ -361,6 +361,28 @@ int cm_direct_sync_test(struct cm_direct *s, uint32_t e)
     return 1;
 }
 
+/* The meeting-line halves (direct.h).  Equal to the flag-sync branches of
+ * cm_direct_sync_arrive and cm_direct_sync_await with arrival_word's meeting
+ * line, so a member running these and one running those meet at the same
+ * epoch: the word is (0 << 32 | e) in meet->arrived[rank] either way. */
+uint32_t cm_direct_meet_arrive(struct cm_direct *s)
+{
+    uint32_t e = ++s->epoch;
+    _Atomic uint64_t *mine = &s->meet->arrived[s->rank];
+    atomic_store_explicit(mine, (uint64_t)e, memory_order_release);
+    flag_wake(hdr(s), mine);
+    return e;
+}
+
+void cm_direct_meet_await(struct cm_direct *s, uint32_t e)
+{
+    int woken = 1, announced = 0;       /* woken: cm_direct_meet_arrive did */
+    await_arrival(hdr(s), &s->meet->arrived[s->rank ^ 1], (uint64_t)e, &s->meet->arrived[s->rank], &woken,
+                  &announced);
+    if (announced)
+        cm_direct_announce_blocked(0);
+}
+
 /* Wait until every member arrived at epoch e (after cm_direct_sync_arrive). */
 void cm_direct_sync_await(struct cm_direct *s, uint32_t e)
 {
