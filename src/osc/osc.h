@@ -156,6 +156,11 @@ void cm_osc_barrier(struct cm_win *w);
  * (every rank learns of a failure). */
 char *cm_osc_map_shared(MPI_Comm comm, size_t bytes, const char **why);
 
+/* --- copy.c: bulk copies ------------------------------------------------------ */
+/* memcpy for Put/Get data into or out of mapped window memory, in pieces
+ * chosen by size (copy.c's table); no overlap. */
+void cm_osc_copy(void *dst, const void *src, size_t n);
+
 /* --- xfer.c: moving data to and from a target --------------------------------- */
 /* Where the target data is: local pointer (shared memory or self) or an
  * address of process pid. */

@@ -1,7 +1,7 @@
 /*
  * rma.c -- MPI_Put, MPI_Get and their request forms.
  *
- * The origin copies: into or out of the shared mapping with memcpy (both
+ * The origin copies: into or out of the shared mapping with cm_osc_copy (both
  * types contiguous) or the datatype engine's pack/unpack straight between
  * the user's buffer and the target's memory; into another process's memory
  * (Win_create, Win_create_dynamic) with one process_vm_writev/readv per
@@ -88,7 +88,7 @@ static int put(const char *call, const void *origin, int ocount, MPI_Datatype od
     size_t bytes = (size_t)ocount * ot->size;
     const char *src = (const char *)((uintptr_t)origin + (uintptr_t)ot->true_lb);
     if (tgt.local && ot->contig && tt->contig) {
-        memcpy(tgt.local + tt->true_lb, src, bytes);
+        cm_osc_copy(tgt.local + tt->true_lb, src, bytes);
         return MPI_SUCCESS;
     }
     if (tgt.local && ot->contig) {
@@ -123,7 +123,7 @@ static int get(const char *call, void *origin, int ocount, MPI_Datatype odt, int
     size_t bytes = (size_t)ocount * ot->size;
     char *dst = (char *)((uintptr_t)origin + (uintptr_t)ot->true_lb);
     if (tgt.local && ot->contig && tt->contig) {
-        memcpy(dst, tgt.local + tt->true_lb, bytes);
+        cm_osc_copy(dst, tgt.local + tt->true_lb, bytes);
         return MPI_SUCCESS;
     }
     if (tgt.local && ot->contig) {

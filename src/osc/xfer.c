@@ -124,7 +124,7 @@ int cm_osc_write(const struct cm_osc_tgt *tgt, int count, const struct cm_dataty
         return 0;
     if (tgt->local) {
         if (t->contig)
-            memcpy(tgt->local + t->true_lb, packed, bytes);
+            cm_osc_copy(tgt->local + t->true_lb, packed, bytes);
         else
             cm_dt_unpack(packed, bytes, tgt->local, count, t);
         return 0;
@@ -140,7 +140,7 @@ int cm_osc_read(const struct cm_osc_tgt *tgt, int count, const struct cm_datatyp
         return 0;
     if (tgt->local) {
         if (t->contig)
-            memcpy(packed, tgt->local + t->true_lb, bytes);
+            cm_osc_copy(packed, tgt->local + t->true_lb, bytes);
         else
             cm_dt_pack(tgt->local, count, t, packed);
         return 0;
