@@ -41,6 +41,25 @@
 #define CM_NAME_PORT      256
 #define CM_PORTS_MAX      4096
 
+/* A connection from another job to port `number` (mpi/dyn_remote.c):
+ *   FREE -> CLAIMED   the connecting root (compare-and-swap), fills in
+ *                     who it is, then -> KNOCKED and rings the owner;
+ *   KNOCKED -> SERVING  the accepting root takes it (compare-and-swap);
+ *   SERVING -> ANSWERED  it made the bridge (or failed: err), rings the
+ *                     connecting root;
+ *   ANSWERED -> FREE  the connecting root, once it has mapped the bridge.
+ * A connecting root that gives up (port closed) takes KNOCKED back to FREE
+ * by compare-and-swap; if the owner took it first, it goes on. */
+enum cm_knock_state { CM_KNOCK_FREE = 0, CM_KNOCK_CLAIMED, CM_KNOCK_KNOCKED, CM_KNOCK_SERVING, CM_KNOCK_ANSWERED };
+struct cm_dyn_knock {
+    _Alignas(CM_CACHELINE) _Atomic uint32_t state;
+    int32_t job, seg_fd;      /* connecting side: its mpirun's pid and segment fd there */
+    int32_t slot, pid;        /* its root's slot and pid */
+    int32_t n, root;          /* its group's size, the root's rank in it */
+    int32_t bridge_pid, bridge_fd;  /* answer: /proc/<pid>/fd/<fd> is the bridge */
+    int32_t acc_root, err;    /* answer: the accepting root's group rank; 0 or an error class */
+};
+
 enum cm_spawn_state { CM_SPAWN_IDLE = 0, CM_SPAWN_POSTED = 1, CM_SPAWN_DONE = 2 };
 
 struct cm_name_entry {
@@ -65,6 +84,9 @@ struct cm_dyn_area {
     _Atomic uint32_t port_seq;                          /* Open_port's numbers, job-wide */
     _Atomic uint8_t port_open[CM_PORTS_MAX];            /* by number: 1 between Open_port and Close_port */
     struct cm_name_entry names[CM_NAMES_MAX];
+    /* Remote ids handed out to connections with other jobs (core/remote.h). */
+    _Alignas(CM_CACHELINE) _Atomic uint32_t remote_seq;
+    struct cm_dyn_knock knock[CM_PORTS_MAX];            /* by port number */
 };
 
 static inline struct cm_dyn_area *cm_seg_dyn(void *base)

@@ -101,8 +101,8 @@ static void ports(void)
     if (wrank == 0) /* the closed port: refused, not a wait */
         CHECK(err_class(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter)) == MPI_ERR_PORT,
               "connecting to a closed port is not MPI_ERR_PORT");
-    CHECK(err_class(MPI_Comm_connect("corempi-port:1:0:1", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter)) ==
-              MPI_ERR_PORT, "another job's port is not MPI_ERR_PORT");
+    CHECK(err_class(MPI_Comm_connect("corempi-port:1:0:1:3", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter)) ==
+              MPI_ERR_PORT, "a port of a job that is not running is not MPI_ERR_PORT");
     CHECK(err_class(MPI_Comm_accept("garbage", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter)) == MPI_ERR_PORT,
           "a malformed port is not MPI_ERR_PORT");
     CHECK(err_class(MPI_Publish_name("x", MPI_INFO_NULL, NULL)) == MPI_ERR_ARG, "a NULL port is not MPI_ERR_ARG");
