@@ -8,6 +8,8 @@
  *   refused PORTFILE          connecting to PORTFILE's port is MPI_ERR_PORT, at once
  *   victim PORTFILE NSERVER   connect, then rank 0 kills itself while the server waits
  *   waiter PORTFILE NCLIENT   accept, then wait for a message that never comes
+ *   joina PORTFILE / joinb PORTFILE   MPI_Comm_join of rank 0 of each job over
+ *                             TCP on 127.0.0.1 (joina listens, writes its TCP port)
  *
  * The checks, both groups alike: point-to-point both ways (every pair, in
  * order, through MPI_ANY_SOURCE/MPI_ANY_TAG; small, streamed and single-copy
@@ -16,6 +18,9 @@
  * merged communicator, Comm_disconnect.
  */
 #include <mpi.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +208,39 @@ static void coll_checks(MPI_Comm inter, int server)
     MPI_Comm_free(&merged);
 }
 
+/* Rank 0 of each job joins over a socket; one message each way. */
+static void join_checks(const char *file, int listener)
+{
+    int fd = -1;
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK) };
+    socklen_t alen = sizeof a;
+    if (listener) {
+        int ls = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(bind(ls, (struct sockaddr *)&a, sizeof a) == 0 && listen(ls, 1) == 0 &&
+              getsockname(ls, (struct sockaddr *)&a, &alen) == 0, "listen on 127.0.0.1");
+        char num[32];
+        snprintf(num, sizeof num, "%d", ntohs(a.sin_port));
+        write_port(file, num);
+        fd = accept(ls, NULL, NULL);
+        close(ls);
+    } else {
+        char num[MPI_MAX_PORT_NAME];
+        read_port(file, num);
+        a.sin_port = htons((unsigned short)atoi(num));
+        fd = socket(AF_INET, SOCK_STREAM, 0);
+        CHECK(connect(fd, (struct sockaddr *)&a, sizeof a) == 0, "connect to 127.0.0.1:%s", num);
+    }
+    MPI_Comm inter;
+    CHECK(MPI_Comm_join(fd, &inter) == MPI_SUCCESS, "join across jobs failed");
+    int rsize = 0, mine = listener ? 11 : 22, got = 0;
+    MPI_Comm_remote_size(inter, &rsize);
+    CHECK(rsize == 1, "joined remote size %d", rsize);
+    MPI_Sendrecv(&mine, 1, MPI_INT, 0, 3, &got, 1, MPI_INT, 0, 3, inter, MPI_STATUS_IGNORE);
+    CHECK(got == (listener ? 22 : 11), "joined peer sent %d", got);
+    MPI_Comm_disconnect(&inter);
+    close(fd);
+}
+
 static int err_class(int rc)
 {
     int c;
@@ -227,7 +265,10 @@ int main(int argc, char **argv)
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter = MPI_COMM_NULL;
     int server = !strcmp(mode, "server") || !strcmp(mode, "waiter");
-    if (!strcmp(mode, "closed")) {
+    if (!strcmp(mode, "joina") || !strcmp(mode, "joinb")) {
+        if (rank == 0)
+            join_checks(file, mode[4] == 'a');
+    } else if (!strcmp(mode, "closed")) {
         if (rank == 0) {
             MPI_Open_port(MPI_INFO_NULL, port);
             MPI_Close_port(port);

@@ -4,6 +4,7 @@
 # usage: dyn_jobs.sh MPIRUN PROGRAM connect NSERVER NCLIENT
 #        dyn_jobs.sh MPIRUN PROGRAM refused     (no such job; a closed port)
 #        dyn_jobs.sh MPIRUN PROGRAM killed      (a client dies while connected)
+#        dyn_jobs.sh MPIRUN PROGRAM join        (MPI_Comm_join across jobs)
 # Each case also checks that no process of PROGRAM and nothing of corempi's
 # in /dev/shm is left.
 set -u
@@ -64,6 +65,19 @@ refused)
     spids=
     [ "$rrc" -eq 0 ] || fail "connecting to a closed port of a live job: exit status $rrc"
     grep -q "refused as expected.*is not open" "$dir/refused.out" || fail "the refusal does not say the port is not open"
+    ;;
+join)
+    timeout -k 5 60 "$mpirun" -n 2 "$prog" joina "$dir/port" >"$dir/joina.out" 2>"$dir/joina.err" &
+    spids=$!
+    wait_file "$dir/port"
+    timeout -k 5 60 "$mpirun" -n 1 "$prog" joinb "$dir/port" >"$dir/joinb.out" 2>"$dir/joinb.err"
+    crc=$?
+    wait "$spids"
+    src=$?
+    spids=
+    [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] || fail "join: exit status $src (listener), $crc (dialer)"
+    grep -q "dyn_jobs joina: ok" "$dir/joina.out" && grep -q "dyn_jobs joinb: ok" "$dir/joinb.out" ||
+        fail "join: a side did not say ok"
     ;;
 killed)
     timeout -k 5 60 "$mpirun" -n 2 "$prog" waiter "$dir/port" 2 >"$dir/server.out" 2>"$dir/server.err" &
