@@ -8,6 +8,11 @@
  *   refused PORTFILE          connecting to PORTFILE's port is MPI_ERR_PORT, at once
  *   victim PORTFILE NSERVER   connect, then rank 0 kills itself while the server waits
  *   waiter PORTFILE NCLIENT   accept, then wait for a message that never comes
+ *   server/client ... SERVICE  the same, the server also publishes the port as
+ *                             SERVICE (and leaves it: mpirun removes it), the
+ *                             client looks it up instead of reading PORTFILE
+ *   taken PORTFILE 0 SERVICE  publishing SERVICE (another job's) is MPI_ERR_SERVICE
+ *   gone PORTFILE 0 SERVICE   looking SERVICE up is MPI_ERR_NAME
  *   joina PORTFILE / joinb PORTFILE   MPI_Comm_join of rank 0 of each job over
  *                             TCP on 127.0.0.1 (joina listens, writes its TCP port)
  *
@@ -257,6 +262,7 @@ int main(int argc, char **argv)
     }
     const char *mode = argv[1], *file = argv[2];
     int n = argc > 3 ? atoi(argv[3]) : 0;
+    const char *svc = argc > 4 ? argv[4] : NULL;
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
@@ -268,6 +274,13 @@ int main(int argc, char **argv)
     if (!strcmp(mode, "joina") || !strcmp(mode, "joinb")) {
         if (rank == 0)
             join_checks(file, mode[4] == 'a');
+    } else if (!strcmp(mode, "taken") || !strcmp(mode, "gone")) {
+        if (rank == 0) {
+            int rc = !strcmp(mode, "taken") ? MPI_Publish_name(svc, MPI_INFO_NULL, "corempi-port:1:0:1:3")
+                                            : MPI_Lookup_name(svc, MPI_INFO_NULL, port);
+            int want = !strcmp(mode, "taken") ? MPI_ERR_SERVICE : MPI_ERR_NAME;
+            CHECK(err_class(rc) == want, "%s '%s': class %d, expected %d", mode, svc, err_class(rc), want);
+        }
     } else if (!strcmp(mode, "closed")) {
         if (rank == 0) {
             MPI_Open_port(MPI_INFO_NULL, port);
@@ -293,11 +306,16 @@ int main(int argc, char **argv)
     } else if (server) {
         if (rank == 0) {
             MPI_Open_port(MPI_INFO_NULL, port);
+            if (svc)
+                CHECK(MPI_Publish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS, "publishing '%s'", svc);
             write_port(file, port);
         }
         CHECK(MPI_Comm_accept(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter) == MPI_SUCCESS, "accept failed");
     } else {
-        read_port(file, port);
+        if (!svc)
+            read_port(file, port);
+        else if (rank == 0)
+            CHECK(MPI_Lookup_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS, "looking '%s' up", svc);
         CHECK(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter) == MPI_SUCCESS, "connect failed");
     }
     if (inter != MPI_COMM_NULL) {

@@ -5,6 +5,7 @@
 #        dyn_jobs.sh MPIRUN PROGRAM refused     (no such job; a closed port)
 #        dyn_jobs.sh MPIRUN PROGRAM killed      (a client dies while connected)
 #        dyn_jobs.sh MPIRUN PROGRAM join        (MPI_Comm_join across jobs)
+#        dyn_jobs.sh MPIRUN PROGRAM names       (Publish_name/Lookup_name across jobs)
 # Each case also checks that no process of PROGRAM and nothing of corempi's
 # in /dev/shm is left.
 set -u
@@ -65,6 +66,23 @@ refused)
     spids=
     [ "$rrc" -eq 0 ] || fail "connecting to a closed port of a live job: exit status $rrc"
     grep -q "refused as expected.*is not open" "$dir/refused.out" || fail "the refusal does not say the port is not open"
+    ;;
+names)
+    svc="corempi-dyn-jobs-$$"
+    timeout -k 5 90 "$mpirun" -n 2 "$prog" server "$dir/port" 1 "$svc" >"$dir/server.out" 2>"$dir/server.err" &
+    spids=$!
+    wait_file "$dir/port"
+    timeout -k 5 30 "$mpirun" -n 1 "$prog" taken "$dir/x" 0 "$svc" >"$dir/taken.out" 2>"$dir/taken.err" ||
+        fail "publishing another job's name: exit status $?"
+    timeout -k 5 90 "$mpirun" -n 1 "$prog" client "$dir/port" 2 "$svc" >"$dir/client.out" 2>"$dir/client.err"
+    crc=$?
+    wait "$spids"
+    src=$?
+    spids=
+    [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] || fail "names: exit status $src (server), $crc (client)"
+    # The server left its name published: its mpirun removed it.
+    timeout -k 5 30 "$mpirun" -n 1 "$prog" gone "$dir/x" 0 "$svc" >"$dir/gone.out" 2>"$dir/gone.err" ||
+        fail "a finished job's name is still found: exit status $?"
     ;;
 join)
     timeout -k 5 60 "$mpirun" -n 2 "$prog" joina "$dir/port" >"$dir/joina.out" 2>"$dir/joina.err" &
