@@ -19,7 +19,8 @@
  * The checks, both groups alike: point-to-point both ways (every pair, in
  * order, through MPI_ANY_SOURCE/MPI_ANY_TAG; small, streamed and single-copy
  * sizes; Isend/Irecv; Probe), Barrier, Bcast with MPI_ROOT both ways,
- * Allreduce across the groups, Intercomm_merge and collectives on the
+ * Allreduce, Allgather, Iallreduce and Ibarrier across the groups,
+ * Intercomm_merge and collectives on the
  * merged communicator, Comm_disconnect.
  */
 #include <mpi.h>
@@ -184,6 +185,14 @@ static void coll_checks(MPI_Comm inter, int server)
         CHECK(all[i] == i + (server ? 100 : 0), "%s %d: allgather[%d] = %d", server ? "server" : "client", rank, i,
               all[i]);
     free(all);
+    /* Nonblocking: Iallreduce across, Ibarrier. */
+    MPI_Request rq[2];
+    long isum = 0;
+    MPI_Iallreduce(&mine, &isum, 1, MPI_LONG, MPI_SUM, inter, &rq[0]);
+    MPI_Ibarrier(inter, &rq[1]);
+    MPI_Waitall(2, rq, MPI_STATUSES_IGNORE);
+    CHECK(isum == want, "%s %d: intercomm iallreduce %ld, expected %ld", server ? "server" : "client", rank, isum,
+          want);
 
     /* Merge: servers first. */
     MPI_Comm merged;
