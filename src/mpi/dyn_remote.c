@@ -136,7 +136,7 @@ struct knock_wait {
 static int answered(void *arg)
 {
     struct knock_wait *w = arg;
-    if (atomic_load_explicit(&w->k->state, memory_order_acquire) == CM_KNOCK_ANSWERED)
+    if (atomic_load_explicit(&w->k->word, memory_order_acquire) == cm_knock_word(getpid(), CM_KNOCK_ANSWERED))
         return 1;
     if (!alive(w->job)) {
         w->gave_up = 1;
@@ -144,8 +144,8 @@ static int answered(void *arg)
     }
     /* Withdraw only a knock the owner has not taken (SERVING): it answers. */
     if (!atomic_load_explicit(w->open, memory_order_acquire)) {
-        uint32_t st = CM_KNOCK_KNOCKED;
-        if (atomic_compare_exchange_strong(&w->k->state, &st, CM_KNOCK_FREE)) {
+        uint64_t st = cm_knock_word(getpid(), CM_KNOCK_KNOCKED);
+        if (atomic_compare_exchange_strong(&w->k->word, &st, 0)) {
             w->gave_up = 1;
             return 1;
         }
@@ -156,8 +156,11 @@ static int answered(void *arg)
 static int knock_free(void *arg)
 {
     struct knock_wait *w = arg;
-    uint32_t st = CM_KNOCK_FREE;
-    if (atomic_compare_exchange_strong(&w->k->state, &st, CM_KNOCK_CLAIMED))
+    uint64_t st = 0, mine = cm_knock_word(getpid(), CM_KNOCK_CLAIMED);
+    if (atomic_compare_exchange_strong(&w->k->word, &st, mine))
+        return 1;
+    /* A claim whose process died mid-handshake: take it over. */
+    if (!alive(cm_knock_claimer(st)) && atomic_compare_exchange_strong(&w->k->word, &st, mine))
         return 1;
     if (!atomic_load_explicit(w->open, memory_order_acquire) || !alive(w->job)) {
         w->gave_up = 1;
@@ -207,7 +210,7 @@ int cm_dyn_remote_knock(const char *port, long job, int seg_fd, int owner_slot, 
     k->n = c->size;
     k->root = root;
     k->err = 0;
-    atomic_store_explicit(&k->state, CM_KNOCK_KNOCKED, memory_order_release);
+    atomic_store_explicit(&k->word, cm_knock_word(getpid(), CM_KNOCK_KNOCKED), memory_order_release);
     ring_other(cm_seg_ctl(seg, (uint32_t)owner_slot));
     cm_progress_until(answered, &w, -1, 0, -1, 0, 0);
     if (w.gave_up) {
@@ -244,7 +247,8 @@ int cm_dyn_remote_knock(const char *port, long job, int seg_fd, int owner_slot, 
         atomic_store_explicit(&b->b_ready, rc ? 2u : 1u, memory_order_release);
         munmap(b, bytes);
     }
-    atomic_store_explicit(&k->state, CM_KNOCK_FREE, memory_order_release);
+    uint64_t ans = cm_knock_word(getpid(), CM_KNOCK_ANSWERED);
+    atomic_compare_exchange_strong(&k->word, &ans, 0);
     ring_other(cm_seg_ctl(seg, (uint32_t)owner_slot));
     return rc;
 }
@@ -259,8 +263,15 @@ struct accept_wait {
 static int knocked(void *arg)
 {
     struct accept_wait *w = arg;
-    return w->chan_recv->complete ||
-           atomic_load_explicit(&w->k->state, memory_order_acquire) == CM_KNOCK_KNOCKED;
+    if (w->chan_recv->complete)
+        return 1;
+    uint64_t s = atomic_load_explicit(&w->k->word, memory_order_acquire);
+    if (cm_knock_state(s) != CM_KNOCK_KNOCKED)
+        return 0;
+    if (alive(cm_knock_claimer(s)))
+        return 1;
+    atomic_compare_exchange_strong(&w->k->word, &s, 0);   /* its process died: drop the knock */
+    return 0;
 }
 
 struct ready_wait {
@@ -276,8 +287,8 @@ static int b_ready(void *arg)
 
 /* A knock from another job is waiting on port `number`: make the bridge
  * and wait until the connecting root has filled its part in. */
-static int serve_knock(struct cm_dyn_knock *k, const struct cm_comm *c, int root, struct cm_dyn_link *l,
-                       char *why, size_t len)
+static int serve_knock(struct cm_dyn_knock *k, int32_t claimer, const struct cm_comm *c, int root,
+                       struct cm_dyn_link *l, char *why, size_t len)
 {
     long job = k->job;
     int slot = k->slot, n = k->n;
@@ -321,10 +332,16 @@ static int serve_knock(struct cm_dyn_knock *k, const struct cm_comm *c, int root
     k->bridge_fd = err ? -1 : fd;
     k->acc_root = root;
     k->n = c->size;
-    atomic_store_explicit(&k->state, CM_KNOCK_ANSWERED, memory_order_release);
-    if (seg)
+    uint64_t serving = cm_knock_word(claimer, CM_KNOCK_SERVING);
+    if (!atomic_compare_exchange_strong(&k->word, &serving, cm_knock_word(claimer, CM_KNOCK_ANSWERED)) && !err) {
+        snprintf(why, len, "the connecting process (pid %d) died during the handshake", (int)claimer);
+        err = MPI_ERR_OTHER;
+    } else if (seg) {
         ring_other(cm_seg_ctl(seg, (uint32_t)slot));
+    }
     if (err) {
+        if (b)
+            munmap(b, bytes);
         if (fd >= 0)
             close(fd);
         return err;
@@ -354,25 +371,32 @@ int cm_dyn_remote_await(unsigned number, int knock_tag, const struct cm_comm *c,
                             .peer = MPI_ANY_SOURCE, .tag = knock_tag };
     cm_recv_start(&r);
     struct accept_wait w = { &r, k };
+    int32_t claimer = 0;
+    int taken = 0;
     for (;;) {
         cm_progress_until(knocked, &w, -1, CM_CALL_Comm_accept, MPI_ANY_SOURCE, knock_tag, CM_CTX_DYN);
         if (r.complete)
             break;
         /* Take the other job's knock unless its root withdrew it meanwhile. */
-        uint32_t st = CM_KNOCK_KNOCKED;
-        if (atomic_compare_exchange_strong(&k->state, &st, CM_KNOCK_SERVING))
+        uint64_t st = atomic_load_explicit(&k->word, memory_order_acquire);
+        claimer = cm_knock_claimer(st);
+        if (cm_knock_state(st) == CM_KNOCK_KNOCKED &&
+            atomic_compare_exchange_strong(&k->word, &st, cm_knock_word(claimer, CM_KNOCK_SERVING))) {
+            taken = 1;
             break;
+        }
     }
     /* A knock of this job wins; a cancelled receive cannot match later. */
     if (r.complete || !cm_recv_cancel(&r)) {
-        if (atomic_load_explicit(&k->state, memory_order_relaxed) == CM_KNOCK_SERVING) /* taken: give back */
-            atomic_store_explicit(&k->state, CM_KNOCK_KNOCKED, memory_order_release);
+        uint64_t st = cm_knock_word(claimer, CM_KNOCK_SERVING);
+        if (taken)   /* give the other job's knock back for the next accept */
+            atomic_compare_exchange_strong(&k->word, &st, cm_knock_word(claimer, CM_KNOCK_KNOCKED));
         cm_request_wait(&r, CM_CALL_Comm_accept);
         *peer_slot = r.status.MPI_SOURCE;
         return MPI_SUCCESS;
     }
     *peer_slot = -1;
-    return serve_knock(k, c, root, l, why, len);
+    return serve_knock(k, claimer, c, root, l, why, len);
 }
 
 /* ---- every member ------------------------------------------------------ */

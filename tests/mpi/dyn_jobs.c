@@ -13,6 +13,9 @@
  *                             client looks it up instead of reading PORTFILE
  *   taken PORTFILE 0 SERVICE  publishing SERVICE (another job's) is MPI_ERR_SERVICE
  *   gone PORTFILE 0 SERVICE   looking SERVICE up is MPI_ERR_NAME
+ *   squat PORTFILE            claim PORTFILE's knock in its job's segment as a
+ *                             connecting root would, and exit without knocking
+ *                             (a root dead mid-handshake: the next one takes over)
  *   joina PORTFILE / joinb PORTFILE   MPI_Comm_join of rank 0 of each job over
  *                             TCP on 127.0.0.1 (joina listens, writes its TCP port)
  *
@@ -27,6 +30,10 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include "shm/dyn.h"
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -255,6 +262,27 @@ static void join_checks(const char *file, int listener)
     close(fd);
 }
 
+/* What a connecting root does first (mpi/dyn_remote.c), then nothing. */
+static void squat(const char *file)
+{
+    char port[MPI_MAX_PORT_NAME], path[64];
+    long job;
+    int slot, fd;
+    unsigned number;
+    read_port(file, port);
+    CHECK(sscanf(port, "corempi-port:%ld:%d:%u:%d", &job, &slot, &number, &fd) == 4, "port '%s'", port);
+    snprintf(path, sizeof path, "/proc/%ld/fd/%d", job, fd);
+    int f = open(path, O_RDWR);
+    struct stat st;
+    CHECK(f >= 0 && fstat(f, &st) == 0, "open %s", path);
+    void *seg = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_SHARED, f, 0);
+    CHECK(seg != MAP_FAILED, "map %s", path);
+    uint64_t free_word = 0;
+    CHECK(atomic_compare_exchange_strong(&cm_seg_dyn(seg)->knock[number].word, &free_word,
+                                         cm_knock_word(getpid(), CM_KNOCK_CLAIMED)), "the knock was not free");
+    close(f);
+}
+
 static int err_class(int rc)
 {
     int c;
@@ -280,7 +308,10 @@ int main(int argc, char **argv)
     char port[MPI_MAX_PORT_NAME] = "";
     MPI_Comm inter = MPI_COMM_NULL;
     int server = !strcmp(mode, "server") || !strcmp(mode, "waiter");
-    if (!strcmp(mode, "joina") || !strcmp(mode, "joinb")) {
+    if (!strcmp(mode, "squat")) {
+        if (rank == 0)
+            squat(file);
+    } else if (!strcmp(mode, "joina") || !strcmp(mode, "joinb")) {
         if (rank == 0)
             join_checks(file, mode[4] == 'a');
     } else if (!strcmp(mode, "taken") || !strcmp(mode, "gone")) {

@@ -6,6 +6,7 @@
 #        dyn_jobs.sh MPIRUN PROGRAM killed      (a client dies while connected)
 #        dyn_jobs.sh MPIRUN PROGRAM join        (MPI_Comm_join across jobs)
 #        dyn_jobs.sh MPIRUN PROGRAM names       (Publish_name/Lookup_name across jobs)
+#        dyn_jobs.sh MPIRUN PROGRAM squat       (a connecting root died mid-handshake)
 # Each case also checks that no process of PROGRAM and nothing of corempi's
 # in /dev/shm is left.
 set -u
@@ -33,17 +34,32 @@ wait_file() {
         sleep 0.1
     done
 }
-case $case in
-connect)
-    ns=$4 nc=$5
-    timeout -k 5 90 "$mpirun" -n "$ns" "$prog" server "$dir/port" "$nc" >"$dir/server.out" 2>"$dir/server.err" &
+# The first job, in the background, until it has written $dir/port:
+# first_job RANKS NAME ARGS... (its output in $dir/NAME.out and .err).
+first_job() {
+    n=$1 name=$2
+    shift 2
+    timeout -k 5 90 "$mpirun" -n "$n" "$prog" "$@" >"$dir/$name.out" 2>"$dir/$name.err" &
     spids=$!
     wait_file "$dir/port"
-    timeout -k 5 90 "$mpirun" -n "$nc" "$prog" client "$dir/port" "$ns" >"$dir/client.out" 2>"$dir/client.err"
+}
+# The second job, then the end of the first: second_job RANKS NAME ARGS...
+# sets crc (second) and src (first) to their exit statuses.
+second_job() {
+    n=$1 name=$2
+    shift 2
+    timeout -k 5 90 "$mpirun" -n "$n" "$prog" "$@" >"$dir/$name.out" 2>"$dir/$name.err"
     crc=$?
     wait "$spids"
     src=$?
     spids=
+}
+
+case $case in
+connect)
+    ns=$4 nc=$5
+    first_job "$ns" server server "$dir/port" "$nc"
+    second_job "$nc" client client "$dir/port" "$ns"
     [ "$src" -eq 0 ] || fail "server job exit status $src"
     [ "$crc" -eq 0 ] || fail "client job exit status $crc"
     grep -q "dyn_jobs server: ok ($ns processes)" "$dir/server.out" || fail "server did not say ok"
@@ -69,43 +85,32 @@ refused)
     ;;
 names)
     svc="corempi-dyn-jobs-$$"
-    timeout -k 5 90 "$mpirun" -n 2 "$prog" server "$dir/port" 1 "$svc" >"$dir/server.out" 2>"$dir/server.err" &
-    spids=$!
-    wait_file "$dir/port"
+    first_job 2 server server "$dir/port" 1 "$svc"
     timeout -k 5 30 "$mpirun" -n 1 "$prog" taken "$dir/x" 0 "$svc" >"$dir/taken.out" 2>"$dir/taken.err" ||
         fail "publishing another job's name: exit status $?"
-    timeout -k 5 90 "$mpirun" -n 1 "$prog" client "$dir/port" 2 "$svc" >"$dir/client.out" 2>"$dir/client.err"
-    crc=$?
-    wait "$spids"
-    src=$?
-    spids=
+    second_job 1 client client "$dir/port" 2 "$svc"
     [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] || fail "names: exit status $src (server), $crc (client)"
     # The server left its name published: its mpirun removed it.
     timeout -k 5 30 "$mpirun" -n 1 "$prog" gone "$dir/x" 0 "$svc" >"$dir/gone.out" 2>"$dir/gone.err" ||
         fail "a finished job's name is still found: exit status $?"
     ;;
+squat)
+    first_job 1 server server "$dir/port" 1
+    timeout -k 5 30 "$mpirun" -n 1 "$prog" squat "$dir/port" >"$dir/squat.out" 2>"$dir/squat.err" ||
+        fail "squat: exit status $?"
+    second_job 1 client client "$dir/port" 1
+    [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] || fail "after a dead claim: exit status $src (server), $crc (client)"
+    ;;
 join)
-    timeout -k 5 60 "$mpirun" -n 2 "$prog" joina "$dir/port" >"$dir/joina.out" 2>"$dir/joina.err" &
-    spids=$!
-    wait_file "$dir/port"
-    timeout -k 5 60 "$mpirun" -n 1 "$prog" joinb "$dir/port" >"$dir/joinb.out" 2>"$dir/joinb.err"
-    crc=$?
-    wait "$spids"
-    src=$?
-    spids=
+    first_job 2 joina joina "$dir/port"
+    second_job 1 joinb joinb "$dir/port"
     [ "$src" -eq 0 ] && [ "$crc" -eq 0 ] || fail "join: exit status $src (listener), $crc (dialer)"
     grep -q "dyn_jobs joina: ok" "$dir/joina.out" && grep -q "dyn_jobs joinb: ok" "$dir/joinb.out" ||
         fail "join: a side did not say ok"
     ;;
 killed)
-    timeout -k 5 60 "$mpirun" -n 2 "$prog" waiter "$dir/port" 2 >"$dir/server.out" 2>"$dir/server.err" &
-    spids=$!
-    wait_file "$dir/port"
-    timeout -k 5 60 "$mpirun" -n 2 "$prog" victim "$dir/port" 2 >"$dir/client.out" 2>"$dir/client.err"
-    crc=$?
-    wait "$spids"
-    src=$?
-    spids=
+    first_job 2 server waiter "$dir/port" 2
+    second_job 2 client victim "$dir/port" 2
     [ "$crc" -eq 137 ] || fail "client job exit status $crc, expected 137 (its rank 0 was killed)"
     [ "$src" -ne 0 ] && [ "$src" -ne 124 ] || fail "server job exit status $src: expected an error, not success or a hang"
     grep -q "a process of the connected mpirun job (pid [0-9]*) died" "$dir/server.err" ||
