@@ -18,6 +18,8 @@ static int have_machine(void)
 /* Index of the `level` domain holding world rank w's core, or -1. */
 static int domain_of(enum cm_topo_level level, int w)
 {
+    if (w >= cm_g.slots)   /* a process of another job: not placed here */
+        return -1;
     return cm_topo_domain_of_core(level, cm_seg_ctl(cm_g.seg, (uint32_t)w)->bound_core);
 }
 

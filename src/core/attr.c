@@ -71,7 +71,7 @@ static int *predefined(int kind, int keyval)
     case MPI_IO: return &io;
     /* One machine, one CLOCK_MONOTONIC: every rank's MPI_Wtime agrees. */
     case MPI_WTIME_IS_GLOBAL: return &wtime_is_global;
-    case MPI_UNIVERSE_SIZE: universe_size = cm_g.size; return &universe_size;
+    case MPI_UNIVERSE_SIZE: universe_size = cm_g.slots; return &universe_size;
     /* The index of this rank's context on mpirun's MPMD line (0 for a lone
      * program or a singleton), MPI-4.1 11.10.3; mpirun sets COREMPI_APPNUM. */
     case MPI_APPNUM: appnum = getenv("COREMPI_APPNUM") ? atoi(getenv("COREMPI_APPNUM")) : 0; return &appnum;

@@ -4,6 +4,7 @@
  */
 #include "core/comm.h"
 #include "core/state.h"
+#include "core/remote.h"
 #include "core/error.h"
 #include "core/info.h"
 
@@ -76,6 +77,8 @@ struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank,
         free(c);
         return NULL;
     }
+    if (ctx != CM_CTX_CHANNEL)
+        cm_remote_ref(c->world_of, size, 1);
     return c;
 }
 
@@ -94,6 +97,7 @@ int cm_comm_set_remote(struct cm_comm *c, const int *remote_world, int remote_si
         co[remote_world[r]] = r;
     c->remote_size = remote_size;
     c->remote_world_of = wo;
+    cm_remote_ref(wo, remote_size, 1);
     c->remote_comm_of = co;
     c->peer_size = remote_size;
     c->peer_world_of = wo;
@@ -108,6 +112,10 @@ void cm_comm_release(struct cm_comm *c)
         return;
     if (c->local)
         cm_comm_release(c->local);
+    if (c->ctx != CM_CTX_CHANNEL)
+        cm_remote_ref(c->world_of, c->size, -1);
+    if (c->remote_world_of)
+        cm_remote_ref(c->remote_world_of, c->remote_size, -1);
     free(c->remote_world_of);
     free(c->remote_comm_of);
     if (c->coll_free)

@@ -17,6 +17,9 @@
 
 #define CM_COMM_COLL_BIT 0x40000000
 #define CM_CTX_MAX 65536 /* context ids travel in 16 bits */
+/* The dynamic-process channel's pair (mpi/dyn.h): every process has it,
+ * over every world rank; it holds no remote id (core/remote.h). */
+#define CM_CTX_CHANNEL 4
 
 struct cm_comm {
     MPI_Comm handle;

@@ -16,7 +16,9 @@ struct cm_state {
      * means slot.  MPI_COMM_WORLD is slots world_first .. world_first +
      * world_size - 1; without MPI_Comm_spawn world_first is 0. */
     int rank;                      /* this process's slot */
-    int size;                      /* slots in the segment (MPI_UNIVERSE_SIZE) */
+    int size;                      /* world ranks: slots, then remote ids (core/remote.h) */
+    int slots;                     /* slots in the segment (MPI_UNIVERSE_SIZE) */
+    int seg_fd_num;                /* the segment's fd number in mpirun (-1: singleton) */
     int world_first;               /* slot of MPI_COMM_WORLD's rank 0 */
     int world_size;                /* MPI_COMM_WORLD's size */
     void *seg;                     /* the mapped shared segment */

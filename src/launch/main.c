@@ -1,5 +1,6 @@
 /* main.c -- mpirun / mpiexec: start N ranks of a program on this machine. */
 #include "launch/launch.h"
+#include "shm/names_dir.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -56,6 +57,7 @@ static int run(struct cm_launch_opts *opts, double t0)
     rc = cm_launch_watch(&job, opts, io);
     cm_iofwd_free(io);
     cm_launch_segment_destroy(&job);
+    cm_names_remove_job((long)getpid());   /* names the job published and left (shm/names_dir.h) */
     if (getenv("COREMPI_LAUNCH_VERBOSE"))
         fprintf(stderr, "mpirun: %d ranks: placement %.2f ms (hwloc %s), segment %.2f ms, fork+exec %.2f ms, "
                         "job %.2f ms, exit status %d; mpirun's own cpu time %.2f ms\n",

@@ -15,7 +15,10 @@
 
 #include "core/comm.h"
 
-#define CM_CTX_DYN 4
+#include <stddef.h>
+#include <stdint.h>
+
+#define CM_CTX_DYN CM_CTX_CHANNEL
 /* A group's own traffic while it bridges (its communicator's collective context). */
 #define CM_TAG_DYN_GROUP (-15)
 /* Leaders on the channel. */
@@ -45,6 +48,29 @@ int cm_dyn_check_group(const char *call, MPI_Comm comm, int root, MPI_Comm *out,
  * return the sender's slot. */
 void cm_dyn_send(const void *buf, size_t bytes, int to, int tag);
 int cm_dyn_recv(void *buf, size_t bytes, int from, int tag);
+
+/* A connection between groups of two mpirun jobs (mpi/dyn_remote.c): what
+ * a root learns in the handshake and hands to its group. */
+struct cm_dyn_link {
+    int32_t side;                 /* 0: the accepting group, 1: the connecting one */
+    int32_t job, seg_fd;          /* the other job: its mpirun's pid, its segment's fd there */
+    int32_t bridge_pid, bridge_fd;  /* /proc/<pid>/fd/<fd> is the bridge (shm/bridge.h) */
+    int32_t n, root;              /* the other group's size and root */
+    int32_t vbase;                /* its processes are world ranks vbase .. vbase + n - 1 */
+};
+/* Connecting root: knock on port `number` of job `job` (its segment is fd
+ * seg_fd in mpirun), owned by slot owner_slot there; 0 with *l filled, or
+ * an error class with why. */
+int cm_dyn_remote_knock(const char *port, long job, int seg_fd, int owner_slot, unsigned number,
+                        const struct cm_comm *c, int root, struct cm_dyn_link *l, char *why, size_t len);
+/* Accepting root: wait for a knock of this job (tag knock_tag on the
+ * channel: *peer_slot set) or of another job (*peer_slot = -1, *l filled). */
+int cm_dyn_remote_await(unsigned number, int knock_tag, const struct cm_comm *c, int root, int *peer_slot,
+                        struct cm_dyn_link *l, char *why, size_t len);
+/* Every member, after its root's handshake: attach to the bridge, agree
+ * with the other group (tag on the channel), *out the intercommunicator. */
+int cm_dyn_remote_join(struct cm_comm *c, int root, const struct cm_dyn_link *l, int tag, const char *call,
+                       MPI_Comm *out);
 
 /* In a process started by MPI_Comm_spawn, at MPI_Init: meet the parents
  * (collective over MPI_COMM_WORLD).  Nothing otherwise. */

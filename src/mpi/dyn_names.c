@@ -7,12 +7,22 @@
  * published once at a time: publishing it again is MPI_ERR_SERVICE, as is
  * unpublishing one that is not published; an unknown name looked up is
  * MPI_ERR_NAME.
+ *
+ * Across jobs: a published name is also written to the user's name
+ * directory (shm/names_dir.h), where another job's MPI_Lookup_name finds
+ * it when its own table does not have it.  A name that another running job
+ * has published is MPI_ERR_SERVICE; the file goes with MPI_Unpublish_name,
+ * or with mpirun at the job's end, or (a job killed with its mpirun) at
+ * the first lookup that finds its job gone.
  */
 #include "core/error.h"
 #include "core/state.h"
 #include "shm/dyn.h"
+#include "shm/names_dir.h"
 
+#include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 
 #pragma weak MPI_Publish_name = PMPI_Publish_name
@@ -63,6 +73,65 @@ static int check_args(const char *call, const char *service, const char *port, i
     return MPI_SUCCESS;
 }
 
+static long job_id(void)
+{
+    return cm_g.hdr->launcher_pid > 0 ? (long)cm_g.hdr->launcher_pid : (long)getpid();
+}
+
+static int job_alive(long job) { return kill((pid_t)job, 0) == 0 || errno != ESRCH; }
+
+/* The directory's file for service; 0 with it read (job, port), -1 when
+ * there is no directory or no such service there. */
+static int dir_find(const char *service, char *path, size_t len, long *job, char *port)
+{
+    char dir[512], svc[CM_NAME_SERVICE + 2];
+    if (cm_names_dir(dir, sizeof dir, 0) != 0)
+        return -1;
+    cm_names_path(path, len, dir, service);
+    if (cm_names_read(path, job, svc, sizeof svc, port, CM_NAME_PORT) != 0 || strcmp(svc, service) != 0)
+        return -1;
+    return 0;
+}
+
+/* Write service's file for this job; 0, or the pid of the other running
+ * job that has it (the name stays its). Without a usable directory the
+ * name stays within the job (0). */
+static long dir_publish(const char *service, const char *port)
+{
+    char dir[512], path[1024], tmp[1100], other[CM_NAME_PORT];
+    if (cm_names_dir(dir, sizeof dir, 1) != 0)
+        return 0;
+    cm_names_path(path, sizeof path, dir, service);
+    snprintf(tmp, sizeof tmp, "%s.%ld.tmp", path, (long)getpid());
+    FILE *f = fopen(tmp, "w");
+    if (!f)
+        return 0;
+    int ok = fprintf(f, "%ld\n%s\n%s\n", job_id(), service, port) > 0;
+    ok &= fclose(f) == 0;
+    long job = 0;
+    for (int tries = 0; ok && tries < 2; tries++) {
+        if (link(tmp, path) == 0)
+            break;
+        if (errno != EEXIST)
+            break;
+        /* Someone's file: another running job's keeps the name. */
+        if (dir_find(service, path, sizeof path, &job, other) == 0 && job != job_id() && job_alive(job))
+            break;
+        job = 0;
+        unlink(path);   /* stale (or this job's, or another service's hash): replace */
+    }
+    unlink(tmp);
+    return job;
+}
+
+static void dir_unpublish(const char *service, const char *port)
+{
+    char path[1024], p[CM_NAME_PORT];
+    long job;
+    if (dir_find(service, path, sizeof path, &job, p) == 0 && job == job_id() && !strcmp(p, port))
+        unlink(path);
+}
+
 /* Publish (add) or unpublish a service: the table changes under its lock. */
 static int change(const char *call, const char *service, const char *port, int add)
 {
@@ -94,6 +163,18 @@ static int change(const char *call, const char *service, const char *port, int a
     if (add && !slot)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "the job's name table is full (%d names)",
                         CM_NAMES_MAX);
+    if (!add) {
+        dir_unpublish(service, port);
+        return MPI_SUCCESS;
+    }
+    long other = dir_publish(service, port);
+    if (other) {
+        a = lock_names();
+        slot->used = 0;
+        unlock_names(a);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_SERVICE, call,
+                        "service '%s' is already published by another mpirun job (pid %ld)", service, other);
+    }
     return MPI_SUCCESS;
 }
 
@@ -126,6 +207,15 @@ int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     if (e)
         memcpy(port_name, e->port, CM_NAME_PORT);
     unlock_names(a);
+    char path[1024], found[CM_NAME_PORT];
+    long job;
+    if (!e && dir_find(service_name, path, sizeof path, &job, found) == 0) {
+        if (job_alive(job)) {
+            memcpy(port_name, found, CM_NAME_PORT);
+            return MPI_SUCCESS;
+        }
+        unlink(path);   /* its job was killed before its mpirun could remove it */
+    }
     if (!e)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_NAME, call, "service '%s' is not published", service_name);
     return MPI_SUCCESS;

@@ -13,6 +13,7 @@
  * and MPI_Finalized report (false under sessions only, MPI-4.0 11.4.1).
  */
 #include "core/state.h"
+#include "core/remote.h"
 #include "core/error.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -87,7 +88,9 @@ static int make_singleton_segment(void)
     cm_g.seg = base;
     cm_g.seg_bytes = bytes;
     cm_g.rank = 0;
-    cm_g.size = 1;
+    cm_g.slots = 1;
+    cm_g.size = 1 + CM_REMOTE_MAX;
+    cm_g.seg_fd_num = -1;
     cm_g.world_first = 0;
     cm_g.world_size = 1;
     cm_g.singleton = 1;
@@ -113,7 +116,9 @@ static int map_job_segment(int fd, int rank, int size, int first)
     cm_g.seg = base;
     cm_g.seg_bytes = (size_t)st.st_size;
     cm_g.rank = first + rank;
-    cm_g.size = (int)h->nranks;
+    cm_g.slots = (int)h->nranks;
+    cm_g.size = cm_g.slots + CM_REMOTE_MAX;
+    cm_g.seg_fd_num = fd;   /* mpirun keeps it open under this number (launch/spawn.c) */
     cm_g.world_first = first;
     cm_g.world_size = size;
     struct cm_rank_ctl *c = cm_seg_ctl(base, (uint32_t)cm_g.rank);

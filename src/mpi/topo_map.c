@@ -54,7 +54,8 @@ static int locality_position(const struct cm_comm *c)
         return -2;
     int spread = 0;
     for (int i = 0; i < c->size; i++) {
-        int core = cm_seg_ctl(cm_g.seg, (uint32_t)c->world_of[i])->bound_core;
+        /* A process of another job (core/remote.h): its core is not known. */
+        int core = c->world_of[i] >= cm_g.slots ? -1 : cm_seg_ctl(cm_g.seg, (uint32_t)c->world_of[i])->bound_core;
         for (int l = 0; l < CM_TOPO_LEVELS; l++) {
             m[i].key[l] = core < 0 ? -1 : cm_topo_domain_of_core((enum cm_topo_level)l, core);
             spread |= i > 0 && m[i].key[l] != m[0].key[l];

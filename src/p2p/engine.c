@@ -6,6 +6,7 @@
 #include "p2p/outq.h"
 #include "p2p/match.h"
 #include "core/state.h"
+#include "core/remote.h"
 #include "core/comm.h"
 #include "core/error.h"
 #include "shm/ring.h"
@@ -62,7 +63,8 @@ int cm_p2p_init(void)
     cm_rx = calloc((size_t)n, sizeof *cm_rx);
     if (!cm_tx || !cm_rx)
         return MPI_ERR_NO_MEM;
-    for (int p = 0; p < n; p++) {
+    /* Remote ids (core/remote.h) get their views when a bridge is attached. */
+    for (int p = 0; p < cm_g.slots; p++) {
         view_init(&cm_tx[p].v, cm_g.rank, p);
         view_init(&cm_rx[p].v, p, cm_g.rank);
     }
@@ -96,6 +98,15 @@ int cm_p2p_init(void)
     if (cm_g.frag_max < 64)
         cm_g.frag_max = 64;
     return MPI_SUCCESS;
+}
+
+void cm_p2p_attach_remote(int w, void *tx_slots, struct cm_ring_ctl *tx_ctl, void *rx_slots,
+                          struct cm_ring_ctl *rx_ctl, uint64_t ring_bytes)
+{
+    memset(&cm_tx[w], 0, sizeof cm_tx[w]);
+    memset(&cm_rx[w], 0, sizeof cm_rx[w]);
+    cm_tx[w].v = (struct cm_ring_view){ tx_slots, tx_ctl, ring_bytes / CM_SLOT };
+    cm_rx[w].v = (struct cm_ring_view){ rx_slots, rx_ctl, ring_bytes / CM_SLOT };
 }
 
 void cm_p2p_finalize(void)
@@ -202,7 +213,7 @@ static int poll_ring(int src)
         n++;
     }
     if (published) /* the producer may be waiting for the room just freed */
-        cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)src));
+        cm_peer_wake(src);
     if (n)
         count_progress();
     return n;
@@ -211,7 +222,7 @@ static int poll_ring(int src)
 void cm_progress_consumed(int src, struct cm_msg_hdr *h)
 {
     if (cm_ring_consume(&cm_rx[src], h))
-        cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)src));
+        cm_peer_wake(src);
     count_progress();
 }
 
@@ -277,6 +288,8 @@ int cm_progress(int hint)
         int used = cm_slots_used();
         for (int s = 0; s < used; s++)
             n += poll_ring(s);
+        for (int k = 0; k < cm_remote_n; k++)
+            n += poll_ring(cm_remote_list[k]);
     }
     if (n && cm_outq_active())
         n += cm_outq_drain();
@@ -293,6 +306,15 @@ static void publish_all(void)
     for (int s = 0; s < used; s++)
         if (cm_ring_rx_publish(&cm_rx[s]))
             cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)s));
+    for (int k = 0; k < cm_remote_n; k++)
+        if (cm_ring_rx_publish(&cm_rx[cm_remote_list[k]]))
+            cm_peer_wake(cm_remote_list[k]);
+}
+
+static int ring_has_message(int s)
+{
+    struct cm_msg_hdr *h = cm_ring_slot(&cm_rx[s].v, cm_rx[s].rpos);
+    return atomic_load_explicit(&h->seq, memory_order_acquire) == (uint32_t)(cm_rx[s].rpos + 1);
 }
 
 int cm_progress_pending(void *unused)
@@ -300,11 +322,12 @@ int cm_progress_pending(void *unused)
     (void)unused;
     publish_all();
     int used = cm_slots_used();
-    for (int s = 0; s < used; s++) {
-        struct cm_msg_hdr *h = cm_ring_slot(&cm_rx[s].v, cm_rx[s].rpos);
-        if (atomic_load_explicit(&h->seq, memory_order_acquire) == (uint32_t)(cm_rx[s].rpos + 1))
+    for (int s = 0; s < used; s++)
+        if (ring_has_message(s))
             return 1;
-    }
+    for (int k = 0; k < cm_remote_n; k++)
+        if (ring_has_message(cm_remote_list[k]))
+            return 1;
     return cm_outq_active() && cm_outq_room();
 }
 
@@ -335,6 +358,13 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
         /* Generic requests may need a poll without any message arriving. */
         cm_wait_sleep(me, cm_progress_pending, NULL, ngenerics ? 1 : 200);
         hint = -1;
+        if (cm_remote_n) {
+            /* A process of another job cannot be watched by our mpirun. */
+            int gone = cm_remote_dead();
+            if (gone >= 0)
+                cm_fatal("MPI", "a process of the connected mpirun job (pid %d) died while this rank waited; "
+                         "its job ended without disconnecting", (int)cm_peer_ctl(gone)->pid);
+        }
     }
     if (announced)
         me->blocked_call = 0;

@@ -37,6 +37,12 @@ struct cm_unexp {
 };
 
 int cm_p2p_init(void);
+/* Remote id w (core/remote.h) sends through the ring at tx_slots and
+ * receives from rx_slots (a bridge's, shm/bridge.h), each ring_bytes long
+ * with its consumer line; called before w is registered. */
+struct cm_ring_ctl;
+void cm_p2p_attach_remote(int w, void *tx_slots, struct cm_ring_ctl *tx_ctl, void *rx_slots,
+                          struct cm_ring_ctl *rx_ctl, uint64_t ring_bytes);
 void cm_p2p_finalize(void);
 
 /* Move whatever can move.  hint: a world rank to poll first, or -1.

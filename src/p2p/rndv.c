@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/datatype.h"
 #include "shm/segment.h"
+#include "core/remote.h"
 #include "shm/ring.h"
 #include "shm/cma.h"
 #include "shm/copy.h"
@@ -29,7 +30,7 @@ static int read_peer(int src_world, void *dst, uint64_t addr, size_t len)
         cm_copy(dst, (const void *)(uintptr_t)addr, len);
         return 0;
     }
-    pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)src_world)->pid;
+    pid_t pid = cm_peer_ctl(src_world)->pid;
     size_t done = cm_cma_read(pid, dst, addr, len);
     if (done == 0 && len > 0) {
         if (cm_g.verbose)
@@ -54,7 +55,7 @@ static int read_peer_scatter(struct cm_request *r, int src_world, uint64_t addr)
         cm_dt_unpack((const void *)(uintptr_t)addr, r->expected, r->buf, r->count, t);
         return 0;
     }
-    pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)src_world)->pid;
+    pid_t pid = cm_peer_ctl(src_world)->pid;
     struct iovec iov[SCATTER_IOV];
     size_t left = r->expected, done = 0;
     int n = 0;
@@ -127,7 +128,7 @@ static int try_split(struct cm_request *r, void *target, int src_world, uint64_t
 void cm_rndv_write_part(const struct cm_wcts *w, int dst_world)
 {
     struct cm_request *s = (struct cm_request *)(uintptr_t)w->sender_token;
-    pid_t pid = cm_seg_ctl(cm_g.seg, (uint32_t)dst_world)->pid;
+    pid_t pid = cm_peer_ctl(dst_world)->pid;
     size_t done = cm_cma_write(pid, w->dst_addr, (const char *)s->data + w->offset, w->len);
     struct cm_wdone d = { w->receiver_token, done == w->len };
     cm_send_ctrl(dst_world, CM_MSG_WDONE, &d, sizeof d);

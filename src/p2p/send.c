@@ -11,6 +11,7 @@
 #include "p2p/p2p.h"
 #include "p2p/outq.h"
 #include "core/state.h"
+#include "core/remote.h"
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/error.h"
@@ -28,7 +29,7 @@ extern struct cm_ring_tx *cm_tx;
 static inline void publish_and_wake(int dst, struct cm_msg_hdr *h)
 {
     cm_ring_publish(&cm_tx[dst], h);
-    cm_wake_if_sleeping(cm_seg_ctl(cm_g.seg, (uint32_t)dst));
+    cm_peer_wake(dst);
 }
 
 int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx, int tag)

@@ -41,6 +41,38 @@
 #define CM_NAME_PORT      256
 #define CM_PORTS_MAX      4096
 
+/* A connection from another job to port `number` (mpi/dyn_remote.c).  The
+ * word holds the state and the pid of the connecting root that claimed it
+ * (cm_knock_word), so that a claim whose process died can be taken over
+ * instead of blocking the port for good:
+ *   FREE -> CLAIMED   the connecting root (compare-and-swap from 0, or from
+ *                     any word whose claimer is dead), fills in who it is,
+ *                     then -> KNOCKED and rings the owner;
+ *   KNOCKED -> SERVING  the accepting root takes it (compare-and-swap);
+ *   SERVING -> ANSWERED  it made the bridge (or failed: err), rings the
+ *                     connecting root;
+ *   ANSWERED -> FREE  the connecting root, once it has mapped the bridge.
+ * A connecting root that gives up (port closed) takes KNOCKED back to FREE
+ * by compare-and-swap; if the owner took it first, it goes on.  The owner
+ * answers by compare-and-swap too: if the claim was taken over meanwhile,
+ * its accept fails instead of answering the wrong process. */
+enum cm_knock_state { CM_KNOCK_FREE = 0, CM_KNOCK_CLAIMED, CM_KNOCK_KNOCKED, CM_KNOCK_SERVING, CM_KNOCK_ANSWERED };
+static inline uint64_t cm_knock_word(int32_t claimer, uint32_t state)
+{
+    return state == CM_KNOCK_FREE ? 0 : ((uint64_t)(uint32_t)claimer << 8) | state;
+}
+static inline uint32_t cm_knock_state(uint64_t w) { return (uint32_t)(w & 0xff); }
+static inline int32_t cm_knock_claimer(uint64_t w) { return (int32_t)(uint32_t)(w >> 8); }
+
+struct cm_dyn_knock {
+    _Alignas(CM_CACHELINE) _Atomic uint64_t word;    /* cm_knock_word(claimer pid, state) */
+    int32_t job, seg_fd;      /* connecting side: its mpirun's pid and segment fd there */
+    int32_t slot, pid;        /* its root's slot and pid */
+    int32_t n, root;          /* its group's size, the root's rank in it */
+    int32_t bridge_pid, bridge_fd;  /* answer: /proc/<pid>/fd/<fd> is the bridge */
+    int32_t acc_root, err;    /* answer: the accepting root's group rank; 0 or an error class */
+};
+
 enum cm_spawn_state { CM_SPAWN_IDLE = 0, CM_SPAWN_POSTED = 1, CM_SPAWN_DONE = 2 };
 
 struct cm_name_entry {
@@ -65,6 +97,9 @@ struct cm_dyn_area {
     _Atomic uint32_t port_seq;                          /* Open_port's numbers, job-wide */
     _Atomic uint8_t port_open[CM_PORTS_MAX];            /* by number: 1 between Open_port and Close_port */
     struct cm_name_entry names[CM_NAMES_MAX];
+    /* Remote ids handed out to connections with other jobs (core/remote.h). */
+    _Alignas(CM_CACHELINE) _Atomic uint32_t remote_seq;
+    struct cm_dyn_knock knock[CM_PORTS_MAX];            /* by port number */
 };
 
 static inline struct cm_dyn_area *cm_seg_dyn(void *base)

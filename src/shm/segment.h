@@ -30,7 +30,7 @@
 
 #define CM_CACHELINE 64
 #define CM_SEG_MAGIC   0x31697061726f6d63ULL /* "cmoraapi1" (any fixed value) */
-#define CM_SEG_VERSION 2u
+#define CM_SEG_VERSION 3u /* 3: dyn area's knocks (another job maps this segment) */
 
 /* Environment contract between mpirun and the ranks. */
 #define CM_ENV_RANK   "COREMPI_RANK"

@@ -59,6 +59,10 @@ static void talk(MPI_Comm inter, int expect_remote_sum)
 
 static void ports(void)
 {
+    /* Names reach other jobs of this user (docs/spawn.md): one per job, so
+     * that the test's runs in parallel do not take each other's. */
+    char svc[64];
+    snprintf(svc, sizeof svc, "corempi-test-svc-%ld", (long)getppid());
     int half = wsize / 2, low = wrank < half;
     MPI_Comm side;
     MPI_Comm_split(MPI_COMM_WORLD, low, wrank, &side);
@@ -68,7 +72,7 @@ static void ports(void)
     if (low) {
         if (wrank == 0) {
             MPI_Open_port(MPI_INFO_NULL, port);
-            MPI_Publish_name("corempi-test-svc", MPI_INFO_NULL, port);
+            MPI_Publish_name(svc, MPI_INFO_NULL, port);
         }
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Comm_accept(port, MPI_INFO_NULL, 0, side, &inter);
@@ -76,7 +80,7 @@ static void ports(void)
     } else {
         MPI_Barrier(MPI_COMM_WORLD);
         if (wrank == half)
-            MPI_Lookup_name("corempi-test-svc", MPI_INFO_NULL, port);
+            MPI_Lookup_name(svc, MPI_INFO_NULL, port);
         MPI_Comm_connect(port, MPI_INFO_NULL, 0, side, &inter);
         talk(inter, low_sum);
     }
@@ -87,22 +91,22 @@ static void ports(void)
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
     if (wrank == 0) {
-        CHECK(MPI_Unpublish_name("corempi-test-svc", MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
-        CHECK(err_class(MPI_Unpublish_name("corempi-test-svc", MPI_INFO_NULL, port)) == MPI_ERR_SERVICE,
+        CHECK(MPI_Unpublish_name(svc, MPI_INFO_NULL, port) == MPI_SUCCESS, "unpublish");
+        CHECK(err_class(MPI_Unpublish_name(svc, MPI_INFO_NULL, port)) == MPI_ERR_SERVICE,
               "unpublishing twice is not MPI_ERR_SERVICE");
         MPI_Close_port(port);
     }
     MPI_Barrier(MPI_COMM_WORLD);
     char got[MPI_MAX_PORT_NAME];
-    CHECK(err_class(MPI_Lookup_name("corempi-test-svc", MPI_INFO_NULL, got)) == MPI_ERR_NAME,
+    CHECK(err_class(MPI_Lookup_name(svc, MPI_INFO_NULL, got)) == MPI_ERR_NAME,
           "an unpublished name is not MPI_ERR_NAME");
     CHECK(err_class(MPI_Lookup_name("no-such-service", MPI_INFO_NULL, got)) == MPI_ERR_NAME,
           "an unknown name is not MPI_ERR_NAME");
     if (wrank == 0) /* the closed port: refused, not a wait */
         CHECK(err_class(MPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, &inter)) == MPI_ERR_PORT,
               "connecting to a closed port is not MPI_ERR_PORT");
-    CHECK(err_class(MPI_Comm_connect("corempi-port:1:0:1", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter)) ==
-              MPI_ERR_PORT, "another job's port is not MPI_ERR_PORT");
+    CHECK(err_class(MPI_Comm_connect("corempi-port:1:0:1:3", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter)) ==
+              MPI_ERR_PORT, "a port of a job that is not running is not MPI_ERR_PORT");
     CHECK(err_class(MPI_Comm_accept("garbage", MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter)) == MPI_ERR_PORT,
           "a malformed port is not MPI_ERR_PORT");
     CHECK(err_class(MPI_Publish_name("x", MPI_INFO_NULL, NULL)) == MPI_ERR_ARG, "a NULL port is not MPI_ERR_ARG");

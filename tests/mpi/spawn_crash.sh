@@ -4,6 +4,7 @@
 # no process of the program and nothing of corempi's in /dev/shm.
 # usage: spawn_crash.sh MPIRUN PROGRAM
 set -u
+. "$(dirname "$0")/leftovers.sh"
 mpirun=$1
 prog=$(readlink -f "$2")
 err=$(mktemp "${TMPDIR:-/tmp}/spawn_crash.XXXXXX") || exit 2
@@ -17,14 +18,5 @@ n=$(grep -c '^mpirun: ' "$err")
 [ "$n" -eq 1 ] || fail "$n lines from mpirun, expected one"
 grep -Eq '^mpirun: spawned rank 0 \(slot 2\) \(pid [0-9]+\) killed by signal 11 .*job aborted$' "$err" ||
     fail "mpirun's line does not name the spawned process"
-sleep 0.2
-for p in /proc/[0-9]*; do
-    if [ "$(readlink "$p/exe" 2>/dev/null)" = "$prog" ]; then
-        kill -9 "${p#/proc/}" 2>/dev/null
-        fail "process ${p#/proc/} of $prog is left"
-    fi
-done
-if ls /dev/shm 2>/dev/null | grep -qi corempi; then
-    fail "corempi files left in /dev/shm: $(ls /dev/shm | grep -i corempi)"
-fi
+left=$(cm_leftovers "$prog") || fail "$left"
 echo "spawn_crash: ok"

@@ -234,6 +234,14 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     struct cm_coll_members m, *c = &m;
     if (cm_coll_members(cc, c))
         return NULL;
+    /* Members of another job (core/remote.h) do not share our segment's
+     * areas.  Every member sees some other job's process, so all say no
+     * alike without a word. */
+    for (int i = 0; i < c->size; i++)
+        if (c->world_of[i] >= cm_g.slots) {
+            pc->direct_failed = 1;
+            return NULL;
+        }
     size_t slot = slot_bytes_default();
     int64_t msg[2] = { -1, 0 };
     if (c->rank == 0) {
