@@ -39,6 +39,7 @@ struct announce {
     int64_t size;
     int32_t disp_unit;
     int32_t pid;
+    uint64_t win;   /* struct cm_win in the announcer (am.c's requests name it) */
 };
 
 static int info_true(MPI_Info info, const char *key)
@@ -54,6 +55,8 @@ static int info_true(MPI_Info info, const char *key)
 
 static void destroy(struct cm_win *w)
 {
+    if (w->am_sent)
+        cm_osc_am_close(w);
     if (w->map)
         munmap(w->map, w->map_bytes);
     if (w->group != MPI_GROUP_NULL)
@@ -120,7 +123,7 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     memcpy(w->world_of, c->world_of, (size_t)n * sizeof *w->world_of);
     PMPI_Comm_group(comm, &w->group);
 
-    struct announce me = { (uint64_t)(uintptr_t)my_base, size, disp_unit, (int32_t)getpid() };
+    struct announce me = { (uint64_t)(uintptr_t)my_base, size, disp_unit, (int32_t)getpid(), (uint64_t)(uintptr_t)w };
     PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
 
     size_t ctl_bytes = round_page(sizeof(struct cm_osc_ctl) + (size_t)n * sizeof(struct cm_osc_rank_ctl) +
@@ -156,6 +159,7 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
         w->peer[r].disp_unit = all[r].disp_unit;
         w->peer[r].pid = all[r].pid;
         w->peer[r].addr = all[r].addr;
+        w->peer[r].win = all[r].win;
         if (shared)
             w->peer[r].local = w->map + off[r];
         else if (r == w->rank)
@@ -169,6 +173,14 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     if (cm_win_register(w) == MPI_WIN_NULL) {
         destroy(w);
         return cm_error(comm, MPI_ERR_NO_MEM, call, "too many windows");
+    }
+    if (!shared) {
+        /* Without single copy, origins send active messages (am.c); with
+         * it, one may still be refused later.  Either way every rank takes
+         * them before any origin can send one: the barrier. */
+        cm_osc_am_open(w);
+        w->am = !cm_g.cma_ok;
+        cm_osc_barrier(w);
     }
     if (shared)
         *(void **)baseptr = w->base;
@@ -224,6 +236,7 @@ int PMPI_Win_free(MPI_Win *win)
                                                                                               : "Win_post");
     if ((rc = cm_osc_free_attrs(w)) != MPI_SUCCESS)
         return rc;
+    cm_osc_am_drain(w, -1);
     cm_osc_barrier(w);
     cm_win_unregister(w);
     destroy(w);

@@ -22,7 +22,10 @@
  *  - An operation is complete (locally and at the target) when its call
  *    returns: every copy is made by the origin itself, or by the kernel on
  *    its behalf, before the call returns.  So flush and complete only order
- *    memory (docs/osc.md, "Completion").
+ *    memory (docs/osc.md, "Completion").  The one exception: without single
+ *    copy (am.c) a Put or Accumulate on user memory completes at the target
+ *    when the flush, unlock, fence, complete or free after it returns
+ *    (cm_osc_am_drain).
  */
 #ifndef CM_OSC_OSC_H
 #define CM_OSC_OSC_H
@@ -84,6 +87,7 @@ struct cm_osc_peer {
     MPI_Aint size;
     int disp_unit;
     pid_t pid;
+    uint64_t win;         /* its struct cm_win, in its process (am.c checks it) */
 };
 
 enum cm_osc_epoch_lock { CM_OSC_UNLOCKED = 0, CM_OSC_LOCK_SHARED = 1, CM_OSC_LOCK_EXCL = 2 };
@@ -115,6 +119,11 @@ struct cm_win {
     uint32_t *started;       /* [size]: posts from each target consumed by Win_start */
     uint32_t wait_expected;  /* completes the posts so far ask for (Win_wait) */
     int post_open;           /* Win_post without its Win_wait/Win_test yet */
+    /* Without single copy (am.c): windows on user memory. */
+    int am;                  /* operations on other ranks go as active messages */
+    int am_listen;           /* counted in cm_p2p_am_listeners */
+    uint64_t *am_sent;       /* [size]: Put/Accumulate messages sent to each target, NULL: none */
+    uint64_t *am_acked;      /* [size]: ... and acknowledged */
     /* Objects. */
     MPI_Errhandler errh;
     MPI_Info info;
@@ -177,6 +186,46 @@ int cm_osc_for_each_block(int count, const struct cm_datatype *t,
  * kernel refused a single copy. */
 int cm_osc_write(const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t, const void *packed);
 int cm_osc_read(const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t, void *packed);
+
+/* --- acc.c: applying accumulates --------------------------------------------- */
+/* One accumulate's element: op and basic type. */
+struct cm_osc_elem {
+    MPI_Op op;
+    MPI_Datatype basic;
+    int integer;
+    MPI_Aint extent;     /* the basic type's extent: its C type's size */
+    size_t align;        /* the alignment its op kernel needs: a power of two */
+};
+void cm_osc_elem_init(struct cm_osc_elem *e, MPI_Op op, MPI_Datatype basic);
+/* n packed elements (es bytes apart) of origin data o into t, old values to
+ * `old` first when non-NULL; o is NULL under MPI_NO_OP.  The caller holds
+ * the target's accumulate lock. */
+void cm_osc_apply_locked(char *t, const char *o, char *old, size_t n, size_t es, const struct cm_osc_elem *e);
+
+/* --- am.c: without single copy -------------------------------------------------- */
+/* A window on user memory takes active messages from now on (creation,
+ * before the barrier that ends it); close before it is destroyed. */
+void cm_osc_am_open(struct cm_win *w);
+void cm_osc_am_close(struct cm_win *w);
+/* Some window expects active messages: waits nap shorter, as they do not
+ * wake a sleeper. */
+int cm_osc_am_live(void);
+/* Operations sent as active messages so far (tests check the path taken). */
+extern uint64_t cm_osc_am_ops;
+/* Wait until every Put/Accumulate message sent to rank (-1: every rank)
+ * was applied by the target. */
+void cm_osc_am_drain(struct cm_win *w, int rank);
+/* The operations as active messages; packed data as for cm_osc_write/read.
+ * 0 or MPI_ERR_NO_MEM.  Fetching ones return complete; Put/Accumulate
+ * complete at the target by cm_osc_am_drain. */
+int cm_osc_am_put(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t,
+                  const void *packed);
+int cm_osc_am_get(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t,
+                  void *packed);
+int cm_osc_am_acc(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t,
+                  const struct cm_osc_elem *e, const void *o, void *result);
+int cm_osc_am_cas(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, const struct cm_datatype *t,
+                  const void *origin, const void *compare, void *result);
 
 /* --- epoch.c ------------------------------------------------------------------- */
 /* May this process access target `rank` now?  0 or MPI_ERR_RMA_SYNC. */
