@@ -126,8 +126,12 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     struct announce me = { (uint64_t)(uintptr_t)my_base, size, disp_unit, (int32_t)getpid(), (uint64_t)(uintptr_t)w };
     PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
 
-    size_t ctl_bytes = round_page(sizeof(struct cm_osc_ctl) + (size_t)n * sizeof(struct cm_osc_rank_ctl) +
-                                  (size_t)n * (size_t)n * sizeof(uint32_t));
+    size_t posted_end = sizeof(struct cm_osc_ctl) + (size_t)n * sizeof(struct cm_osc_rank_ctl) +
+                        (size_t)n * (size_t)n * sizeof(uint32_t);
+    size_t dyn_at = (posted_end + 63) & ~(size_t)63;
+    size_t ctl_bytes = round_page(flavor == MPI_WIN_FLAVOR_DYNAMIC
+                                      ? dyn_at + (size_t)n * CM_OSC_DYN_MAX * sizeof(struct cm_osc_region)
+                                      : posted_end);
     size_t total = ctl_bytes;
     int shared = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
     size_t *off = calloc((size_t)n, sizeof *off);
@@ -154,6 +158,8 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     w->ctl = (struct cm_osc_ctl *)w->map;
     w->rctl = (struct cm_osc_rank_ctl *)(w->map + sizeof(struct cm_osc_ctl));
     w->posted = (_Atomic uint32_t *)(w->rctl + n);
+    if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        w->dyn = (struct cm_osc_region *)(void *)(w->map + dyn_at);
     for (int r = 0; r < n; r++) {
         w->peer[r].size = all[r].size;
         w->peer[r].disp_unit = all[r].disp_unit;

@@ -39,7 +39,11 @@
 struct cm_datatype;
 
 #define CM_OSC_EXCL 0x80000000u  /* lock word: held exclusively */
-#define CM_OSC_DYN_MAX 32        /* attached regions per rank of a dynamic window */
+/* Attached regions per rank of a dynamic window.  Their table follows the
+ * control area (dynamic windows only): 16 bytes a region, 64 KiB a rank of
+ * address space, but a memfd's pages exist only once written, so a rank
+ * that attaches k regions costs about 16k bytes of memory. */
+#define CM_OSC_DYN_MAX 4096
 
 /* Per-rank lines of the shared control area. */
 struct cm_osc_rank_ctl {
@@ -63,12 +67,16 @@ struct cm_osc_rank_ctl {
     _Alignas(64) _Atomic uint32_t bell;
     _Atomic uint32_t bell_sleepers;
     char pad_d[64 - 8];
-    /* Dynamic windows: attached regions, written by the owner only, under
-     * a sequence count (odd while it writes). */
+    /* Dynamic windows: how many regions this rank attached (its part of
+     * the region table, struct cm_win's dyn), written by the owner only,
+     * under a sequence count (odd while it writes). */
     _Alignas(64) _Atomic uint32_t dyn_seq;
     uint32_t dyn_count;
-    uint64_t dyn_base[CM_OSC_DYN_MAX];
-    uint64_t dyn_size[CM_OSC_DYN_MAX];
+};
+
+/* An attached region of a dynamic window. */
+struct cm_osc_region {
+    uint64_t base, size;
 };
 
 /* The head of the control area. */
@@ -108,6 +116,7 @@ struct cm_win {
     struct cm_osc_ctl *ctl;
     struct cm_osc_rank_ctl *rctl;   /* [size] */
     _Atomic uint32_t *posted;       /* [size * size]: row o = posts to origin o, column t = from target t */
+    struct cm_osc_region *dyn;      /* dynamic: [size][CM_OSC_DYN_MAX] in the mapping, else NULL */
     /* Epochs of this process. */
     uint32_t fence_epochs;   /* barriers done (each adds size to fence_arrived) */
     int fence_open;          /* a fence without NOSUCCEED opened an access epoch */
