@@ -4,7 +4,8 @@
  *
  * Atomicity per element (MPI-4.1 12.7.1: concurrent accumulates to the same
  * location with the same basic type are atomic per element).  Two paths:
- *   - atomic: in shared windows (Win_allocate, Win_allocate_shared), an
+ *   - atomic: in shared memory (Win_allocate, Win_allocate_shared, and a
+ *     Win_create target on an Alloc_mem block that every rank mapped), an
  *     element of a basic type of 1, 2, 4 or 8 bytes (no pair types) at an
  *     address aligned to its size is updated with one CPU atomic: fetch-add,
  *     -and, -or, -xor for integers under SUM/BAND/BOR/BXOR, exchange for
@@ -74,10 +75,12 @@ static int is_integer(MPI_Datatype b)
     return 0;
 }
 
-/* Element size of basic when CPU atomics can update it, else 0. */
-static size_t atomic_size(struct cm_win *w, MPI_Datatype basic)
+/* Element size of basic when CPU atomics can update it in rank's memory,
+ * else 0: memory every rank maps (shared windows, and Win_create on
+ * Alloc_mem blocks every rank mapped: create.c). */
+static size_t atomic_size(struct cm_win *w, int rank, MPI_Datatype basic)
 {
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED && w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
+    if (!w->peer[rank].shared)
         return 0;
     const struct cm_datatype *b = cm_dt_lookup(basic);
     if (!b || (MPI_Aint)b->size != b->extent)
@@ -300,7 +303,7 @@ static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
     }
     MPI_Aint extent = cm_dt_lookup(basic)->extent;
     struct cm_osc_elem e = { x->op, basic, is_integer(basic), extent, kernel_align(extent) };
-    size_t atomic = atomic_size(w, basic);
+    size_t atomic = atomic_size(w, x->rank, basic);
     if (tgt.local && atomic) {
         struct walk k = { w, x->rank, tgt.local, o, r, es, atomic, e };
         cm_osc_for_each_block(x->tcount, tt, walk_block, &k);
@@ -408,7 +411,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     if (!origin_addr || !compare_addr || !result_addr)
         return cm_win_error(w, MPI_ERR_BUFFER, call, "%s is NULL",
                             !origin_addr ? "origin_addr" : !compare_addr ? "compare_addr" : "result_addr");
-    size_t es = t->size, atomic = atomic_size(w, datatype);
+    size_t es = t->size, atomic = atomic_size(w, target_rank, datatype);
     if (tgt.local && atomic && ((uintptr_t)tgt.local & (es - 1)) == 0) {
         uint64_t want = 0, nv = 0;
         memcpy(&want, compare_addr, es);

@@ -96,6 +96,9 @@ struct cm_osc_peer {
     int disp_unit;
     pid_t pid;
     uint64_t win;         /* its struct cm_win, in its process (am.c checks it) */
+    int shared;           /* every rank reaches its memory by loads and stores (local) */
+    char *map;            /* Win_create on Alloc_mem memory: our mapping of it, to unmap */
+    size_t map_len;
 };
 
 enum cm_osc_epoch_lock { CM_OSC_UNLOCKED = 0, CM_OSC_LOCK_SHARED = 1, CM_OSC_LOCK_EXCL = 2 };
@@ -167,6 +170,18 @@ void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)
 static inline void cm_osc_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers);
 /* The window's barrier (fence and free): over the control area's counter. */
 void cm_osc_barrier(struct cm_win *w);
+
+/* --- memblk.c: MPI_Alloc_mem's shared blocks ------------------------------------ */
+#define CM_OSC_MEM_SHARED_MIN 4096   /* smaller Alloc_mem blocks are malloc memory */
+/* A shared block of size bytes (page aligned), or NULL: take malloc memory. */
+void *cm_osc_mem_alloc(size_t size);
+/* Free base if it is a shared block: 1, else 0. */
+int cm_osc_mem_free(void *base);
+/* Is [p, p + len) inside a shared block?  1 with its descriptor and the
+ * offset of p in it, else 0. */
+int cm_osc_mem_find(const void *p, size_t len, int *fd, size_t *off);
+/* Win_create targets whose memory this process maps directly (tests). */
+extern uint64_t cm_osc_direct_targets;
 
 /* --- map.c: the shared mapping ----------------------------------------------- */
 /* Rank 0 of the window creates a memfd of `bytes`, the others map it through

@@ -22,6 +22,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "osc_pvar.h"
 
 #define N 6000   /* long longs per rank: a stride-2 Put of N/2 is 24000 bytes */
 
@@ -30,23 +31,7 @@ static const char *const way_name[NWAYS] = {"MPI_Recv", "MPI_Barrier", "MPI_Allr
 
 static long long am_ops(void)
 {
-    static int idx = -2;
-    static MPI_T_pvar_session s;
-    static MPI_T_pvar_handle h;
-    if (idx == -2) {
-        int count;
-        if (MPI_T_pvar_get_index("osc_am_ops", MPI_T_PVAR_CLASS_COUNTER, &idx) != MPI_SUCCESS) {
-            idx = -1;
-            return -1;
-        }
-        CHECK_MPI(MPI_T_pvar_session_create(&s));
-        CHECK_MPI(MPI_T_pvar_handle_alloc(s, idx, NULL, &h, &count));
-    }
-    if (idx < 0)
-        return -1;
-    unsigned long long v = 0;
-    CHECK_MPI(MPI_T_pvar_read(s, h, &v));
-    return (long long)v;
+    return osc_pvar("osc_am_ops");
 }
 
 /* Rank 0's operations on target t of win; base is disp 0 (dynamic: the
@@ -141,11 +126,8 @@ static void round_on(MPI_Win win, long long *mem, MPI_Aint *bases, int du, int w
 
 int main(int argc, char **argv)
 {
-    int me, n, provided;
-    MPI_Init(&argc, &argv);
-    MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &n);
+    int me, n;
+    osc_pvar_start(&argc, &argv, &me, &n);
     long long before = am_ops();
 
     /* Win_create: displacements in elements */
