@@ -14,6 +14,8 @@
  *     protocol's control messages do not count.
  *   - the unexpected queue: length now (LEVEL) and most ever (HIGHWATERMARK,
  *     since the process started) (p2p/match.c).
+ *   - one-sided operations sent as active messages (osc/am.c), and the
+ *     Win_create targets on Alloc_mem memory mapped directly (osc/create.c).
  *   - per collective, the algorithm the selector chose last (STATE, an
  *     enumeration of that collective's algorithms; coll/select.c's cache).
  */
@@ -23,12 +25,14 @@
 #include "p2p/p2p.h"
 #include "coll/coll.h"
 #include "coll/hier.h"
+#include "osc/osc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO };
+enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO,
+            OSC_AM, OSC_DIRECT };
 
 static const struct cm_mpit_pvar fixed[] = {
     {"p2p_msgs_same_level", "messages sent to ranks in this rank's domain at the top level of the hierarchy "
@@ -50,6 +54,12 @@ static const struct cm_mpit_pvar fixed[] = {
      MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, UNEXP_NOW, 0},
     {"p2p_unexpected_max", "the most messages the unexpected queue ever held",
      MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, UNEXP_MOST, 0},
+    {"osc_am_ops", "one-sided operations this process sent as messages through the point-to-point rings, "
+     "applied by the target (windows on user memory without single copy; docs/osc.md)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, OSC_AM, 0},
+    {"osc_direct_targets", "MPI_Win_create targets whose memory (from MPI_Alloc_mem) this process maps and "
+     "reaches with its own loads and stores, counted at each window's creation (docs/osc.md)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, OSC_DIRECT, 0},
 };
 #define NFIXED ((int)(sizeof fixed / sizeof fixed[0]))
 
@@ -147,6 +157,8 @@ uint64_t cm_mpit_pvar_value(int i, int world_rank)
     case UNEXP_NOW: cm_p2p_unexpected_stats(&now, &most); return now;
     case UNEXP_MOST: cm_p2p_unexpected_stats(&now, &most); return most;
     case ALGO: return (uint64_t)(int64_t)cm_coll_last_algo((enum cm_coll_id)v->arg);
+    case OSC_AM: return cm_osc_am_ops;
+    case OSC_DIRECT: return cm_osc_direct_targets;
     }
     return 0;
 }

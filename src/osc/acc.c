@@ -4,7 +4,8 @@
  *
  * Atomicity per element (MPI-4.1 12.7.1: concurrent accumulates to the same
  * location with the same basic type are atomic per element).  Two paths:
- *   - atomic: in shared windows (Win_allocate, Win_allocate_shared), an
+ *   - atomic: in shared memory (Win_allocate, Win_allocate_shared, and a
+ *     Win_create target on an Alloc_mem block that every rank mapped), an
  *     element of a basic type of 1, 2, 4 or 8 bytes (no pair types) at an
  *     address aligned to its size is updated with one CPU atomic: fetch-add,
  *     -and, -or, -xor for integers under SUM/BAND/BOR/BXOR, exchange for
@@ -74,10 +75,12 @@ static int is_integer(MPI_Datatype b)
     return 0;
 }
 
-/* Element size of basic when CPU atomics can update it, else 0. */
-static size_t atomic_size(struct cm_win *w, MPI_Datatype basic)
+/* Element size of basic when CPU atomics can update it in rank's memory,
+ * else 0: memory every rank maps (shared windows, and Win_create on
+ * Alloc_mem blocks every rank mapped: create.c). */
+static size_t atomic_size(struct cm_win *w, int rank, MPI_Datatype basic)
 {
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED && w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
+    if (!w->peer[rank].shared)
         return 0;
     const struct cm_datatype *b = cm_dt_lookup(basic);
     if (!b || (MPI_Aint)b->size != b->extent)
@@ -86,14 +89,6 @@ static size_t atomic_size(struct cm_win *w, MPI_Datatype basic)
 }
 
 /* ---- one element -------------------------------------------------------- */
-
-struct elem {
-    MPI_Op op;
-    MPI_Datatype basic;
-    int integer;
-    MPI_Aint extent;     /* the basic type's extent: its C type's size */
-    size_t align;        /* the alignment its op kernel needs: a power of two */
-};
 
 /* The largest power of two that divides the extent, at most 16: the C
  * type's alignment for every predefined type (a pair's struct is aligned
@@ -106,9 +101,19 @@ static size_t kernel_align(MPI_Aint extent)
     return a;
 }
 
+void cm_osc_elem_init(struct cm_osc_elem *e, MPI_Op op, MPI_Datatype basic)
+{
+    MPI_Aint extent = cm_dt_lookup(basic)->extent;
+    e->op = op;
+    e->basic = basic;
+    e->integer = is_integer(basic);
+    e->extent = extent;
+    e->align = kernel_align(extent);
+}
+
 /* *old = *a; *a = *o (op) *a, atomically; T an unsigned type of the size. */
 #define CM_OSC_ATOMIC(T)                                                                          \
-    static void atomic_##T(T *a, const T *o, T *old, const struct elem *e)                        \
+    static void atomic_##T(T *a, const T *o, T *old, const struct cm_osc_elem *e)                        \
     {                                                                                             \
         T v = 0, prev;                                                                            \
         if (o) /* NULL under MPI_NO_OP */                                                         \
@@ -141,7 +146,7 @@ CM_OSC_ATOMIC(uint16_t)
 CM_OSC_ATOMIC(uint32_t)
 CM_OSC_ATOMIC(uint64_t)
 
-static void elem_atomic(char *a, const char *o, char *old, size_t es, const struct elem *e)
+static void elem_atomic(char *a, const char *o, char *old, size_t es, const struct cm_osc_elem *e)
 {
     switch (es) {
     case 1: atomic_uint8_t((uint8_t *)a, (const uint8_t *)o, (uint8_t *)old, e); break;
@@ -159,7 +164,7 @@ static void elem_atomic(char *a, const char *o, char *old, size_t es, const stru
  * 12 bytes of data, extent 16) or a misaligned element goes one at a time
  * through aligned copies of its extent, and only its es bytes of data are
  * written back (a target's padding is not the op's to change). */
-static void apply_locked(char *t, const char *o, char *old, size_t n, size_t es, const struct elem *e)
+void cm_osc_apply_locked(char *t, const char *o, char *old, size_t n, size_t es, const struct cm_osc_elem *e)
 {
     if (old)
         memcpy(old, t, n * es);
@@ -193,7 +198,7 @@ struct walk {
     char *old;           /* packed result, advancing, or NULL */
     size_t es;           /* element size */
     size_t atomic;       /* element size if the atomic path applies, else 0 */
-    struct elem e;
+    struct cm_osc_elem e;
 };
 
 static int walk_block(MPI_Aint off, size_t len, void *p)
@@ -202,7 +207,7 @@ static int walk_block(MPI_Aint off, size_t len, void *p)
     char *t = k->base + off;
     size_t n = len / k->es;
     if (!k->atomic) {
-        apply_locked(t, k->o, k->old, n, k->es, &k->e);
+        cm_osc_apply_locked(t, k->o, k->old, n, k->es, &k->e);
     } else {
         for (size_t i = 0; i < n; i++) {
             char *a = t + i * k->es;
@@ -212,7 +217,7 @@ static int walk_block(MPI_Aint off, size_t len, void *p)
                 elem_atomic(a, o, old, k->es, &k->e);
             } else {
                 acc_lock(k->w, k->rank);
-                apply_locked(a, o, old, 1, k->es, &k->e);
+                cm_osc_apply_locked(a, o, old, 1, k->es, &k->e);
                 acc_unlock(k->w, k->rank);
             }
         }
@@ -297,21 +302,32 @@ static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
         }
     }
     MPI_Aint extent = cm_dt_lookup(basic)->extent;
-    struct elem e = { x->op, basic, is_integer(basic), extent, kernel_align(extent) };
-    size_t atomic = atomic_size(w, basic);
+    struct cm_osc_elem e = { x->op, basic, is_integer(basic), extent, kernel_align(extent) };
+    size_t atomic = atomic_size(w, x->rank, basic);
     if (tgt.local && atomic) {
         struct walk k = { w, x->rank, tgt.local, o, r, es, atomic, e };
         cm_osc_for_each_block(x->tcount, tt, walk_block, &k);
+    } else if (!tgt.local && w->am) {
+        rc = cm_osc_fallback(w, call, cm_osc_am_acc(w, x->rank, &tgt, x->tcount, tt, &e, o, r));
     } else {
+        int refused = 0;
         acc_lock(w, x->rank);
         if (tgt.local) {
             struct walk k = { w, x->rank, tgt.local, o, r, es, 0, e };
             cm_osc_for_each_block(x->tcount, tt, walk_block, &k);
-        } else if (!(tbuf = malloc(bytes)) || cm_osc_read(&tgt, x->tcount, tt, tbuf) ||
-                   (apply_locked(tbuf, o, r, bytes / es, es, &e), !noop && cm_osc_write(&tgt, x->tcount, tt, tbuf))) {
-            rc = tbuf ? cm_osc_refused(w, call, x->rank) : cm_win_error(w, MPI_ERR_NO_MEM, call, "out of memory");
+        } else if (!(tbuf = malloc(bytes))) {
+            rc = cm_win_error(w, MPI_ERR_NO_MEM, call, "out of memory");
+        } else if (cm_osc_read(&tgt, x->tcount, tt, tbuf)) {
+            refused = 1;   /* nothing changed at the target: the messages redo it all */
+        } else {
+            cm_osc_apply_locked(tbuf, o, r, bytes / es, es, &e);
+            /* a refusal after a granted read of the same process is not
+             * expected; the messages would apply the operation once more */
+            refused = !noop && cm_osc_write(&tgt, x->tcount, tt, tbuf);
         }
         acc_unlock(w, x->rank);
+        if (refused)
+            rc = cm_osc_fallback(w, call, cm_osc_am_acc(w, x->rank, &tgt, x->tcount, tt, &e, o, r));
     }
     if (!rc && rpack)
         cm_dt_unpack(rpack, bytes, x->result, x->rcount, rt);
@@ -395,7 +411,7 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
     if (!origin_addr || !compare_addr || !result_addr)
         return cm_win_error(w, MPI_ERR_BUFFER, call, "%s is NULL",
                             !origin_addr ? "origin_addr" : !compare_addr ? "compare_addr" : "result_addr");
-    size_t es = t->size, atomic = atomic_size(w, datatype);
+    size_t es = t->size, atomic = atomic_size(w, target_rank, datatype);
     if (tgt.local && atomic && ((uintptr_t)tgt.local & (es - 1)) == 0) {
         uint64_t want = 0, nv = 0;
         memcpy(&want, compare_addr, es);
@@ -409,13 +425,17 @@ int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, voi
         return MPI_SUCCESS;
     }
     char old[16];
-    acc_lock(w, target_rank);
-    rc = cm_osc_read(&tgt, 1, t, old);
-    if (!rc && memcmp(old, compare_addr, es) == 0)
-        rc = cm_osc_write(&tgt, 1, t, origin_addr);
-    acc_unlock(w, target_rank);
-    if (rc)
-        return cm_osc_refused(w, call, target_rank);
+    int refused = 1;
+    if (tgt.local || !w->am) {
+        acc_lock(w, target_rank);
+        refused = cm_osc_read(&tgt, 1, t, old) != 0;
+        if (!refused && memcmp(old, compare_addr, es) == 0)
+            refused = cm_osc_write(&tgt, 1, t, origin_addr) != 0;
+        acc_unlock(w, target_rank);
+    }
+    if (refused)
+        return cm_osc_fallback(w, call, cm_osc_am_cas(w, target_rank, &tgt, t, origin_addr, compare_addr,
+                                                      result_addr));
     memcpy(result_addr, old, es);
     return MPI_SUCCESS;
 }

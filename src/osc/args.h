@@ -19,6 +19,8 @@ struct cm_win *cm_osc_prepare(const char *call, MPI_Win win, int rank, MPI_Aint 
                               int tcount, MPI_Datatype tdt, struct cm_datatype **ot, struct cm_datatype **tt,
                               struct cm_osc_tgt *tgt, int *rc);
 /* A refused single copy (errno says why). */
-int cm_osc_refused(struct cm_win *w, const char *call, int rank);
+/* Switch w to active messages (am.c) after a refused single copy; rc is
+ * the active-message call's result: MPI_SUCCESS or the error raised. */
+int cm_osc_fallback(struct cm_win *w, const char *call, int rc);
 
 #endif

@@ -17,6 +17,8 @@
 #include "core/info.h"
 #include "core/state.h"
 
+#include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -39,7 +41,60 @@ struct announce {
     int64_t size;
     int32_t disp_unit;
     int32_t pid;
+    uint64_t win;   /* struct cm_win in the announcer (am.c's requests name it) */
+    int64_t mem_fd; /* Win_create on an Alloc_mem shared block: its descriptor, else -1 */
+    uint64_t mem_off;  /* ... and the offset of base in it */
 };
+
+uint64_t cm_osc_direct_targets;
+
+/* Win_create: map the ranks whose memory lies in an Alloc_mem shared block
+ * (memblk.c), through /proc/<pid>/fd as map.c does.  A rank's memory is
+ * reached directly only when every rank mapped it (an allreduce agrees),
+ * so all accumulates to it take one path (acc.c: the path depends on the
+ * window, the target, the type and the address only). */
+static void map_alloc_mem(struct cm_win *w, const struct announce *all, MPI_Comm comm)
+{
+    int n = w->size, *ok = calloc((size_t)n, sizeof *ok), *agreed = calloc((size_t)n, sizeof *agreed);
+    if (!ok || !agreed)
+        cm_fatal("MPI_Win_create", "out of memory");
+    for (int r = 0; r < n; r++) {
+        if (all[r].mem_fd < 0)
+            continue;
+        if (r == w->rank) {
+            ok[r] = 1;
+            continue;
+        }
+        size_t first = (size_t)all[r].mem_off & ~(size_t)(PAGE - 1);
+        size_t len = round_page((size_t)all[r].mem_off + (size_t)all[r].size) - first;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%ld/fd/%ld", (long)all[r].pid, (long)all[r].mem_fd);
+        int f = open(path, O_RDWR | O_CLOEXEC);
+        if (f < 0)
+            continue;
+        void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, f, (off_t)first);
+        close(f);
+        if (m == MAP_FAILED)
+            continue;
+        w->peer[r].map = m;
+        w->peer[r].map_len = len;
+        w->peer[r].local = (char *)m + ((size_t)all[r].mem_off - first);
+        ok[r] = 1;
+    }
+    PMPI_Allreduce(ok, agreed, n, MPI_INT, MPI_MIN, comm);
+    for (int r = 0; r < n; r++) {
+        if (agreed[r]) {
+            w->peer[r].shared = 1;
+            cm_osc_direct_targets += r != w->rank;
+        } else if (w->peer[r].map) {
+            munmap(w->peer[r].map, w->peer[r].map_len);
+            w->peer[r].map = NULL;
+            w->peer[r].local = NULL;
+        }
+    }
+    free(ok);
+    free(agreed);
+}
 
 static int info_true(MPI_Info info, const char *key)
 {
@@ -54,8 +109,13 @@ static int info_true(MPI_Info info, const char *key)
 
 static void destroy(struct cm_win *w)
 {
+    if (w->am_sent)
+        cm_osc_am_close(w);
     if (w->map)
         munmap(w->map, w->map_bytes);
+    for (int r = 0; w->peer && r < w->size; r++)
+        if (w->peer[r].map)
+            munmap(w->peer[r].map, w->peer[r].map_len);
     if (w->group != MPI_GROUP_NULL)
         PMPI_Group_free(&w->group);
     cm_info_release(w->info);
@@ -120,11 +180,22 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     memcpy(w->world_of, c->world_of, (size_t)n * sizeof *w->world_of);
     PMPI_Comm_group(comm, &w->group);
 
-    struct announce me = { (uint64_t)(uintptr_t)my_base, size, disp_unit, (int32_t)getpid() };
+    struct announce me = { (uint64_t)(uintptr_t)my_base, size, disp_unit, (int32_t)getpid(), (uint64_t)(uintptr_t)w,
+                          -1, 0 };
+    int mem_fd;
+    size_t mem_off;
+    if (flavor == MPI_WIN_FLAVOR_CREATE && size > 0 && cm_osc_mem_find(my_base, (size_t)size, &mem_fd, &mem_off)) {
+        me.mem_fd = mem_fd;
+        me.mem_off = mem_off;
+    }
     PMPI_Allgather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, comm);
 
-    size_t ctl_bytes = round_page(sizeof(struct cm_osc_ctl) + (size_t)n * sizeof(struct cm_osc_rank_ctl) +
-                                  (size_t)n * (size_t)n * sizeof(uint32_t));
+    size_t posted_end = sizeof(struct cm_osc_ctl) + (size_t)n * sizeof(struct cm_osc_rank_ctl) +
+                        (size_t)n * (size_t)n * sizeof(uint32_t);
+    size_t dyn_at = (posted_end + 63) & ~(size_t)63;
+    size_t ctl_bytes = round_page(flavor == MPI_WIN_FLAVOR_DYNAMIC
+                                      ? dyn_at + (size_t)n * CM_OSC_DYN_MAX * sizeof(struct cm_osc_region)
+                                      : posted_end);
     size_t total = ctl_bytes;
     int shared = flavor == MPI_WIN_FLAVOR_ALLOCATE || flavor == MPI_WIN_FLAVOR_SHARED;
     size_t *off = calloc((size_t)n, sizeof *off);
@@ -151,16 +222,23 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     w->ctl = (struct cm_osc_ctl *)w->map;
     w->rctl = (struct cm_osc_rank_ctl *)(w->map + sizeof(struct cm_osc_ctl));
     w->posted = (_Atomic uint32_t *)(w->rctl + n);
+    if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
+        w->dyn = (struct cm_osc_region *)(void *)(w->map + dyn_at);
     for (int r = 0; r < n; r++) {
         w->peer[r].size = all[r].size;
         w->peer[r].disp_unit = all[r].disp_unit;
         w->peer[r].pid = all[r].pid;
         w->peer[r].addr = all[r].addr;
+        w->peer[r].win = all[r].win;
         if (shared)
             w->peer[r].local = w->map + off[r];
         else if (r == w->rank)
             w->peer[r].local = my_base;
     }
+    for (int r = 0; r < n && shared; r++)
+        w->peer[r].shared = 1;
+    if (flavor == MPI_WIN_FLAVOR_CREATE)
+        map_alloc_mem(w, all, comm);
     w->base = shared ? (void *)(w->map + off[w->rank]) : my_base;
     if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
         w->base = MPI_BOTTOM;
@@ -169,6 +247,14 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     if (cm_win_register(w) == MPI_WIN_NULL) {
         destroy(w);
         return cm_error(comm, MPI_ERR_NO_MEM, call, "too many windows");
+    }
+    if (!shared) {
+        /* Without single copy, origins send active messages (am.c); with
+         * it, one may still be refused later.  Either way every rank takes
+         * them before any origin can send one: the barrier. */
+        cm_osc_am_open(w);
+        w->am = !cm_g.cma_ok;
+        cm_osc_barrier(w);
     }
     if (shared)
         *(void **)baseptr = w->base;
@@ -224,6 +310,7 @@ int PMPI_Win_free(MPI_Win *win)
                                                                                               : "Win_post");
     if ((rc = cm_osc_free_attrs(w)) != MPI_SUCCESS)
         return rc;
+    cm_osc_am_drain(w, -1);
     cm_osc_barrier(w);
     cm_win_unregister(w);
     destroy(w);
@@ -241,12 +328,6 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     struct cm_win *w = cm_win_check(win, call, &rc);
     if (!w)
         return rc;
-    if (w->flavor != MPI_WIN_FLAVOR_SHARED && w->flavor != MPI_WIN_FLAVOR_ALLOCATE)
-        return cm_win_error(w, MPI_ERR_RMA_FLAVOR, call,
-                            "window %ld was made by %s: its memory is not shared (only Win_allocate and "
-                            "Win_allocate_shared windows are)",
-                            (long)(intptr_t)win, w->flavor == MPI_WIN_FLAVOR_CREATE ? "MPI_Win_create"
-                                                                                   : "MPI_Win_create_dynamic");
     if (!size || !disp_unit || !baseptr)
         return cm_win_error(w, MPI_ERR_ARG, call, "%s is NULL", !size ? "size" : !disp_unit ? "disp_unit" : "baseptr");
     if (rank == MPI_PROC_NULL) {
@@ -256,6 +337,16 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     } else if (rank < 0 || rank >= w->size) {
         return cm_win_error(w, MPI_ERR_RANK, call, "rank %d is not in the window (size %d)", rank, w->size);
     }
+    /* Win_create memory is shared when it came from MPI_Alloc_mem and every
+     * rank mapped it (create.c's map_alloc_mem) */
+    if (!w->peer[rank].shared)
+        return cm_win_error(w, MPI_ERR_RMA_FLAVOR, call,
+                            "window %ld was made by %s and rank %d's memory is not shared (only Win_allocate and "
+                            "Win_allocate_shared windows are, and Win_create windows on MPI_Alloc_mem memory of "
+                            "a page or more)",
+                            (long)(intptr_t)win, w->flavor == MPI_WIN_FLAVOR_CREATE ? "MPI_Win_create"
+                                                                                   : "MPI_Win_create_dynamic",
+                            rank);
     *size = w->peer[rank].size;
     *disp_unit = w->peer[rank].disp_unit;
     *(void **)baseptr = w->peer[rank].local;

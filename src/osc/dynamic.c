@@ -38,17 +38,20 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     if (!base && size > 0)
         return cm_win_error(w, MPI_ERR_BASE, call, "base is NULL");
     struct cm_osc_rank_ctl *me = &w->rctl[w->rank];
+    struct cm_osc_region *reg = w->dyn + (size_t)w->rank * CM_OSC_DYN_MAX;
     uint64_t b = (uint64_t)(uintptr_t)base, e = b + (uint64_t)size;
     for (uint32_t i = 0; i < me->dyn_count; i++)
-        if (b < me->dyn_base[i] + me->dyn_size[i] && me->dyn_base[i] < e)
+        if (b < reg[i].base + reg[i].size && reg[i].base < e)
             return cm_win_error(w, MPI_ERR_RMA_ATTACH, call, "[%p, +%ld) overlaps a region already attached", base,
                                 (long)size);
     if (me->dyn_count >= CM_OSC_DYN_MAX)
-        return cm_win_error(w, MPI_ERR_RMA_ATTACH, call, "this rank already has %d regions attached (the most)",
-                            CM_OSC_DYN_MAX);
+        return cm_win_error(w, MPI_ERR_RMA_ATTACH, call,
+                            "rank %d already has %d regions attached to window %ld, the most a rank may "
+                            "(detach one first)",
+                            w->rank, CM_OSC_DYN_MAX, (long)(intptr_t)win);
     atomic_fetch_add(&me->dyn_seq, 1);
-    me->dyn_base[me->dyn_count] = b;
-    me->dyn_size[me->dyn_count] = (uint64_t)size;
+    reg[me->dyn_count].base = b;
+    reg[me->dyn_count].size = (uint64_t)size;
     me->dyn_count++;
     atomic_fetch_add(&me->dyn_seq, 1);
     return MPI_SUCCESS;
@@ -63,13 +66,13 @@ int PMPI_Win_detach(MPI_Win win, const void *base)
     if (!w)
         return rc;
     struct cm_osc_rank_ctl *me = &w->rctl[w->rank];
+    struct cm_osc_region *reg = w->dyn + (size_t)w->rank * CM_OSC_DYN_MAX;
     uint64_t b = (uint64_t)(uintptr_t)base;
     for (uint32_t i = 0; i < me->dyn_count; i++) {
-        if (me->dyn_base[i] == b) {
+        if (reg[i].base == b) {
             atomic_fetch_add(&me->dyn_seq, 1);
             me->dyn_count--;
-            me->dyn_base[i] = me->dyn_base[me->dyn_count];
-            me->dyn_size[i] = me->dyn_size[me->dyn_count];
+            reg[i] = reg[me->dyn_count];
             atomic_fetch_add(&me->dyn_seq, 1);
             return MPI_SUCCESS;
         }

@@ -2,12 +2,18 @@
  * large.c -- the large-count (_c) forms of the one-sided calls (MPI-4.0).
  *
  * Counts and displacement units travel as MPI_Count/MPI_Aint; the engine
- * takes ints.  Values that fit are passed on; larger ones are refused with
- * MPI_ERR_COUNT (or MPI_ERR_DISP) naming the call and the argument -- a
- * clear error rather than a truncated transfer.  Bytes are never limited:
- * a count of a large derived type moves any size.
+ * takes ints.  Values that fit are passed on.  Put_c and Get_c with larger
+ * counts are cut into operations of at most 2^30 elements when origin and
+ * target agree element for element (equal counts, types of equal size, and
+ * a target extent that is a whole number of displacement units): piece k
+ * starts k x 2^30 extents into both, so the pieces together are the
+ * operation, with the same completion (the epoch's).  Other counts above
+ * INT_MAX are refused with MPI_ERR_COUNT (or MPI_ERR_DISP) naming the call
+ * and the argument -- a clear error rather than a truncated transfer.
+ * Bytes are never limited: a count of a large derived type moves any size.
  */
 #include "osc/osc.h"
+#include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
 
@@ -48,22 +54,61 @@ static int unit_fits(MPI_Comm comm, const char *call, MPI_Aint disp_unit)
     return MPI_SUCCESS;
 }
 
+#define PIECE ((MPI_Count)1 << 30)
+
+/* Put_c/Get_c above INT_MAX elements, cut in pieces (top of file); 1 when
+ * they cannot be cut (the caller raises MPI_ERR_COUNT). */
+static int in_pieces(int get, const void *origin, MPI_Count count, MPI_Datatype odt, int rank, MPI_Aint disp,
+                     MPI_Count tcount, MPI_Datatype tdt, MPI_Win win, int *rc)
+{
+    struct cm_win *w = cm_win_lookup(win);
+    const struct cm_datatype *ot = cm_dt_lookup(odt), *tt = cm_dt_lookup(tdt);
+    if (!w || !ot || !tt || count != tcount || ot->size != tt->size || rank < 0 || rank >= w->size)
+        return 1;
+    MPI_Aint du = w->peer[rank].disp_unit;
+    if (du <= 0 || tt->extent % du != 0)
+        return 1;
+    for (MPI_Count done = 0; done < count; done += PIECE) {
+        int n = (int)(count - done < PIECE ? count - done : PIECE);
+        const char *o = (const char *)origin + done * ot->extent;
+        MPI_Aint d = disp + (MPI_Aint)(done * (tt->extent / du));
+        *rc = get ? PMPI_Get((void *)(uintptr_t)o, n, odt, rank, d, n, tdt, win)
+                  : PMPI_Put(o, n, odt, rank, d, n, tdt, win);
+        if (*rc)
+            return 0;
+    }
+    *rc = MPI_SUCCESS;
+    return 0;
+}
+
+/* Put_c (get 0) and Get_c (get 1): in pieces, or passed on, or refused. */
+static int put_or_get(int get, const char *call, const void *origin, MPI_Count ocount, MPI_Datatype odt, int rank,
+                      MPI_Aint disp, MPI_Count tcount, MPI_Datatype tdt, MPI_Win win)
+{
+    int rc;
+    if ((ocount > INT_MAX || tcount > INT_MAX) &&
+        !in_pieces(get, origin, ocount, odt, rank, disp, tcount, tdt, win, &rc))
+        return rc;
+    if ((rc = counts_fit(win, call, ocount, tcount, 0)))
+        return rc;
+    return get ? PMPI_Get((void *)(uintptr_t)origin, (int)ocount, odt, rank, disp, (int)tcount, tdt, win)
+               : PMPI_Put(origin, (int)ocount, odt, rank, disp, (int)tcount, tdt, win);
+}
+
 int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     CM_ENTER(Put_c);
-    int rc = counts_fit(win, "MPI_Put_c", origin_count, target_count, 0);
-    return rc ? rc : PMPI_Put(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp,
-                              (int)target_count, target_datatype, win);
+    return put_or_get(0, "MPI_Put_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                      target_count, target_datatype, win);
 }
 
 int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
     CM_ENTER(Get_c);
-    int rc = counts_fit(win, "MPI_Get_c", origin_count, target_count, 0);
-    return rc ? rc : PMPI_Get(origin_addr, (int)origin_count, origin_datatype, target_rank, target_disp,
-                              (int)target_count, target_datatype, win);
+    return put_or_get(1, "MPI_Get_c", origin_addr, origin_count, origin_datatype, target_rank, target_disp,
+                      target_count, target_datatype, win);
 }
 
 int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,

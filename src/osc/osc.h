@@ -22,7 +22,10 @@
  *  - An operation is complete (locally and at the target) when its call
  *    returns: every copy is made by the origin itself, or by the kernel on
  *    its behalf, before the call returns.  So flush and complete only order
- *    memory (docs/osc.md, "Completion").
+ *    memory (docs/osc.md, "Completion").  The one exception: without single
+ *    copy (am.c) a Put or Accumulate on user memory completes at the target
+ *    when the flush, unlock, fence, complete or free after it returns
+ *    (cm_osc_am_drain).
  */
 #ifndef CM_OSC_OSC_H
 #define CM_OSC_OSC_H
@@ -36,7 +39,11 @@
 struct cm_datatype;
 
 #define CM_OSC_EXCL 0x80000000u  /* lock word: held exclusively */
-#define CM_OSC_DYN_MAX 32        /* attached regions per rank of a dynamic window */
+/* Attached regions per rank of a dynamic window.  Their table follows the
+ * control area (dynamic windows only): 16 bytes a region, 64 KiB a rank of
+ * address space, but a memfd's pages exist only once written, so a rank
+ * that attaches k regions costs about 16k bytes of memory. */
+#define CM_OSC_DYN_MAX 4096
 
 /* Per-rank lines of the shared control area. */
 struct cm_osc_rank_ctl {
@@ -60,12 +67,16 @@ struct cm_osc_rank_ctl {
     _Alignas(64) _Atomic uint32_t bell;
     _Atomic uint32_t bell_sleepers;
     char pad_d[64 - 8];
-    /* Dynamic windows: attached regions, written by the owner only, under
-     * a sequence count (odd while it writes). */
+    /* Dynamic windows: how many regions this rank attached (its part of
+     * the region table, struct cm_win's dyn), written by the owner only,
+     * under a sequence count (odd while it writes). */
     _Alignas(64) _Atomic uint32_t dyn_seq;
     uint32_t dyn_count;
-    uint64_t dyn_base[CM_OSC_DYN_MAX];
-    uint64_t dyn_size[CM_OSC_DYN_MAX];
+};
+
+/* An attached region of a dynamic window. */
+struct cm_osc_region {
+    uint64_t base, size;
 };
 
 /* The head of the control area. */
@@ -84,6 +95,10 @@ struct cm_osc_peer {
     MPI_Aint size;
     int disp_unit;
     pid_t pid;
+    uint64_t win;         /* its struct cm_win, in its process (am.c checks it) */
+    int shared;           /* every rank reaches its memory by loads and stores (local) */
+    char *map;            /* Win_create on Alloc_mem memory: our mapping of it, to unmap */
+    size_t map_len;
 };
 
 enum cm_osc_epoch_lock { CM_OSC_UNLOCKED = 0, CM_OSC_LOCK_SHARED = 1, CM_OSC_LOCK_EXCL = 2 };
@@ -104,6 +119,7 @@ struct cm_win {
     struct cm_osc_ctl *ctl;
     struct cm_osc_rank_ctl *rctl;   /* [size] */
     _Atomic uint32_t *posted;       /* [size * size]: row o = posts to origin o, column t = from target t */
+    struct cm_osc_region *dyn;      /* dynamic: [size][CM_OSC_DYN_MAX] in the mapping, else NULL */
     /* Epochs of this process. */
     uint32_t fence_epochs;   /* barriers done (each adds size to fence_arrived) */
     int fence_open;          /* a fence without NOSUCCEED opened an access epoch */
@@ -115,6 +131,11 @@ struct cm_win {
     uint32_t *started;       /* [size]: posts from each target consumed by Win_start */
     uint32_t wait_expected;  /* completes the posts so far ask for (Win_wait) */
     int post_open;           /* Win_post without its Win_wait/Win_test yet */
+    /* Without single copy (am.c): windows on user memory. */
+    int am;                  /* operations on other ranks go as active messages */
+    int am_listen;           /* counted in cm_p2p_am_listeners */
+    uint64_t *am_sent;       /* [size]: Put/Accumulate messages sent to each target, NULL: none */
+    uint64_t *am_acked;      /* [size]: ... and acknowledged */
     /* Objects. */
     MPI_Errhandler errh;
     MPI_Info info;
@@ -150,6 +171,18 @@ static inline void cm_osc_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleeper
 /* The window's barrier (fence and free): over the control area's counter. */
 void cm_osc_barrier(struct cm_win *w);
 
+/* --- memblk.c: MPI_Alloc_mem's shared blocks ------------------------------------ */
+#define CM_OSC_MEM_SHARED_MIN 4096   /* smaller Alloc_mem blocks are malloc memory */
+/* A shared block of size bytes (page aligned), or NULL: take malloc memory. */
+void *cm_osc_mem_alloc(size_t size);
+/* Free base if it is a shared block: 1, else 0. */
+int cm_osc_mem_free(void *base);
+/* Is [p, p + len) inside a shared block?  1 with its descriptor and the
+ * offset of p in it, else 0. */
+int cm_osc_mem_find(const void *p, size_t len, int *fd, size_t *off);
+/* Win_create targets whose memory this process maps directly (tests). */
+extern uint64_t cm_osc_direct_targets;
+
 /* --- map.c: the shared mapping ----------------------------------------------- */
 /* Rank 0 of the window creates a memfd of `bytes`, the others map it through
  * /proc/<pid>/fd; collective over comm.  The mapping, or NULL with *why set
@@ -182,6 +215,46 @@ int cm_osc_for_each_block(int count, const struct cm_datatype *t,
  * kernel refused a single copy. */
 int cm_osc_write(const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t, const void *packed);
 int cm_osc_read(const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t, void *packed);
+
+/* --- acc.c: applying accumulates --------------------------------------------- */
+/* One accumulate's element: op and basic type. */
+struct cm_osc_elem {
+    MPI_Op op;
+    MPI_Datatype basic;
+    int integer;
+    MPI_Aint extent;     /* the basic type's extent: its C type's size */
+    size_t align;        /* the alignment its op kernel needs: a power of two */
+};
+void cm_osc_elem_init(struct cm_osc_elem *e, MPI_Op op, MPI_Datatype basic);
+/* n packed elements (es bytes apart) of origin data o into t, old values to
+ * `old` first when non-NULL; o is NULL under MPI_NO_OP.  The caller holds
+ * the target's accumulate lock. */
+void cm_osc_apply_locked(char *t, const char *o, char *old, size_t n, size_t es, const struct cm_osc_elem *e);
+
+/* --- am.c: without single copy -------------------------------------------------- */
+/* A window on user memory takes active messages from now on (creation,
+ * before the barrier that ends it); close before it is destroyed. */
+void cm_osc_am_open(struct cm_win *w);
+void cm_osc_am_close(struct cm_win *w);
+/* Some window expects active messages: waits nap shorter, as they do not
+ * wake a sleeper. */
+int cm_osc_am_live(void);
+/* Operations sent as active messages so far (tests check the path taken). */
+extern uint64_t cm_osc_am_ops;
+/* Wait until every Put/Accumulate message sent to rank (-1: every rank)
+ * was applied by the target. */
+void cm_osc_am_drain(struct cm_win *w, int rank);
+/* The operations as active messages; packed data as for cm_osc_write/read.
+ * 0 or MPI_ERR_NO_MEM.  Fetching ones return complete; Put/Accumulate
+ * complete at the target by cm_osc_am_drain. */
+int cm_osc_am_put(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t,
+                  const void *packed);
+int cm_osc_am_get(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t,
+                  void *packed);
+int cm_osc_am_acc(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, int count, const struct cm_datatype *t,
+                  const struct cm_osc_elem *e, const void *o, void *result);
+int cm_osc_am_cas(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, const struct cm_datatype *t,
+                  const void *origin, const void *compare, void *result);
 
 /* --- epoch.c ------------------------------------------------------------------- */
 /* May this process access target `rank` now?  0 or MPI_ERR_RMA_SYNC. */

@@ -136,6 +136,8 @@ int PMPI_Win_complete(MPI_Win win)
     if (!w->start_ranks)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "no MPI_Win_start epoch is open on window %ld",
                             (long)(intptr_t)win);
+    for (int i = 0; i < w->nstart; i++)
+        cm_osc_am_drain(w, w->start_ranks[i]);
     for (int i = 0; i < w->nstart; i++) {
         int t = w->start_ranks[i];
         atomic_fetch_add(&w->rctl[t].completed, 1);

@@ -23,13 +23,15 @@
 #pragma weak MPI_Rput = PMPI_Rput
 #pragma weak MPI_Rget = PMPI_Rget
 
-int cm_osc_refused(struct cm_win *w, const char *call, int rank)
+/* The kernel refused a single copy (or the window never had one): from now
+ * on this window's operations on other ranks go as active messages (am.c),
+ * as point-to-point falls back to its bounce buffers.  0, or the error
+ * raised when no memory was left for the messages. */
+int cm_osc_fallback(struct cm_win *w, const char *call, int rc)
 {
-    return cm_win_error(w, MPI_ERR_OTHER, call,
-                        "the kernel refused a single copy with target %d (process_vm_readv/writev: %s); "
-                        "windows on user memory (MPI_Win_create, MPI_Win_create_dynamic) need it, "
-                        "MPI_Win_allocate windows do not (docs/osc.md)",
-                        rank, strerror(errno));
+    w->am = 1;
+    return rc ? cm_win_error(w, MPI_ERR_NO_MEM, call, "no memory for the messages of an operation "
+                                                      "without single copy") : MPI_SUCCESS;
 }
 
 int cm_osc_types(struct cm_win *w, const char *call, int ocount, MPI_Datatype odt, int tcount, MPI_Datatype tdt,
@@ -106,9 +108,10 @@ static int put(const char *call, const void *origin, int ocount, MPI_Datatype od
         cm_dt_pack(origin, ocount, ot, tmp);
         src = tmp;
     }
-    rc = cm_osc_write(&tgt, tcount, tt, src);
+    if (w->am || cm_osc_write(&tgt, tcount, tt, src))
+        rc = cm_osc_fallback(w, call, cm_osc_am_put(w, rank, &tgt, tcount, tt, src));
     free(tmp);
-    return rc ? cm_osc_refused(w, call, rank) : MPI_SUCCESS;
+    return rc;
 }
 
 static int get(const char *call, void *origin, int ocount, MPI_Datatype odt, int rank, MPI_Aint disp, int tcount,
@@ -137,11 +140,13 @@ static int get(const char *call, void *origin, int ocount, MPI_Datatype odt, int
     char *tmp = NULL;
     if (!ot->contig && !(tmp = malloc(bytes)))
         return cm_win_error(w, MPI_ERR_NO_MEM, call, "no memory to unpack %zu bytes", bytes);
-    rc = cm_osc_read(&tgt, tcount, tt, tmp ? tmp : dst);
+    char *into = tmp ? tmp : dst;
+    if (w->am || cm_osc_read(&tgt, tcount, tt, into))
+        rc = cm_osc_fallback(w, call, cm_osc_am_get(w, rank, &tgt, tcount, tt, into));
     if (!rc && tmp)
         cm_dt_unpack(tmp, bytes, origin, ocount, ot);
     free(tmp);
-    return rc ? cm_osc_refused(w, call, rank) : MPI_SUCCESS;
+    return rc;
 }
 
 int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,

@@ -47,6 +47,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     int mask = MPI_MODE_NOSTORE | MPI_MODE_NOPUT | MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED;
     if (assert & ~mask)
         return cm_win_error(w, MPI_ERR_ASSERT, call, "assert %#x has bits no fence knows", assert);
+    cm_osc_am_drain(w, -1);
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         cm_osc_barrier(w);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
@@ -129,6 +130,7 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     if (!w->lock[rank])
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "target %d is not locked by this process (no MPI_Win_lock)",
                             rank);
+    cm_osc_am_drain(w, rank);
     if (!(w->lock[rank] & NOCHECK_BIT))
         unlock_word(w, rank, (w->lock[rank] & 3) == CM_OSC_LOCK_EXCL);
     else
@@ -171,6 +173,7 @@ int PMPI_Win_unlock_all(MPI_Win win)
     if (!w->lock_all)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld is not locked by MPI_Win_lock_all",
                             (long)(intptr_t)win);
+    cm_osc_am_drain(w, -1);
     if (!(w->lock_all & NOCHECK_BIT))
         for (int r = 0; r < w->size; r++)
             unlock_word(w, r, 0);
@@ -197,10 +200,13 @@ static int flush(MPI_Win win, int rank, int all, int local, const char *call)
                             "target %d is not locked (a flush needs MPI_Win_lock or MPI_Win_lock_all)", rank);
     /* local completion (the origin's buffer may be reused) holds when the
      * operation's call returns: only the compiler must not move accesses */
-    if (local)
+    if (local) {
         atomic_signal_fence(memory_order_seq_cst);
-    else
+    } else {
+        if (all || rank != MPI_PROC_NULL)
+            cm_osc_am_drain(w, all ? -1 : rank);
         atomic_thread_fence(memory_order_seq_cst);
+    }
     return MPI_SUCCESS;
 }
 

@@ -23,16 +23,18 @@ static void span(int count, const struct cm_datatype *t, MPI_Aint *lo, MPI_Aint 
 
 /* Is [a, a + len) inside one region rank r attached?  Read under the
  * owner's sequence count (it may be attaching right now). */
-static int dyn_inside(struct cm_osc_rank_ctl *rc, uint64_t a, uint64_t len)
+static int dyn_inside(const struct cm_win *w, int r, uint64_t a, uint64_t len)
 {
+    struct cm_osc_rank_ctl *rc = &w->rctl[r];
+    const struct cm_osc_region *reg = w->dyn + (size_t)r * CM_OSC_DYN_MAX;
     for (;;) {
         uint32_t s = atomic_load_explicit(&rc->dyn_seq, memory_order_acquire);
         if (s & 1)
             continue;
         int found = 0;
         uint32_t n = rc->dyn_count;
-        for (uint32_t i = 0; i < n && i < CM_OSC_DYN_MAX; i++)
-            if (a >= rc->dyn_base[i] && a + len <= rc->dyn_base[i] + rc->dyn_size[i])
+        for (uint32_t i = 0; i < n && i < CM_OSC_DYN_MAX && !found; i++)
+            if (a >= reg[i].base && a + len <= reg[i].base + reg[i].size)
                 found = 1;
         atomic_thread_fence(memory_order_acquire);
         if (atomic_load_explicit(&rc->dyn_seq, memory_order_relaxed) == s)
@@ -50,7 +52,7 @@ int cm_osc_target(struct cm_win *w, int rank, MPI_Aint disp, int count, const st
     out->pid = p->pid;
     if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC) {
         uint64_t a = (uint64_t)disp;
-        if (hi > lo && !dyn_inside(&w->rctl[rank], a + (uint64_t)lo, (uint64_t)(hi - lo))) {
+        if (hi > lo && !dyn_inside(w, rank, a + (uint64_t)lo, (uint64_t)(hi - lo))) {
             snprintf(why, whylen, "target %d: bytes [%#lx, %#lx) are not in a region the target attached",
                      rank, (unsigned long)(a + (uint64_t)lo), (unsigned long)(a + (uint64_t)hi));
             return MPI_ERR_RMA_RANGE;

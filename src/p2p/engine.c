@@ -188,9 +188,36 @@ static void handle(int src, struct cm_msg_hdr *h)
         cm_rndv_part_done(&d, src);
         break;
     }
+    case CM_MSG_AM:
+        if (!cm_p2p_am_handler)
+            cm_fatal("progress", "an active message from rank %d and no layer to take it", src);
+        cm_p2p_am_handler(src, p, h->len);
+        break;
     default:
         cm_fatal("progress", "corrupt message kind %u from rank %d", h->kind, src);
     }
+}
+
+void (*cm_p2p_am_handler)(int src_world, const void *payload, uint32_t len);
+
+void cm_p2p_send_am(int dst_world, const void *payload, uint32_t len)
+{
+    cm_send_ctrl(dst_world, CM_MSG_AM, payload, len);
+}
+
+/* A quarter of the ring at most (cm_ring_max_payload), and no more than an
+ * eager message (at least 4 KiB whatever COREMPI_EAGER_MAX says): larger
+ * ones would wait for a ring almost empty. */
+uint32_t cm_p2p_am_max(void)
+{
+    uint32_t m = cm_ring_max_payload(cm_tx[0].v.nslots) - 8;
+    size_t e = cm_g.eager_max < 4096 ? 4096 : cm_g.eager_max;
+    return e < m ? (uint32_t)e : m;
+}
+
+int cm_p2p_am_queued(int dst_world)
+{
+    return !cm_outq_empty(dst_world);
 }
 
 static void count_progress(void)
@@ -226,9 +253,11 @@ void cm_progress_consumed(int src, struct cm_msg_hdr *h)
     count_progress();
 }
 
+int cm_p2p_am_listeners;
+
 int cm_progress_quiet(void)
 {
-    return !ngenerics && !cm_outq_active();
+    return !ngenerics && !cm_outq_active() && !cm_p2p_am_listeners;
 }
 
 static void poll_generics(void)

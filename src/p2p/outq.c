@@ -17,7 +17,9 @@ struct item {
     struct cm_request *req;
     uint8_t kind;
     uint32_t len;
-    unsigned char payload[48];
+    /* control payloads: 48 bytes, or more for active messages (item_new
+     * allocates what the item needs) */
+    unsigned char payload[];
 };
 
 struct queue {
@@ -61,9 +63,9 @@ static void push(int dst, struct item *it)
     q->tail = it;
 }
 
-static struct item *item_new(enum item_type type)
+static struct item *item_new(enum item_type type, size_t payload)
 {
-    struct item *it = calloc(1, sizeof *it);
+    struct item *it = calloc(1, sizeof *it + (payload < 48 ? 48 : payload));
     if (!it)
         cm_fatal("send", "out of memory");
     it->type = type;
@@ -72,14 +74,14 @@ static struct item *item_new(enum item_type type)
 
 void cm_outq_push_send(int dst, struct cm_request *r)
 {
-    struct item *it = item_new(ITEM_SEND);
+    struct item *it = item_new(ITEM_SEND, 0);
     it->req = r;
     push(dst, it);
 }
 
 void cm_outq_push_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
 {
-    struct item *it = item_new(ITEM_CTRL);
+    struct item *it = item_new(ITEM_CTRL, len);
     it->kind = kind;
     it->len = len;
     cm_copy(it->payload, payload, len);
@@ -88,7 +90,7 @@ void cm_outq_push_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
 
 void cm_outq_push_stream(int dst, struct cm_request *r)
 {
-    struct item *it = item_new(ITEM_STREAM);
+    struct item *it = item_new(ITEM_STREAM, 0);
     it->req = r;
     push(dst, it);
 }

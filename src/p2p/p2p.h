@@ -111,6 +111,21 @@ int cm_recv_cancel(struct cm_request *r);
 
 /* Internal: send a small control message (FIN/CTS/ACK) to a world rank. */
 void cm_send_ctrl(int dst_world, uint8_t kind, const void *payload, uint32_t len);
+/* Active messages: an upper layer's own protocol through the rings (the
+ * one-sided fallback without single copy, osc/am.c).  The handler runs inside
+ * progress, in ring order per sender, and must neither wait nor call
+ * progress (the message is consumed after it returns); it may send with
+ * cm_p2p_send_am, which never blocks (what does not fit the ring waits in
+ * the destination's FIFO).  A payload holds at most cm_p2p_am_max() bytes. */
+extern void (*cm_p2p_am_handler)(int src_world, const void *payload, uint32_t len);
+void cm_p2p_send_am(int dst_world, const void *payload, uint32_t len);
+uint32_t cm_p2p_am_max(void);
+/* Non-zero while an upper layer expects active messages that nobody waits
+ * for in this process (a passive target): progress is then never "quiet",
+ * so the collectives' waits keep running it (coll/direct/await.c). */
+extern int cm_p2p_am_listeners;
+/* Messages to dst_world still wait for room in its ring. */
+int cm_p2p_am_queued(int dst_world);
 /* Internal: queue the streaming of a rendezvous send after a CTS. */
 void cm_send_stream(struct cm_request *r, uint64_t receiver_token);
 

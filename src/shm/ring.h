@@ -50,7 +50,8 @@ enum cm_msg_kind {
     CM_MSG_DATA,      /* one streamed fragment: payload is the receiver token then data */
     CM_MSG_ACK,       /* a synchronous eager send matched: payload is the sender's token */
     CM_MSG_WCTS,      /* split copy: the sender writes the second part itself (struct cm_wcts) */
-    CM_MSG_WDONE      /* split copy: the sender's part is written (struct cm_wdone) */
+    CM_MSG_WDONE,     /* split copy: the sender's part is written (struct cm_wdone) */
+    CM_MSG_AM         /* an active message for an upper layer (p2p.h: cm_p2p_am_handler) */
 };
 
 /* Header flags. */

@@ -202,6 +202,10 @@ void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint3
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0)
             cm_futex_wait(word, v, nap);
+        /* something is pending (a brief nap): progress again at once, not
+         * 64 naps later (a passive target's active messages, osc/am.c) */
+        if (nap != &cm_direct_long_nap)
+            polls = 0;
         atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
     }
 }
