@@ -16,10 +16,14 @@
  *     since the process started) (p2p/match.c).
  *   - per collective, the algorithm the selector chose last (STATE, an
  *     enumeration of that collective's algorithms; coll/select.c's cache).
+ *   - objects alive: derived datatypes and user ops (core's tables, scanned
+ *     when read), so a leak per call shows as growth.
  */
 #include "mpi/mpit.h"
 #include "core/state.h"
 #include "core/comm.h"
+#include "core/datatype.h"
+#include "core/op.h"
 #include "p2p/p2p.h"
 #include "coll/coll.h"
 #include "coll/hier.h"
@@ -28,7 +32,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO };
+enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO,
+            DT_LIVE, OP_LIVE };
 
 static const struct cm_mpit_pvar fixed[] = {
     {"p2p_msgs_same_level", "messages sent to ranks in this rank's domain at the top level of the hierarchy "
@@ -50,6 +55,11 @@ static const struct cm_mpit_pvar fixed[] = {
      MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, UNEXP_NOW, 0},
     {"p2p_unexpected_max", "the most messages the unexpected queue ever held",
      MPI_T_PVAR_CLASS_HIGHWATERMARK, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, UNEXP_MOST, 0},
+    /* objects alive now: not yet freed, or freed by the user and still held by a pending operation */
+    {"objects_datatypes_live", "derived datatypes alive now, freed ones still held included (a leak grows it)",
+     MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_PROF, DT_LIVE, 0},
+    {"objects_ops_live", "user-defined reduction operations alive now, freed ones still held included",
+     MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_PROF, OP_LIVE, 0},
 };
 #define NFIXED ((int)(sizeof fixed / sizeof fixed[0]))
 
@@ -147,6 +157,8 @@ uint64_t cm_mpit_pvar_value(int i, int world_rank)
     case UNEXP_NOW: cm_p2p_unexpected_stats(&now, &most); return now;
     case UNEXP_MOST: cm_p2p_unexpected_stats(&now, &most); return most;
     case ALGO: return (uint64_t)(int64_t)cm_coll_last_algo((enum cm_coll_id)v->arg);
+    case DT_LIVE: return cm_dt_table ? (uint64_t)cm_dt_live_count() : 0;
+    case OP_LIVE: return (uint64_t)cm_op_live_count();
     }
     return 0;
 }
