@@ -5,7 +5,8 @@
  * an operation with a derived type (and a user op where it reduces), frees
  * them at once, scribbles over what the freed objects' memory could be
  * reused for (new types and ops of other shapes), then waits and checks the
- * data.  Before the schedules held references this read freed type objects
+ * data (point-to-point too: Irecv and Send_init/Recv_init, whose requests
+ * already held their types).  Before the schedules held references this read freed type objects
  * (ASan: heap-use-after-free) or refused the freed op ("invalid operation
  * handle") at Wait.
  *
@@ -263,6 +264,34 @@ static void case_irecv(int n)
     free(s);
 }
 
+/* Persistent point-to-point: both requests' types freed before the first
+ * Start, two rounds. */
+static void case_p2p_persistent(int n)
+{
+    int *r = ints(2 * (size_t)n, -1), *s = ints(2 * (size_t)n, -1);
+    int from = (rank + size - 1) % size, to = (rank + 1) % size;
+    MPI_Datatype ts = strided(), tr = strided();
+    MPI_Request q[2];
+    CHECK_MPI(MPI_Recv_init(r, n, tr, from, 6, MPI_COMM_WORLD, &q[0]));
+    CHECK_MPI(MPI_Send_init(s, n, ts, to, 6, MPI_COMM_WORLD, &q[1]));
+    CHECK_MPI(MPI_Type_free(&ts));
+    CHECK_MPI(MPI_Type_free(&tr));
+    for (int round = 0; round < 2; round++) {
+        for (int i = 0; i < n; i++)
+            s[2 * i] = 17 * rank + i + round;
+        churn();
+        CHECK_MPI(MPI_Startall(2, q));
+        CHECK_MPI(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+        for (int i = 0; i < n; i++)
+            CHECK(r[2 * i] == 17 * from + i + round && r[2 * i + 1] == -1, "Recv_init(%d) round %d: [%d] = %d", n,
+                  round, i, r[2 * i]);
+    }
+    CHECK_MPI(MPI_Request_free(&q[0]));
+    CHECK_MPI(MPI_Request_free(&q[1]));
+    free(r);
+    free(s);
+}
+
 static long long live_types(MPI_T_pvar_session ps, MPI_T_pvar_handle ph)
 {
     unsigned long long v = 0;
@@ -336,6 +365,7 @@ int main(int argc, char **argv)
         case_neighbor(n);
         case_persistent(n);
         case_irecv(n);
+        case_p2p_persistent(n);
     }
     case_large_loop();
     if (rank == 0)
