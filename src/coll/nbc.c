@@ -173,9 +173,11 @@ static int poll_schedule(void *state)
     return 1;
 }
 
-/* A kept schedule outlives the call that built it: MPI_Type_free and
- * MPI_Op_free between the _init and a later MPI_Start must leave the
- * derived types and user ops of its steps usable (take 1: retain, 0: release). */
+/* A schedule outlives the call that built it: MPI_Type_free and MPI_Op_free
+ * right after a nonblocking call (or between a persistent _init and a later
+ * MPI_Start) must leave the derived types and user ops of its steps usable,
+ * as MPI allows.  Every started schedule holds them until it is destroyed
+ * (take 1: retain, 0: release); predefined ones cost a lookup each. */
 static void hold(struct cm_nbc *s, int take)
 {
 #ifdef CM_IN_COREMPI
@@ -248,10 +250,9 @@ int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
         destroy_schedule(s);
         return rc;
     }
-    if (cm_coll_capture.on) {
-        hold(s, 1);
+    hold(s, 1);
+    if (cm_coll_capture.on)
         return cm_coll_keep(s, rearm_schedule, poll_schedule, NULL, destroy_schedule, request);
-    }
     *request = cm_request_generic(poll_schedule, destroy_schedule, s);
     return MPI_SUCCESS;
 }

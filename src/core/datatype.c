@@ -129,6 +129,14 @@ void cm_dt_finalize(void)
     cm_dt_table_len = table_cap = 0;
 }
 
+int cm_dt_live_count(void)
+{
+    int n = 0;
+    for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++)
+        n += cm_dt_table[i] != NULL;
+    return n;
+}
+
 /* cm_dt_pack, cm_dt_unpack and the range versions: core/datatype_pack.c. */
 
 void cm_dt_destroy(struct cm_datatype *t)

@@ -125,6 +125,11 @@ int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *ar
 void cm_dt_retain(MPI_Datatype dt);
 void cm_dt_release(MPI_Datatype dt);
 
+/* Derived type objects alive now (not yet freed by the user, or freed and
+ * still held): what MPI_T's objects_datatypes_live reads, so a test can see
+ * a leak per call.  A scan of the table: for tools, never a fast path. */
+int cm_dt_live_count(void);
+
 /* Number of basic elements in the first `bytes` packed bytes of count
  * elements; -1 when bytes ends inside a basic element. */
 long long cm_dt_count_basic(const struct cm_datatype *t, size_t bytes);

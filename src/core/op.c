@@ -66,6 +66,12 @@ int cm_op_is_valid(MPI_Op op)
     return cm_op_is_predefined(op) || (cm_user_get(op, &u) && u.live);
 }
 
+int cm_op_is_usable(MPI_Op op)
+{
+    struct cm_user_op u;
+    return cm_op_is_predefined(op) || cm_user_get(op, &u);
+}
+
 int cm_op_is_commutative(MPI_Op op)
 {
     struct cm_user_op u;
@@ -140,6 +146,8 @@ int cm_op_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_
 
 void cm_op_retain(MPI_Op op)
 {
+    if (cm_op_index(op) < CM_OP_NUM_PREDEFINED)
+        return; /* predefined or null: every nonblocking collective passes here, skip the lock */
     pthread_mutex_lock(&cm_op_lock);
     struct cm_user_op *u = cm_user_slot(op);
     if (u)
@@ -149,11 +157,23 @@ void cm_op_retain(MPI_Op op)
 
 void cm_op_release(MPI_Op op)
 {
+    if (cm_op_index(op) < CM_OP_NUM_PREDEFINED)
+        return;
     pthread_mutex_lock(&cm_op_lock);
     struct cm_user_op *u = cm_user_slot(op);
     if (u && u->refs > 0)
         u->refs--;
     pthread_mutex_unlock(&cm_op_lock);
+}
+
+int cm_op_live_count(void)
+{
+    int n = 0;
+    pthread_mutex_lock(&cm_op_lock);
+    for (int i = 0; i < cm_user_ops_cap; i++)
+        n += cm_user_ops[i].live || cm_user_ops[i].refs > 0;
+    pthread_mutex_unlock(&cm_op_lock);
+    return n;
 }
 
 void cm_op_finalize(void)

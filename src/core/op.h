@@ -31,6 +31,12 @@ int cm_op_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_
 /* 1 for a predefined op or a live user op (created and not yet freed). */
 int cm_op_is_valid(MPI_Op op);
 
+/* 1 for a predefined op or a user op that can still be applied: live, or
+ * freed by the user while a pending operation retains it.  Reductions
+ * inside a running collective check this, not cm_op_is_valid: the user may
+ * free the op right after starting the collective (MPI allows it). */
+int cm_op_is_usable(MPI_Op op);
+
 /* 1 if op is commutative (all predefined ops are); 0 for an invalid op. */
 int cm_op_is_commutative(MPI_Op op);
 
@@ -54,6 +60,9 @@ const char *cm_op_name(MPI_Op op);
  * Both are no-ops for predefined ops. */
 void cm_op_retain(MPI_Op op);
 void cm_op_release(MPI_Op op);
+
+/* User ops alive now (live, or freed and still retained); for MPI_T. */
+int cm_op_live_count(void);
 
 /* Frees every user op (MPI_Finalize calls this). */
 void cm_op_finalize(void);

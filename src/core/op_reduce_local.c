@@ -18,7 +18,10 @@ static const char cm_call[] = "MPI_Reduce_local";
 int PMPI_Reduce_local(const void *inbuf, void *inoutbuf, int count, MPI_Datatype datatype,
                       MPI_Op op)
 {
-    if (!cm_op_is_valid(op))
+    /* Usable, not only live: the collectives fold through this call, and a
+     * nonblocking one may still run after the user freed its op (it holds
+     * a reference, core/op.h). */
+    if (!cm_op_is_usable(op))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OP, cm_call, "invalid operation handle %ld", (long)(intptr_t)op);
     if (count < 0)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COUNT, cm_call, "negative count %d", count);

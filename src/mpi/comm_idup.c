@@ -25,6 +25,12 @@
  * idup count, which every member advances in the same (collective) order.
  * An intercommunicator's idup runs the two-group form of this agreement
  * (comm_idup_inter.c).
+ *
+ * Tested against deliberate breakage (docs/protocols.md section 9, patches
+ * scripts/mutations/29-31): a blocking agreement hangs mpi.semantics' crossed
+ * idups; no refusal in round B gives two results one context, which its
+ * message check catches; one tag for all idups of a parent hangs its
+ * three-idup case at 5 ranks only.
  */
 #include "core/comm.h"
 #include "core/context.h"

@@ -9,7 +9,6 @@
 #include <limits.h>
 #include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 int cm_lc_one(MPI_Comm comm, const char *call, const char *arg, MPI_Count count, MPI_Datatype type,
               struct cm_lc *out)
@@ -48,25 +47,6 @@ void cm_lc_free(struct cm_lc *x)
         PMPI_Type_free(&x->t);
         x->temp = 0;
     }
-}
-
-int cm_lc_pending(const char *call)
-{
-    static const char *const p2p[] = { "MPI_Isend_c", "MPI_Issend_c", "MPI_Ibsend_c", "MPI_Irsend_c",
-                                       "MPI_Irecv_c", "MPI_Imrecv_c" };
-    if (strncmp(call, "MPI_I", 5) != 0)
-        return 0;
-    for (size_t i = 0; i < sizeof p2p / sizeof *p2p; i++)
-        if (strcmp(call, p2p[i]) == 0)
-            return 0;
-    return 1;
-}
-
-void cm_lc_done(struct cm_lc *x, const char *call)
-{
-    if (cm_lc_pending(call))
-        x->temp = 0; /* left to the running operation */
-    cm_lc_free(x);
 }
 
 void *cm_lc_at(const void *buf, MPI_Aint off)

@@ -16,8 +16,9 @@
 
 /* A (count, type) pair resolved for an int binding.  Invariant: temp is 1
  * exactly when t is a committed temporary the caller must release with
- * cm_lc_free once the twin returned (a pending request or a kept schedule
- * holds its own reference on it). */
+ * cm_lc_free once the twin returned, nonblocking or not: whatever still runs
+ * (a pending request, a nonblocking schedule, a persistent plan) holds its
+ * own reference on it. */
 struct cm_lc {
     int n;
     MPI_Datatype t;
@@ -32,15 +33,6 @@ int cm_lc_one(MPI_Comm comm, const char *call, const char *arg, MPI_Count count,
  * non-root's side of a rooted collective): no check, count 0. */
 void cm_lc_skip(MPI_Datatype type, struct cm_lc *out);
 void cm_lc_free(struct cm_lc *x);
-/* After the int twin of call returned: cm_lc_free, except after a
- * nonblocking collective or Isendrecv(_replace), whose schedules do not all
- * hold a reference on their types while they run (the p2p requests and the
- * persistent plans do): there the temporary type is left alive, one small
- * object per call with a count above INT_MAX (docs/large_counts.md). */
-void cm_lc_done(struct cm_lc *x, const char *call);
-/* 1 when call's temporary types must outlive it (see cm_lc_done). */
-int cm_lc_pending(const char *call);
-
 /* buf advanced by off bytes; MPI_IN_PLACE stays itself.  Integer
  * arithmetic: buf may be MPI_BOTTOM (NULL) with absolute displacements. */
 void *cm_lc_at(const void *buf, MPI_Aint off);

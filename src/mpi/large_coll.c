@@ -72,9 +72,11 @@ struct wside {
     MPI_Datatype *types;
     char *temp;
 };
-static void wside_free(struct wside *o, const char *call)
+/* A running nonblocking or persistent collective holds its own reference
+ * on each type (coll/nbc.c, coll/direct/nbc.c), so the temporaries go now. */
+static void wside_free(struct wside *o)
 {
-    for (int i = 0; o->temp && i < o->n && !cm_lc_pending(call); i++)
+    for (int i = 0; o->temp && i < o->n; i++)
         if (o->temp[i])
             PMPI_Type_free(&o->types[i]);
     free(o->counts);
@@ -95,7 +97,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     o->types = malloc((size_t)n * sizeof *o->types);
     o->temp = calloc((size_t)n, 1);
     if (!o->counts || !o->types || !o->temp) {
-        wside_free(o, "");
+        wside_free(o);
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory (%d peers)", n);
     }
     o->n = n;
@@ -111,7 +113,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
         }
     }
     if (rc)
-        wside_free(o, ""); /* nothing was started with them */
+        wside_free(o); /* nothing was started with them */
     return rc;
 }
 
@@ -145,7 +147,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
         if (rc)                                                                                     \
             return rc;                                                                              \
         rc = PMPI_##name(sendbuf, recvbuf, x.n, x.t, op, LC_UNPAREN args);                          \
-        cm_lc_done(&x, "MPI_" #name "_c");                                                                             \
+        cm_lc_free(&x);                                                                             \
         return rc;                                                                                  \
     }
 
@@ -163,9 +165,9 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
             return rc;                                                                              \
         if ((rc = side(commx, call, "recvcount", rsig, recvbuf, recvcount, recvtype, &r)) == 0) {   \
             rc = PMPI_##name(sendbuf, s.n, s.t, recvbuf, r.n, r.t, LC_UNPAREN args);                \
-            cm_lc_done(&r, call);                                                                         \
+            cm_lc_free(&r);                                                                         \
         }                                                                                           \
-        cm_lc_done(&s, call);                                                                             \
+        cm_lc_free(&s);                                                                             \
         return rc;                                                                                  \
     }
 
@@ -187,7 +189,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
             rc = PMPI_##name(sendbuf, s.n, s.t, recvbuf, r.counts, r.displs, recvtype, LC_UNPAREN args); \
             vside_free(&r);                                                                         \
         }                                                                                           \
-        cm_lc_done(&s, call);                                                                             \
+        cm_lc_free(&s);                                                                             \
         return rc;                                                                                  \
     }
 
@@ -209,7 +211,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
             rc = PMPI_##name(sendbuf, s.counts, s.displs, sendtype, recvbuf, r.n, r.t, LC_UNPAREN args); \
             vside_free(&s);                                                                         \
         }                                                                                           \
-        cm_lc_done(&r, call);                                                                             \
+        cm_lc_free(&r);                                                                             \
         return rc;                                                                                  \
     }
 
@@ -259,9 +261,9 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
             rc = PMPI_##name(sendbuf, s.counts, LC_DISPLS_##int_displs(s, sdispls), s.types,       \
                              recvbuf, r.counts, LC_DISPLS_##int_displs(r, rdispls), r.types,       \
                              LC_UNPAREN args);                                                      \
-            wside_free(&r, call);                                                                         \
+            wside_free(&r);                                                                         \
         }                                                                                           \
-        wside_free(&s, call);                                                                             \
+        wside_free(&s);                                                                             \
         return rc;                                                                                  \
     }
 #define LC_DISPLS_1(w, d) (w).idispls

@@ -21,7 +21,7 @@
         if (rc)                                                                                     \
             return rc;                                                                              \
         rc = PMPI_##name(buf, x.n, x.t, LC_UNPAREN args);                                           \
-        cm_lc_done(&x, "MPI_" #name "_c");                                                          \
+        cm_lc_free(&x);                                                                             \
         return rc;                                                                                  \
     }
 #define LC_PIECES(...)
@@ -72,7 +72,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
     if (rc)
         return rc;
     rc = PMPI_Isendrecv(sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm, request);
-    cm_lc_done(&s, "MPI_Isendrecv_c");
-    cm_lc_done(&r, "MPI_Isendrecv_c");
+    cm_lc_free(&s);
+    cm_lc_free(&r);
     return rc;
 }

@@ -18,10 +18,14 @@
  *     Win_create targets on Alloc_mem memory mapped directly (osc/create.c).
  *   - per collective, the algorithm the selector chose last (STATE, an
  *     enumeration of that collective's algorithms; coll/select.c's cache).
+ *   - objects alive: derived datatypes and user ops (core's tables, scanned
+ *     when read), so a leak per call shows as growth.
  */
 #include "mpi/mpit.h"
 #include "core/state.h"
 #include "core/comm.h"
+#include "core/datatype.h"
+#include "core/op.h"
 #include "p2p/p2p.h"
 #include "coll/coll.h"
 #include "coll/hier.h"
@@ -32,7 +36,7 @@
 #include <string.h>
 
 enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO,
-            OSC_AM, OSC_DIRECT };
+            OSC_AM, OSC_DIRECT, DT_LIVE, OP_LIVE };
 
 static const struct cm_mpit_pvar fixed[] = {
     {"p2p_msgs_same_level", "messages sent to ranks in this rank's domain at the top level of the hierarchy "
@@ -60,6 +64,11 @@ static const struct cm_mpit_pvar fixed[] = {
     {"osc_direct_targets", "MPI_Win_create targets whose memory (from MPI_Alloc_mem) this process maps and "
      "reaches with its own loads and stores, counted at each window's creation (docs/osc.md)",
      MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, OSC_DIRECT, 0},
+    /* objects alive now: not yet freed, or freed by the user and still held by a pending operation */
+    {"objects_datatypes_live", "derived datatypes alive now, freed ones still held included (a leak grows it)",
+     MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_PROF, DT_LIVE, 0},
+    {"objects_ops_live", "user-defined reduction operations alive now, freed ones still held included",
+     MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_PROF, OP_LIVE, 0},
 };
 #define NFIXED ((int)(sizeof fixed / sizeof fixed[0]))
 
@@ -159,6 +168,8 @@ uint64_t cm_mpit_pvar_value(int i, int world_rank)
     case ALGO: return (uint64_t)(int64_t)cm_coll_last_algo((enum cm_coll_id)v->arg);
     case OSC_AM: return cm_osc_am_ops;
     case OSC_DIRECT: return cm_osc_direct_targets;
+    case DT_LIVE: return cm_dt_table ? (uint64_t)cm_dt_live_count() : 0;
+    case OP_LIVE: return (uint64_t)cm_op_live_count();
     }
     return 0;
 }

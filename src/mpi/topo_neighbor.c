@@ -261,9 +261,24 @@ static void *at(const void *buf, MPI_Aint bytes)
     return (char *)buf + bytes;
 }
 
-static int neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
-        const char *call)
+/* The end of every front end below: the exchange unless a check failed
+ * (rc), then the blocks and the neighbour lists go. */
+static int finish(MPI_Comm comm, const char *call, struct nbrs *nb, struct block *s, struct block *r, int rc,
+                  MPI_Request *request)
+{
+    if (rc == MPI_SUCCESS)
+        rc = run(comm, call, nb, s, r, request);
+    free(s);
+    free(r);
+    nbrs_done(nb);
+    return rc;
+}
+
+/* Neighbor_allgather and Neighbor_alltoall: one count and type per side;
+ * an alltoall sends block i to out-neighbour i, an allgather the same
+ * buffer to all (a2a 0). */
+static int neighbor_uniform(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request, const char *call, int a2a)
 {
     struct nbrs nb;
     struct block *s, *r;
@@ -279,14 +294,10 @@ static int neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype s
         return rc;
     }
     for (int i = 0; i < nb.nout; i++)
-        s[i] = (struct block){ (void *)sendbuf, sendcount, sendtype };
+        s[i] = (struct block){ at(sendbuf, a2a ? (MPI_Aint)i * sendcount * sext : 0), sendcount, sendtype };
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, (MPI_Aint)i * recvcount * rext), recvcount, recvtype };
-    rc = run(comm, call, &nb, s, r, request);
-    free(s);
-    free(r);
-    nbrs_done(&nb);
-    return rc;
+    return finish(comm, call, &nb, s, r, MPI_SUCCESS, request);
 }
 
 static int neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -314,40 +325,7 @@ static int neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
         s[i] = (struct block){ (void *)sendbuf, sendcount, sendtype };
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, (MPI_Aint)displs[i] * rext), recvcounts[i], recvtype };
-    if (rc == MPI_SUCCESS)
-        rc = run(comm, call, &nb, s, r, request);
-    free(s);
-    free(r);
-    nbrs_done(&nb);
-    return rc;
-}
-
-static int neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request,
-        const char *call)
-{
-    struct nbrs nb;
-    struct block *s, *r;
-    MPI_Aint sext, rext;
-    int rc;
-    if ((rc = nbrs_get(comm, call, &nb)))
-        return rc;
-    if ((rc = check_in_place(comm, call, sendbuf)) || (rc = check_count(comm, call, sendcount, "sendcount")) ||
-        (rc = check_count(comm, call, recvcount, "recvcount")) ||
-        (rc = check_type(comm, call, sendtype, &sext, "sendtype")) ||
-        (rc = check_type(comm, call, recvtype, &rext, "recvtype")) || (rc = alloc_blocks(comm, call, &nb, &s, &r))) {
-        nbrs_done(&nb);
-        return rc;
-    }
-    for (int i = 0; i < nb.nout; i++)
-        s[i] = (struct block){ at(sendbuf, (MPI_Aint)i * sendcount * sext), sendcount, sendtype };
-    for (int i = 0; i < nb.nin; i++)
-        r[i] = (struct block){ at(recvbuf, (MPI_Aint)i * recvcount * rext), recvcount, recvtype };
-    rc = run(comm, call, &nb, s, r, request);
-    free(s);
-    free(r);
-    nbrs_done(&nb);
-    return rc;
+    return finish(comm, call, &nb, s, r, rc, request);
 }
 
 static int neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -379,12 +357,7 @@ static int neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const
         s[i] = (struct block){ at(sendbuf, (MPI_Aint)sdispls[i] * sext), sendcounts[i], sendtype };
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, (MPI_Aint)rdispls[i] * rext), recvcounts[i], recvtype };
-    if (rc == MPI_SUCCESS)
-        rc = run(comm, call, &nb, s, r, request);
-    free(s);
-    free(r);
-    nbrs_done(&nb);
-    return rc;
+    return finish(comm, call, &nb, s, r, rc, request);
 }
 
 static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -418,12 +391,7 @@ static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const
         s[i] = (struct block){ at(sendbuf, sdispls[i]), sendcounts[i], sendtypes[i] };
     for (int i = 0; i < nb.nin; i++)
         r[i] = (struct block){ at(recvbuf, rdispls[i]), recvcounts[i], recvtypes[i] };
-    if (rc == MPI_SUCCESS)
-        rc = run(comm, call, &nb, s, r, request);
-    free(s);
-    free(r);
-    nbrs_done(&nb);
-    return rc;
+    return finish(comm, call, &nb, s, r, rc, request);
 }
 
 /* The public entries: one checked body each for both forms. */
@@ -432,7 +400,7 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
                             MPI_Datatype recvtype, MPI_Comm comm)
 {
     CM_ENTER(Neighbor_allgather);
-    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_allgather");
+    return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_allgather", 0);
 }
 
 int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -441,7 +409,7 @@ int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype se
     CM_ENTER(Ineighbor_allgather);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_allgather", "request pointer is NULL");
-    return neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_allgather"));
+    return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_allgather"), 0);
 }
 
 int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -464,7 +432,7 @@ int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
                            MPI_Datatype recvtype, MPI_Comm comm)
 {
     CM_ENTER(Neighbor_alltoall);
-    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_alltoall");
+    return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_alltoall", 1);
 }
 
 int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -473,7 +441,7 @@ int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sen
     CM_ENTER(Ineighbor_alltoall);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoall", "request pointer is NULL");
-    return neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoall"));
+    return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoall"), 1);
 }
 
 int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,

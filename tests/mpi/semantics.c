@@ -12,7 +12,10 @@
  *  - Comm_split_type: SHARED keeps everyone, HW_GUIDED with an unknown
  *    resource gives MPI_COMM_NULL, HW_UNGUIDED sets mpi_hw_resource_type;
  *  - nonblocking Comm_idup of two communicators started in opposite orders
- *    on different ranks (legal: they are different communicators).
+ *    on different ranks (legal: they are different communicators), and
+ *    three idups of one parent outstanding together; each pair of results
+ *    must have distinct contexts (a message on one never matches a receive
+ *    on the other).
  * Runs at any size.
  */
 #include "check.h"
@@ -177,6 +180,40 @@ static void split_types(void)
     }
 }
 
+/* A message sent on y first, then one on x, same peer and tag: the receive
+ * on x must get x's.  Were the two communicators to share a context,
+ * non-overtaking order would hand it y's. */
+static void check_apart(MPI_Comm x, MPI_Comm y, const char *what)
+{
+    int to = (rank + 1) % size, from = (rank + size - 1) % size, one = 1, two = 2, vx = -1, vy = -1;
+    MPI_Request q[2];
+    CHECK_MPI(MPI_Isend(&two, 1, MPI_INT, to, 9, y, &q[0]));
+    CHECK_MPI(MPI_Isend(&one, 1, MPI_INT, to, 9, x, &q[1]));
+    CHECK_MPI(MPI_Recv(&vx, 1, MPI_INT, from, 9, x, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Recv(&vy, 1, MPI_INT, from, 9, y, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Waitall(2, q, MPI_STATUSES_IGNORE));
+    CHECK(vx == 1 && vy == 2, "%s share a context: got %d on the first, %d on the second", what, vx, vy);
+}
+
+/* Two idups of one parent outstanding at once, and a third started while
+ * they run: their agreements are told apart by their tags only. */
+static void idup_same_parent(void)
+{
+    MPI_Comm d[3];
+    MPI_Request r[3];
+    CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &d[0], &r[0]));
+    CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &d[1], &r[1]));
+    int flag;
+    CHECK_MPI(MPI_Test(&r[0], &flag, MPI_STATUS_IGNORE));
+    CHECK_MPI(MPI_Comm_idup(MPI_COMM_WORLD, &d[2], &r[2]));
+    CHECK_MPI(MPI_Waitall(3, r, MPI_STATUSES_IGNORE));
+    check_apart(d[0], d[1], "two idups of one parent");
+    check_apart(d[1], d[2], "two idups of one parent");
+    check_apart(d[2], d[0], "two idups of one parent");
+    for (int i = 0; i < 3; i++)
+        MPI_Comm_free(&d[i]);
+}
+
 static void idup_crossed(void)
 {
     MPI_Comm a, b, da, db;
@@ -196,6 +233,10 @@ static void idup_crossed(void)
     CHECK_MPI(MPI_Allreduce(&x, &sa, 1, MPI_INT, MPI_SUM, da));
     CHECK_MPI(MPI_Allreduce(&x, &sb, 1, MPI_INT, MPI_SUM, db));
     CHECK(sa == size * (size - 1) / 2 && sb == sa, "allreduce on the idup'd communicators: %d %d", sa, sb);
+    /* Distinct contexts (round B's refusal: the two agreements ran at once
+     * and first found the same free pair; a mutation that drops the refusal
+     * is caught here, not by the sums above). */
+    check_apart(da, db, "idup'd communicators");
     MPI_Comm_free(&da);
     MPI_Comm_free(&db);
     MPI_Comm_free(&a);
@@ -213,6 +254,7 @@ int main(int argc, char **argv)
     op_extensions();
     split_types();
     idup_crossed();
+    idup_same_parent();
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0)
         printf("semantics: ok (%d ranks)\n", size);

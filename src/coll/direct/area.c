@@ -203,11 +203,36 @@ static long create_area(int n, size_t slot)
     struct area_hdr *a = (struct area_hdr *)base;
     a->units = units;
     a->first = (uint32_t)first;
+    a->choice = cm_direct_sync_choice();
+    a->slot = slot;
     atomic_store_explicit(&a->refs, (uint32_t)n, memory_order_release);
     return (long)first * UNIT;
 }
 
 struct cm_direct *cm_direct_recent;
+
+/* The sync-kind guard (docs/spawn.md, "the rule this shows"): members that
+ * chose different syncs for one epoch hang (a flag sync leaves on a counted
+ * sync's arrival, the counted one then waits for a release nobody gives),
+ * and different slot sizes put the members' slots at different offsets.  The
+ * leader wrote its choice into the header before it sent the offset, so
+ * each member reads it after the broadcast and compares it with its own;
+ * one that differs ends the job naming both.  Once per communicator, at
+ * setup: no collective call pays for it. */
+static void check_choice(const struct area_hdr *a, const struct cm_coll_members *c, size_t slot, const char *coll)
+{
+    uint32_t mine = cm_direct_sync_choice();
+    if (a->choice == mine && a->slot == (uint64_t)slot)
+        return;
+    char m[96], l[96];
+    cm_direct_choice_str(mine, slot, m, sizeof m);
+    cm_direct_choice_str(a->choice, a->slot, l, sizeof l);
+    cm_fatal(coll,
+             "rank %d of the communicator (job rank %d) chose its shared-memory sync with %s, but rank 0 "
+             "(job rank %d), which set up the communicator's shared area, chose %s: every member must choose "
+             "alike (same COREMPI_SHM_SYNC and COREMPI_SHM_SLOT on every rank, docs/spawn.md)",
+             c->rank, c->world_of[c->rank], m, c->world_of[0], l);
+}
 
 struct cm_direct *cm_direct_peek_slow(MPI_Comm cc)
 {
@@ -257,6 +282,7 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
                         "(%s): using point-to-point algorithms", c->size, coll);
         return NULL;
     }
+    check_choice((struct area_hdr *)((char *)region() + msg[0]), c, slot, coll);
     struct cm_direct *s = calloc(1, sizeof *s);
     if (!s)
         cm_fatal(coll, "out of memory");

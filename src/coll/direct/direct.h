@@ -294,6 +294,15 @@ _Atomic uint64_t *cm_direct_progress(struct cm_direct *s, int r);
 void cm_direct_sync(struct cm_direct *s, void (*last)(void *), void *arg);
 /* 1 when cm_direct_sync(s, NULL, NULL) is a flag sync (a core per rank). */
 int cm_direct_flag_syncs(const struct cm_direct *s);
+/* What this process feeds into the choice of every area's syncs (and of
+ * the paths that depend on oversubscription): COREMPI_SHM_SYNC (0 auto,
+ * 1 flags, 2 counter) in bits 0-1, cm_g.oversubscribed in bit 2.  Every
+ * member of a communicator must have the same, and the same slot size
+ * (docs/spawn.md); the area's leader publishes its own in the area header
+ * and cm_direct_get makes each member compare, once per communicator.
+ * cm_direct_choice_str writes it as words for the error. */
+uint32_t cm_direct_sync_choice(void);
+void cm_direct_choice_str(uint32_t choice, uint64_t slot, char *out, size_t len);
 /* cm_direct_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
  * (s->meet && cm_direct_flag_syncs(s)), straight through the meeting line, for
  * a call whose argument word is `word` (the shortcuts pass theirs; they do

@@ -20,7 +20,9 @@
 struct area_hdr {                   /* the sync block: five line pairs */
     _Alignas(128) _Atomic uint32_t refs;
     uint32_t units, first;
-    char pad0[LINE2 - 12];
+    uint32_t choice;                /* the leader's cm_direct_sync_choice(), written before the offset is sent */
+    uint64_t slot;                  /* the leader's slot size, likewise */
+    char pad0[LINE2 - 24];
     _Alignas(128) _Atomic uint32_t arrive;
     char pad1[LINE2 - 4];
     _Alignas(128) _Atomic uint32_t release;   /* futex word */

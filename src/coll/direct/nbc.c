@@ -342,7 +342,15 @@ static void block_op(void *state)
         advance(o->s, 1, o);
 }
 
-static void free_op(void *state) { free(state); }
+static void kept_hold(const struct cm_direct_nbc *o, int take);
+
+/* A one-shot record holds its types and op like a kept one (see
+ * kept_hold): the user may free them once the call returned. */
+static void free_op(void *state)
+{
+    kept_hold(state, 0);
+    free(state);
+}
 
 int cm_direct_nbc_poll(void *o) { return poll_op(o); }
 void cm_direct_nbc_block(void *o) { block_op(o); }
@@ -386,8 +394,8 @@ static int kept_begin(void *state)
 
 static int kept_poll(void *state) { return poll_op(&((struct kept *)state)->run); }
 static void kept_block(void *state) { block_op(&((struct kept *)state)->run); }
-/* The record outlives the _init: its types and op stay usable after the
- * user frees them (released with the plan). */
+/* The record outlives the call (the _init of a kept plan): its types and
+ * op stay usable after the user frees them (released with the record). */
 static void kept_hold(const struct cm_direct_nbc *o, int take)
 {
     void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
@@ -418,6 +426,7 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
         free(o);
         return cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
     }
+    kept_hold(o, 1);
     cm_direct_nbc_enqueue(s, o);
     /* Born complete when the protocol needs nobody else now (a root's
      * broadcast, a non-root's reduce): cm_request_generic polls once. */

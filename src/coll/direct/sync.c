@@ -18,6 +18,7 @@
 
 #include <limits.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -201,6 +202,18 @@ static int use_flag_sync(const struct cm_direct *s)
 }
 
 int cm_direct_flag_syncs(const struct cm_direct *s) { return use_flag_sync(s); }
+
+uint32_t cm_direct_sync_choice(void)
+{
+    return (uint32_t)sync_kind() | (cm_g.oversubscribed ? 4u : 0u);
+}
+
+void cm_direct_choice_str(uint32_t choice, uint64_t slot, char *out, size_t len)
+{
+    static const char *const kind[] = { "auto", "flags", "counter", "?" };
+    snprintf(out, len, "COREMPI_SHM_SYNC=%s, %s, slot %llu bytes", kind[choice & 3],
+             choice & 4 ? "oversubscribed" : "a core per rank", (unsigned long long)slot);
+}
 
 /* The counter sync's last arrival: which rank's word differs from rank 0's
  * (every member stored its word in its flag line before arriving). */
