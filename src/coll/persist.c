@@ -24,6 +24,7 @@
  */
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/api_args.h"
+#include "coll/direct/nbc.h"
 #include "coll/nbc.h"
 #include "core/info.h"
 #include "p2p/outq.h"
@@ -82,6 +83,8 @@ int cm_coll_persist_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Re
         return cm_error(comm, MPI_ERR_COMM, call, "persistent collectives on an intercommunicator are not supported");
     if (!cm_info_valid(info))
         return cm_error(comm, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
+    if (c)
+        cm_direct_nbc_prepare(comm, call);
     cm_coll_capture = (struct cm_coll_plan){ .on = 1, .call = call };
     return MPI_SUCCESS;
 }

@@ -3,8 +3,9 @@
  *
  * Every collective, on three communicators (MPI_COMM_WORLD after a blocking
  * collective, so the shared-memory engine takes what it can; a fresh dup
- * whose first collectives are persistent, so point-to-point schedules; a
- * split into odd and even ranks), counts 0, 1, 7 and a large one: each
+ * whose first collectives are persistent, whose _init sets up its area; a
+ * split into odd and even ranks; with COREMPI_SHM_NBC=0 all three run on
+ * point-to-point schedules), counts 0, 1, 7 and a large one: each
  * request is started several times with new buffer contents and checked
  * after each completion (Wait, or a Test loop), with blocking calls on the
  * same communicator in between.  Then Startall over requests on different

@@ -77,6 +77,9 @@ static inline void cm_direct_nbc_pop(struct cm_direct *s)
         s->nbc_tail = NULL;
 }
 
+/* At a persistent collective's _init (collective on cc): set up cc's area
+ * if the engine may take calls and no collective has set it up yet. */
+void cm_direct_nbc_prepare(MPI_Comm cc, const char *call);
 /* The area of cc if the engine takes a call there; NULL otherwise. */
 struct cm_direct *cm_direct_nbc_area(MPI_Comm cc);
 /* Append o (calloc'ed, kind and arguments set) to s's queue and make its
