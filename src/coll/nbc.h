@@ -7,6 +7,8 @@
 
 #include "coll/coll.h"
 
+struct cm_request;
+
 struct cm_nbc;
 
 struct cm_nbc *cm_nbc_new(MPI_Comm collcomm);
@@ -98,6 +100,10 @@ struct cm_coll_plan {
     void (*block)(void *plan);     /* may be NULL: returns once poll would say 1 */
     void (*destroy)(void *plan);
     int no_first_poll;             /* Start need not poll right after begin */
+    /* Optional: the whole of MPI_Start for this plan (the request's start
+     * hook, instead of cm_coll_plan_start around begin), for a plan whose
+     * Start is its hot path.  It may hand a case back to cm_coll_plan_start. */
+    int (*start)(struct cm_request *r, const char *call);
 };
 extern struct cm_coll_plan cm_coll_capture;
 /* A begin that found everything it needed already there and finished the
@@ -110,6 +116,9 @@ int cm_coll_keep(void *plan, int (*begin)(void *), int (*poll)(void *), void (*b
  * the request pointer and info; end makes the persistent request. */
 int cm_coll_persist_begin(const char *call, MPI_Comm comm, MPI_Info info, MPI_Request *request);
 int cm_coll_persist_end(int rc, MPI_Request inner, MPI_Comm comm, MPI_Request *request);
+/* The generic MPI_Start of a kept plan: begin, then complete or listed for
+ * progress. */
+int cm_coll_plan_start(struct cm_request *r, const char *call);
 /* The body of an _init after its API_ENTER: icall is the nonblocking front
  * end's call with &inner as its request (comm, info, request: the _init's). */
 #define CM_PERSIST(name, icall)                                                         \

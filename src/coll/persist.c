@@ -50,7 +50,7 @@ static void plan_destroy(void *state)
     free(p);
 }
 
-static int plan_start(struct cm_request *r, const char *call)
+int cm_coll_plan_start(struct cm_request *r, const char *call)
 {
     struct cm_coll_plan *p = r->state;
     int rc = p->begin(p->plan);
@@ -120,8 +120,9 @@ int cm_coll_persist_end(int rc, MPI_Request inner, MPI_Comm comm, MPI_Request *r
     struct cm_request *r = cm_request_generic_new(plan_poll, plan_destroy, p);
     r->block = p->block ? plan_block : NULL;
     r->persistent = 1;
+    r->quick_finish = 1;
     r->complete = 1;
-    r->start = plan_start;
+    r->start = p->start ? p->start : cm_coll_plan_start;
     r->comm = comm;
     *request = cm_request_handle(r);
     return MPI_SUCCESS;

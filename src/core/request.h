@@ -39,6 +39,8 @@ struct cm_request {
     unsigned dt_held : 1;       /* holds a reference on a derived dtype (Type_free while pending) */
     unsigned bulk : 1;          /* receive of bulk collective data (p2p/coll_entry.h CM_P2P_BULK) */
     unsigned has_status : 1;    /* generic: `status` holds a result to report (Isendrecv, generalized) */
+    unsigned quick_finish : 1;  /* persistent collective: once complete, Wait only marks it inactive
+                                 * and gives an empty status (no query, no status, no cancel) */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;

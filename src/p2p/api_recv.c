@@ -128,7 +128,7 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
     return MPI_SUCCESS;
 }
 
-static int start_one(MPI_Request h, const char *call)
+static inline int start_one(MPI_Request h, const char *call)
 {
     struct cm_request *r = cm_request_get(h);
     if (!r || !r->persistent)

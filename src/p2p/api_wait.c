@@ -72,12 +72,22 @@ int cm_wait_request(MPI_Request *request, MPI_Status *status, unsigned call_id, 
     int rc = lookup(*request, &r, call);
     if (rc)
         return rc;
-    if (is_inactive(*request, r)) {
-        empty_status(status);
-        return MPI_SUCCESS;
+    /* A persistent collective (quick_finish) once complete, whether its
+     * Start finished it or the wait below did: what finish() would do for
+     * it, without finish()'s questions (~30 of the ~330 instructions of a
+     * started 8-byte persistent allreduce). */
+    if (!r || !r->quick_finish || !r->complete) {
+        if (is_inactive(*request, r)) {
+            empty_status(status);
+            return MPI_SUCCESS;
+        }
+        cm_request_wait(r, call_id);
+        if (!r->quick_finish)
+            return finish(r, request, status, call);
     }
-    cm_request_wait(r, call_id);
-    return finish(r, request, status, call);
+    empty_status(status);
+    r->active = 0;
+    return MPI_SUCCESS;
 }
 
 int PMPI_Wait(MPI_Request *request, MPI_Status *status)
