@@ -374,7 +374,9 @@ struct cm_direct *cm_direct_nbc_area(MPI_Comm cc)
  * _init, before any check of its own arguments, so all take part alike. */
 void cm_direct_nbc_prepare(MPI_Comm cc, const char *call)
 {
-    if (enabled() && cm_direct_applies(NULL))
+    /* An area already there is left alone: cm_direct_get would also drain
+     * the nonblocking operations pending on it, which an _init need not. */
+    if (enabled() && cm_direct_applies(NULL) && !cm_direct_peek_slow(cc))
         (void)cm_direct_get(cc, call);
 }
 
