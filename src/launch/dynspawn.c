@@ -148,6 +148,11 @@ static void undo(struct cm_job *job, int first, int n)
         struct cm_rank_ctl *c = cm_seg_ctl(job->seg, (uint32_t)s);
         c->pid = 0;
         atomic_store_explicit(&c->state, CM_RANK_STARTING, memory_order_relaxed);
+        /* A child that counted itself for fence-free wakes (shm/wait.h)
+         * leaves the count before slots_used drops: the slot's next process
+         * may not register, and the count must not vouch for it. */
+        if (atomic_exchange_explicit(&c->fence_joined, 0, memory_order_relaxed))
+            atomic_fetch_sub_explicit(&((struct cm_seg_header *)job->seg)->fence_free_ranks, 1, memory_order_seq_cst);
     }
 }
 

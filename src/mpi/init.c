@@ -150,7 +150,7 @@ static void setup(int required)
     /* With a core per rank sleeping is rare: let sleepers carry the fence
      * (with more ranks than cores, only on the collectives' FIFO words). */
     if (fd >= 0)
-        cm_wait_join_fence_free(cm_g.seg, cm_env_flag("COREMPI_FENCE_FREE", 1));
+        cm_wait_join_fence_free(cm_g.seg, cm_g.self_ctl, cm_env_flag("COREMPI_FENCE_FREE", 1));
     cm_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                       : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
     cm_g.main_thread = pthread_self();

@@ -20,6 +20,7 @@
  *     enumeration of that collective's algorithms; coll/select.c's cache).
  *   - objects alive: derived datatypes and user ops (core's tables, scanned
  *     when read), so a leak per call shows as growth.
+ *   - whether wakers skip their fence now (shm/wait.h's job-wide count).
  */
 #include "mpi/mpit.h"
 #include "core/state.h"
@@ -30,13 +31,14 @@
 #include "coll/coll.h"
 #include "coll/hier.h"
 #include "osc/osc.h"
+#include "shm/wait.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO,
-            OSC_AM, OSC_DIRECT, DT_LIVE, OP_LIVE };
+            OSC_AM, OSC_DIRECT, DT_LIVE, OP_LIVE, FENCE_FREE };
 
 static const struct cm_mpit_pvar fixed[] = {
     {"p2p_msgs_same_level", "messages sent to ranks in this rank's domain at the top level of the hierarchy "
@@ -69,6 +71,10 @@ static const struct cm_mpit_pvar fixed[] = {
      MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_PROF, DT_LIVE, 0},
     {"objects_ops_live", "user-defined reduction operations alive now, freed ones still held included",
      MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_PROF, OP_LIVE, 0},
+    {"shm_fence_free", "1 while every process of this job's segment, spawned ones included, runs membarrier "
+     "before it sleeps, so wakers skip their memory fence (with more ranks than cores only on the "
+     "collectives' FIFO words); 0 while they fence (shm/wait.h)",
+     MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, FENCE_FREE, 0},
 };
 #define NFIXED ((int)(sizeof fixed / sizeof fixed[0]))
 
@@ -170,6 +176,7 @@ uint64_t cm_mpit_pvar_value(int i, int world_rank)
     case OSC_DIRECT: return cm_osc_direct_targets;
     case DT_LIVE: return cm_dt_table ? (uint64_t)cm_dt_live_count() : 0;
     case OP_LIVE: return (uint64_t)cm_op_live_count();
+    case FENCE_FREE: return (uint64_t)cm_wait_all_joined();
     }
     return 0;
 }

@@ -76,8 +76,8 @@ struct cm_seg_header {
     _Alignas(CM_CACHELINE) _Atomic uint32_t abort_flag;
     int32_t abort_code;
     int32_t abort_rank;
-    /* Ranks whose sleeps run a global memory barrier (wait.h): once all
-     * nranks have joined, wakers drop their own fence. */
+    /* Processes whose sleeps run a global memory barrier (wait.h): while
+     * it equals slots_used, wakers drop their own fence. */
     _Alignas(CM_CACHELINE) _Atomic uint32_t fence_free_ranks;
     /* Slots [0, slots_used) are or were used: progress polls only their
      * rings.  Raised by mpirun (spawn) before the new processes start. */
@@ -103,7 +103,7 @@ struct cm_rank_ctl {
     uint32_t blocked_ctx;                 /* communicator context id */
     _Atomic uint64_t progress;            /* grows whenever this rank moves a message */
     int32_t exit_code;                    /* MPI_Abort code when state == ABORTED */
-    uint32_t pad_a;
+    _Atomic uint32_t fence_joined;        /* 1: counted in fence_free_ranks (shm/wait.h) */
     char pad_a2[CM_CACHELINE - 48];
     char gap_b[CM_CACHELINE];             /* keeps A and C on separate line pairs */
     /* line C: doorbell (futex word) rung by ranks that may unblock this one */

@@ -140,23 +140,22 @@ int cm_poll_backoff(unsigned *nap_us)
 
 /* ---- fence-free wakers (wait.h) ------------------------------------------ */
 
-int cm_wait_fence_free_all;
-int cm_wait_fifo_fence_free_all;
-static int sleeper_barrier;                  /* this rank registered */
-static _Atomic uint32_t *joined;             /* hdr->fence_free_ranks */
-static uint32_t job_ranks;
+/* Until this process joins, two words that never match: it keeps its
+ * fences (a singleton never joins). */
+static _Atomic uint32_t never_joined = 0, never_slots = 1;
+struct cm_wait_count cm_wait_count = { &never_joined, &never_slots, 0 };
+static int sleeper_barrier;                  /* this process registered */
 
 static long membarrier(int cmd)
 {
     return syscall(SYS_membarrier, cmd, 0, 0);
 }
 
-void cm_wait_join_fence_free(struct cm_seg_header *hdr, int allowed)
+void cm_wait_join_fence_free(struct cm_seg_header *hdr, struct cm_rank_ctl *self, int allowed)
 {
-    joined = &hdr->fence_free_ranks;
-    /* The processes alive so far (the segment has room for more: spawned
-     * ones compare against their own, larger, count when they join). */
-    job_ranks = atomic_load_explicit(&hdr->slots_used, memory_order_acquire);
+    cm_wait_count.crowded = crowded;
+    cm_wait_count.slots = &hdr->slots_used;
+    cm_wait_count.joined = &hdr->fence_free_ranks;
     if (!allowed)
         return;
     long can = membarrier(MEMBARRIER_CMD_QUERY);
@@ -164,23 +163,13 @@ void cm_wait_join_fence_free(struct cm_seg_header *hdr, int allowed)
         membarrier(MEMBARRIER_CMD_REGISTER_GLOBAL_EXPEDITED) != 0)
         return;
     /* Barrier first, count second: a waker that sees the full count must
-     * find every sleeper running the barrier. */
+     * find every sleeper running the barrier.  The mark before the count:
+     * mpirun's undo takes back the count of every killed child it finds
+     * marked, so a child killed between the two costs the job its
+     * fence-free wakes (a count one short), never a fence it needed. */
     sleeper_barrier = 1;
-    atomic_fetch_add_explicit(joined, 1, memory_order_seq_cst);
-}
-
-int cm_wait_fifo_fence_free_slow(void)
-{
-    if (joined && atomic_load_explicit(joined, memory_order_acquire) == job_ranks)
-        cm_wait_fifo_fence_free_all = 1;
-    return cm_wait_fifo_fence_free_all;
-}
-
-int cm_wait_fence_free_slow(void)
-{
-    if (!crowded && cm_wait_fifo_fence_free_slow())
-        cm_wait_fence_free_all = 1;
-    return cm_wait_fence_free_all;
+    atomic_store_explicit(&self->fence_joined, 1, memory_order_relaxed);
+    atomic_fetch_add_explicit(&hdr->fence_free_ranks, 1, memory_order_seq_cst);
 }
 
 void cm_wait_sleeper_barrier(void)

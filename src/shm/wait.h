@@ -129,18 +129,46 @@ static inline void cm_poll_rested(void) { cm_poller.last = cm_poll_ticks(); }
 /* Ring peer's doorbell unconditionally. */
 void cm_wake(struct cm_rank_ctl *peer);
 
-/* At start-up, every rank: register for membarrier and count itself in
- * hdr->fence_free_ranks.  allowed == 0 (the caller read COREMPI_FENCE_FREE=0)
- * keeps the fences on both sides. */
-void cm_wait_join_fence_free(struct cm_seg_header *hdr, int allowed);
+/* At MPI_Init, every process of the segment (spawned ones too): register
+ * for membarrier, mark self->fence_joined, then count itself in
+ * hdr->fence_free_ranks.  allowed == 0 (the caller read
+ * COREMPI_FENCE_FREE=0) keeps the fences on both sides. */
+void cm_wait_join_fence_free(struct cm_seg_header *hdr, struct cm_rank_ctl *self, int allowed);
 
-/* 1 once every rank of the job joined (then cached): wakers may skip their
- * fence. */
-int cm_wait_fence_free_slow(void);
-extern int cm_wait_fence_free_all;
+/* Wakers may skip their fence while every process of the segment runs the
+ * sleeper barrier: fence_free_ranks == slots_used, compared at each wake,
+ * not cached.  A spawn raises slots_used before its children start, so a
+ * child that cannot register (membarrier refused: seccomp, an old kernel;
+ * COREMPI_FENCE_FREE=0) puts every waker back on its fence, and one that
+ * registers takes them off again once it counted itself.
+ * Why the comparison is enough: a process that may wake child c learned of
+ * c (spawn result, a message, a communicator) after mpirun raised
+ * slots_used past c, so its loads after that see slots_used > c.  Counted
+ * processes are distinct slots below slots_used: each joins once, and
+ * mpirun's undo of a failed spawn takes the killed children's counts back
+ * (fence_joined) before it lowers slots_used.  So equal counts mean c ran
+ * its registration.  fence_free_ranks is read first, with acquire: a count
+ * that includes a registration also sees the slots_used raised before that
+ * process started, never a smaller one.
+ * Processes of another job (core/remote.h) never count here: wakes across
+ * jobs always fence (cm_peer_wake). */
+struct cm_wait_count {
+    _Atomic uint32_t *joined;    /* &hdr->fence_free_ranks, or a word that never matches */
+    _Atomic uint32_t *slots;     /* &hdr->slots_used */
+    int crowded;                 /* more ranks than cores: the p2p and sync pairs keep fences */
+};
+extern struct cm_wait_count cm_wait_count;
+
+static inline int cm_wait_all_joined(void)
+{
+    uint32_t joined = atomic_load_explicit(cm_wait_count.joined, memory_order_acquire);
+    return joined == atomic_load_explicit(cm_wait_count.slots, memory_order_relaxed);
+}
+
+/* 1 while wakers on doorbells and sync words may skip their fence. */
 static inline int cm_wait_fence_free(void)
 {
-    return cm_wait_fence_free_all || cm_wait_fence_free_slow();
+    return !cm_wait_count.crowded && cm_wait_all_joined();
 }
 
 /* The waker's half: between publishing work and reading whether anyone
@@ -154,11 +182,9 @@ static inline void cm_wake_fence(void)
 }
 
 /* The same for the collectives' FIFO words, whatever the ranks per core. */
-int cm_wait_fifo_fence_free_slow(void);
-extern int cm_wait_fifo_fence_free_all;
 static inline void cm_wake_fence_fifo(void)
 {
-    if (cm_wait_fifo_fence_free_all || cm_wait_fifo_fence_free_slow())
+    if (cm_wait_all_joined())
         atomic_signal_fence(memory_order_seq_cst);
     else
         atomic_thread_fence(memory_order_seq_cst);

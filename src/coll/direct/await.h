@@ -20,6 +20,41 @@ const struct timespec *cm_direct_progress_pending(const struct timespec *normal)
 /* A lost wake-up costs this, not a hang. */
 extern const struct timespec cm_direct_long_nap;
 
+/* A waiter's futex bound and its count of empty polls.  Every 64th empty
+ * poll runs pending point-to-point and nonblocking work
+ * (cm_direct_progress_pending: a call, so not on every spin) and picks the
+ * next sleep's bound: the long nap, or a brief one while work is pending.
+ * After a brief nap the next empty poll runs progress again at once, not 64
+ * naps later (a passive target's active messages, osc/am.c).  Inline, on
+ * the waiter's stack: the spin path costs what it did when each wait kept
+ * these two variables itself. */
+struct cm_direct_nap {
+    const struct timespec *bound;
+    unsigned polls;
+};
+
+static inline void cm_direct_nap_start(struct cm_direct_nap *n)
+{
+    n->bound = &cm_direct_long_nap;
+    n->polls = 0;
+}
+
+/* An empty poll. */
+static inline void cm_direct_nap_poll(struct cm_direct_nap *n)
+{
+    if ((n->polls++ & 63) == 0)
+        n->bound = cm_direct_progress_pending(&cm_direct_long_nap);
+}
+
+/* Sleep on the futex word while it holds seen, for the bound at most.  The
+ * caller announced its sleep and re-checked its condition just before. */
+static inline void cm_direct_nap_sleep(struct cm_direct_nap *n, void *word, uint32_t seen)
+{
+    cm_futex_wait(word, seen, n->bound);
+    if (n->bound != &cm_direct_long_nap)
+        n->polls = 0;
+}
+
 /* COREMPI_SHM_BACKOFF: oversubscribed waiters spin and yield before they
  * sleep (1, the default) or sleep at once (0). */
 int cm_direct_backoff_when_oversubscribed(void);

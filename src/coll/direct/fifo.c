@@ -168,8 +168,8 @@ void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint3
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int announced = 0, yields = 0;
-    const struct timespec *nap = &cm_direct_long_nap;
-    unsigned polls = 0;
+    struct cm_direct_nap nap;
+    cm_direct_nap_start(&nap);
     for (;;) {
         uint32_t v = atomic_load_explicit(word, memory_order_acquire);
         if ((int32_t)(v - target) >= 0) {
@@ -178,8 +178,7 @@ void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint3
             CM_FAULT(fifo_waited);
             return;
         }
-        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
-            nap = cm_direct_progress_pending(&cm_direct_long_nap);
+        cm_direct_nap_poll(&nap);
         if ((!cm_g.oversubscribed || cm_direct_backoff_when_oversubscribed()) && cm_wait_backoff(&w))
             continue;
         /* A FIFO reader behind its writer with more ranks than cores: the
@@ -201,11 +200,7 @@ void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint3
         CM_FAULT(fifo_sleep);
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0)
-            cm_futex_wait(word, v, nap);
-        /* something is pending (a brief nap): progress again at once, not
-         * 64 naps later (a passive target's active messages, osc/am.c) */
-        if (nap != &cm_direct_long_nap)
-            polls = 0;
+            cm_direct_nap_sleep(&nap, word, v);
         atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
     }
 }

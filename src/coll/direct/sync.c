@@ -69,16 +69,15 @@ static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t 
     uint32_t e = (uint32_t)me;
     struct cm_waiter wt;
     cm_waiter_reset(&wt);
-    const struct timespec *nap = &cm_direct_long_nap;
-    unsigned polls = 0;
+    struct cm_direct_nap nap;
+    cm_direct_nap_start(&nap);
     for (;;) {
         uint64_t v = atomic_load_explicit(w, memory_order_acquire);
         if (v == me)
             return 0;
         if ((int32_t)((uint32_t)v - e) >= 0)
             return v;
-        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
-            nap = cm_direct_progress_pending(&cm_direct_long_nap);
+        cm_direct_nap_poll(&nap);
         if (cm_wait_backoff(&wt))
             continue;
         if (!*woken) {
@@ -92,11 +91,7 @@ static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t 
         CM_FAULT(sync_sleep);
         v = atomic_load_explicit(w, memory_order_seq_cst);
         if ((int32_t)((uint32_t)v - e) < 0)
-            cm_futex_wait((uint32_t *)w, (uint32_t)v, nap);
-        /* something is pending (a brief nap): progress again at once, not
-         * 64 naps later (a passive target's active messages, osc/am.c) */
-        if (nap != &cm_direct_long_nap)
-            polls = 0;
+            cm_direct_nap_sleep(&nap, (uint32_t *)w, (uint32_t)v);   /* the epoch half, little-endian */
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -284,8 +279,8 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
     struct cm_waiter w;
     cm_waiter_reset(&w);
     int yields = 0, announced = 0, budget = sync_yields();
-    const struct timespec *nap = &cm_direct_long_nap;
-    unsigned polls = 0;
+    struct cm_direct_nap nap;
+    cm_direct_nap_start(&nap);
     for (;;) {
         uint32_t v = atomic_load_explicit(&a->release, memory_order_acquire);
         if ((int32_t)(v - e) >= 0) {
@@ -301,8 +296,7 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
          * the scheduler (7.5 instead of 8-9 switches per 8-rank barrier) but
          * measured 2-4x slower when other jobs share the cores: a woken
          * sleeper waits for their time slices, a yielder does not. */
-        if ((polls++ & 63) == 0)   /* a call, not inline: not on every spin */
-            nap = cm_direct_progress_pending(&cm_direct_long_nap);
+        cm_direct_nap_poll(&nap);
         if ((!cm_g.oversubscribed || cm_direct_backoff_when_oversubscribed()) && cm_wait_backoff(&w))
             continue;
         /* Oversubscribed: keep yielding while other members still arrive
@@ -324,11 +318,7 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
         CM_FAULT(sync_sleep);
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
         if ((int32_t)(v - e) < 0)
-            cm_futex_wait(&a->release, v, nap);
-        /* something is pending (a brief nap): progress again at once, not
-         * 64 naps later (a passive target's active messages, osc/am.c) */
-        if (nap != &cm_direct_long_nap)
-            polls = 0;
+            cm_direct_nap_sleep(&nap, &a->release, v);
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
