@@ -103,7 +103,10 @@ struct cm_rank_ctl {
     uint32_t blocked_ctx;                 /* communicator context id */
     _Atomic uint64_t progress;            /* grows whenever this rank moves a message */
     int32_t exit_code;                    /* MPI_Abort code when state == ABORTED */
-    uint32_t pad_a;
+    /* Set (never cleared) by a rank that sends this one one-sided active
+     * messages although this one did not expect any (osc/am.c): from then
+     * on its waits run progress (p2p's cm_progress_quiet). */
+    _Atomic uint32_t am_wanted;
     char pad_a2[CM_CACHELINE - 48];
     char gap_b[CM_CACHELINE];             /* keeps A and C on separate line pairs */
     /* line C: doorbell (futex word) rung by ranks that may unblock this one */

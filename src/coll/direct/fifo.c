@@ -202,10 +202,11 @@ void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint3
         v = atomic_load_explicit(word, memory_order_seq_cst);
         if ((int32_t)(v - target) < 0)
             cm_futex_wait(word, v, nap);
-        /* something is pending (a brief nap): progress again at once, not
-         * 64 naps later (a passive target's active messages, osc/am.c) */
-        if (nap != &cm_direct_long_nap)
-            polls = 0;
+        /* after any sleep, look for pending work at once, not 64 sleeps
+         * later: a brief nap means something is pending, and a long one may
+         * end because work came that rings no word of ours (a one-sided
+         * origin that lost single copy, osc/am.c: cm_progress_quiet) */
+        polls = 0;
         atomic_fetch_sub_explicit(waiters, 1, memory_order_relaxed);
     }
 }

@@ -93,10 +93,11 @@ static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t 
         v = atomic_load_explicit(w, memory_order_seq_cst);
         if ((int32_t)((uint32_t)v - e) < 0)
             cm_futex_wait((uint32_t *)w, (uint32_t)v, nap);
-        /* something is pending (a brief nap): progress again at once, not
-         * 64 naps later (a passive target's active messages, osc/am.c) */
-        if (nap != &cm_direct_long_nap)
-            polls = 0;
+        /* after any sleep, look for pending work at once, not 64 sleeps
+         * later: a brief nap means something is pending, and a long one may
+         * end because work came that rings no word of ours (a one-sided
+         * origin that lost single copy, osc/am.c: cm_progress_quiet) */
+        polls = 0;
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
@@ -325,10 +326,11 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
         v = atomic_load_explicit(&a->release, memory_order_seq_cst);
         if ((int32_t)(v - e) < 0)
             cm_futex_wait(&a->release, v, nap);
-        /* something is pending (a brief nap): progress again at once, not
-         * 64 naps later (a passive target's active messages, osc/am.c) */
-        if (nap != &cm_direct_long_nap)
-            polls = 0;
+        /* after any sleep, look for pending work at once, not 64 sleeps
+         * later: a brief nap means something is pending, and a long one may
+         * end because work came that rings no word of ours (a one-sided
+         * origin that lost single copy, osc/am.c: cm_progress_quiet) */
+        polls = 0;
         atomic_fetch_sub_explicit(&a->sleepers, 1, memory_order_relaxed);
     }
 }
