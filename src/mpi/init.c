@@ -145,8 +145,10 @@ static void setup(int required)
     cm_g.oversubscribed = (cm_g.hdr->flags & CM_SEG_OVERSUBSCRIBED) != 0;
     size_t spin = cm_env_size("COREMPI_SPIN", CM_WAIT_SPIN_DEFAULT);
     size_t poll_spin = cm_env_size("COREMPI_POLL_SPIN", CM_WAIT_POLL_SPIN_DEFAULT);
+    size_t spin_time = cm_env_size("COREMPI_SPIN_TIME", CM_WAIT_SPIN_TIME_DEFAULT);
     cm_wait_configure(cm_g.oversubscribed, spin > UINT_MAX ? UINT_MAX : (unsigned)spin,
-                      poll_spin > UINT_MAX ? UINT_MAX : (unsigned)poll_spin);
+                      poll_spin > UINT_MAX ? UINT_MAX : (unsigned)poll_spin,
+                      spin_time > 10000000u ? 10000000u : (unsigned)spin_time);
     /* With a core per rank sleeping is rare: let sleepers carry the fence
      * (with more ranks than cores, only on the collectives' FIFO words). */
     if (fd >= 0)

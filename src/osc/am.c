@@ -42,6 +42,7 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "core/remote.h"
 #include "p2p/p2p.h"
 #include "shm/wait.h"
 
@@ -268,7 +269,7 @@ void cm_osc_am_close(struct cm_win *w)
 
 int cm_osc_am_live(void)
 {
-    return nlisten > 0;
+    return nlisten > 0 || atomic_load_explicit(&cm_g.self_ctl->am_wanted, memory_order_relaxed);
 }
 
 struct drain_arg {
@@ -392,6 +393,15 @@ static int run(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, int cou
     b.rank = rank;
     b.dst = w->world_of[rank];
     h.win = w->peer[rank].win;
+    /* The target may not listen: it had single copy when the window was
+     * made, and so did we until the kernel refused one (a ptrace policy
+     * change).  Ask it to, before the first message: its waits, even a
+     * collective's sleep, then run progress (within a long nap, 200 ms). */
+    struct cm_rank_ctl *tc = cm_peer_ctl(b.dst);
+    if (!atomic_load_explicit(&tc->am_wanted, memory_order_relaxed)) {
+        atomic_store_explicit(&tc->am_wanted, 1, memory_order_seq_cst);
+        cm_wake(tc);
+    }
     b.addr = tgt->addr;
     b.src = src;
     b.es = es;

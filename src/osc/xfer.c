@@ -9,6 +9,7 @@
 #include "osc/osc.h"
 #include "core/datatype.h"
 #include "shm/cma.h"
+#include "shm/fault.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -114,6 +115,8 @@ static int remote_block(MPI_Aint off, size_t len, void *p)
 {
     struct remote *r = p;
     uint64_t a = r->tgt->addr + (uint64_t)off;
+    if (CM_FAULT_REFUSE(osc_cma))
+        return -1;   /* as EPERM would: the caller falls back to messages */
     size_t done = r->write ? cm_cma_write(r->tgt->pid, a, r->packed, len) : cm_cma_read(r->tgt->pid, r->packed, a, len);
     r->packed += len;
     return done == len ? 0 : -1;

@@ -257,7 +257,8 @@ int cm_p2p_am_listeners;
 
 int cm_progress_quiet(void)
 {
-    return !ngenerics && !cm_outq_active() && !cm_p2p_am_listeners;
+    return !ngenerics && !cm_outq_active() && !cm_p2p_am_listeners &&
+           !(cm_g.self_ctl && atomic_load_explicit(&cm_g.self_ctl->am_wanted, memory_order_relaxed));
 }
 
 static void poll_generics(void)

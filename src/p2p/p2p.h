@@ -49,8 +49,10 @@ void cm_p2p_finalize(void);
  * Returns the number of messages handled. */
 int cm_progress(int hint);
 
-/* No queued sends and no nonblocking collectives need progress: a blocking
- * receive may watch one ring alone for a while. */
+/* No queued sends and no nonblocking collectives need progress, and no
+ * one-sided active messages may come (a listening window, or a peer that
+ * asked: cm_rank_ctl's am_wanted): a blocking receive may watch one ring
+ * alone for a while, a collective's waiter sleep on its word alone. */
 int cm_progress_quiet(void);
 /* Release a message the caller took from src's ring itself (fast receive). */
 struct cm_msg_hdr;

@@ -97,4 +97,31 @@ void cm_fault_point(const char *site)
         usleep(10 + span * 190 / 255);           /* 10-200 us */
     }
 }
+
+/* COREMPI_FAULT_REFUSE, read once after MPI_Init set the rank: the site
+ * (empty: none) and the rank (-1: every rank). */
+static char refuse_site[64];
+static int refuse_rank = -1, refuse_read;
+
+int cm_fault_refused(const char *site)
+{
+    if (world_rank < 0)
+        return 0;
+    if (!refuse_read) {
+        refuse_read = 1;
+        const char *env = getenv("COREMPI_FAULT_REFUSE");
+        if (env && *env) {
+            size_t n = strcspn(env, "@");
+            if (n >= sizeof refuse_site)
+                n = sizeof refuse_site - 1;
+            memcpy(refuse_site, env, n);
+            refuse_site[n] = 0;
+            if (env[n] == '@')
+                refuse_rank = atoi(env + n + 1);
+            fprintf(stderr, "corempi: rank %d: %s refuses at %s\n", world_rank,
+                    refuse_rank < 0 || refuse_rank == world_rank ? "this rank" : "another rank", refuse_site);
+        }
+    }
+    return refuse_site[0] && (refuse_rank < 0 || refuse_rank == world_rank) && !strcmp(site, refuse_site);
+}
 #endif

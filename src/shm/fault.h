@@ -23,11 +23,20 @@
 extern int cm_fault_armed;
 void cm_fault_point(const char *site);
 #define CM_FAULT(site) do { if (cm_fault_armed) cm_fault_point(#site); } while (0)
+/* A refusal point: CM_FAULT_REFUSE(site) is 1 where the call it guards
+ * must fail as the system would refuse it (process_vm_writev's EPERM
+ * after a ptrace policy change, say), in the ranks that
+ * COREMPI_FAULT_REFUSE=site[@world rank] names, from MPI_Init on; 0
+ * everywhere else.  Independent of COREMPI_FAULTS: a deterministic
+ * fallback test, not a random stall. */
+int cm_fault_refused(const char *site);
+#define CM_FAULT_REFUSE(site) cm_fault_refused(#site)
 /* MPI_Init, once the world rank is known: points before it do nothing (the
  * rank goes into the seed).  Told from above, so shm needs nothing of core. */
 void cm_fault_start(int world_rank);
 #else
 #define CM_FAULT(site) ((void)0)
+#define CM_FAULT_REFUSE(site) 0
 static inline void cm_fault_start(int world_rank) { (void)world_rank; }
 #endif
 

@@ -104,7 +104,12 @@ struct cm_rank_ctl {
     _Atomic uint64_t progress;            /* grows whenever this rank moves a message */
     int32_t exit_code;                    /* MPI_Abort code when state == ABORTED */
     _Atomic uint32_t fence_joined;        /* 1: counted in fence_free_ranks (shm/wait.h) */
-    char pad_a2[CM_CACHELINE - 48];
+    /* Set (never cleared) by a rank that sends this one one-sided active
+     * messages although this one did not expect any (osc/am.c): from then
+     * on its waits run progress (p2p's cm_progress_quiet).  The one word of
+     * line A others write, once. */
+    _Atomic uint32_t am_wanted;
+    char pad_a2[CM_CACHELINE - 52];
     char gap_b[CM_CACHELINE];             /* keeps A and C on separate line pairs */
     /* line C: doorbell (futex word) rung by ranks that may unblock this one */
     _Alignas(CM_CACHELINE) _Atomic uint32_t doorbell;

@@ -19,6 +19,29 @@ static unsigned spin_limit = CM_WAIT_SPIN_DEFAULT;
 static unsigned yield_limit = 16;
 static int crowded;                          /* more ranks than cores */
 
+/* With a core per rank, a blocking wait does not sleep before it is
+ * spin_time_ns old: it yields.  A rank that sleeps leaves its vCPU idle,
+ * and the hypervisor (or another job) runs something else there -- on a
+ * machine whose vCPUs are hyperthreads, on the sibling of the core that
+ * does the work: a passive target sleeping in MPI_Barrier made the origin's
+ * 1 MiB Put + Win_flush 0.95x Open MPI's bandwidth (whose barrier polls
+ * forever), and parity when it polled.  A yield keeps the vCPU busy when
+ * nothing else wants it and gives it away when something does.  After the
+ * budget the rank sleeps as before, so a long wait costs at most this much
+ * CPU (docs/polling.md); with more ranks than cores the budget is 0, and
+ * it ends early once a yield shows that another task wanted the core. */
+static uint64_t spin_time_ns = (uint64_t)CM_WAIT_SPIN_TIME_DEFAULT * 1000u;
+/* A sched_yield that returns with nothing else to run takes ~1 us; one
+ * that let another task run takes that task's slice, a millisecond or so. */
+#define YIELD_BUSY_NS 50000u
+
+static uint64_t now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
 /* Polling (wait.h).  With a core per rank an empty poll loop keeps its core
  * as long as any other MPI's would: it yields only after a million empty
  * polls (40 ms and more of finding nothing), naps only after a thousand
@@ -33,11 +56,15 @@ static unsigned poll_yield_limit = 1000;
 #define POLL_NAP_FIRST_US 50u
 #define POLL_NAP_MAX_US 1000u
 
-void cm_wait_configure(int oversubscribed, unsigned spins, unsigned poll_spins)
+void cm_wait_configure(int oversubscribed, unsigned spins, unsigned poll_spins, unsigned spin_time_us)
 {
     spin_limit = spins;
+    /* COREMPI_SPIN=0 asks for a sleep right after the yields (the wake-up
+     * tests rely on it): no budget either. */
+    spin_time_ns = spins ? (uint64_t)spin_time_us * 1000u : 0;
     if (oversubscribed) {
         spin_limit = 0;
+        spin_time_ns = 0;
         yield_limit = 2;
         poll_spin_limit = 16;
         poll_yield_limit = 16;
@@ -65,6 +92,22 @@ int cm_wait_backoff(struct cm_waiter *w)
         w->yields++;
         sched_yield();
         return 1;
+    }
+    if (spin_time_ns) {
+        /* Two clock reads per yield: ~25 ns each (vDSO) against the
+         * system call. */
+        uint64_t now = now_ns();
+        if (!w->until)
+            w->until = now + spin_time_ns;
+        if (now < w->until) {
+            sched_yield();
+            /* A yield that took long let another task run: the core is
+             * wanted (other jobs, or a host that preempts the vCPU), so
+             * keeping it no longer pays: sleep from now on. */
+            if (now_ns() - now > YIELD_BUSY_NS)
+                w->until = 1;
+            return 1;
+        }
     }
     return 0;
 }

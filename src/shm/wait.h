@@ -40,6 +40,7 @@
 struct cm_waiter {
     unsigned spins;
     unsigned yields;
+    uint64_t until;     /* end of the keep-the-core phase (CLOCK_MONOTONIC ns), 0: not started */
 };
 
 /* Polls before yielding when each rank has a core (COREMPI_SPIN): 20000
@@ -50,15 +51,21 @@ struct cm_waiter {
  * ranks outnumber cores. */
 /* COREMPI_POLL_SPIN's "not given": the defaults of wait.c apply. */
 #define CM_WAIT_POLL_SPIN_DEFAULT 0xffffffffu
-void cm_wait_configure(int oversubscribed, unsigned spin_limit, unsigned poll_spins);
+/* Microseconds a blocking wait keeps its core, yielding, after the spin and
+ * before it sleeps, with a core per rank (COREMPI_SPIN_TIME; wait.c says
+ * why, docs/polling.md what it costs). */
+#define CM_WAIT_SPIN_TIME_DEFAULT 100000u
+void cm_wait_configure(int oversubscribed, unsigned spin_limit, unsigned poll_spins, unsigned spin_time_us);
 
 /* Polls a waiter may make before it should yield (0 when oversubscribed). */
 unsigned cm_wait_spin_limit(void);
 
-static inline void cm_waiter_reset(struct cm_waiter *w) { w->spins = 0; w->yields = 0; }
+static inline void cm_waiter_reset(struct cm_waiter *w) { w->spins = 0; w->yields = 0; w->until = 0; }
 
 /* Phase 1 and 2 of waiting: returns 1 while the caller should keep polling
- * without sleeping, 0 when it is time to sleep (cm_wait_sleep). */
+ * without sleeping, 0 when it is time to sleep (cm_wait_sleep).  Phase 2
+ * yields at least a few times and, with a core per rank, until the wait is
+ * COREMPI_SPIN_TIME old (counted from the end of the spin). */
 int cm_wait_backoff(struct cm_waiter *w);
 
 /*

@@ -24,7 +24,7 @@ extern const struct timespec cm_direct_long_nap;
  * poll runs pending point-to-point and nonblocking work
  * (cm_direct_progress_pending: a call, so not on every spin) and picks the
  * next sleep's bound: the long nap, or a brief one while work is pending.
- * After a brief nap the next empty poll runs progress again at once, not 64
+ * After any sleep the next empty poll runs progress again at once, not 64
  * naps later (a passive target's active messages, osc/am.c).  Inline, on
  * the waiter's stack: the spin path costs what it did when each wait kept
  * these two variables itself. */
@@ -51,8 +51,11 @@ static inline void cm_direct_nap_poll(struct cm_direct_nap *n)
 static inline void cm_direct_nap_sleep(struct cm_direct_nap *n, void *word, uint32_t seen)
 {
     cm_futex_wait(word, seen, n->bound);
-    if (n->bound != &cm_direct_long_nap)
-        n->polls = 0;
+    /* After any sleep, look for pending work at once, not 64 sleeps later:
+     * a brief nap means something is pending, and a long one may end
+     * because work came that rings no word of ours (a one-sided origin that
+     * lost single copy, osc/am.c: cm_progress_quiet). */
+    n->polls = 0;
 }
 
 /* COREMPI_SHM_BACKOFF: oversubscribed waiters spin and yield before they

@@ -76,6 +76,7 @@ void cm_direct_wait_progress(struct cm_direct *s, int r, uint64_t base, size_t u
         v = atomic_load_explicit(&l->bytes, memory_order_seq_cst);
         if (v - base < upto)
             cm_futex_wait(&l->bytes, (uint32_t)v, nap);    /* low half, little-endian */
+        polls = 0;   /* after a sleep, pending work first (await.h, cm_direct_nap_sleep) */
         atomic_fetch_sub_explicit(&l->waiters, 1, memory_order_relaxed);
     }
 }
