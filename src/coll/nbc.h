@@ -94,8 +94,7 @@ struct cm_coll_plan {
     int on;
     const char *call;
     void *plan;
-    int (*begin)(void *plan);      /* MPI_Start: arm; never waits for other ranks;
-                                      CM_COLL_BEGUN_DONE: this start is complete */
+    int (*begin)(void *plan);      /* MPI_Start: arm; never waits for other ranks */
     int (*poll)(void *plan);       /* 1: this start is complete */
     void (*block)(void *plan);     /* may be NULL: returns once poll would say 1 */
     void (*destroy)(void *plan);
@@ -106,9 +105,6 @@ struct cm_coll_plan {
     int (*start)(struct cm_request *r, const char *call);
 };
 extern struct cm_coll_plan cm_coll_capture;
-/* A begin that found everything it needed already there and finished the
- * start (not an MPI error code: those are >= 0). */
-#define CM_COLL_BEGUN_DONE (-2)
 #define CM_COLL_CALL(name) (cm_coll_capture.on ? cm_coll_capture.call : (name))
 int cm_coll_keep(void *plan, int (*begin)(void *), int (*poll)(void *), void (*block)(void *),
                  void (*destroy)(void *), MPI_Request *request);

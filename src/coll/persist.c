@@ -54,11 +54,11 @@ int cm_coll_plan_start(struct cm_request *r, const char *call)
 {
     struct cm_coll_plan *p = r->state;
     int rc = p->begin(p->plan);
-    if (rc != MPI_SUCCESS && rc != CM_COLL_BEGUN_DONE)
+    if (rc != MPI_SUCCESS)
         return cm_error(r->comm, rc, call, "could not start the persistent %s", p->call);
     r->active = 1;
     r->cancelled = 0;
-    if (rc == CM_COLL_BEGUN_DONE || (!p->no_first_poll && p->poll(p->plan)))
+    if (!p->no_first_poll && p->poll(p->plan))
         r->complete = 1;
     else {
         r->complete = 0;

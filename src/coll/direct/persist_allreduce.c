@@ -246,11 +246,10 @@ static int pa_start(struct cm_request *r, const char *call)
     if (s->nbc_head || s->nbc_busy)
         return cm_coll_plan_start(r, call);
     a->run.next = NULL;
-    a->run.started = 1;
     r->active = 1;
     r->cancelled = 0;
-    cm_copy_small(s->meet->inl[s->rank][cm_direct_parity(s)], a->sb, a->bytes);
-    uint32_t k = a->run.k = cm_direct_meet_arrive(s);
+    arrive_first(a);
+    uint32_t k = a->run.k;
     if (cm_direct_meet_test(s, k)) {
         fold_meet(a, (int)(k & 1));
         a->run.done = 1;
