@@ -147,10 +147,7 @@ static inline int api_buf(MPI_Comm comm, const char *call, const void *buf, int 
 {
     if (buf != NULL || count == 0)
         return 0;
-    int ni, na, nd, combiner;
-    if (PMPI_Type_get_envelope(dt, &ni, &na, &nd, &combiner) == MPI_SUCCESS && combiner != MPI_COMBINER_NAMED)
-        return 0;
-    return cm_error(comm, MPI_ERR_BUFFER, call, "%s is NULL with count %d", what, count);
+    return cm_dt_bottom_check(comm, call, what, buf, count, cm_dt_lookup(dt));
 }
 
 static inline int api_count_type_buf(MPI_Comm comm, const char *call, const void *buf, int count,

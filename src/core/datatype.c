@@ -371,3 +371,15 @@ int PMPI_Type_get_envelope(MPI_Datatype datatype, int *num_integers, int *num_ad
     }
     return cm_dt_envelope_derived(t, num_integers, num_addresses, num_datatypes, combiner);
 }
+
+int cm_dt_bottom_check(MPI_Comm comm, const char *call, const char *what, const void *buf, int count,
+                       const struct cm_datatype *t)
+{
+    MPI_Aint at = cm_dt_bottom_misuse(buf, count, t);
+    if (at < 0)
+        return MPI_SUCCESS;
+    return cm_error(comm, MPI_ERR_BUFFER, call,
+                    "%s is NULL (MPI_BOTTOM) but count is %d and the datatype's data starts at byte %ld: "
+                    "only a datatype of absolute addresses (MPI_Get_address) can be used at MPI_BOTTOM",
+                    what, count, (long)at);
+}

@@ -89,6 +89,12 @@ static inline MPI_Aint cm_dt_bottom_misuse(const void *buf, int count, const str
     return start < 4096 ? t->true_lb : -1;
 }
 
+/* The error of a buffer at MPI_BOTTOM that cm_dt_bottom_misuse refuses, in
+ * one wording for every call that takes a buffer (point-to-point, collectives,
+ * Pack): MPI_ERR_BUFFER naming `what`, or MPI_SUCCESS when buf may be used. */
+int cm_dt_bottom_check(MPI_Comm comm, const char *call, const char *what, const void *buf, int count,
+                       const struct cm_datatype *t);
+
 int cm_dt_init(void);
 void cm_dt_finalize(void);
 

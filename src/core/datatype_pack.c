@@ -360,11 +360,8 @@ static int typed_and_packed(MPI_Comm comm, const char *call, const void *typed, 
 {
     if (bytes && !packed)
         return cm_error(comm, MPI_ERR_BUFFER, call, "%s is NULL", packed_name);
-    MPI_Aint at = bytes ? cm_dt_bottom_misuse(typed, count, t) : -1;
-    if (at >= 0)
-        return cm_error(comm, MPI_ERR_BUFFER, call,
-                        "%s is NULL (MPI_BOTTOM) but the datatype's data starts at byte %ld: only a datatype of "
-                        "absolute addresses (MPI_Get_address) can be used at MPI_BOTTOM", typed_name, (long)at);
+    if (bytes)
+        return cm_dt_bottom_check(comm, call, typed_name, typed, count, t);
     return MPI_SUCCESS;
 }
 

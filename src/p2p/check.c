@@ -24,12 +24,8 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
     int rc = empty_null ? MPI_SUCCESS : cm_dt_check(comm, dt, call, "datatype");
     if (rc)
         return rc;
-    MPI_Aint at = empty_null ? -1 : cm_dt_bottom_misuse(buf, count, cm_dt_lookup(dt));
-    if (at >= 0)
-        return cm_error(comm, MPI_ERR_BUFFER, call,
-                        "buffer is NULL (MPI_BOTTOM) but count is %d and the datatype's data starts at byte %ld: "
-                        "only a datatype of absolute addresses (MPI_Get_address) can be used at MPI_BOTTOM",
-                        count, (long)at);
+    if (!empty_null && (rc = cm_dt_bottom_check(comm, call, "buffer", buf, count, cm_dt_lookup(dt))))
+        return rc;
     const char *what = role == CM_PEER_DEST ? "destination" : "source";
     if (peer != MPI_PROC_NULL && !(role == CM_PEER_SOURCE && peer == MPI_ANY_SOURCE) &&
         (peer < 0 || peer >= c->peer_size))

@@ -85,6 +85,23 @@ static void bottom_point_to_point(void)
 #ifdef COREMPI
     CHECK(strstr(msg, "MPI_Send") && strstr(msg, "MPI_BOTTOM"), "error text names neither call nor MPI_BOTTOM: %s", msg);
 #endif
+    /* a collective names MPI_BOTTOM as the point-to-point calls do; a relative
+     * derived type at NULL is refused too (it was let through and crashed) */
+    MPI_Datatype pair;
+    MPI_Type_contiguous(2, MPI_INT, &pair);
+    MPI_Type_commit(&pair);
+    MPI_Datatype bad[2] = { MPI_INT, pair };
+    for (int i = 0; i < 2; i++) {
+        rc = MPI_Bcast(NULL, 4, bad[i], 0, MPI_COMM_WORLD);
+        MPI_Error_class(rc, &cls);
+        CHECK(cls == MPI_ERR_BUFFER, "MPI_Bcast(NULL, 4, type %d): class %d, want MPI_ERR_BUFFER", i, cls);
+        MPI_Error_string(rc, msg, &len);
+#ifdef COREMPI
+        CHECK(strstr(msg, "MPI_Bcast") && strstr(msg, "MPI_BOTTOM"), "Bcast error text names neither call nor MPI_BOTTOM: %s",
+              msg);
+#endif
+    }
+    MPI_Type_free(&pair);
     pos = 0;
     rc = MPI_Pack(NULL, 3, MPI_INT, packed, sizeof packed, &pos, MPI_COMM_WORLD);
     MPI_Error_class(rc, &cls);
