@@ -303,11 +303,14 @@ int PMPI_Win_free(MPI_Win *win)
     struct cm_win *w = cm_win_check(*win, call, &rc);
     if (!w)
         return rc;
-    if (w->lock_all || w->nlocks || w->start_ranks || w->post_open)
+    /* MPI-4.1 section 12.2.5: every epoch must be complete, a fence epoch
+     * with RMA calls in it included (its closing fence completes them) */
+    if (w->lock_all || w->nlocks || w->start_ranks || w->post_open || w->fence_used)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld still has an epoch open (%s)",
                             (long)(intptr_t)*win,
                             w->lock_all ? "Win_lock_all" : w->nlocks ? "Win_lock" : w->start_ranks ? "Win_start"
-                                                                                              : "Win_post");
+                                                     : w->post_open ? "Win_post"
+                                                                    : "Win_fence, with RMA calls since it");
     if ((rc = cm_osc_free_attrs(w)) != MPI_SUCCESS)
         return rc;
     cm_osc_am_drain(w, -1);
