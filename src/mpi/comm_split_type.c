@@ -185,5 +185,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     /* MPI-4.1 §7.4.2: the new communicator tells which resource it is. */
     if (rc == MPI_SUCCESS && resource && *newcomm != MPI_COMM_NULL)
         rc = set_resource_info(*newcomm, key_name, resource);
+    /* ... and for HW_UNGUIDED so does the caller's info (an INOUT argument
+     * there): the level it was split at */
+    if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_UNGUIDED && resource && *newcomm != MPI_COMM_NULL &&
+        info != MPI_INFO_NULL)
+        rc = PMPI_Info_set(info, "mpi_hw_resource_type", resource);
     return rc;
 }

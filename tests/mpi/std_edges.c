@@ -10,8 +10,9 @@
  *     ("mpi://WORLD", "mpi://SELF", unknown: MPI_COMM_NULL) and by
  *     mpi_hw_resource_type, the new communicator's info naming it (7.4.2);
  *   - Comm_split_type(MPI_COMM_TYPE_HW_UNGUIDED): the new communicator's
- *     info carries mpi_hw_resource_type (argument --packages: a split must
- *     happen, under a 2-package COREMPI_TOPOLOGY);
+ *     info and the info argument (INOUT there) carry mpi_hw_resource_type
+ *     (argument --packages: a split must happen, under a 2-package
+ *     COREMPI_TOPOLOGY);
  *   - Win_shared_query on a Win_create window of malloc memory: size 0 and
  *     a NULL base for another rank's memory, the real answer for its own;
  *   - Win_allocate_shared / Win_allocate of size 0: a NULL base (and
@@ -104,6 +105,22 @@ static void split_types(int packages)
         printf("std_edges: HW_UNGUIDED split at %s (size %d)\n", got, s);
 }
 
+/* The info argument is INOUT for HW_UNGUIDED: it gets the level too. */
+static void unguided_info(void)
+{
+    char got[MPI_MAX_INFO_VAL];
+    MPI_Info info;
+    MPI_Comm c;
+    int flag = 0;
+    CHECK_MPI(MPI_Info_create(&info));
+    CHECK_MPI(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_HW_UNGUIDED, me, info, &c));
+    CHECK_MPI(MPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL - 1, got, &flag));
+    CHECK(c == MPI_COMM_NULL || (flag && got[0]), "HW_UNGUIDED: the info argument lacks mpi_hw_resource_type");
+    if (c != MPI_COMM_NULL)
+        MPI_Comm_free(&c);
+    MPI_Info_free(&info);
+}
+
 static void shared_query_create(void)
 {
     int *mem = calloc(4, sizeof(int));
@@ -194,6 +211,7 @@ int main(int argc, char **argv)
     PART("session_null", session_null());
     PART("null_names", null_names());
     PART("split_types", split_types(packages));
+    PART("unguided_info", unguided_info());
     PART("shared_query_create", shared_query_create());
     PART("zero_size", zero_size());
     PART("zero_count_ops", zero_count_ops());
