@@ -753,10 +753,16 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
     const char *call = "MPI_Type_get_name";
     struct cm_datatype *t = NULL;
     int rc;
-    if ((rc = check_type(call, datatype, "datatype", &t)))
-        return rc;
     if (!type_name || !resultlen)
         return ERR(MPI_ERR_ARG, call, "%s is NULL", type_name ? "resultlen" : "type_name");
+    /* MPI-4.1 section 7.8: the null handle is named after itself */
+    if (datatype == MPI_DATATYPE_NULL) {
+        strcpy(type_name, "MPI_DATATYPE_NULL");
+        *resultlen = (int)strlen(type_name);
+        return MPI_SUCCESS;
+    }
+    if ((rc = check_type(call, datatype, "datatype", &t)))
+        return rc;
     size_t n = strlen(t->name);
     memcpy(type_name, t->name, n + 1);
     *resultlen = (int)n;

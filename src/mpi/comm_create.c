@@ -401,6 +401,14 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
 
 int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
+    if (!comm_name || !resultlen)
+        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_get_name", "%s is NULL", !comm_name ? "comm_name" : "resultlen");
+    /* MPI-4.1 section 7.8: the null handle is named after itself */
+    if (comm == MPI_COMM_NULL) {
+        strcpy(comm_name, "MPI_COMM_NULL");
+        *resultlen = (int)strlen(comm_name);
+        return MPI_SUCCESS;
+    }
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_name", "invalid communicator %ld", (long)(intptr_t)comm);

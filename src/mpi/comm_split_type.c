@@ -3,6 +3,9 @@
  * node) and by hardware resource (hwloc levels: "NUMANode", "L3Cache",
  * "Package", "Core", ...).
  *
+ * MPI_COMM_TYPE_RESOURCE_GUIDED splits by the process set named in the info
+ * key mpi_pset_name, or else as HW_GUIDED by mpi_hw_resource_type.
+ *
  * A rank's place is the core mpirun put it on (its control block's
  * bound_core, an hwloc logical core index); a rank that was not placed counts
  * as being on core (rank mod cores).  The machine is the one mpirun saw: the
@@ -94,12 +97,12 @@ static int parse_resource(const char *s, hwloc_obj_type_t *type, int *depth)
 /* Levels tried by HW_UNGUIDED, from the largest down. */
 static const char *const unguided_levels[] = { "Package", "NUMANode", "L3Cache", "L2Cache", "Core" };
 
-static int set_resource_info(MPI_Comm comm, const char *resource)
+static int set_resource_info(MPI_Comm comm, const char *key, const char *resource)
 {
     MPI_Info info;
     int rc = PMPI_Info_create(&info);
     if (rc == MPI_SUCCESS) {
-        rc = PMPI_Info_set(info, "mpi_hw_resource_type", resource);
+        rc = PMPI_Info_set(info, key, resource);
         if (rc == MPI_SUCCESS)
             rc = PMPI_Comm_set_info(comm, info);
         PMPI_Info_free(&info);
@@ -107,10 +110,27 @@ static int set_resource_info(MPI_Comm comm, const char *resource)
     return rc;
 }
 
+/* MPI_COMM_TYPE_RESOURCE_GUIDED with the info key mpi_pset_name (MPI-4.1
+ * §7.4.2): 0 when the key is absent (the hardware key is tried then);
+ * else 1, and *color groups the processes of the named set: "mpi://WORLD"
+ * all of them, "mpi://SELF" each alone (session.c's two sets; names compare
+ * without regard to case), any other name none (MPI_COMM_NULL).  rank: this
+ * process's rank in the (local group of the) communicator split. */
+static int pset_named(MPI_Info info, char *value, int rank, int *color)
+{
+    int flag = 0;
+    if (info == MPI_INFO_NULL || !PMPI_Info_get ||
+        PMPI_Info_get(info, "mpi_pset_name", MPI_MAX_INFO_VAL, value, &flag) || !flag)
+        return 0;
+    *color = !strcasecmp(value, "mpi://WORLD") ? 0 : !strcasecmp(value, "mpi://SELF") ? 1 + rank : MPI_UNDEFINED;
+    return 1;
+}
+
 int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
     CM_ENTER(Comm_split_type);
     const char *resource = NULL; /* the level the split was made at, for the info key */
+    const char *key_name = "mpi_hw_resource_type";
     char value[MPI_MAX_INFO_VAL + 1] = "";
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
@@ -122,7 +142,10 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
         color = MPI_UNDEFINED;
     } else if (split_type == MPI_COMM_TYPE_SHARED) {
         color = 0; /* one node: every rank shares memory with every other */
-    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED) {
+    } else if (split_type == MPI_COMM_TYPE_RESOURCE_GUIDED && pset_named(info, value, c->rank, &color)) {
+        key_name = "mpi_pset_name";
+        resource = color == MPI_UNDEFINED ? NULL : value;
+    } else if (split_type == MPI_COMM_TYPE_HW_GUIDED || split_type == MPI_COMM_TYPE_RESOURCE_GUIDED) {
         int flag = 0;
         if (info != MPI_INFO_NULL && PMPI_Info_get)
             PMPI_Info_get(info, "mpi_hw_resource_type", MPI_MAX_INFO_VAL, value, &flag);
@@ -161,6 +184,11 @@ int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, 
     int rc = PMPI_Comm_split(comm, color, key, newcomm);
     /* MPI-4.1 §7.4.2: the new communicator tells which resource it is. */
     if (rc == MPI_SUCCESS && resource && *newcomm != MPI_COMM_NULL)
-        rc = set_resource_info(*newcomm, resource);
+        rc = set_resource_info(*newcomm, key_name, resource);
+    /* ... and for HW_UNGUIDED so does the caller's info (an INOUT argument
+     * there): the level it was split at */
+    if (rc == MPI_SUCCESS && split_type == MPI_COMM_TYPE_HW_UNGUIDED && resource && *newcomm != MPI_COMM_NULL &&
+        info != MPI_INFO_NULL)
+        rc = PMPI_Info_set(info, "mpi_hw_resource_type", resource);
     return rc;
 }

@@ -78,11 +78,13 @@ int cm_session_check(MPI_Session h, MPI_Errhandler *errh, const char *call)
     return MPI_SUCCESS;
 }
 
-/* An invalid session has no handler of its own: the error is fatal. */
+/* An invalid session has no handler of its own: the error goes where errors
+ * tied to no valid object go, MPI_COMM_SELF's handler (MPI-4.1 section 9.3;
+ * cm_error falls back to fatal when there is no MPI_COMM_SELF). */
 static int bad_session(MPI_Session h, const char *call)
 {
-    return cm_error_on(MPI_ERRORS_ARE_FATAL, &h, MPI_ERR_SESSION, call,
-                       h == MPI_SESSION_NULL ? "session is MPI_SESSION_NULL%s" : "invalid session%s", "");
+    return cm_error(MPI_COMM_SELF, MPI_ERR_SESSION, call,
+                    h == MPI_SESSION_NULL ? "session is MPI_SESSION_NULL" : "invalid session %ld", (long)(intptr_t)h);
 }
 
 /* The requested level from the "thread_level" info key (default single). */
@@ -104,8 +106,7 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     static const char call[] = "MPI_Session_init";
     MPI_Session none = MPI_SESSION_NULL;
     if (!cm_errh_valid(errhandler))
-        return cm_error_on(MPI_ERRORS_ARE_FATAL, &none, MPI_ERR_ARG, call, "invalid error handler %ld",
-                           (long)(intptr_t)errhandler);
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "invalid error handler %ld", (long)(intptr_t)errhandler);
     if (!session)
         return cm_error_on(errhandler, &none, MPI_ERR_ARG, call, "session is NULL");
     int i = 1;
@@ -135,7 +136,7 @@ int PMPI_Session_finalize(MPI_Session *session)
     CM_ENTER(Session_finalize);
     static const char call[] = "MPI_Session_finalize";
     if (!session)
-        return cm_error_on(MPI_ERRORS_ARE_FATAL, NULL, MPI_ERR_ARG, call, "session pointer is NULL");
+        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "session pointer is NULL");
     struct cm_session *s = lookup(*session);
     if (!s)
         return bad_session(*session, call);

@@ -269,6 +269,12 @@ static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
         return rc;
     if (x->result && (rc = cm_osc_types(w, call, x->rcount, x->rdt, x->tcount, x->tdt, &rt, &tt)))
         return rc;
+    /* No element to combine: the op is never applied, so any valid op goes
+     * (a user op, or one not defined on the type, as with count 0 in a
+     * reduction) */
+    if ((size_t)x->tcount * tt->size == 0)
+        return cm_op_is_valid(x->op) ? MPI_SUCCESS
+                                     : cm_win_error(w, MPI_ERR_OP, call, "invalid op %ld", (long)(intptr_t)x->op);
     MPI_Datatype basic = tt->basic;
     if (!basic || (!noop && ot->basic != basic))
         return cm_win_error(w, MPI_ERR_TYPE, call, "the %s datatype is not made of one predefined type%s",

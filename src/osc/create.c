@@ -239,7 +239,9 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
         w->peer[r].shared = 1;
     if (flavor == MPI_WIN_FLAVOR_CREATE)
         map_alloc_mem(w, all, comm);
-    w->base = shared ? (void *)(w->map + off[w->rank]) : my_base;
+    /* a rank that gave size 0 has no memory of its own: a NULL base, as
+     * Win_shared_query reports for it */
+    w->base = shared ? (all[w->rank].size ? (void *)(w->map + off[w->rank]) : NULL) : my_base;
     if (flavor == MPI_WIN_FLAVOR_DYNAMIC)
         w->base = MPI_BOTTOM;
     free(off);
@@ -303,11 +305,14 @@ int PMPI_Win_free(MPI_Win *win)
     struct cm_win *w = cm_win_check(*win, call, &rc);
     if (!w)
         return rc;
-    if (w->lock_all || w->nlocks || w->start_ranks || w->post_open)
+    /* MPI-4.1 section 12.2.5: every epoch must be complete, a fence epoch
+     * with RMA calls in it included (its closing fence completes them) */
+    if (w->lock_all || w->nlocks || w->start_ranks || w->post_open || w->fence_used)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld still has an epoch open (%s)",
                             (long)(intptr_t)*win,
                             w->lock_all ? "Win_lock_all" : w->nlocks ? "Win_lock" : w->start_ranks ? "Win_start"
-                                                                                              : "Win_post");
+                                                     : w->post_open ? "Win_post"
+                                                                    : "Win_fence, with RMA calls since it");
     if ((rc = cm_osc_free_attrs(w)) != MPI_SUCCESS)
         return rc;
     cm_osc_am_drain(w, -1);
@@ -337,18 +342,17 @@ int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit,
     } else if (rank < 0 || rank >= w->size) {
         return cm_win_error(w, MPI_ERR_RANK, call, "rank %d is not in the window (size %d)", rank, w->size);
     }
-    /* Win_create memory is shared when it came from MPI_Alloc_mem and every
-     * rank mapped it (create.c's map_alloc_mem) */
-    if (!w->peer[rank].shared)
+    if (w->flavor == MPI_WIN_FLAVOR_DYNAMIC)
         return cm_win_error(w, MPI_ERR_RMA_FLAVOR, call,
-                            "window %ld was made by %s and rank %d's memory is not shared (only Win_allocate and "
-                            "Win_allocate_shared windows are, and Win_create windows on MPI_Alloc_mem memory of "
-                            "a page or more)",
-                            (long)(intptr_t)win, w->flavor == MPI_WIN_FLAVOR_CREATE ? "MPI_Win_create"
-                                                                                   : "MPI_Win_create_dynamic",
-                            rank);
-    *size = w->peer[rank].size;
+                            "window %ld was made by MPI_Win_create_dynamic (its memory is attached, not queried)",
+                            (long)(intptr_t)win);
+    /* MPI-4.1 section 12.2.3: memory this process cannot reach by loads and
+     * stores answers size 0 and a NULL base.  Win_create memory is shared
+     * when it came from MPI_Alloc_mem and every rank mapped it (create.c's
+     * map_alloc_mem); this process's own memory always is. */
+    int reach = w->peer[rank].shared || rank == w->rank;
+    *size = reach ? w->peer[rank].size : 0;
     *disp_unit = w->peer[rank].disp_unit;
-    *(void **)baseptr = w->peer[rank].local;
+    *(void **)baseptr = reach && w->peer[rank].size ? w->peer[rank].local : NULL;
     return MPI_SUCCESS;
 }

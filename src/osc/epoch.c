@@ -2,23 +2,33 @@
  * epoch.c -- the checks every RMA operation makes first: a valid window, a
  * target in it, an access epoch that covers that target.
  *
- * An access epoch to target t is open when: a fence without
- * MPI_MODE_NOSUCCEED was the last fence; or Win_lock_all is held; or
- * Win_lock(t) is held; or Win_start's group names t.  Anything else is
- * MPI_ERR_RMA_SYNC, raised on the window.
+ * An access epoch to target t is open when: Win_lock_all is held; or
+ * Win_lock(t) is held; or Win_start's group names t; or a fence without
+ * MPI_MODE_NOSUCCEED was the last fence and no other epoch is open.  Anything
+ * else is MPI_ERR_RMA_SYNC, raised on the window.
+ *
+ * A fence only starts an access epoch when RMA calls follow it before the
+ * next fence (MPI-4.1 section 12.5), so the first operation that falls to
+ * the fence marks it (fence_used): from then on a lock, lock_all or start
+ * before the closing fence would overlap two epochs and is refused
+ * (sync.c, pscw.c), as is Win_free (create.c).
  */
 #include "osc/osc.h"
 #include "core/error.h"
 #include "core/request.h"
 #include "core/state.h"
 
-int cm_osc_epoch_check(const struct cm_win *w, int rank)
+int cm_osc_epoch_check(struct cm_win *w, int rank)
 {
-    if (w->fence_open || w->lock_all || w->lock[rank])
+    if (w->lock_all || w->lock[rank])
         return 0;
     for (int i = 0; i < w->nstart; i++)
         if (w->start_ranks[i] == rank)
             return 0;
+    if (w->fence_open && !w->nlocks && !w->start_ranks) {
+        w->fence_used = 1;
+        return 0;
+    }
     return MPI_ERR_RMA_SYNC;
 }
 

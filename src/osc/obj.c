@@ -84,6 +84,16 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     static const char call[] = "MPI_Win_get_name";
     CM_ENTER(Win_get_name);
     int rc;
+    /* MPI-4.1 section 7.8: the null handle is named after itself */
+    if (win == MPI_WIN_NULL) {
+        if ((rc = cm_check_initialized(call)))
+            return rc;
+        if (!win_name || !resultlen)
+            return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s is NULL", !win_name ? "win_name" : "resultlen");
+        strcpy(win_name, "MPI_WIN_NULL");
+        *resultlen = (int)strlen(win_name);
+        return MPI_SUCCESS;
+    }
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;

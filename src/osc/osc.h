@@ -122,7 +122,8 @@ struct cm_win {
     struct cm_osc_region *dyn;      /* dynamic: [size][CM_OSC_DYN_MAX] in the mapping, else NULL */
     /* Epochs of this process. */
     uint32_t fence_epochs;   /* barriers done (each adds size to fence_arrived) */
-    int fence_open;          /* a fence without NOSUCCEED opened an access epoch */
+    int fence_open;          /* the last fence had no NOSUCCEED: RMA calls may start its epoch */
+    int fence_used;          /* ... and one did (epoch.c): the fence epoch is open until the next fence */
     int lock_all;            /* Win_lock_all held */
     int nlocks;              /* targets locked by Win_lock */
     unsigned char *lock;     /* [size]: enum cm_osc_epoch_lock per target */
@@ -257,8 +258,9 @@ int cm_osc_am_cas(struct cm_win *w, int rank, const struct cm_osc_tgt *tgt, cons
                   const void *origin, const void *compare, void *result);
 
 /* --- epoch.c ------------------------------------------------------------------- */
-/* May this process access target `rank` now?  0 or MPI_ERR_RMA_SYNC. */
-int cm_osc_epoch_check(const struct cm_win *w, int rank);
+/* May this process access target `rank` now?  0 (marking the fence epoch
+ * used when the access falls to it) or MPI_ERR_RMA_SYNC. */
+int cm_osc_epoch_check(struct cm_win *w, int rank);
 /* Common checks of an RMA call: win, target rank, epoch.  NULL after
  * raising (rc set). */
 struct cm_win *cm_osc_begin(MPI_Win win, int rank, const char *call, int *rc);

@@ -66,9 +66,12 @@ int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
-    if (w->post_open || w->fence_open)
-        return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld already has an exposure epoch open (%s)",
-                            (long)(intptr_t)win, w->post_open ? "MPI_Win_post" : "fence");
+    /* a fence's exposure epoch starts only if others access this window
+     * before the next fence, which this process cannot see: only its own
+     * post is checked */
+    if (w->post_open)
+        return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld already has an exposure epoch open (MPI_Win_post)",
+                            (long)(intptr_t)win);
     int *r = ranks_of(w, group, &n, call, &rc);
     if (!r)
         return rc;
@@ -105,9 +108,11 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
         return rc;
-    if (w->start_ranks || w->fence_open || w->lock_all || w->nlocks)
-        return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld already has an access epoch open",
-                            (long)(intptr_t)win);
+    if (w->start_ranks || w->fence_used || w->lock_all || w->nlocks)
+        return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld already has an access epoch open (%s)",
+                            (long)(intptr_t)win,
+                            w->start_ranks ? "MPI_Win_start" : w->fence_used ? "fence, with RMA calls since it"
+                                                             : w->lock_all ? "MPI_Win_lock_all" : "MPI_Win_lock");
     int *r = ranks_of(w, group, &n, call, &rc);
     if (!r)
         return rc;

@@ -51,6 +51,7 @@ int PMPI_Win_fence(int assert, MPI_Win win)
     if ((assert & (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED)) != (MPI_MODE_NOPRECEDE | MPI_MODE_NOSUCCEED))
         cm_osc_barrier(w);
     w->fence_open = !(assert & MPI_MODE_NOSUCCEED);
+    w->fence_used = 0;
     return MPI_SUCCESS;
 }
 
@@ -103,9 +104,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     if (w->lock[rank] || w->lock_all)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "target %d is already locked by this process (%s)", rank,
                             w->lock_all ? "MPI_Win_lock_all" : "MPI_Win_lock");
-    if (w->fence_open || w->start_ranks)
+    if (w->fence_used || w->start_ranks)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "an active-target epoch (%s) is open on window %ld",
-                            w->fence_open ? "fence" : "MPI_Win_start", (long)(intptr_t)win);
+                            w->fence_used ? "fence, with RMA calls since it" : "MPI_Win_start", (long)(intptr_t)win);
     int excl = lock_type == MPI_LOCK_EXCLUSIVE;
     if (!(assert & MPI_MODE_NOCHECK))
         lock_word(w, rank, excl);
@@ -150,11 +151,12 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
         return rc;
     if (assert & ~MPI_MODE_NOCHECK)
         return cm_win_error(w, MPI_ERR_ASSERT, call, "assert %#x: only MPI_MODE_NOCHECK applies", assert);
-    if (w->lock_all || w->nlocks || w->fence_open || w->start_ranks)
+    if (w->lock_all || w->nlocks || w->fence_used || w->start_ranks)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld already has an access epoch open (%s)",
                             (long)(intptr_t)win,
                             w->lock_all ? "MPI_Win_lock_all" : w->nlocks ? "MPI_Win_lock"
-                                                             : w->fence_open ? "fence" : "MPI_Win_start");
+                                                             : w->fence_used ? "fence, with RMA calls since it"
+                                                                             : "MPI_Win_start");
     if (!(assert & MPI_MODE_NOCHECK))
         for (int r = 0; r < w->size; r++)
             lock_word(w, r, 0);

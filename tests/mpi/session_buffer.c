@@ -8,7 +8,8 @@
  * communicator does not, Session_iflush/flush/detach, a session that reuses
  * a finalized session's slot starts without a buffer, and bad arguments
  * return clear errors through the session's handler.  Argument "null":
- * MPI_SESSION_NULL, which is fatal (an invalid session has no handler).
+ * MPI_SESSION_NULL, which is fatal (an invalid session has no handler: the
+ * error goes to MPI_COMM_SELF's, fatal unless the program changed it).
  */
 #include "check.h"
 

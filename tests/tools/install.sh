@@ -45,6 +45,9 @@ ldd "$tmp/hello" | grep -q "libmpi_abi.so.1 => $p/lib/libmpi_abi.so.1" || { echo
 # mpicc_abi builds the same program against -lmpi_abi
 "$p/bin/mpicc_abi" -O2 -o "$tmp/hello3" "$src/examples/hello.c"
 env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/hello3" | grep -q 'of 2' || { echo "install.sh: mpicc_abi's program fails" >&2; exit 1; }
+# the installed mpicc finds mpi_legacy.h for the MPI-1 names (tests/mpi/legacy.c)
+"$p/bin/mpicc" -DCOREMPI_LEGACY_NAMES -I"$src/tests/mpi" -o "$tmp/legacy" "$src/tests/mpi/legacy.c"
+env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/legacy" || { echo "install.sh: the legacy-names program fails" >&2; exit 1; }
 # the installed mpicxx builds and links C++ that the installed mpirun runs
 # (when the build found a C++ compiler: make deps installs g++)
 "$p/bin/mpicxx" -showme:version >/dev/null 2>&1 || { echo "install.sh: ok (no C++ compiler: mpicxx not tried)"; exit 0; }
