@@ -78,17 +78,21 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     static const MPI_Datatype ints[] = { MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16 };
     static const MPI_Datatype flts[] = { MPI_REAL2, MPI_REAL4, MPI_REAL8, MPI_REAL16 };
     static const MPI_Datatype cpxs[] = { MPI_COMPLEX4, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
+    /* MPIX_TYPECLASS_LOGICAL: the ABI header reserves it (191); same rule */
+    static const MPI_Datatype logs[] = { MPI_LOGICAL1, MPI_LOGICAL2, MPI_LOGICAL4, MPI_LOGICAL8, MPI_LOGICAL16 };
     CM_ENTER(Type_match_size);
     cm_check_initialized(call);
     if (!datatype)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "datatype is NULL");
     const MPI_Datatype *list = typeclass == MPI_TYPECLASS_INTEGER ? ints
                              : typeclass == MPI_TYPECLASS_REAL    ? flts
-                             : typeclass == MPI_TYPECLASS_COMPLEX ? cpxs : NULL;
-    size_t n = typeclass == MPI_TYPECLASS_INTEGER ? sizeof ints / sizeof ints[0] : sizeof flts / sizeof flts[0];
+                             : typeclass == MPI_TYPECLASS_COMPLEX ? cpxs
+                             : typeclass == MPIX_TYPECLASS_LOGICAL ? logs : NULL;
+    size_t n = typeclass == MPI_TYPECLASS_INTEGER || typeclass == MPIX_TYPECLASS_LOGICAL ? sizeof ints / sizeof ints[0]
+                                                                                       : sizeof flts / sizeof flts[0];
     if (!list)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
-                        "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", typeclass);
+                        "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL, _COMPLEX or MPIX_TYPECLASS_LOGICAL", typeclass);
     for (size_t i = 0; i < n; i++)
         if (usable_size(list[i]) == size)
             return *datatype = list[i], MPI_SUCCESS;

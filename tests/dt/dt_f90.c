@@ -48,6 +48,10 @@ int main(int argc, char **argv)
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_COMPLEX, 16, &t) == MPI_SUCCESS && t == MPI_COMPLEX16, "cplx 16");
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 16, &t) == MPI_SUCCESS && t == MPI_REAL16, "real 16");
     CHECK(MPI_Type_match_size(MPI_TYPECLASS_REAL, 2, &t) == MPI_SUCCESS && t == MPI_REAL2, "real 2");
+#ifdef MPIX_TYPECLASS_LOGICAL
+    CHECK(MPI_Type_match_size(MPIX_TYPECLASS_LOGICAL, 4, &t) == MPI_SUCCESS && t == MPI_LOGICAL4, "logical 4");
+    CHECK(MPI_Type_match_size(MPIX_TYPECLASS_LOGICAL, 1, &t) == MPI_SUCCESS && t == MPI_LOGICAL1, "logical 1");
+#endif
 #define F90_INT(r, named) \
     CHECK(MPI_Type_create_f90_integer(r, &t) == MPI_SUCCESS && is_f90(t, named, MPI_COMBINER_F90_INTEGER, 0, r), \
           "f90 integer r=%d: not an MPI_COMBINER_F90_INTEGER type laid out as " #named, r)
