@@ -2,15 +2,16 @@
  * mpi.h -- corempi's public C API: the MPI-5.0 standard ABI.
  *
  * The types, predefined handles and constants below are those of the MPI-5.0
- * report's chapter "Application Binary Interface" (values as in the Forum's
- * reference header mpi-forum/mpi-abi-stubs mpi.h; tests/abi/abi_values.def
- * checks every one of them).  A program compiled against this header (or
+ * report's chapter "Application Binary Interface", with the values of the
+ * MPI Forum's header (mpi-forum/mpi-abi-stubs include/mpi.h, after the
+ * October 2025 corrections); test abi.values compiles a program against
+ * that header and one against this one and compares every name).  A program compiled against this header (or
  * against any other MPI-5.0 ABI header, e.g. MPICH's mpi_abi.h) runs on
  * libmpi_abi.so.1 of corempi, MPICH (--enable-mpi-abi) or Open MPI.
  * Handles are pointers to incomplete structs whose value is all there is:
  * predefined ones have the fixed values 1..4095, created ones are never 0
- * and never below 4096 (docs/abi.md section 2).  Every constant is a macro
- * (so that #ifdef finds it, as the conformance test does).
+ * and never below 4096 (docs/abi.md section 2).  Every constant outside
+ * the MPI_T block is a macro (so that #ifdef finds it).
  *
  * Every MPI_X below is a weak alias of PMPI_X (the profiling interface).
  * Each function is declared once through CM_API_FN so that the profiler's
@@ -92,8 +93,8 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_INFO_ENV  ((MPI_Info)0x131)
 #define MPI_ERRHANDLER_NULL  ((MPI_Errhandler)0x140)
 #define MPI_ERRORS_ARE_FATAL ((MPI_Errhandler)0x141)
-#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x142)
-#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x143)
+#define MPI_ERRORS_ABORT     ((MPI_Errhandler)0x142)
+#define MPI_ERRORS_RETURN    ((MPI_Errhandler)0x143)
 #define MPI_REQUEST_NULL ((MPI_Request)0x180)
 
 /* Datatypes: 0x200 | a byte that encodes the type.  The Fortran ones are
@@ -274,7 +275,7 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_MAX_STRINGTAG_LEN          1024
 #define MPI_MAX_PSET_NAME_LEN          1024
 #define MPI_BSEND_OVERHEAD             512
-#define MPI_DISPLACEMENT_CURRENT       (-1)
+#define MPI_DISPLACEMENT_CURRENT       ((MPI_Offset)-1)
 
 /* ---- modes (powers of 2: they are OR-ed) ----------------------------- */
 #define MPI_MODE_APPEND          1
@@ -324,12 +325,13 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_COMBINER_STRUCT         110
 #define MPI_COMBINER_SUBARRAY       111
 #define MPI_COMBINER_DARRAY         112
-#define MPI_COMBINER_F90_INTEGER    113
-#define MPI_COMBINER_F90_REAL       114
-#define MPI_COMBINER_F90_COMPLEX    115
+#define MPI_COMBINER_F90_REAL       113
+#define MPI_COMBINER_F90_COMPLEX    114
+#define MPI_COMBINER_F90_INTEGER    115
 #define MPI_COMBINER_RESIZED        116
 #define MPI_COMBINER_VALUE_INDEX    117
 
+#define MPIX_TYPECLASS_LOGICAL 191
 #define MPI_TYPECLASS_INTEGER 192
 #define MPI_TYPECLASS_REAL    193
 #define MPI_TYPECLASS_COMPLEX 194
@@ -356,9 +358,9 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_WIN_FLAVOR_SHARED   314
 #define MPI_WIN_UNIFIED         321
 #define MPI_WIN_SEPARATE        322
-#define MPI_SEEK_SET            401
-#define MPI_SEEK_CUR            402
-#define MPI_SEEK_END            403
+#define MPI_SEEK_CUR            401
+#define MPI_SEEK_END            402
+#define MPI_SEEK_SET            403
 
 /* ---- predefined attribute keys ---------------------------------------- */
 #define MPI_KEYVAL_INVALID    0
@@ -366,9 +368,9 @@ typedef struct MPI_ABI_Datatype *MPI_Datatype;
 #define MPI_IO                502
 #define MPI_HOST              503
 #define MPI_WTIME_IS_GLOBAL   504
-#define MPI_UNIVERSE_SIZE     505
-#define MPI_APPNUM            506
-#define MPI_LASTUSEDCODE      507
+#define MPI_APPNUM            505
+#define MPI_LASTUSEDCODE      506
+#define MPI_UNIVERSE_SIZE     507
 #define MPI_WIN_BASE          601
 #define MPI_WIN_DISP_UNIT     602
 #define MPI_WIN_SIZE          603
@@ -412,6 +414,15 @@ typedef int MPI_Datarep_conversion_function_c(void *userbuf, MPI_Datatype dataty
 #define MPI_WIN_NULL_DELETE_FN   ((MPI_Win_delete_attr_function *)0)
 #define MPI_CONVERSION_FN_NULL   ((MPI_Datarep_conversion_function *)0)
 #define MPI_CONVERSION_FN_NULL_C ((MPI_Datarep_conversion_function_c *)0)
+
+/* The MPI-1 attribute callbacks, deprecated since MPI-2.0 but still the
+ * standard's (the Forum's ABI header has them): the communicator ones
+ * under their old names, the same constants 0 and 1. */
+typedef MPI_Comm_copy_attr_function MPI_Copy_function;
+typedef MPI_Comm_delete_attr_function MPI_Delete_function;
+#define MPI_NULL_COPY_FN   ((MPI_Copy_function *)0)
+#define MPI_DUP_FN         ((MPI_Copy_function *)1)
+#define MPI_NULL_DELETE_FN ((MPI_Delete_function *)0)
 
 /* ---- functions -------------------------------------------------------- */
 typedef int MPI_Grequest_query_function(void *extra_state, MPI_Status *status);
@@ -899,16 +910,16 @@ CM_API_FN(int, Session_toint, (MPI_Session session))
 CM_API_FN(MPI_Session, Session_fromint, (int session))
 
 /* ---- MPI_T, the tool information interface ------------------------------
- * Types and values as the MPI-5.0 ABI header (mpi-forum/mpi-abi-stubs)
+ * Types and values as the Forum's MPI-5.0 ABI header (mpi-forum/mpi-abi-stubs)
  * fixes them: every MPI_T handle is a pointer to an incomplete struct, the
  * error classes are 1001..1018.  Kept in one block for the ABI switch.
  * What corempi exposes: README "MPI_T"; code: src/mpi/mpit_*.c. */
-typedef struct MPI_T_enum_t *MPI_T_enum;
-typedef struct MPI_T_cvar_handle_t *MPI_T_cvar_handle;
-typedef struct MPI_T_pvar_handle_t *MPI_T_pvar_handle;
-typedef struct MPI_T_pvar_session_t *MPI_T_pvar_session;
-typedef struct MPI_T_event_registration_t *MPI_T_event_registration;
-typedef struct MPI_T_event_instance_t *MPI_T_event_instance;
+typedef struct MPI_ABI_T_enum *MPI_T_enum;
+typedef struct MPI_ABI_T_cvar_handle *MPI_T_cvar_handle;
+typedef struct MPI_ABI_T_pvar_handle *MPI_T_pvar_handle;
+typedef struct MPI_ABI_T_pvar_session *MPI_T_pvar_session;
+typedef struct MPI_ABI_T_event_registration *MPI_T_event_registration;
+typedef struct MPI_ABI_T_event_instance *MPI_T_event_instance;
 
 #define MPI_T_ENUM_NULL         ((MPI_T_enum)0)
 #define MPI_T_CVAR_HANDLE_NULL  ((MPI_T_cvar_handle)0)
@@ -1133,14 +1144,27 @@ CM_API_FN(int, Win_allocate_shared_c, (MPI_Aint size, MPI_Aint disp_unit, MPI_In
 CM_API_FN(int, Win_create_c, (void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win))
 CM_API_FN(int, Win_shared_query_c, (MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr))
 
+/* Deprecated since MPI-2.0, still in the standard and its ABI header: each
+ * is its replacement under the old name (src/mpi/legacy.c).  Declared
+ * outside the CM_API_FN list, which is the list of calls with their own
+ * call id and profiler wrapper (they have neither). */
+#define CM_API_OLD_FN(ret, name, params) CM_API_FN(ret, name, params)
+CM_API_OLD_FN(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
+CM_API_OLD_FN(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
+CM_API_OLD_FN(int, Attr_delete, (MPI_Comm comm, int keyval))
+CM_API_OLD_FN(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn, int *keyval,
+                                   void *extra_state))
+CM_API_OLD_FN(int, Keyval_free, (int *keyval))
+#undef CM_API_OLD_FN
+
 #undef CM_API_FN
 #undef CM_API_VISIBLE
 
 #ifdef __cplusplus
 }
 #endif
-/* Old names (deprecated MPI-1 attribute calls, names removed in MPI-3.0):
- * only for programs that ask, so this header stays the standard's. */
+/* Old names removed in MPI-3.0: only for programs that ask, so this
+ * header stays the standard's. */
 #ifdef COREMPI_LEGACY_NAMES
 #include "mpi_legacy.h"
 #endif

@@ -4,11 +4,12 @@
  * Declared only when the program defines COREMPI_LEGACY_NAMES before
  * including <mpi.h> (e.g. `mpicc -DCOREMPI_LEGACY_NAMES`), so that the
  * standard header stays exactly the standard's (and the MPI-5.0 ABI's):
- *   - the MPI-1 attribute calls deprecated since MPI-2.0 (MPI_Attr_*,
- *     MPI_Keyval_*, MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN);
- *   - the MPI-1 names removed in MPI-3.0 (MPI_Address, MPI_Type_extent,
- *     MPI_Type_lb, MPI_Type_ub, MPI_Type_hvector, MPI_Type_hindexed,
- *     MPI_Type_struct, MPI_Errhandler_create/set/get, MPI_Handler_function).
+ * the MPI-1 names removed in MPI-3.0 (MPI_Address, MPI_Type_extent,
+ * MPI_Type_lb, MPI_Type_ub, MPI_Type_hvector, MPI_Type_hindexed,
+ * MPI_Type_struct, MPI_Errhandler_create/set/get, MPI_Handler_function).
+ * The attribute calls deprecated since MPI-2.0 (MPI_Attr_*, MPI_Keyval_*,
+ * MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN) are still the
+ * standard's, in its ABI header too: mpi.h declares them.
  * Each is its MPI-2 replacement under the old name (src/mpi/legacy.c), so an
  * error names the replacement ("MPI_Comm_set_attr" for MPI_Attr_put).
  * MPI_LB and MPI_UB (the removed bound markers) are not provided: use
@@ -21,13 +22,7 @@
 extern "C" {
 #endif
 
-typedef MPI_Comm_copy_attr_function MPI_Copy_function;
-typedef MPI_Comm_delete_attr_function MPI_Delete_function;
 typedef MPI_Comm_errhandler_function MPI_Handler_function;
-
-#define MPI_NULL_COPY_FN MPI_COMM_NULL_COPY_FN
-#define MPI_NULL_DELETE_FN MPI_COMM_NULL_DELETE_FN
-#define MPI_DUP_FN MPI_COMM_DUP_FN
 
 #if defined(__GNUC__)
 #define COREMPI_LEGACY_VISIBLE __attribute__((visibility("default")))
@@ -36,12 +31,6 @@ typedef MPI_Comm_errhandler_function MPI_Handler_function;
 #endif
 #define COREMPI_LEGACY_FN(ret, name, args) \
     COREMPI_LEGACY_VISIBLE ret MPI_##name args; COREMPI_LEGACY_VISIBLE ret PMPI_##name args;
-COREMPI_LEGACY_FN(int, Attr_put, (MPI_Comm comm, int keyval, void *attribute_val))
-COREMPI_LEGACY_FN(int, Attr_get, (MPI_Comm comm, int keyval, void *attribute_val, int *flag))
-COREMPI_LEGACY_FN(int, Attr_delete, (MPI_Comm comm, int keyval))
-COREMPI_LEGACY_FN(int, Keyval_create, (MPI_Copy_function *copy_fn, MPI_Delete_function *delete_fn,
-                                       int *keyval, void *extra_state))
-COREMPI_LEGACY_FN(int, Keyval_free, (int *keyval))
 COREMPI_LEGACY_FN(int, Address, (void *location, MPI_Aint *address))
 COREMPI_LEGACY_FN(int, Type_extent, (MPI_Datatype datatype, MPI_Aint *extent))
 COREMPI_LEGACY_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))

@@ -10,7 +10,8 @@
  * and the list code through struct cm_attr_obj; a keyval belongs to one kind
  * of object and is invalid for the other.
  *
- * Keyvals 1..MPI_LASTUSEDCODE are the predefined attributes; they are not
+ * The predefined attributes (keys 501..507, the standard ABI's values of
+ * MPI_TAG_UB..MPI_UNIVERSE_SIZE, always by name here) are not
  * stored on any communicator but answered from static ints, readable on every
  * communicator (get_attr returns a pointer to the int, as the standard says).
  */

@@ -48,6 +48,7 @@ struct cm_datatype {
     MPI_Aint true_lb, true_extent;
     int contig;             /* see above */
     int predefined;
+    int fixed;              /* not named but the library's (MPI_Type_create_f90_*): Type_free refuses it */
     int committed;
     int refcount;           /* user handle + types built on it + pending requests */
     int sticky_bounds;      /* lb/ub were set by Type_create_resized (no struct padding) */
@@ -166,6 +167,8 @@ int cm_dt_set_contents(struct cm_datatype *t, int combiner, int ni, const int *i
                        const MPI_Aint *addrs, int nd, const MPI_Datatype *types);
 /* Releases the types named by t's contents and frees them. */
 void cm_dt_free_contents(struct cm_datatype *t);
+/* 1 when t's record is combiner with exactly these ni ints and nothing else. */
+int cm_dt_contents_are(const struct cm_datatype *t, int combiner, int ni, const int *ints);
 /* The record of a large-count constructor (Type_contiguous_c, vector_c,
  * hvector_c): no ints or addresses, nl MPI_Count values (MPI_Type_get_envelope_c
  * reports them as num_large_counts; the int envelope reports none). */

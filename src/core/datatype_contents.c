@@ -85,6 +85,13 @@ void cm_dt_free_contents(struct cm_datatype *t)
     free(c);
 }
 
+int cm_dt_contents_are(const struct cm_datatype *t, int combiner, int ni, const int *ints)
+{
+    const struct cm_dt_contents *c = t->contents;
+    return c && c->combiner == combiner && c->ni == ni && c->na == 0 && c->nl == 0 && c->nd == 0 &&
+           memcmp(c->ints, ints, (size_t)ni * sizeof *ints) == 0;
+}
+
 int cm_dt_envelope_derived(const struct cm_datatype *t, int *ni, int *na, int *nd, int *combiner)
 {
     const struct cm_dt_contents *c = t->contents;

@@ -723,6 +723,9 @@ int PMPI_Type_free(MPI_Datatype *datatype)
         return rc;
     if (t->predefined)
         return ERR(MPI_ERR_TYPE, call, "%s is a predefined datatype and cannot be freed", t->name);
+    if (t->fixed)
+        return ERR(MPI_ERR_TYPE, call, "the datatype is one of MPI_Type_create_f90_*'s, which are predefined "
+                                       "and cannot be freed");
     MPI_Datatype h = *datatype;
     if ((rc = cm_attr_type_free(h)) != MPI_SUCCESS)
         return ERR(rc, call, "a delete callback of an attribute of the datatype failed with code %d", rc);

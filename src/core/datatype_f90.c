@@ -5,9 +5,16 @@
  *
  * The answers are the Fortran sized types (MPI_INTEGER1..16, MPI_REAL2..16,
  * MPI_COMPLEX4..32) with gfortran's layout (core/dt_predefined.def), and
- * MPI_LONG_DOUBLE for gfortran's REAL(10); the result is predefined: it must not be freed, and
- * Type_free refuses it like any predefined type.  Choosing the smallest type
- * that meets the request is what MPI-4.1 19.1.9 asks of these calls.
+ * MPI_LONG_DOUBLE for gfortran's REAL(10).  Choosing the smallest type that
+ * meets the request is what MPI-4.1 19.1.9 asks of these calls.
+ *
+ * Type_match_size returns the named type itself.  The f90 calls return a
+ * type of that layout which is not named: MPI_Type_get_envelope says
+ * MPI_COMBINER_F90_REAL/COMPLEX/INTEGER and MPI_Type_get_contents gives
+ * back {p, r} (or {r}) as the program passed them (MPI-4.1 5.1.13).  It is
+ * predefined all the same: Type_free refuses it (t->fixed), and the same
+ * arguments give the same handle (found in the datatype table, not a cache
+ * of our own, so nothing outlives MPI_Finalize), as 19.1.9 advises.
  */
 #include "core/datatype.h"
 #include "core/error.h"
@@ -38,6 +45,31 @@ static int usable_size(MPI_Datatype t)
     return d ? (int)d->size : 0;
 }
 
+/* The f90 type of combiner with these ints, laid out as the named type base. */
+static int f90_type(const char *call, int combiner, int ni, const int *ints, MPI_Datatype base,
+                    MPI_Datatype *newtype)
+{
+    for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++) {
+        struct cm_datatype *t = cm_dt_table[i];
+        if (t && t->fixed && cm_dt_contents_are(t, combiner, ni, ints))
+            return *newtype = cm_dt_handle(i), MPI_SUCCESS;
+    }
+    MPI_Datatype h;
+    int rc = PMPI_Type_dup(base, &h);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    struct cm_datatype *t = cm_dt_lookup(h);
+    cm_dt_free_contents(t); /* the Type_dup record */
+    if (cm_dt_set_contents(t, combiner, ni, ints, 0, NULL, 0, NULL) != MPI_SUCCESS) {
+        cm_dt_release(h);
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    t->fixed = 1;
+    t->committed = 1;
+    *newtype = h;
+    return MPI_SUCCESS;
+}
+
 int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_match_size";
@@ -46,17 +78,21 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     static const MPI_Datatype ints[] = { MPI_INTEGER1, MPI_INTEGER2, MPI_INTEGER4, MPI_INTEGER8, MPI_INTEGER16 };
     static const MPI_Datatype flts[] = { MPI_REAL2, MPI_REAL4, MPI_REAL8, MPI_REAL16 };
     static const MPI_Datatype cpxs[] = { MPI_COMPLEX4, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
+    /* MPIX_TYPECLASS_LOGICAL: the ABI header reserves it (191); same rule */
+    static const MPI_Datatype logs[] = { MPI_LOGICAL1, MPI_LOGICAL2, MPI_LOGICAL4, MPI_LOGICAL8, MPI_LOGICAL16 };
     CM_ENTER(Type_match_size);
     cm_check_initialized(call);
     if (!datatype)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "datatype is NULL");
     const MPI_Datatype *list = typeclass == MPI_TYPECLASS_INTEGER ? ints
                              : typeclass == MPI_TYPECLASS_REAL    ? flts
-                             : typeclass == MPI_TYPECLASS_COMPLEX ? cpxs : NULL;
-    size_t n = typeclass == MPI_TYPECLASS_INTEGER ? sizeof ints / sizeof ints[0] : sizeof flts / sizeof flts[0];
+                             : typeclass == MPI_TYPECLASS_COMPLEX ? cpxs
+                             : typeclass == MPIX_TYPECLASS_LOGICAL ? logs : NULL;
+    size_t n = typeclass == MPI_TYPECLASS_INTEGER || typeclass == MPIX_TYPECLASS_LOGICAL ? sizeof ints / sizeof ints[0]
+                                                                                       : sizeof flts / sizeof flts[0];
     if (!list)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
-                        "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL or _COMPLEX", typeclass);
+                        "typeclass %d is not MPI_TYPECLASS_INTEGER, _REAL, _COMPLEX or MPIX_TYPECLASS_LOGICAL", typeclass);
     for (size_t i = 0; i < n; i++)
         if (usable_size(list[i]) == size)
             return *datatype = list[i], MPI_SUCCESS;
@@ -76,7 +112,7 @@ int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "newtype is NULL");
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (r <= ints[i].r && usable_size(ints[i].t))
-            return *newtype = ints[i].t, MPI_SUCCESS;
+            return f90_type(call, MPI_COMBINER_F90_INTEGER, 1, &r, ints[i].t, newtype);
     return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "no integer type has a decimal range of %d (at most %d)", r,
                     usable_size(MPI_INTEGER16) ? 38 : 18);
 }
@@ -91,7 +127,8 @@ static int f90_real(const char *call, int p, int r, int complex, MPI_Datatype *n
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {
         MPI_Datatype t = complex ? reals[i].complex : reals[i].real;
         if ((p == MPI_UNDEFINED || p <= reals[i].p) && (r == MPI_UNDEFINED || r <= reals[i].r) && usable_size(t))
-            return *newtype = t, MPI_SUCCESS;
+            return f90_type(call, complex ? MPI_COMBINER_F90_COMPLEX : MPI_COMBINER_F90_REAL, 2, (int[]){ p, r }, t,
+                            newtype);
     }
     return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
                     "no real type has precision %d and range %d (at most %d and 4931)", p, r,

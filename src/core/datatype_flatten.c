@@ -425,8 +425,11 @@ long long cm_dt_count_basic(const struct cm_datatype *t, size_t bytes)
 {
     if (t->size == 0 || t->nbasic == 0)
         return 0;
+    /* No bound on the count but the bytes: elements_in takes basic
+     * elements, and (size_t)-1 / t->size counted elements of t, which cut
+     * a type of more than 2^32 bytes short (1073741825 for 2^32 - 4 ints). */
     if (t->basic)
-        return elements_in(t->basic, (size_t)-1 / t->size, &bytes);
+        return elements_in(t->basic, (size_t)-1 / cm_dt_basic_size(t->basic), &bytes);
     /* whole repetitions of the signature, then a walk through the last one */
     size_t rep_bytes = t->size / t->sig_rep;
     long long per_rep = 0;

@@ -100,7 +100,9 @@ static const char *const class_text[CM_ERR_NCLASSES] = {
 static char last_detail[CM_ERR_NCLASSES][480];
 
 /* Error handlers by table index (core/handle.h): 0 NULL, 1..3 predefined
- * (FATAL, RETURN, ABORT), user ones from ERRH_USER. */
+ * (FATAL, ABORT, RETURN: the handle values 0x141..0x143), user ones from
+ * ERRH_USER.  Nothing below depends on that order: handles are compared
+ * with the MPI_ERRORS_ names. */
 #define ERRH_MAX 256
 #define ERRH_USER 4
 static MPI_Comm_errhandler_function *user_errh[ERRH_MAX];

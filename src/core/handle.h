@@ -62,7 +62,7 @@ static inline uintptr_t cm_h_value(int index, enum cm_h_kind kind, uintptr_t fir
 CM_H_PAIR(group, MPI_Group, CM_H_GROUP, 0x108, 2)           /* NULL, EMPTY */
 CM_H_PAIR(req, MPI_Request, CM_H_REQUEST, 0x180, 1)         /* NULL */
 CM_H_PAIR(info, MPI_Info, CM_H_INFO, 0x130, 2)              /* NULL, ENV */
-CM_H_PAIR(errh, MPI_Errhandler, CM_H_ERRHANDLER, 0x140, 4)  /* NULL, FATAL, RETURN, ABORT */
+CM_H_PAIR(errh, MPI_Errhandler, CM_H_ERRHANDLER, 0x140, 4)  /* NULL, FATAL, ABORT, RETURN */
 CM_H_PAIR(msg, MPI_Message, CM_H_MESSAGE, 0x128, 2)         /* NULL, NO_PROC */
 CM_H_PAIR(comm, MPI_Comm, CM_H_COMM, 0x100, 3)              /* NULL, WORLD, SELF */
 CM_H_PAIR_PTR(session, MPI_Session, CM_H_SESSION, 0x120, 1) /* NULL */
@@ -74,7 +74,7 @@ CM_H_PAIR_PTR(win, MPI_Win, CM_H_WIN, 0x110, 1)             /* NULL */
  * Datatypes: core/dt_predefined.def, one line per type (name, low byte of the
  * standard's value, class, C type); ops: the list below (name, low byte).
  * The order is the dense order.  Datatypes are 0x200 | byte, ops 0x20 | byte;
- * the byte column is the MPI-5.0 ABI's (tests/abi/abi_values.def), checked
+ * the byte column is the MPI-5.0 ABI's (the Forum's header, docs/abi.md), checked
  * both ways by test abi.handles (cm_dt_handle(i) == MPI_x and back). */
 #define CM_OP_PREDEFINED_LIST(X)                                                          \
     X(MAX, 0x03) X(MIN, 0x02) X(SUM, 0x01) X(PROD, 0x04) X(LAND, 0x10) X(BAND, 0x08)      \

@@ -62,7 +62,7 @@ int cm_mpit_cvar_category(int cvar);
 /* Enumerations (mpit_init.c): item i is named items[i] and has value
  * base + i.  One per collective, for its algorithm state variable: item 0
  * is "none" (-1, no call yet), then the algorithms in algorithms.def order. */
-struct MPI_T_enum_t {
+struct MPI_ABI_T_enum {
     const char *name;
     int num;
     int base;
@@ -71,6 +71,6 @@ struct MPI_T_enum_t {
 /* The enumeration of collective coll (enum cm_coll_id), built at MPI_T_init. */
 MPI_T_enum cm_mpit_coll_enum(int coll);
 /* NULL unless e is one of the enumerations this library handed out. */
-const struct MPI_T_enum_t *cm_mpit_enum_check(MPI_T_enum e);
+const struct MPI_ABI_T_enum *cm_mpit_enum_check(MPI_T_enum e);
 
 #endif

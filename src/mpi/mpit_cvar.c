@@ -200,15 +200,15 @@ int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
 
 /* Live handles, to tell a stale or made-up handle from ours without
  * dereferencing it. */
-struct MPI_T_cvar_handle_t {
+struct MPI_ABI_T_cvar_handle {
     int index;
-    struct MPI_T_cvar_handle_t *next;
+    struct MPI_ABI_T_cvar_handle *next;
 };
-static struct MPI_T_cvar_handle_t *live;
+static struct MPI_ABI_T_cvar_handle *live;
 
-static struct MPI_T_cvar_handle_t *lookup(MPI_T_cvar_handle h)
+static struct MPI_ABI_T_cvar_handle *lookup(MPI_T_cvar_handle h)
 {
-    for (struct MPI_T_cvar_handle_t *p = live; p; p = p->next)
+    for (struct MPI_ABI_T_cvar_handle *p = live; p; p = p->next)
         if (p == h)
             return p;
     return NULL;
@@ -223,7 +223,7 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
         return MPI_T_ERR_INVALID_INDEX;
     if (!handle || !count)
         return MPI_T_ERR_INVALID;
-    struct MPI_T_cvar_handle_t *h = calloc(1, sizeof *h);
+    struct MPI_ABI_T_cvar_handle *h = calloc(1, sizeof *h);
     if (!h)
         return MPI_T_ERR_MEMORY;
     h->index = cvar_index;
@@ -241,7 +241,7 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
     CM_MPIT_CHECK();
     if (!handle || !lookup(*handle))
         return MPI_T_ERR_INVALID_HANDLE;
-    for (struct MPI_T_cvar_handle_t **pp = &live; *pp; pp = &(*pp)->next)
+    for (struct MPI_ABI_T_cvar_handle **pp = &live; *pp; pp = &(*pp)->next)
         if (*pp == *handle) {
             *pp = (*pp)->next;
             break;
@@ -255,7 +255,7 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
     CM_ENTER(T_cvar_read);
     CM_MPIT_CHECK();
-    struct MPI_T_cvar_handle_t *h = lookup(handle);
+    struct MPI_ABI_T_cvar_handle *h = lookup(handle);
     if (!h)
         return MPI_T_ERR_INVALID_HANDLE;
     if (!buf)
@@ -287,7 +287,7 @@ int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
     CM_ENTER(T_cvar_write);
     CM_MPIT_CHECK();
-    struct MPI_T_cvar_handle_t *h = lookup(handle);
+    struct MPI_ABI_T_cvar_handle *h = lookup(handle);
     if (!h)
         return MPI_T_ERR_INVALID_HANDLE;
     int coll;

@@ -41,7 +41,7 @@ static const char *const coll_names[CM_COLL_NUM] = {
 #define CM_COLL(coll, COLL) #coll,
 #include "coll/algorithms.def"
 };
-static struct MPI_T_enum_t coll_enum[CM_COLL_NUM];
+static struct MPI_ABI_T_enum coll_enum[CM_COLL_NUM];
 
 static int build_enums(void)
 {
@@ -69,7 +69,7 @@ MPI_T_enum cm_mpit_coll_enum(int coll)
     return &coll_enum[coll];
 }
 
-const struct MPI_T_enum_t *cm_mpit_enum_check(MPI_T_enum e)
+const struct MPI_ABI_T_enum *cm_mpit_enum_check(MPI_T_enum e)
 {
     /* A handle is valid when it points at one of our entries; comparing
      * addresses never dereferences what a tool passed. */
@@ -108,7 +108,7 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
 {
     CM_ENTER(T_enum_get_info);
     CM_MPIT_CHECK();
-    const struct MPI_T_enum_t *e = cm_mpit_enum_check(enumtype);
+    const struct MPI_ABI_T_enum *e = cm_mpit_enum_check(enumtype);
     if (!e)
         return MPI_T_ERR_INVALID_HANDLE;
     if (num)
@@ -121,7 +121,7 @@ int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, 
 {
     CM_ENTER(T_enum_get_item);
     CM_MPIT_CHECK();
-    const struct MPI_T_enum_t *e = cm_mpit_enum_check(enumtype);
+    const struct MPI_ABI_T_enum *e = cm_mpit_enum_check(enumtype);
     if (!e)
         return MPI_T_ERR_INVALID_HANDLE;
     if (indx < 0 || indx >= e->num)

@@ -33,30 +33,30 @@
 #pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
 #pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 
-struct MPI_T_pvar_handle_t {
+struct MPI_ABI_T_pvar_handle {
     int index, count, running;
     int *world_of;                  /* bound to a communicator: its ranks' world ranks */
     uint64_t *snap, *accum;
-    struct MPI_T_pvar_session_t *session;
-    struct MPI_T_pvar_handle_t *next;
+    struct MPI_ABI_T_pvar_session *session;
+    struct MPI_ABI_T_pvar_handle *next;
 };
-struct MPI_T_pvar_session_t {
-    struct MPI_T_pvar_handle_t *handles;
-    struct MPI_T_pvar_session_t *next;
+struct MPI_ABI_T_pvar_session {
+    struct MPI_ABI_T_pvar_handle *handles;
+    struct MPI_ABI_T_pvar_session *next;
 };
-static struct MPI_T_pvar_session_t *sessions;
+static struct MPI_ABI_T_pvar_session *sessions;
 
-static struct MPI_T_pvar_session_t *find_session(MPI_T_pvar_session s)
+static struct MPI_ABI_T_pvar_session *find_session(MPI_T_pvar_session s)
 {
-    for (struct MPI_T_pvar_session_t *p = sessions; p; p = p->next)
+    for (struct MPI_ABI_T_pvar_session *p = sessions; p; p = p->next)
         if (p == s)
             return p;
     return NULL;
 }
 
-static struct MPI_T_pvar_handle_t *find_handle(struct MPI_T_pvar_session_t *s, MPI_T_pvar_handle h)
+static struct MPI_ABI_T_pvar_handle *find_handle(struct MPI_ABI_T_pvar_session *s, MPI_T_pvar_handle h)
 {
-    for (struct MPI_T_pvar_handle_t *p = s->handles; p; p = p->next)
+    for (struct MPI_ABI_T_pvar_handle *p = s->handles; p; p = p->next)
         if (p == h)
             return p;
     return NULL;
@@ -129,7 +129,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
     CM_MPIT_CHECK();
     if (!session)
         return MPI_T_ERR_INVALID;
-    struct MPI_T_pvar_session_t *s = calloc(1, sizeof *s);
+    struct MPI_ABI_T_pvar_session *s = calloc(1, sizeof *s);
     if (!s)
         return MPI_T_ERR_MEMORY;
     s->next = sessions;
@@ -138,7 +138,7 @@ int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
     return MPI_SUCCESS;
 }
 
-static void handle_destroy(struct MPI_T_pvar_handle_t *h)
+static void handle_destroy(struct MPI_ABI_T_pvar_handle *h)
 {
     free(h->world_of);
     free(h->snap);
@@ -150,16 +150,16 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 {
     CM_ENTER(T_pvar_session_free);
     CM_MPIT_CHECK();
-    struct MPI_T_pvar_session_t *s = session ? find_session(*session) : NULL;
+    struct MPI_ABI_T_pvar_session *s = session ? find_session(*session) : NULL;
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
-    for (struct MPI_T_pvar_session_t **pp = &sessions; *pp; pp = &(*pp)->next)
+    for (struct MPI_ABI_T_pvar_session **pp = &sessions; *pp; pp = &(*pp)->next)
         if (*pp == s) {
             *pp = s->next;
             break;
         }
     while (s->handles) {
-        struct MPI_T_pvar_handle_t *h = s->handles;
+        struct MPI_ABI_T_pvar_handle *h = s->handles;
         s->handles = h->next;
         handle_destroy(h);
     }
@@ -169,7 +169,7 @@ int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
 }
 
 /* Entry k's value as the library has it now. */
-static uint64_t now_of(const struct MPI_T_pvar_handle_t *h, int k)
+static uint64_t now_of(const struct MPI_ABI_T_pvar_handle *h, int k)
 {
     return cm_mpit_pvar_value(h->index, h->world_of ? h->world_of[k] : 0);
 }
@@ -179,7 +179,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
 {
     CM_ENTER(T_pvar_handle_alloc);
     CM_MPIT_CHECK();
-    struct MPI_T_pvar_session_t *s = find_session(session);
+    struct MPI_ABI_T_pvar_session *s = find_session(session);
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
     const struct cm_mpit_pvar *v = cm_mpit_pvar(pvar_index);
@@ -191,7 +191,7 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
     int n = cm_mpit_pvar_bind(pvar_index, obj_handle, &world_of, &err);
     if (n < 0)
         return err;
-    struct MPI_T_pvar_handle_t *h = calloc(1, sizeof *h);
+    struct MPI_ABI_T_pvar_handle *h = calloc(1, sizeof *h);
     if (h) {
         h->snap = calloc((size_t)n, sizeof *h->snap);
         h->accum = calloc((size_t)n, sizeof *h->accum);
@@ -223,13 +223,13 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
 {
     CM_ENTER(T_pvar_handle_free);
     CM_MPIT_CHECK();
-    struct MPI_T_pvar_session_t *s = find_session(session);
+    struct MPI_ABI_T_pvar_session *s = find_session(session);
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
-    struct MPI_T_pvar_handle_t *h = handle ? find_handle(s, *handle) : NULL;
+    struct MPI_ABI_T_pvar_handle *h = handle ? find_handle(s, *handle) : NULL;
     if (!h)
         return MPI_T_ERR_INVALID_HANDLE;
-    for (struct MPI_T_pvar_handle_t **pp = &s->handles; *pp; pp = &(*pp)->next)
+    for (struct MPI_ABI_T_pvar_handle **pp = &s->handles; *pp; pp = &(*pp)->next)
         if (*pp == h) {
             *pp = h->next;
             break;
@@ -239,7 +239,7 @@ int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handl
     return MPI_SUCCESS;
 }
 
-static int is_counter(const struct MPI_T_pvar_handle_t *h)
+static int is_counter(const struct MPI_ABI_T_pvar_handle *h)
 {
     return cm_mpit_pvar(h->index)->var_class == MPI_T_PVAR_CLASS_COUNTER;
 }
@@ -249,7 +249,7 @@ static int is_counter(const struct MPI_T_pvar_handle_t *h)
  * continuous ones, reset skips the read-only ones). */
 enum op { START, STOP, RESET };
 
-static int apply(struct MPI_T_pvar_handle_t *h, enum op op, int all)
+static int apply(struct MPI_ABI_T_pvar_handle *h, enum op op, int all)
 {
     const struct cm_mpit_pvar *v = cm_mpit_pvar(h->index);
     if (op == RESET) {
@@ -277,15 +277,15 @@ static int apply(struct MPI_T_pvar_handle_t *h, enum op op, int all)
 
 static int operate(MPI_T_pvar_session session, MPI_T_pvar_handle handle, enum op op)
 {
-    struct MPI_T_pvar_session_t *s = find_session(session);
+    struct MPI_ABI_T_pvar_session *s = find_session(session);
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
     if (handle == MPI_T_PVAR_ALL_HANDLES) {
-        for (struct MPI_T_pvar_handle_t *h = s->handles; h; h = h->next)
+        for (struct MPI_ABI_T_pvar_handle *h = s->handles; h; h = h->next)
             apply(h, op, 1);
         return MPI_SUCCESS;
     }
-    struct MPI_T_pvar_handle_t *h = find_handle(s, handle);
+    struct MPI_ABI_T_pvar_handle *h = find_handle(s, handle);
     if (!h)
         return MPI_T_ERR_INVALID_HANDLE;
     return apply(h, op, 0);
@@ -313,9 +313,9 @@ int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 }
 
 /* The handle for a read or write: one handle, never ALL_HANDLES. */
-static int one_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, struct MPI_T_pvar_handle_t **out)
+static int one_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, struct MPI_ABI_T_pvar_handle **out)
 {
-    struct MPI_T_pvar_session_t *s = find_session(session);
+    struct MPI_ABI_T_pvar_session *s = find_session(session);
     if (!s)
         return MPI_T_ERR_INVALID_SESSION;
     *out = find_handle(s, handle);
@@ -326,7 +326,7 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 {
     CM_ENTER(T_pvar_read);
     CM_MPIT_CHECK();
-    struct MPI_T_pvar_handle_t *h;
+    struct MPI_ABI_T_pvar_handle *h;
     int rc = one_handle(session, handle, &h);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -352,7 +352,7 @@ int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void 
 
 /* As one_handle, for a call that changes the handle's value. */
 static int writable_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf,
-                           struct MPI_T_pvar_handle_t **out)
+                           struct MPI_ABI_T_pvar_handle **out)
 {
     int rc = one_handle(session, handle, out);
     if (rc != MPI_SUCCESS)
@@ -366,7 +366,7 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
 {
     CM_ENTER(T_pvar_write);
     CM_MPIT_CHECK();
-    struct MPI_T_pvar_handle_t *h;
+    struct MPI_ABI_T_pvar_handle *h;
     int rc = writable_handle(session, handle, buf, &h);
     if (rc != MPI_SUCCESS)
         return rc;
@@ -383,7 +383,7 @@ int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, 
 {
     CM_ENTER(T_pvar_readreset);
     CM_MPIT_CHECK();
-    struct MPI_T_pvar_handle_t *h;
+    struct MPI_ABI_T_pvar_handle *h;
     int rc = writable_handle(session, handle, buf, &h);
     if (rc == MPI_SUCCESS)
         rc = PMPI_T_pvar_read(session, handle, buf);
