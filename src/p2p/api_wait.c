@@ -76,6 +76,7 @@ static int finish(struct cm_request *r, MPI_Request *h, MPI_Status *st, const ch
         err = r->status.MPI_ERROR;
     if (err == MPI_ERR_TRUNCATE && !r->query)
         err = cm_recv_report(r, call);
+    r->in_array = 0;
     cm_request_retire(r, h);
     return err;
 }
@@ -147,20 +148,23 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return finish(r, request, status, "MPI_Test");
 }
 
-/* Clear the marks check_array() set on the first count entries. */
+/* Clear the marks check_array() set on the first count entries (requests
+ * retired meanwhile left NULL handles: no lookup for them). */
 static void unmark(int count, const MPI_Request reqs[])
 {
     for (int i = 0; i < count; i++) {
-        struct cm_request *r = cm_request_get(reqs[i]);
+        struct cm_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : cm_request_get(reqs[i]);
         if (r)
             r->in_array = 0;
     }
 }
 
-/* Validate the array and mark its requests for the length of the call, so
- * that a request named twice (erroneous, MPI-4.1 3.7.5) is an error here,
- * before it completes once and its retired handle is looked at again: one
- * pass, O(count); the callers unmark() when done. */
+/* Validate the array and mark its active requests for the length of the
+ * call, so that a request named twice (erroneous, MPI-4.1 3.7.5) is an error
+ * here, before it completes once and its retired handle is looked at again:
+ * one pass, O(count).  finish() clears a request's mark; calls that may
+ * leave marked requests unfinished unmark() when done.  (An inactive
+ * persistent request named twice is harmless: both entries are empty.) */
 static int check_array(int count, const MPI_Request reqs[], const char *call)
 {
     if (count < 0)
@@ -185,7 +189,7 @@ static int check_array(int count, const MPI_Request reqs[], const char *call)
             return cm_error(r->comm, MPI_ERR_REQUEST, call,
                             "array_of_requests[%d] is in the array of another completion call in progress", i);
         }
-        r->in_array = 1;
+        r->in_array = !is_inactive(reqs[i], r);
     }
     return MPI_SUCCESS;
 }
@@ -271,7 +275,8 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
         } else {
             e = finish(r, &reqs[i], st, call);
         }
-        cm_status_error(statuses, i, e, &err);
+        if (e || err)
+            cm_status_error(statuses, i, e, &err);
     }
     return err;
 }
@@ -282,9 +287,8 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
     int rc = check_array(count, array_of_requests, "MPI_Waitall");
     if (rc)
         return rc;
-    rc = cm_waitall_requests(count, array_of_requests, array_of_statuses, CM_CALL_Waitall, "MPI_Waitall");
-    unmark(count, array_of_requests);
-    return rc;
+    /* Every marked request is finished, so unmarked: no unmark() pass. */
+    return cm_waitall_requests(count, array_of_requests, array_of_statuses, CM_CALL_Waitall, "MPI_Waitall");
 }
 
 int cm_waitall_requests(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[],
@@ -311,7 +315,8 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
     if (rc)
         return rc;
     rc = cm_testall_requests(count, array_of_requests, flag, array_of_statuses, "MPI_Testall");
-    unmark(count, array_of_requests);
+    if (!*flag)     /* all finished (unmarked) otherwise */
+        unmark(count, array_of_requests);
     return rc;
 }
 
@@ -398,7 +403,9 @@ static int collect_some(int count, MPI_Request reqs[], int *outcount, int indice
         if (!r->complete)
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
-        cm_status_error(statuses, n, finish(r, &reqs[i], st, call), &err);
+        int e = finish(r, &reqs[i], st, call);
+        if (e || err)
+            cm_status_error(statuses, n, e, &err);
         indices[n++] = i;
     }
     *outcount = any_active ? n : MPI_UNDEFINED;
