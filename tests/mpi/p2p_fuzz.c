@@ -40,8 +40,9 @@ static uint64_t seed;
 static long round_no;
 static int rank, size, eager;
 /* Largest buffered send (P2P_FUZZ_BSEND_MAX; default: eager).  A larger one
- * received by Irecv + Wait hangs while its sender waits in MPI_Barrier: a
- * known bug, not fixed yet (docs/testing-fuzz.md). */
+ * hangs: its rendezvous needs the sender's progress, and the sender waits in
+ * the round's closing MPI_Barrier, which gives none -- a known bug, not
+ * fixed yet (docs/testing-fuzz.md). */
 static int bsend_max;
 static unsigned how_mask = ~0u;      /* P2P_FUZZ_HOWS: receive methods drawn (bit per case of receive_all) */
 static unsigned mode_mask = ~0u;     /* P2P_FUZZ_MODES: send modes drawn (bit per enum smode) */
