@@ -41,6 +41,8 @@ struct cm_request {
     unsigned has_status : 1;    /* generic: `status` holds a result to report (Isendrecv, generalized) */
     unsigned quick_finish : 1;  /* persistent collective: once complete, Wait only marks it inactive
                                  * and gives an empty status (no query, no status, no cancel) */
+    unsigned in_array : 1;      /* named by the array of a Wait/Test{all,any,some} in progress
+                                 * (p2p/api_wait.c): a second mark is a repeated request */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;

@@ -214,8 +214,7 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     if (rc)
         return rc;
     cm_request_wait(&r, CM_CALL_Mrecv);
-    if (status != MPI_STATUS_IGNORE)
-        *status = r.status;
+    cm_status_out(status, &r.status);
     return r.status.MPI_ERROR ? cm_recv_report(&r, "MPI_Mrecv") : MPI_SUCCESS;
 }
 

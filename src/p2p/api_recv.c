@@ -75,8 +75,7 @@ recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     r.bulk = (flags & CM_P2P_BULK) != 0;
     cm_recv_start(&r);
     cm_request_wait(&r, call_id);
-    if (status != MPI_STATUS_IGNORE)
-        *status = r.status;
+    cm_status_out(status, &r.status);
     return r.status.MPI_ERROR ? cm_recv_report(&r, cm_call_name(call_id)) : MPI_SUCCESS;
 }
 
@@ -128,13 +127,25 @@ int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int 
     return MPI_SUCCESS;
 }
 
-static inline int start_one(MPI_Request h, const char *call)
+/* An active request given to Start: for Startall (i >= 0), the same request
+ * earlier in the array is the likelier mistake, and named as such. */
+static int start_active(struct cm_request *r, const MPI_Request reqs[], int i, const char *call)
 {
+    for (int j = 0; j < i; j++)
+        if (reqs[j] == reqs[i])
+            return cm_error(r->comm, MPI_ERR_REQUEST, call, "array_of_requests[%d] is the same request as [%d]", i, j);
+    return cm_error(r->comm, MPI_ERR_REQUEST, call, "request %ld is already active", (long)(intptr_t)reqs[i < 0 ? 0 : i]);
+}
+
+/* Start reqs[i] (i < 0: Start, reqs points at the one handle). */
+static inline int start_one(const MPI_Request reqs[], int i, const char *call)
+{
+    MPI_Request h = reqs[i < 0 ? 0 : i];
     struct cm_request *r = cm_request_get(h);
     if (!r || !r->persistent)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request %ld is not a persistent request", (long)(intptr_t)h);
     if (r->active)
-        return cm_error(r->comm, MPI_ERR_REQUEST, call, "request %ld is already active", (long)(intptr_t)h);
+        return start_active(r, reqs, i, call);
     if (r->start)
         return r->start(r, call);
     r->active = 1;
@@ -155,7 +166,7 @@ int PMPI_Start(MPI_Request *request)
 {
     CM_ENTER(Start);
     int rc = cm_check_request_ptr("MPI_Start", request);
-    return rc ? rc : start_one(*request, "MPI_Start");
+    return rc ? rc : start_one(request, -1, "MPI_Start");
 }
 
 int PMPI_Startall(int count, MPI_Request array_of_requests[])
@@ -164,7 +175,7 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
     if (count < 0)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Startall", "negative count %d", count);
     for (int i = 0; i < count; i++) {
-        int rc = start_one(array_of_requests[i], "MPI_Startall");
+        int rc = start_one(array_of_requests, i, "MPI_Startall");
         if (rc)
             return rc;
     }
@@ -197,8 +208,7 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     cm_send_start(&sr);
     cm_request_wait(&sr, CM_CALL_Sendrecv);
     cm_request_wait(&rr, CM_CALL_Sendrecv);
-    if (status != MPI_STATUS_IGNORE)
-        *status = rr.status;
+    cm_status_out(status, &rr.status);
     return rr.status.MPI_ERROR ? cm_recv_report(&rr, "MPI_Sendrecv") : MPI_SUCCESS;
 }
 

@@ -34,10 +34,14 @@ static void empty_status(MPI_Status *st)
     cm_status_set_private(st, 0, 0);
 }
 
-/* NULL handle or inactive persistent request: nothing to wait for. */
+/* Nothing to wait for: a NULL handle, an inactive persistent request, or
+ * (no request behind a handle that was valid when the call began) a request
+ * a callback of this same call completed or freed; the array calls report
+ * the last (stale()). */
 static int is_inactive(MPI_Request h, struct cm_request *r)
 {
-    return h == MPI_REQUEST_NULL || (r && r->persistent && !r->active);
+    (void)h;
+    return !r || (r->persistent && !r->active);
 }
 
 static int lookup(MPI_Request h, struct cm_request **r, const char *call)
@@ -55,13 +59,24 @@ static int lookup(MPI_Request h, struct cm_request **r, const char *call)
 static int finish(struct cm_request *r, MPI_Request *h, MPI_Status *st, const char *call)
 {
     int err = MPI_SUCCESS;
-    if (r->query)   /* generalized request: its own error, status from the callback */
+    if (r->query) { /* generic request with a result: its own error, status from the hook */
         err = r->query(r);
+        if (r->query == cm_grequest_query) {
+            /* query_fn's error is the call's; free_fn runs last and its
+             * error, if any, wins (MPI-4.1 13.2). */
+            if (err)
+                err = cm_grequest_raise(r, err, call, "query_fn");
+            int ferr = cm_grequest_free(r, call);
+            if (ferr)
+                err = ferr;
+        }
+    }
     cm_request_status(r, st);
     if (!r->query && (r->kind == CM_REQ_RECV || r->has_status))
         err = r->status.MPI_ERROR;
     if (err == MPI_ERR_TRUNCATE && !r->query)
         err = cm_recv_report(r, call);
+    r->in_array = 0;
     cm_request_retire(r, h);
     return err;
 }
@@ -133,6 +148,23 @@ int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
     return finish(r, request, status, "MPI_Test");
 }
 
+/* Clear the marks check_array() set on the first count entries (requests
+ * retired meanwhile left NULL handles: no lookup for them). */
+static void unmark(int count, const MPI_Request reqs[])
+{
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = reqs[i] == MPI_REQUEST_NULL ? NULL : cm_request_get(reqs[i]);
+        if (r)
+            r->in_array = 0;
+    }
+}
+
+/* Validate the array and mark its active requests for the length of the
+ * call, so that a request named twice (erroneous, MPI-4.1 3.7.5) is an error
+ * here, before it completes once and its retired handle is looked at again:
+ * one pass, O(count).  finish() clears a request's mark; calls that may
+ * leave marked requests unfinished unmark() when done.  (An inactive
+ * persistent request named twice is harmless: both entries are empty.) */
 static int check_array(int count, const MPI_Request reqs[], const char *call)
 {
     if (count < 0)
@@ -140,10 +172,49 @@ static int check_array(int count, const MPI_Request reqs[], const char *call)
     if (count > 0 && !reqs)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request array is NULL");
     for (int i = 0; i < count; i++) {
-        if (reqs[i] != MPI_REQUEST_NULL && !cm_request_get(reqs[i]))
-            return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid request handle %ld at index %d", (long)(intptr_t)reqs[i], i);
+        if (reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        struct cm_request *r = cm_request_get(reqs[i]);
+        if (!r || r->in_array) {
+            unmark(i, reqs);
+            int j = 0;
+            while (j < i && reqs[j] != reqs[i])
+                j++;
+            if (!r)
+                return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call,
+                                "array_of_requests[%d] is not a request (handle %ld: already freed or completed?)", i,
+                                (long)(intptr_t)reqs[i]);
+            if (j < i)
+                return cm_error(r->comm, MPI_ERR_REQUEST, call, "array_of_requests[%d] is the same request as [%d]", i, j);
+            return cm_error(r->comm, MPI_ERR_REQUEST, call,
+                            "array_of_requests[%d] is in the array of another completion call in progress", i);
+        }
+        r->in_array = !is_inactive(reqs[i], r);
     }
     return MPI_SUCCESS;
+}
+
+/* A live handle with no request behind it any more: a callback of this call
+ * (a generalized request's query_fn or free_fn) completed or freed it. */
+static int stale(int i, const char *call)
+{
+    return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call,
+                    "array_of_requests[%d] was completed or freed during this call (by a callback?)", i);
+}
+
+/* MPI_ERROR of the statuses is written only when the call returns
+ * MPI_ERR_IN_STATUS (MPI-4.1 3.2.5): from the first error on, each status
+ * gets its request's code, and the ones filled before it MPI_SUCCESS.
+ * statuses[n] is the status just filled, e its error; *err the call's. */
+void cm_status_error(MPI_Status statuses[], int n, int e, int *err)
+{
+    if (e && !*err) {
+        *err = MPI_ERR_IN_STATUS;
+        for (int k = 0; statuses != MPI_STATUSES_IGNORE && k < n; k++)
+            statuses[k].MPI_ERROR = MPI_SUCCESS;
+    }
+    if (*err && statuses != MPI_STATUSES_IGNORE)
+        statuses[n].MPI_ERROR = e;
 }
 
 /* Progress until pred(arg) holds, sleeping when nothing moves. */
@@ -194,17 +265,18 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
     for (int i = 0; i < count; i++) {
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[i];
         struct cm_request *r = cm_request_get(reqs[i]);
+        int e = MPI_SUCCESS;
         if (is_inactive(reqs[i], r)) {
             empty_status(st);
-            if (st != MPI_STATUS_IGNORE)
-                st->MPI_ERROR = MPI_SUCCESS;
-            continue;
+            if (reqs[i] != MPI_REQUEST_NULL && !r) {
+                e = stale(i, call);
+                reqs[i] = MPI_REQUEST_NULL;
+            }
+        } else {
+            e = finish(r, &reqs[i], st, call);
         }
-        int e = finish(r, &reqs[i], st, call);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = e;
-        if (e)
-            err = MPI_ERR_IN_STATUS;
+        if (e || err)
+            cm_status_error(statuses, i, e, &err);
     }
     return err;
 }
@@ -213,7 +285,10 @@ int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of
 {
     CM_ENTER(Waitall);
     int rc = check_array(count, array_of_requests, "MPI_Waitall");
-    return rc ? rc : cm_waitall_requests(count, array_of_requests, array_of_statuses, CM_CALL_Waitall, "MPI_Waitall");
+    if (rc)
+        return rc;
+    /* Every marked request is finished, so unmarked: no unmark() pass. */
+    return cm_waitall_requests(count, array_of_requests, array_of_statuses, CM_CALL_Waitall, "MPI_Waitall");
 }
 
 int cm_waitall_requests(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[],
@@ -237,7 +312,12 @@ int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Stat
 {
     CM_ENTER(Testall);
     int rc = check_array(count, array_of_requests, "MPI_Testall");
-    return rc ? rc : cm_testall_requests(count, array_of_requests, flag, array_of_statuses, "MPI_Testall");
+    if (rc)
+        return rc;
+    rc = cm_testall_requests(count, array_of_requests, flag, array_of_statuses, "MPI_Testall");
+    if (!*flag)     /* all finished (unmarked) otherwise */
+        unmark(count, array_of_requests);
+    return rc;
 }
 
 int cm_testall_requests(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[],
@@ -270,6 +350,18 @@ static int first_complete(int count, MPI_Request reqs[], int *index)
     return 0;
 }
 
+/* Waitany/Testany once index is known: that request finished, the marks cleared. */
+static int finish_any(int count, MPI_Request reqs[], int index, MPI_Status *status, const char *call)
+{
+    int rc = MPI_SUCCESS;
+    if (index == MPI_UNDEFINED)
+        empty_status(status);
+    else
+        rc = finish(cm_request_get(reqs[index]), &reqs[index], status, call);
+    unmark(count, reqs);
+    return rc;
+}
+
 int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
     CM_ENTER(Waitany);
@@ -279,11 +371,7 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
     struct req_array a = { count, array_of_requests };
     wait_until(some_done, &a, CM_CALL_Waitany);
     first_complete(count, array_of_requests, index);
-    if (*index == MPI_UNDEFINED) {
-        empty_status(status);
-        return MPI_SUCCESS;
-    }
-    return finish(cm_request_get(array_of_requests[*index]), &array_of_requests[*index], status, "MPI_Waitany");
+    return finish_any(count, array_of_requests, *index, status, "MPI_Waitany");
 }
 
 int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
@@ -298,13 +386,10 @@ int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *fl
         first_complete(count, array_of_requests, index);
     if (!*flag) {
         *index = MPI_UNDEFINED;
+        unmark(count, array_of_requests);
         return MPI_SUCCESS;
     }
-    if (*index == MPI_UNDEFINED) {
-        empty_status(status);
-        return MPI_SUCCESS;
-    }
-    return finish(cm_request_get(array_of_requests[*index]), &array_of_requests[*index], status, "MPI_Testany");
+    return finish_any(count, array_of_requests, *index, status, "MPI_Testany");
 }
 
 static int collect_some(int count, MPI_Request reqs[], int *outcount, int indices[], MPI_Status statuses[], const char *call)
@@ -319,13 +404,12 @@ static int collect_some(int count, MPI_Request reqs[], int *outcount, int indice
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
         int e = finish(r, &reqs[i], st, call);
-        if (st != MPI_STATUS_IGNORE)
-            st->MPI_ERROR = e;
-        if (e)
-            err = MPI_ERR_IN_STATUS;
+        if (e || err)
+            cm_status_error(statuses, n, e, &err);
         indices[n++] = i;
     }
     *outcount = any_active ? n : MPI_UNDEFINED;
+    unmark(count, reqs);
     return err;
 }
 
@@ -360,7 +444,9 @@ int PMPI_Request_free(MPI_Request *request)
         return rc;
     if (!r)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
+    int err = MPI_SUCCESS;
     if (r->complete || (r->persistent && !r->active)) {
+        err = cm_grequest_free(r, "MPI_Request_free");
         cm_request_release(r);
     } else {
         /* Still in flight: the engine (or Grequest_complete) releases it when it completes. */
@@ -369,7 +455,7 @@ int PMPI_Request_free(MPI_Request *request)
         r->freed = 1;
     }
     *request = MPI_REQUEST_NULL;
-    return MPI_SUCCESS;
+    return err;
 }
 
 int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
@@ -386,8 +472,8 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     }
     *flag = poll_request(r);
     int err = MPI_SUCCESS;
-    if (*flag && r->query)
-        err = r->query(r);
+    if (*flag && r->query && (err = r->query(r)) && r->query == cm_grequest_query)
+        err = cm_grequest_raise(r, err, "MPI_Request_get_status", "query_fn");
     if (*flag)
         cm_request_status(r, status);
     if (err)

@@ -35,7 +35,7 @@ struct greq {
 
 static struct greq *orphans;
 
-static int greq_query(struct cm_request *r)
+int cm_grequest_query(struct cm_request *r)
 {
     struct greq *g = r->state;
     r->has_status = 1;
@@ -82,7 +82,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     g->extra_state = extra_state;
     /* Not handed to the engine: `never` is only what a generic request must have. */
     struct cm_request *r = cm_request_generic_new(never, greq_destroy, g);
-    r->query = greq_query;
+    r->query = cm_grequest_query;
     r->cancel = greq_cancel;
     r->comm = MPI_COMM_WORLD;
     g->self = r;
@@ -94,7 +94,7 @@ int PMPI_Grequest_complete(MPI_Request request)
 {
     CM_ENTER(Grequest_complete);
     struct cm_request *r = cm_request_get(request);
-    if (!r || r->query != greq_query) {
+    if (!r || r->query != cm_grequest_query) {
         r = NULL;
         for (struct greq *g = orphans; g; g = g->next_orphan)
             if (g->born == request)
@@ -107,16 +107,42 @@ int PMPI_Grequest_complete(MPI_Request request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
                         "generalized request %ld is already complete", (long)(intptr_t)request);
     r->complete = 1;
-    if (r->freed)       /* Request_free came first: nobody will wait */
+    int err = MPI_SUCCESS;
+    if (r->freed) {     /* Request_free came first: nobody will wait */
+        err = cm_grequest_free(r, "MPI_Grequest_complete");
         cm_request_release(r);
-    return MPI_SUCCESS;
+    }
+    return err;
+}
+
+/* Run free_fn now, once (greq_destroy will not run it again), so that its
+ * error reaches the caller: the completion call (MPI-4.1 13.2), Request_free
+ * of a complete request, or Grequest_complete of a freed one.  0 for other
+ * requests. */
+int cm_grequest_free(struct cm_request *r, const char *call)
+{
+    if (r->query != cm_grequest_query)
+        return MPI_SUCCESS;
+    struct greq *g = r->state;
+    MPI_Grequest_free_function *fn = g->free_fn;
+    g->free_fn = NULL;
+    int err = fn ? fn(g->extra_state) : MPI_SUCCESS;
+    return err ? cm_grequest_raise(r, err, call, "free_fn") : MPI_SUCCESS;
+}
+
+/* A callback's error code is the call's error: raised through the handler
+ * of the request's communicator like any other (ERRORS_ARE_FATAL ends the
+ * job rather than letting the error pass unseen). */
+int cm_grequest_raise(struct cm_request *r, int err, const char *call, const char *callback)
+{
+    return cm_error(r->comm, err, call, "the generalized request's %s returned error %d", callback, err);
 }
 
 /* Request_free of a pending generalized request (api_wait.c): remember it
  * under its birth handle.  Returns 1 if r is one. */
 int cm_grequest_orphan(struct cm_request *r)
 {
-    if (r->query != greq_query)
+    if (r->query != cm_grequest_query)
         return 0;
     struct greq *g = r->state;
     g->next_orphan = orphans;

@@ -138,6 +138,24 @@ int cm_recv_report(const struct cm_request *r, const char *call);
 /* Fill status fields from a matched message. */
 void cm_status_set(MPI_Status *st, struct cm_comm *c, int src_world, int tag, size_t bytes);
 
+/* A blocking receive's status out to the user's: every field but MPI_ERROR,
+ * which single-status calls leave alone (MPI-4.1 3.2.5: only the array calls
+ * write it, and only when they return MPI_ERR_IN_STATUS). */
+/* The array calls' MPI_ERROR rule (p2p/api_wait.c): statuses[n] was just
+ * filled for a request whose error is e; from the first error on (*err
+ * becomes MPI_ERR_IN_STATUS) every status carries its code, the earlier ones
+ * MPI_SUCCESS; before it none is written. */
+void cm_status_error(MPI_Status statuses[], int n, int e, int *err);
+
+static inline void cm_status_out(MPI_Status *st, const MPI_Status *from)
+{
+    if (st != MPI_STATUS_IGNORE) {
+        int err = st->MPI_ERROR;
+        *st = *from;
+        st->MPI_ERROR = err;
+    }
+}
+
 /* Traffic counters (tests, COREMPI_VERBOSE, MPI_T; p2p/counters.c): once a
  * table world rank -> 0 same level, 1 across the top level of the hierarchy
  * is installed (cm_p2p_set_dst_level; the collective layer knows the
@@ -203,5 +221,11 @@ void cm_rndv_data(const void *payload, uint32_t len);
 
 /* Request_free of a pending generalized request (grequest.c); 1 if r is one. */
 int cm_grequest_orphan(struct cm_request *r);
+/* The query hook of generalized requests: query_fn fills r->status, returns its error. */
+int cm_grequest_query(struct cm_request *r);
+/* free_fn run now (once), its error raised for call; MPI_SUCCESS for other requests. */
+int cm_grequest_free(struct cm_request *r, const char *call);
+/* Raise a callback's error code err for call through r's communicator's handler. */
+int cm_grequest_raise(struct cm_request *r, int err, const char *call, const char *callback);
 
 #endif

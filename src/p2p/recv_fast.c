@@ -67,10 +67,8 @@ int cm_recv_fast(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag, 
             int msg_tag = h->tag;
             cm_copy_small(buf, cm_msg_payload(h), len);
             cm_progress_consumed(src_world, h);
-            if (status != MPI_STATUS_IGNORE) {
+            if (status != MPI_STATUS_IGNORE)
                 cm_status_set(status, c, src_world, msg_tag, len);
-                status->MPI_ERROR = MPI_SUCCESS;
-            }
             return 1;
         }
         if (polls >= limit)

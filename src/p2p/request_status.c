@@ -43,17 +43,17 @@ static void empty(MPI_Status *st)
         return;
     st->MPI_SOURCE = MPI_ANY_SOURCE;
     st->MPI_TAG = MPI_ANY_TAG;
-    st->MPI_ERROR = MPI_SUCCESS;
     cm_status_set_private(st, 0, 0);
 }
 
-/* Status of a complete request without retiring it; its error class. */
-static int peek(struct cm_request *r, MPI_Status *st)
+/* Status of a complete request without retiring it (MPI_ERROR left to the
+ * caller); its error class. */
+static int peek(struct cm_request *r, MPI_Status *st, const char *call)
 {
     int err = r->query ? r->query(r) : (r->kind == CM_REQ_RECV || r->has_status) ? r->status.MPI_ERROR : 0;
+    if (err && r->query == cm_grequest_query)
+        err = cm_grequest_raise(r, err, call, "query_fn");
     cm_request_status(r, st);
-    if (st != MPI_STATUS_IGNORE)
-        st->MPI_ERROR = err;
     return err;
 }
 
@@ -75,7 +75,7 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
         if (r->complete) {
             *flag = 1;
             *index = i;
-            int err = peek(r, status);
+            int err = peek(r, status, "MPI_Request_get_status_any");
             return err ? err : MPI_SUCCESS;
         }
     }
@@ -104,10 +104,12 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     for (int i = 0; i < count; i++) {
         MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[i];
         struct cm_request *r = active(array_of_requests[i]);
+        int e = MPI_SUCCESS;
         if (!r)
             empty(st);
-        else if (peek(r, st))
-            err = MPI_ERR_IN_STATUS;
+        else
+            e = peek(r, st, "MPI_Request_get_status_all");
+        cm_status_error(array_of_statuses, i, e, &err);
     }
     return err;
 }
@@ -128,8 +130,7 @@ int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_request
         if (!r->complete)
             continue;
         MPI_Status *st = array_of_statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &array_of_statuses[n];
-        if (peek(r, st))
-            err = MPI_ERR_IN_STATUS;
+        cm_status_error(array_of_statuses, n, peek(r, st, "MPI_Request_get_status_some"), &err);
         array_of_indices[n++] = i;
     }
     *outcount = any_active ? n : MPI_UNDEFINED;
