@@ -123,7 +123,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
                         MPI_Op op, LC_UNPAREN params)                                               \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         struct cm_lc_pieces p;                                                                      \
         int rc = cm_lc_pieces_begin(commx, "MPI_" #name "_c", count, datatype, &p);                 \
         if (rc)                                                                                     \
@@ -141,7 +141,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
                         MPI_Op op, LC_UNPAREN params)                                               \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         struct cm_lc x;                                                                             \
         int rc = red_count(commx, "MPI_" #name "_c", count, datatype, op, &x);                      \
         if (rc)                                                                                     \
@@ -157,7 +157,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, LC_UNPAREN params) \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc s, r;                                                                          \
         int rc = side(commx, call, "sendcount", ssig, sendbuf, sendcount, sendtype, &s);            \
@@ -178,7 +178,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],       \
                         MPI_Datatype recvtype, LC_UNPAREN params)                                   \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc s;                                                                             \
         struct vside r;                                                                             \
@@ -200,7 +200,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,                  \
                         MPI_Datatype recvtype, LC_UNPAREN params)                                   \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc r;                                                                             \
         struct vside s;                                                                             \
@@ -222,7 +222,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],         \
                         const MPI_Aint rdispls[], MPI_Datatype recvtype, LC_UNPAREN params)         \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         const char *call = "MPI_" #name "_c";                                                       \
         struct vside s = { NULL, NULL }, r;                                                         \
         int rc = sendbuf == MPI_IN_PLACE                                                            \
@@ -248,7 +248,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], \
                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], LC_UNPAREN params) \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         const char *call = "MPI_" #name "_c";                                                       \
         struct wside s = { 0 }, r;                                                                  \
         int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS                                              \
@@ -275,7 +275,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],           \
                         MPI_Datatype datatype, MPI_Op op, LC_UNPAREN params)                        \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                         \
         int *counts;                                                                                \
         int rc = cm_lc_ints(commx, "MPI_" #name "_c", "recvcounts", recvcounts, cm_lc_nlocal(commx), \
                             &counts);                                                               \
