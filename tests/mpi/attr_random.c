@@ -15,6 +15,8 @@
  * steps: argv[2] (default 20000).  Under the asan build (check-asan) a use
  * after free in the library's lists is caught too.
  */
+#include "seeded.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -308,14 +310,9 @@ static void one_step(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
-    const char *env = getenv("ATTR_RANDOM_SEED");
-    uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-    long steps = argc > 2 ? atol(argv[2]) : 20000;
+    long steps;
+    uint64_t seed = seeded_start(&argc, &argv, "ATTR_RANDOM_SEED", 20000, &steps, &rank);
     printf("attr_random: rank %d seed %llu (rerun: ATTR_RANDOM_SEED=%llu, or arguments %llu %ld)\n", rank,
            (unsigned long long)seed, (unsigned long long)seed, (unsigned long long)seed, steps);
     state = seed * 0x9E3779B97F4A7C15ull + 1 + (uint64_t)rank;

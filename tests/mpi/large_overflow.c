@@ -14,6 +14,8 @@
  * 128-bit arithmetic.  Seed: argv[1] or LARGE_OVERFLOW_SEED (else the time),
  * printed; the iterations: argv[2] (default 3000).
  */
+#include "seeded.h"
+
 #include <mpi.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -266,15 +268,10 @@ static void one_case(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    long iters;
+    uint64_t seed = seeded_start(&argc, &argv, "LARGE_OVERFLOW_SEED", 1500, &iters, &rank);
     fixed_cases(rank);
-    const char *env = getenv("LARGE_OVERFLOW_SEED");
-    uint64_t seed = argc > 1 ? strtoull(argv[1], NULL, 0) : env ? strtoull(env, NULL, 0) : (uint64_t)time(NULL);
-    long iters = argc > 2 ? atol(argv[2]) : 1500;
     if (rank == 0)
         printf("large_overflow: seed %llu (rerun: LARGE_OVERFLOW_SEED=%llu, or arguments %llu %ld)\n", (unsigned long long)seed,
                (unsigned long long)seed, (unsigned long long)seed, iters);
