@@ -666,8 +666,11 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     const char *call = "MPI_Type_create_resized";
     struct cm_datatype *old = NULL;
     int rc;
+    MPI_Aint ub;
     if ((rc = check_type(call, oldtype, "oldtype", &old)) || (rc = check_out(call, newtype)))
         return rc;
+    if (__builtin_add_overflow(lb, extent, &ub))
+        return ERR(MPI_ERR_COUNT, call, "lb %ld + extent %ld is more than MPI_Aint can hold", (long)lb, (long)extent);
     struct cm_datatype *t = new_type();
     rc = t ? copy_type(t, old) : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {

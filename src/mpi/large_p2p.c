@@ -15,7 +15,7 @@
     LC_WEAK(name)                                                                                   \
     int PMPI_##name##_c(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)         \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         struct cm_lc x;                                                                             \
         int rc = cm_lc_one(commx, "MPI_" #name "_c", "count", count, datatype, &x);                 \
         if (rc)                                                                                     \

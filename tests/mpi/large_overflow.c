@@ -71,10 +71,31 @@ static void fixed_cases(int rank)
         MPI_Error_class(rc, &cls);
     if (cls != MPI_ERR_COUNT)
         FAIL("MPI_Type_contiguous_c(2^61 doubles): class %d", cls);
-    /* an error the int twin finds names the _c call: a bad rank after the
-     * count above INT_MAX became a temporary type */
+    /* int counts of a huge type: 2^21 x 2^43 bytes (v-collective entries,
+     * the int p2p binding) */
+    MPI_Datatype huge, bad;
+    MPI_Type_contiguous_c((MPI_Count)1 << 40, MPI_DOUBLE, &huge);
+    MPI_Type_commit(&huge);
     int size;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    MPI_Count *counts = calloc((size_t)size, sizeof *counts);
+    MPI_Aint *displs = calloc((size_t)size, sizeof *displs);
+    for (int i = 0; i < size; i++)
+        counts[i] = 1 << 21;
+    expect_count_error(MPI_Allgatherv_c(MPI_IN_PLACE, 0, MPI_DATATYPE_NULL, d, counts, displs, huge, MPI_COMM_WORLD),
+                       "MPI_Allgatherv_c");
+    expect_count_error(MPI_Send(d, 1 << 21, huge, rank, 0, MPI_COMM_WORLD), "MPI_Send");
+    free(counts);
+    free(displs);
+    MPI_Type_free(&huge);
+    rc = MPI_Type_create_resized(MPI_INT, INT64_MAX - 4, 100, &bad);
+    cls = -1;
+    if (rc)
+        MPI_Error_class(rc, &cls);
+    if (cls != MPI_ERR_COUNT)
+        FAIL("MPI_Type_create_resized(lb INT64_MAX - 4, extent 100): class %d", cls);
+    /* an error the int twin finds names the _c call: a bad rank after the
+     * count above INT_MAX became a temporary type */
     rc = MPI_Send_c(d, (MPI_Count)1 << 32, MPI_BYTE, size + 3, 0, MPI_COMM_WORLD);
     char s[MPI_MAX_ERROR_STRING];
     int len;
