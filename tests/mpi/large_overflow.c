@@ -116,9 +116,10 @@ static uint64_t rnd(void)
     state ^= state << 17;
     return state;
 }
-static int64_t pick(int64_t lo, int64_t hi) /* lo..hi inclusive, hi - lo < 2^63 */
+static int64_t pick(int64_t lo, int64_t hi) /* lo..hi inclusive */
 {
-    return lo + (int64_t)(rnd() % (uint64_t)(hi - lo + 1));
+    uint64_t span = (uint64_t)hi - (uint64_t)lo + 1; /* 0: the whole range */
+    return (int64_t)((uint64_t)lo + (span ? rnd() % span : rnd()));
 }
 
 static const i128 CMAX = INT64_MAX;
@@ -221,8 +222,8 @@ static MPI_Count near(const struct model *m)
         at = m->size ? (int64_t)(CMAX / m->size) : INT64_MAX / 2;
     else
         at = m->extent ? (int64_t)(CMAX / (m->extent < 0 ? -m->extent : m->extent)) : INT64_MAX / 2;
-    int64_t c = at + pick(-3, 3);
-    return c < 0 ? 0 : c;
+    i128 c = (i128)at + pick(-3, 3); /* at may be INT64_MAX (a type of 1 byte) */
+    return c < 0 ? 0 : c > CMAX ? INT64_MAX : (MPI_Count)c;
 }
 
 static int is_class(int rc, int want)
