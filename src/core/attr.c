@@ -46,10 +46,16 @@ struct keyval {
     int user_freed;
 };
 
+/* Callbacks may make any MPI call (MPI-4.1 7.7), including calls that set,
+ * delete or free other attributes of the same object.  So no pointer into a
+ * list is held across a callback: a node whose delete callback runs is marked
+ * dying (the lookups skip it, nothing else frees it) and is found again by
+ * its address afterwards; everything else is looked up again by keyval. */
 struct attr {
     int keyval;
+    int dying;         /* its delete callback is running */
     void *value;
-    struct attr *next; /* list in the order attributes were first set */
+    struct attr *next; /* list in the order attributes were set */
 };
 
 static struct keyval **keyvals; /* index = keyval handle */
@@ -105,12 +111,24 @@ static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
     return c;
 }
 
-static struct attr **find(const struct cm_attr_obj *o, int keyval)
+/* The live (not dying) attribute of keyval, or NULL. */
+static struct attr *find(const struct cm_attr_obj *o, int keyval)
+{
+    struct attr *a = *(struct attr **)o->attrs;
+    while (a && (a->dying || a->keyval != keyval))
+        a = a->next;
+    return a;
+}
+
+/* Take node a out of o's list (a is in it) and free it. */
+static void unlink_attr(const struct cm_attr_obj *o, struct attr *a)
 {
     struct attr **p = (struct attr **)o->attrs;
-    while (*p && (*p)->keyval != keyval)
+    while (*p != a)
         p = &(*p)->next;
-    return p;
+    *p = a->next;
+    keyval_unref(a->keyval);
+    free(a);
 }
 
 /* The predefined callbacks (MPI_COMM_DUP_FN, MPI_TYPE_NULL_DELETE_FN, ...)
@@ -150,61 +168,116 @@ static int run_copy(const struct cm_attr_obj *oldo, const struct keyval *kv, int
     return kv->copy_fn.type(oldo->type, k, kv->extra, in, out, flag);
 }
 
-/* Run the delete callback of *p and unlink it; on a callback error nothing changes. */
-static int remove_attr(const struct cm_attr_obj *o, struct attr **p)
+/* 1 when another live attribute has a's keyval (set while a was dying). */
+static int set_again(const struct cm_attr_obj *o, const struct attr *a)
 {
-    struct attr *a = *p;
+    for (struct attr *b = *(struct attr **)o->attrs; b; b = b->next)
+        if (b != a && !b->dying && b->keyval == a->keyval)
+            return 1;
+    return 0;
+}
+
+/* Run the delete callback of a and unlink it; on a callback error a stays
+ * (unless the callback set the keyval again: the newer value wins). */
+static int remove_attr(const struct cm_attr_obj *o, struct attr *a)
+{
+    a->dying = 1;
     int rc = run_delete(o, a->keyval, a->value);
-    if (rc != MPI_SUCCESS)
-        return rc;
-    *p = a->next;
-    keyval_unref(a->keyval);
-    free(a);
-    return MPI_SUCCESS;
+    a->dying = 0;
+    if (rc == MPI_SUCCESS || set_again(o, a))
+        unlink_attr(o, a);
+    return rc;
 }
 
 /* ---- hooks for object creation / destruction ------------------------ */
 
+/* The keyvals of o's live attributes, oldest first, each holding a keyval
+ * reference (so a callback freeing the keyval leaves it valid); NULL with
+ * *n 0 when there are none, NULL with *n -1 when out of memory. */
+static int *snapshot(const struct cm_attr_obj *o, int *n)
+{
+    int len = 0;
+    for (struct attr *a = *(struct attr **)o->attrs; a; a = a->next)
+        len += !a->dying;
+    *n = len;
+    if (!len)
+        return NULL;
+    int *ks = malloc((size_t)len * sizeof *ks), i = 0;
+    if (!ks) {
+        *n = -1;
+        return NULL;
+    }
+    for (struct attr *a = *(struct attr **)o->attrs; a; a = a->next)
+        if (!a->dying) {
+            ks[i++] = a->keyval;
+            keyvals[a->keyval]->refs++;
+        }
+    return ks;
+}
+
+static void snapshot_free(int *ks, int n)
+{
+    for (int i = 0; i < n; i++)
+        keyval_unref(ks[i]);
+    free(ks);
+}
+
+/* Append (k, value) to the end of o's list. */
+static int append(const struct cm_attr_obj *o, int k, void *value)
+{
+    struct attr *n = malloc(sizeof *n), **tail = (struct attr **)o->attrs;
+    if (!n)
+        return MPI_ERR_NO_MEM;
+    while (*tail)
+        tail = &(*tail)->next;
+    *n = (struct attr){ k, 0, value, NULL };
+    keyvals[k]->refs++;
+    *tail = n;
+    return MPI_SUCCESS;
+}
+
 int cm_attr_obj_copy_all(const struct cm_attr_obj *oldo, const struct cm_attr_obj *newo)
 {
-    struct attr **tail = (struct attr **)newo->attrs;
-    for (struct attr *a = *(struct attr **)oldo->attrs; a; a = a->next) {
-        struct keyval *kv = keyvals[a->keyval];
+    /* The attributes of oldo as they were when the copy began; each is looked
+     * up again before its callback, since an earlier callback may have
+     * deleted it or changed its value. */
+    int n, rc = MPI_SUCCESS;
+    int *ks = snapshot(oldo, &n);
+    if (n < 0)
+        return MPI_ERR_NO_MEM;
+    for (int i = 0; i < n && rc == MPI_SUCCESS; i++) {
+        struct attr *a = find(oldo, ks[i]);
         void *out = NULL;
-        int flag = 0, rc = MPI_SUCCESS;
-        rc = run_copy(oldo, kv, a->keyval, a->value, &out, &flag);
-        if (rc != MPI_SUCCESS) {
-            /* The copies already made are real (they may hold references): delete them properly. */
-            cm_attr_obj_delete_all(newo);
-            return rc;
-        }
-        if (!flag)
+        int flag = 0;
+        if (!a)
             continue;
-        struct attr *n = malloc(sizeof *n);
-        if (!n) {
-            cm_attr_obj_delete_all(newo);
-            return MPI_ERR_NO_MEM;
-        }
-        *n = (struct attr){ a->keyval, out, NULL };
-        kv->refs++;
-        *tail = n;
-        tail = &n->next;
+        rc = run_copy(oldo, keyvals[ks[i]], ks[i], a->value, &out, &flag);
+        if (rc == MPI_SUCCESS && flag)
+            rc = append(newo, ks[i], out);
     }
-    return MPI_SUCCESS;
+    snapshot_free(ks, n);
+    /* The copies already made are real (they may hold references): delete them properly. */
+    if (rc != MPI_SUCCESS)
+        cm_attr_obj_delete_all(newo);
+    return rc;
 }
 
 int cm_attr_obj_delete_all(const struct cm_attr_obj *o)
 {
-    /* Delete the most recently set first: later attributes may depend on earlier ones. */
-    while (*o->attrs) {
-        struct attr **last = (struct attr **)o->attrs;
-        while ((*last)->next)
-            last = &(*last)->next;
+    /* Delete the most recently set first (LIFO, MPI-4.1 11.2.4): later
+     * attributes may depend on earlier ones.  The list is walked again after
+     * every callback, which may have set or deleted others. */
+    for (;;) {
+        struct attr *last = NULL;
+        for (struct attr *a = *(struct attr **)o->attrs; a; a = a->next)
+            if (!a->dying)
+                last = a;
+        if (!last)
+            return MPI_SUCCESS;
         int rc = remove_attr(o, last);
         if (rc != MPI_SUCCESS)
             return rc;
     }
-    return MPI_SUCCESS;
 }
 
 static struct cm_attr_obj comm_obj(struct cm_comm *c)
@@ -301,21 +374,19 @@ int cm_attr_set(const struct cm_attr_obj *o, int k, void *value, const char *cal
     struct keyval *kv = keyval_lookup(o->kind, k);
     if (!kv || kv->user_freed)
         return cm_error(ec, MPI_ERR_KEYVAL, call, "invalid %s keyval %d", kind_name[o->kind], k);
-    struct attr **p = find(o, k);
-    if (*p) {
-        /* Replacing a value deletes the old one first (MPI 4.0, 7.7.2). */
-        if ((rc = run_delete(o, k, (*p)->value)) != MPI_SUCCESS)
-            return cm_error(ec, rc, call, "the delete callback of keyval %d failed with code %d", k, rc);
-        (*p)->value = value;
-        return MPI_SUCCESS;
-    }
-    struct attr *a = malloc(sizeof *a);
+    /* Replacing a value deletes the old one first (MPI 4.0, 7.7.2); the new
+     * one then counts as the latest set, for the LIFO order of deletion.  A
+     * callback that sets the keyval again gets its value deleted in turn. */
+    struct attr *a;
+    kv->refs++; /* a callback may free the keyval: it stays valid for this call */
+    while ((a = find(o, k)) != NULL && (rc = remove_attr(o, a)) == MPI_SUCCESS)
+        ;
     if (!a)
-        return cm_error(ec, MPI_ERR_NO_MEM, call, "out of memory");
-    *a = (struct attr){ k, value, NULL };
-    kv->refs++;
-    *p = a;
-    return MPI_SUCCESS;
+        rc = append(o, k, value);
+    keyval_unref(k);
+    if (a)
+        return cm_error(ec, rc, call, "the delete callback of keyval %d failed with code %d", k, rc);
+    return rc == MPI_SUCCESS ? MPI_SUCCESS : cm_error(ec, MPI_ERR_NO_MEM, call, "out of memory");
 }
 
 int cm_attr_get(const struct cm_attr_obj *o, int k, void *value, int *flag, const char *call)
@@ -332,7 +403,7 @@ int cm_attr_get(const struct cm_attr_obj *o, int k, void *value, int *flag, cons
     /* A keyval the user freed still names the attributes made with it until they go. */
     if (!keyval_lookup(o->kind, k))
         return cm_error(ec, MPI_ERR_KEYVAL, call, "invalid %s keyval %d", kind_name[o->kind], k);
-    struct attr *a = *find(o, k);
+    struct attr *a = find(o, k);
     *flag = a != NULL;
     if (a)
         *(void **)value = a->value;
@@ -347,10 +418,10 @@ int cm_attr_delete(const struct cm_attr_obj *o, int k, const char *call)
         return cm_error(ec, MPI_ERR_KEYVAL, call, "keyval %d is a predefined attribute, which cannot be deleted", k);
     if (!keyval_lookup(o->kind, k))
         return cm_error(ec, MPI_ERR_KEYVAL, call, "invalid %s keyval %d", kind_name[o->kind], k);
-    struct attr **p = find(o, k);
-    if (!*p) /* nothing attached: nothing to delete (MPICH and Open MPI agree) */
+    struct attr *a = find(o, k);
+    if (!a) /* nothing attached (or its deletion already running): nothing to delete */
         return MPI_SUCCESS;
-    if ((rc = remove_attr(o, p)) != MPI_SUCCESS)
+    if ((rc = remove_attr(o, a)) != MPI_SUCCESS)
         return cm_error(ec, rc, call, "the delete callback of keyval %d failed with code %d", k, rc);
     return MPI_SUCCESS;
 }

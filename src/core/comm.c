@@ -173,13 +173,19 @@ int cm_comm_init(void)
     return MPI_SUCCESS;
 }
 
-void cm_comm_finalize(void)
+void cm_comm_finalize_attrs(void)
 {
-    /* MPI_Finalize deletes SELF's attributes first, as if SELF were freed. */
-    if (cm_attr_delete_all) {
+    /* Callbacks may create and free communicators: the table is read again
+     * for each. */
+    if (cm_attr_delete_all && cm_comm_table) {
         cm_attr_delete_all(cm_comm_table[cm_comm_index(MPI_COMM_SELF)]);
         cm_attr_delete_all(cm_comm_table[cm_comm_index(MPI_COMM_WORLD)]);
     }
+}
+
+void cm_comm_finalize(void)
+{
+    cm_comm_finalize_attrs();   /* already done by MPI_Finalize; a session's end needs it here */
     for (int i = cm_comm_table_len - 1; i >= 1; i--) {
         struct cm_comm *c = cm_comm_table[i];
         if (!c)

@@ -94,6 +94,11 @@ static inline struct cm_comm *cm_comm_user_lookup(MPI_Comm h)
 /* Set up WORLD and SELF (at MPI_Init). */
 int cm_comm_init(void);
 void cm_comm_finalize(void);
+/* The start of MPI_Finalize (MPI-4.1 11.2.4): run the attribute delete
+ * callbacks of SELF (as if SELF were freed), then of WORLD, last set first,
+ * while MPI is still fully usable and MPI_Finalized still answers false.
+ * cm_comm_finalize finds the lists empty afterwards. */
+void cm_comm_finalize_attrs(void);
 
 /* Create a communicator from a list of world ranks (members in comm-rank order)
  * with a given context; registers a handle.  myrank is my rank in it. */

@@ -182,6 +182,23 @@ int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *ar
     return MPI_SUCCESS;
 }
 
+int cm_dt_check_bytes(MPI_Comm comm, MPI_Count count, MPI_Datatype dt, const char *call, const char *argname)
+{
+    const struct cm_datatype *t = cm_dt_lookup(dt);
+    if (!t || count <= 0)
+        return MPI_SUCCESS;
+    /* the bounds of count elements, as a contiguous type of them would have */
+    __int128 e = t->extent, rest = (__int128)(count - 1) * e;
+    __int128 lo = t->lb + (rest < 0 ? rest : 0), hi = t->lb + e + (rest > 0 ? rest : 0);
+    __int128 span = (__int128)count * (e < 0 ? -e : e);
+    if ((__int128)count * t->size <= INT64_MAX && span <= INT64_MAX && lo >= INT64_MIN && hi <= INT64_MAX)
+        return MPI_SUCCESS;
+    return cm_error(comm, MPI_ERR_COUNT, call,
+                    "%s %lld of %s is more than MPI_Count can hold in bytes (size %zu bytes, extent %ld bytes)",
+                    argname, (long long)count, t->name[0] ? t->name : "the derived datatype", t->size,
+                    (long)t->extent);
+}
+
 static struct cm_datatype *dt_or_error(MPI_Datatype dt, const char *call)
 {
     struct cm_datatype *t = cm_dt_lookup(dt);
@@ -333,6 +350,15 @@ static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count cou
     struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!t)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld", (long)(intptr_t)datatype);
+    if (count > 0 && t->nbasic) {
+        /* whole elements of t, then the basic elements of a partial one */
+        __int128 bytes = (__int128)(count / (long long)t->nbasic) * t->size +
+                         cm_dt_bytes_of_basic(t, count % (long long)t->nbasic);
+        if (bytes > INT64_MAX)
+            return cm_error(MPI_COMM_WORLD, MPI_ERR_COUNT, call,
+                            "count %lld basic elements of %s is more than MPI_Count can hold in bytes",
+                            (long long)count, t->name[0] ? t->name : "the derived datatype");
+    }
     cm_status_set_bytes(status, cm_dt_bytes_of_basic(t, count));
     return MPI_SUCCESS;
 }

@@ -124,6 +124,10 @@ size_t cm_dt_unpack_range(const void *in, size_t len, void *buf, int count,
 
 /* Check a datatype argument: valid handle, committed.  Returns 0 or raises. */
 int cm_dt_check(MPI_Comm comm, MPI_Datatype dt, const char *call, const char *argname);
+/* count elements of dt (argument argname) must fit MPI_Count in bytes and
+ * MPI_Aint in extents (count x |extent|, and the bounds from lb): else MPI_ERR_COUNT raised on comm
+ * naming call.  An invalid dt passes (the caller's own checks report it). */
+int cm_dt_check_bytes(MPI_Comm comm, MPI_Count count, MPI_Datatype dt, const char *call, const char *argname);
 
 /* Keep a derived type alive while something (a pending request, another
  * type) still uses it: MPI_Type_free drops the user's reference, and the
@@ -153,7 +157,8 @@ void cm_dt_destroy(struct cm_datatype *t);
  * true bounds, contig) from pieces: piece i is n[i] copies of old[i], spaced
  * by old[i]'s extent, starting at disp[i] bytes.  With vec_count > 1 the
  * concatenation of the pieces is repeated vec_count times, vec_stride bytes
- * apart (the vector fast path).  Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+ * apart (the vector fast path).  Returns MPI_SUCCESS, MPI_ERR_NO_MEM, or
+ * MPI_ERR_COUNT when a bound or the extent does not fit an MPI_Aint. */
 int cm_dt_build_layout(struct cm_datatype *t, size_t npieces, const struct cm_datatype *const *old,
                        const size_t *n, const MPI_Aint *disp, size_t vec_count, MPI_Aint vec_stride);
 /* Copy the layout of old into t (Type_dup, resized); recomputes contig for t's extent. */

@@ -12,6 +12,7 @@
 #include "core/datatype.h"
 #include "core/error.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -126,7 +127,9 @@ static int publish(const char *call, struct cm_datatype *t, int rc, MPI_Datatype
     if (t)
         cm_dt_destroy(t);
     return ERR(rc, call, rc == MPI_ERR_NO_MEM ? "out of memory building the datatype (too many blocks?)"
-                                              : "cannot build the datatype");
+                         : rc == MPI_ERR_COUNT ? "the datatype's bounds or extent are more than MPI_Aint can "
+                                                 "hold"
+                                               : "cannot build the datatype");
 }
 
 /* The common path: pieces -> layout -> contents -> handle. */
@@ -188,7 +191,11 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
 {
     struct cm_datatype *old = cm_dt_lookup(oldtype);
     int ints[3] = { count, blocklength, stride };
-    return vector("MPI_Type_vector", count, blocklength, old ? (MPI_Aint)stride * old->extent : 0,
+    MPI_Aint bytes = 0;
+    if (old && __builtin_mul_overflow((MPI_Aint)stride, old->extent, &bytes))
+        return ERR(MPI_ERR_COUNT, "MPI_Type_vector", "stride %d of the old type's extent %ld is more than MPI_Aint "
+                   "can hold in bytes", stride, (long)old->extent);
+    return vector("MPI_Type_vector", count, blocklength, bytes,
                   MPI_COMBINER_VECTOR, 3, ints, 0, NULL, oldtype, newtype);
 }
 
@@ -220,10 +227,12 @@ static int vector_large(const char *call, MPI_Count count, MPI_Count blocklength
     const struct cm_datatype *o = old;
     size_t n = (size_t)blocklength;
     MPI_Aint d = 0;
+    __int128 stride_bytes = stride_in_bytes ? (__int128)stride : (__int128)stride * old->extent;
+    if (stride_bytes > INT64_MAX || stride_bytes < INT64_MIN)
+        return ERR(MPI_ERR_COUNT, call, "stride %lld of the old type's extent %ld is more than MPI_Aint can hold in bytes",
+                   (long long)stride, (long)old->extent);
     struct cm_datatype *t = new_type();
-    rc = t ? cm_dt_build_layout(t, 1, &o, &n, &d, (size_t)count,
-                                stride_in_bytes ? (MPI_Aint)stride : (MPI_Aint)stride * old->extent)
-           : MPI_ERR_NO_MEM;
+    rc = t ? cm_dt_build_layout(t, 1, &o, &n, &d, (size_t)count, (MPI_Aint)stride_bytes) : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = cm_dt_set_contents_large(t, combiner, nl, record, 1, &oldtype);
     return publish(call, t, rc, newtype);
@@ -657,8 +666,11 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     const char *call = "MPI_Type_create_resized";
     struct cm_datatype *old = NULL;
     int rc;
+    MPI_Aint ub;
     if ((rc = check_type(call, oldtype, "oldtype", &old)) || (rc = check_out(call, newtype)))
         return rc;
+    if (__builtin_add_overflow(lb, extent, &ub))
+        return ERR(MPI_ERR_COUNT, call, "lb %ld + extent %ld is more than MPI_Aint can hold", (long)lb, (long)extent);
     struct cm_datatype *t = new_type();
     rc = t ? copy_type(t, old) : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS) {

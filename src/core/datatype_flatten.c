@@ -11,6 +11,7 @@
 #include "core/datatype.h"
 #include "core/dt_basic.h"
 
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -276,6 +277,11 @@ static size_t sat_mul_add(size_t a, size_t b, size_t c)
     return r;
 }
 
+static int aint_fits(__int128 v)
+{
+    return v >= INT64_MIN && v <= INT64_MAX;
+}
+
 int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatype *const *old,
                        const size_t *n, const MPI_Aint *disp, size_t vec_count, MPI_Aint vec_stride)
 {
@@ -303,9 +309,13 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
         if (o->align > align)
             align = o->align;
         sticky |= o->sticky_bounds;
-        MPI_Aint last = (MPI_Aint)(n[i] - 1) * o->extent;
-        MPI_Aint l = disp[i] + o->lb + (last < 0 ? last : 0);
-        MPI_Aint u = disp[i] + o->lb + o->extent + (last > 0 ? last : 0);
+        /* In 128 bits: the bounds must fit an MPI_Aint, checked below. */
+        __int128 last = (__int128)(n[i] - 1) * o->extent;
+        __int128 l128 = (__int128)disp[i] + o->lb + (last < 0 ? last : 0);
+        __int128 u128 = (__int128)disp[i] + o->lb + o->extent + (last > 0 ? last : 0);
+        if (!aint_fits(l128) || !aint_fits(u128))
+            return MPI_ERR_COUNT;
+        MPI_Aint l = (MPI_Aint)l128, u = (MPI_Aint)u128;
         int m = o->sticky_bounds;
         if (!any[m] || l < lbs[m])
             lbs[m] = l;
@@ -318,12 +328,19 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
         size = nbasic = 0;
         lb = ub = 0;
     } else if (vec_count > 1) {
-        MPI_Aint span = (MPI_Aint)(vec_count - 1) * vec_stride;
+        __int128 span = (__int128)(vec_count - 1) * vec_stride;
+        if (!aint_fits(span < 0 ? lb + span : ub + span))
+            return MPI_ERR_COUNT;
         if (span < 0)
-            lb += span;
+            lb += (MPI_Aint)span;
         else
-            ub += span;
+            ub += (MPI_Aint)span;
     }
+    /* The extent must fit an MPI_Aint.  The size may not fit MPI_Count: such
+     * a type is a legal description (a vector at stride 0), whose
+     * Type_size_c is MPI_UNDEFINED and which no call can move. */
+    if (!aint_fits((__int128)ub - lb))
+        return MPI_ERR_COUNT;
     if (!basic && np)
         basic = old[0]->basic;
     t->size = sat_mul_add(size, vec_count, 0);

@@ -192,6 +192,15 @@ static int raise_on(MPI_Errhandler e, void *obj, int errclass, const char *call,
      * covers every call and costs nothing on the paths that succeed. */
     if ((!cm_g.initialized || cm_g.finalized) && !always_available(call))
         cm_check_initialized_fail(call);
+    if (cm_large_call) {
+        /* "MPI_Send" raised inside MPI_Send_c is reported as MPI_Send_c, as
+         * are the helpers a _c binding uses to build its temporary type */
+        const char *lc = cm_call_name(cm_large_call);
+        size_t n = strlen(call);
+        if ((strlen(lc) == n + 2 && !strncmp(lc, call, n)) || !strcmp(call, "MPI_Type_contiguous_c") ||
+            !strcmp(call, "MPI_Type_commit"))
+            call = lc;
+    }
     char msg[400], where[64];
     vsnprintf(msg, sizeof msg, fmt, ap);
     if (cm_g.rank >= 0)

@@ -182,12 +182,17 @@ int PMPI_Remove_error_code(int errorcode)
     static const char call[] = "MPI_Remove_error_code";
     pthread_mutex_lock(&lock);
     struct ucode *u = slot(errorcode);
-    int bad = !u || u->cls == errorcode;
-    if (!bad)
+    int bad = !u || u->cls == errorcode, text = !bad && u->text;
+    /* MPI-4.1 9.5: erroneous while the code still has its string */
+    if (!bad && !text)
         drop(u);
     pthread_mutex_unlock(&lock);
     if (bad)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errorcode %d is not a user error code", errorcode);
+    if (text)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call,
+                        "errorcode %d still has an error string: remove it first (MPI_Remove_error_string)",
+                        errorcode);
     return MPI_SUCCESS;
 }
 

@@ -7,6 +7,7 @@
 
 struct cm_state cm_g = { .rank = -1, .size = 0 };
 unsigned cm_coll_depth;
+unsigned cm_large_call;
 
 static const char *const call_names[] = {
     "MPI call",

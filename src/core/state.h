@@ -81,6 +81,27 @@ static inline void cm_leave_outer(unsigned *unused)
 #define CM_ENTER_OUTER(name) \
     unsigned cm_outer_ __attribute__((cleanup(cm_leave_outer), unused)) = cm_enter_outer(CM_CALL_##name)
 
+/* The large-count binding running (its call id), 0 outside one.  A _c
+ * binding calls its int twin: errors the twin raises under its own name are
+ * reported under the _c name (core/error.c), and crash reports keep the _c
+ * name as the last call (the twin's CM_ENTER records nothing inside). */
+extern unsigned cm_large_call;
+static inline unsigned cm_enter_large(enum cm_call_id id)
+{
+    unsigned old = cm_large_call;
+    cm_enter(id);
+    cm_coll_depth++;
+    cm_large_call = (unsigned)id;
+    return old;
+}
+static inline void cm_leave_large(unsigned *old)
+{
+    cm_coll_depth--;
+    cm_large_call = *old;
+}
+#define CM_ENTER_LARGE(name) \
+    unsigned cm_large_ __attribute__((cleanup(cm_leave_large), unused)) = cm_enter_large(CM_CALL_##name)
+
 /* MPI calls other than the few allowed before Init/after Finalize use this
  * (inline: it is on the path of every call, the tiniest collectives' too). */
 int cm_check_initialized_fail(const char *call);

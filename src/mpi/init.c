@@ -243,6 +243,15 @@ int PMPI_Finalize(void)
     if (!world_inited || world_finalized)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Finalize",
                         world_inited ? "MPI_Finalize was already called" : "MPI_Init was not called (finalize sessions with MPI_Session_finalize)");
+    /* SELF's delete callbacks come first, while MPI still works and
+     * MPI_Finalized is false (MPI-4.1 11.2.4); a callback calling
+     * MPI_Finalize again is an error, not a second finalisation. */
+    static int finalizing;
+    if (finalizing)
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Finalize",
+                        "MPI_Finalize called from an attribute delete callback run by MPI_Finalize");
+    finalizing = 1;
+    cm_comm_finalize_attrs();
     world_finalized = 1;
     cm_process_down(CM_CALL_Finalize);
     return MPI_SUCCESS;

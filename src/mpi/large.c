@@ -3,6 +3,7 @@
  */
 #include "mpi/large.h"
 #include "core/comm.h"
+#include "core/datatype.h"
 #include "core/error.h"
 #include "core/topo.h"
 
@@ -18,12 +19,15 @@ int cm_lc_one(MPI_Comm comm, const char *call, const char *arg, MPI_Count count,
     out->temp = 0;
     if (count < 0)
         return cm_error(comm, MPI_ERR_COUNT, call, "%s is negative (%lld)", arg, (long long)count);
+    int rc = cm_dt_check_bytes(comm, count, type, call, arg);
+    if (rc)
+        return rc;
     if (count <= INT_MAX) {
         out->n = (int)count;
         return MPI_SUCCESS;
     }
     MPI_Datatype big;
-    int rc = PMPI_Type_contiguous_c(count, type, &big);
+    rc = PMPI_Type_contiguous_c(count, type, &big);
     if (rc == MPI_SUCCESS && (rc = PMPI_Type_commit(&big)) != MPI_SUCCESS)
         PMPI_Type_free(&big);
     if (rc != MPI_SUCCESS)
@@ -65,9 +69,12 @@ int cm_lc_pieces_begin(MPI_Comm comm, const char *call, MPI_Count count, MPI_Dat
     p->n = 0;
     if (count < 0)
         return cm_error(comm, MPI_ERR_COUNT, call, "count is negative (%lld)", (long long)count);
+    int rc = cm_dt_check_bytes(comm, count, type, call, "count");
+    if (rc)
+        return rc;
     if (count > INT_MAX) {
         MPI_Aint lb;
-        int rc = PMPI_Type_get_extent(type, &lb, &p->extent);
+        rc = PMPI_Type_get_extent(type, &lb, &p->extent);
         if (rc)
             return rc;
     }

@@ -9,8 +9,10 @@
 #include "core/state.h"
 #include "core/error.h"
 #include "core/op.h"
+#include "core/datatype.h"
 
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 
 #define LC_UNPAREN(...) __VA_ARGS__
@@ -47,10 +49,19 @@ struct vside {
     int *counts, *displs;
 };
 static int vside(MPI_Comm comm, const char *call, const char *cname, const char *dname, int n,
-                 const MPI_Count *c, const MPI_Aint *d, struct vside *o)
+                 const MPI_Count *c, const MPI_Aint *d, MPI_Datatype t, struct vside *o)
 {
     o->displs = NULL;
     int rc = cm_lc_ints(comm, call, cname, c, n, &o->counts);
+    for (int i = 0; rc == MPI_SUCCESS && o->counts && i < n; i++) {
+        char arg[48];
+        snprintf(arg, sizeof arg, "%s[%d]", cname, i);
+        if ((rc = cm_dt_check_bytes(comm, c[i], t, call, arg)) != MPI_SUCCESS) {
+            free(o->counts);
+            o->counts = NULL;
+            return rc;
+        }
+    }
     if (rc == MPI_SUCCESS && (rc = cm_lc_displs(comm, call, dname, d, n, &o->displs)) != MPI_SUCCESS) {
         free(o->counts);
         o->counts = NULL;
@@ -123,7 +134,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
                         MPI_Op op, LC_UNPAREN params)                                               \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         struct cm_lc_pieces p;                                                                      \
         int rc = cm_lc_pieces_begin(commx, "MPI_" #name "_c", count, datatype, &p);                 \
         if (rc)                                                                                     \
@@ -141,7 +152,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
                         MPI_Op op, LC_UNPAREN params)                                               \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         struct cm_lc x;                                                                             \
         int rc = red_count(commx, "MPI_" #name "_c", count, datatype, op, &x);                      \
         if (rc)                                                                                     \
@@ -157,7 +168,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, LC_UNPAREN params) \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc s, r;                                                                          \
         int rc = side(commx, call, "sendcount", ssig, sendbuf, sendcount, sendtype, &s);            \
@@ -178,14 +189,14 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],       \
                         MPI_Datatype recvtype, LC_UNPAREN params)                                   \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc s;                                                                             \
         struct vside r;                                                                             \
         int rc = side(commx, call, "sendcount", ssig, sendbuf, sendcount, sendtype, &s);            \
         if (rc)                                                                                     \
             return rc;                                                                              \
-        if ((rc = vside(commx, call, "recvcounts", "displs", nrecv, recvcounts, displs, &r)) == 0) { \
+        if ((rc = vside(commx, call, "recvcounts", "displs", nrecv, recvcounts, displs, recvtype, &r)) == 0) { \
             rc = PMPI_##name(sendbuf, s.n, s.t, recvbuf, r.counts, r.displs, recvtype, LC_UNPAREN args); \
             vside_free(&r);                                                                         \
         }                                                                                           \
@@ -200,14 +211,14 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,                  \
                         MPI_Datatype recvtype, LC_UNPAREN params)                                   \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc r;                                                                             \
         struct vside s;                                                                             \
         int rc = side(commx, call, "recvcount", rsig, recvbuf, recvcount, recvtype, &r);            \
         if (rc)                                                                                     \
             return rc;                                                                              \
-        if ((rc = vside(commx, call, "sendcounts", "displs", nsend, sendcounts, displs, &s)) == 0) { \
+        if ((rc = vside(commx, call, "sendcounts", "displs", nsend, sendcounts, displs, sendtype, &s)) == 0) { \
             rc = PMPI_##name(sendbuf, s.counts, s.displs, sendtype, recvbuf, r.n, r.t, LC_UNPAREN args); \
             vside_free(&s);                                                                         \
         }                                                                                           \
@@ -222,15 +233,15 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],         \
                         const MPI_Aint rdispls[], MPI_Datatype recvtype, LC_UNPAREN params)         \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct vside s = { NULL, NULL }, r;                                                         \
         int rc = sendbuf == MPI_IN_PLACE                                                            \
                      ? MPI_SUCCESS                                                                  \
-                     : vside(commx, call, "sendcounts", "sdispls", nsend, sendcounts, sdispls, &s); \
+                     : vside(commx, call, "sendcounts", "sdispls", nsend, sendcounts, sdispls, sendtype, &s); \
         if (rc)                                                                                     \
             return rc;                                                                              \
-        if ((rc = vside(commx, call, "recvcounts", "rdispls", nrecv, recvcounts, rdispls, &r)) == 0) { \
+        if ((rc = vside(commx, call, "recvcounts", "rdispls", nrecv, recvcounts, rdispls, recvtype, &r)) == 0) { \
             rc = PMPI_##name(sendbuf, s.counts, s.displs, sendtype, recvbuf, r.counts, r.displs,    \
                              recvtype, LC_UNPAREN args);                                            \
             vside_free(&r);                                                                         \
@@ -248,7 +259,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
                         const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], \
                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], LC_UNPAREN params) \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct wside s = { 0 }, r;                                                                  \
         int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS                                              \
@@ -275,7 +286,7 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     int PMPI_##name##_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],           \
                         MPI_Datatype datatype, MPI_Op op, LC_UNPAREN params)                        \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         int *counts;                                                                                \
         int rc = cm_lc_ints(commx, "MPI_" #name "_c", "recvcounts", recvcounts, cm_lc_nlocal(commx), \
                             &counts);                                                               \

@@ -15,7 +15,7 @@
     LC_WEAK(name)                                                                                   \
     int PMPI_##name##_c(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)         \
     {                                                                                               \
-        CM_ENTER(name##_c);                                                                         \
+        CM_ENTER_LARGE(name##_c);                                                                   \
         struct cm_lc x;                                                                             \
         int rc = cm_lc_one(commx, "MPI_" #name "_c", "count", count, datatype, &x);                 \
         if (rc)                                                                                     \
@@ -51,7 +51,7 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                     MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER(Sendrecv_c);
+    CM_ENTER_LARGE(Sendrecv_c);
     struct cm_lc s, r;
     int rc = pair(comm, "MPI_Sendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
     if (rc)
@@ -66,7 +66,7 @@ int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype send
                      void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                      MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Isendrecv_c);
+    CM_ENTER_LARGE(Isendrecv_c);
     struct cm_lc s, r;
     int rc = pair(comm, "MPI_Isendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
     if (rc)

@@ -40,7 +40,7 @@ static int room(MPI_Comm comm, const char *call, const char *sizename, MPI_Count
 int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
                 MPI_Count *position, MPI_Comm comm)
 {
-    CM_ENTER(Pack_c);
+    CM_ENTER_LARGE(Pack_c);
     const char *call = "MPI_Pack_c";
     struct cm_lc x;
     int left, pos = 0;
@@ -57,7 +57,7 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
 int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
                   MPI_Datatype datatype, MPI_Comm comm)
 {
-    CM_ENTER(Unpack_c);
+    CM_ENTER_LARGE(Unpack_c);
     const char *call = "MPI_Unpack_c";
     struct cm_lc x;
     int left, pos = 0;
@@ -73,7 +73,7 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
 
 int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    CM_ENTER(Pack_size_c);
+    CM_ENTER_LARGE(Pack_size_c);
     const char *call = "MPI_Pack_size_c";
     int none;
     /* the twin with no elements checks comm, datatype and size */
@@ -86,14 +86,18 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
     if ((rc = PMPI_Type_size_c(datatype, &one)))
         return rc;
     /* the packed form is the data bytes, nothing more (core/datatype_pack.c) */
-    *size = incount * one;
+    if (one == MPI_UNDEFINED && incount == 0)
+        one = 0; /* a type beyond MPI_Count: none of it packs to nothing */
+    if (one == MPI_UNDEFINED || __builtin_mul_overflow(incount, one, size))
+        return cm_error(comm, MPI_ERR_COUNT, call, "incount %lld of a datatype of %lld bytes is more than MPI_Count "
+                        "can hold in bytes", (long long)incount, (long long)one);
     return MPI_SUCCESS;
 }
 
 int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
                          void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
-    CM_ENTER(Pack_external_c);
+    CM_ENTER_LARGE(Pack_external_c);
     struct cm_lc x;
     int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Pack_external_c", "incount", incount, datatype, &x);
     if (rc)
@@ -109,7 +113,7 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
 int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
                            void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-    CM_ENTER(Unpack_external_c);
+    CM_ENTER_LARGE(Unpack_external_c);
     struct cm_lc x;
     int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Unpack_external_c", "outcount", outcount, datatype, &x);
     if (rc)
@@ -124,7 +128,7 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
 
 int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
-    CM_ENTER(Pack_external_size_c);
+    CM_ENTER_LARGE(Pack_external_size_c);
     struct cm_lc x;
     int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Pack_external_size_c", "incount", incount, datatype, &x);
     if (rc)
@@ -140,7 +144,7 @@ int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Dataty
 /* Element-wise, so in pieces like the blocking collective reductions. */
 int PMPI_Reduce_local_c(const void *inbuf, void *inoutbuf, MPI_Count count, MPI_Datatype datatype, MPI_Op op)
 {
-    CM_ENTER(Reduce_local_c);
+    CM_ENTER_LARGE(Reduce_local_c);
     struct cm_lc_pieces p;
     int rc = cm_lc_pieces_begin(MPI_COMM_WORLD, "MPI_Reduce_local_c", count, datatype, &p);
     if (rc)

@@ -8,6 +8,7 @@
  */
 #include "mpi/large.h"
 #include "core/error.h"
+#include "core/state.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -76,6 +77,7 @@ static int aints(const char *call, const MPI_Count *a, int n, MPI_Aint **out)
 int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
                         const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_indexed_c);
     const char *call = "MPI_Type_indexed_c";
     int n = 0, *bl = NULL, *d = NULL;
     int rc = one(call, "count", count, 0, &n);
@@ -91,6 +93,7 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
                                 const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_create_hindexed_c);
     const char *call = "MPI_Type_create_hindexed_c";
     int n = 0, *bl = NULL;
     MPI_Aint *d = NULL;
@@ -107,6 +110,7 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                      MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_create_indexed_block_c);
     const char *call = "MPI_Type_create_indexed_block_c";
     int n = 0, b = 0, *d = NULL;
     int rc = one(call, "count", count, 0, &n);
@@ -121,6 +125,7 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
                                       const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
                                       MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_create_hindexed_block_c);
     const char *call = "MPI_Type_create_hindexed_block_c";
     int n = 0, b = 0;
     MPI_Aint *d = NULL;
@@ -136,6 +141,7 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
                               const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
                               MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_create_struct_c);
     const char *call = "MPI_Type_create_struct_c";
     int n = 0, *bl = NULL;
     MPI_Aint *d = NULL;
@@ -152,6 +158,7 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], con
                                 const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
                                 MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_create_subarray_c);
     const char *call = "MPI_Type_create_subarray_c";
     int *sz = NULL, *sub = NULL, *st = NULL;
     int rc = ints(call, "array_of_sizes", array_of_sizes, ndims, 0, &sz);
@@ -168,6 +175,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
                               const int array_of_distribs[], const int array_of_dargs[],
                               const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_create_darray_c);
     int *g = NULL;
     int rc = ints("MPI_Type_create_darray_c", "array_of_gsizes", array_of_gsizes, ndims, 0, &g);
     if (!rc)
@@ -179,5 +187,6 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
 
 int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
+    CM_ENTER_LARGE(Type_create_resized_c);
     return PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
 }

@@ -22,7 +22,7 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
      * MPICH accept it. */
     int empty_null = count == 0 && dt == MPI_DATATYPE_NULL && peer == MPI_PROC_NULL;
     int rc = empty_null ? MPI_SUCCESS : cm_dt_check(comm, dt, call, "datatype");
-    if (rc)
+    if (rc || (rc = cm_dt_check_bytes(comm, count, dt, call, "count")))
         return rc;
     if (!empty_null && (rc = cm_dt_bottom_check(comm, call, "buffer", buf, count, cm_dt_lookup(dt))))
         return rc;

@@ -23,18 +23,26 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
  * together, a peer rank of the communicator (a receive: or ANY_SOURCE) and a
  * user tag (a receive: or ANY_TAG).  0 sends the caller to cm_p2p_check,
  * which names the argument -- or accepts MPI_PROC_NULL. */
+/* Any int count of t fits 63 bits in bytes, extents and bounds (size and
+ * |extent| below 2^31, |lb| below 2^62); a bigger type takes cm_p2p_check,
+ * which tests the count exactly (cm_dt_check_bytes). */
+static inline int cm_dt_int_counts_fit(const struct cm_datatype *t)
+{
+    return t->size < ((size_t)1 << 31) && (unsigned long)(t->extent + (1L << 31)) < (1UL << 32) &&
+           (unsigned long)(t->lb + (1L << 62)) < (1UL << 63);
+}
 static inline int cm_send_args_ok(const struct cm_comm *c, const struct cm_datatype *t, const void *buf,
                                   int count, int dest, int tag)
 {
     return c && t && t->committed && count >= 0 && (unsigned)dest < (unsigned)c->peer_size &&
-           tag >= 0 && (buf || count == 0 || t->size == 0);
+           tag >= 0 && (buf || count == 0 || t->size == 0) && cm_dt_int_counts_fit(t);
 }
 static inline int cm_recv_args_ok(const struct cm_comm *c, const struct cm_datatype *t, const void *buf,
                                   int count, int src, int tag)
 {
     return c && t && t->committed && count >= 0 &&
            ((unsigned)src < (unsigned)c->peer_size || src == MPI_ANY_SOURCE) &&
-           (tag >= 0 || tag == MPI_ANY_TAG) && (buf || count == 0 || t->size == 0);
+           (tag >= 0 || tag == MPI_ANY_TAG) && (buf || count == 0 || t->size == 0) && cm_dt_int_counts_fit(t);
 }
 
 /* Request-array and request-pointer checks for Wait/Test families. */

@@ -60,6 +60,8 @@ int main(int argc, char **argv)
     CHECK(MPI_Error_class(99999, &got) == MPI_ERR_ARG, "class of 99999 answered");
 
     /* removal, MPI-4.1 */
+    CHECK(MPI_Remove_error_code(code) == MPI_ERR_ARG, "code with a string removed");
+    CHECK(MPI_Error_class(code, &got) == MPI_SUCCESS && got == cls, "code refused removal lost its class (%d)", got);
     CHECK_MPI(MPI_Remove_error_string(code));
     CHECK_MPI(MPI_Error_string(code, text, &len));
     CHECK(len == 0, "removed string is still \"%s\"", text);
