@@ -82,6 +82,7 @@ struct cm_part {
     MPI_Request *reqs;             /* per message; MPI_REQUEST_NULL: not out yet or retired */
     unsigned char *ready;          /* send: Pready seen; receive: message landed */
     int ndone;                     /* messages of this round done */
+    int *pend, npend;              /* messages of this round in flight (indices), in no order */
     int posted;                    /* receive: this round's receives are posted */
     int *missing;                  /* receive: per own partition, its messages not landed yet */
     enum cm_part_land land;

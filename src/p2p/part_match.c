@@ -97,6 +97,7 @@ void cm_part_free(struct cm_part *p)
     free(p->reqs);
     free(p->ready);
     free(p->missing);
+    free(p->pend);
     free(p->stage);
     free(p);
 }

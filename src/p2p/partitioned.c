@@ -113,6 +113,7 @@ static void post_round(struct cm_part *p)
             n = (int)sb;
         }
         cm_p2p_irecv(at, n, dt, p->peer, CM_PART_TAG_DATA(p->id, i), p->cc, &p->reqs[i], CM_CALL_Start);
+        p->pend[p->npend++] = i;
     }
     p->posted = 1;
 }
@@ -137,6 +138,7 @@ static void send_partition(struct cm_part *p, int i)
 {
     cm_p2p_isend(p->buf + (size_t)i * p->stride, p->count, p->dt, p->peer, CM_PART_TAG_DATA(p->peer_id, i), p->cc,
                  &p->reqs[i], CM_CALL_Pready);
+    p->pend[p->npend++] = i;
 }
 
 /* A Pready'd partition: out now if the receive side answered, else when it does. */
@@ -171,7 +173,8 @@ void cm_part_on_match(struct cm_part *p)
         return;
     p->reqs = malloc((size_t)(p->nmsg ? p->nmsg : 1) * sizeof *p->reqs);
     p->ready = calloc((size_t)(p->nmsg ? p->nmsg : 1), 1);
-    if (!p->reqs || !p->ready)
+    p->pend = malloc((size_t)(p->nmsg ? p->nmsg : 1) * sizeof *p->pend);
+    if (!p->reqs || !p->ready || !p->pend)
         cm_fatal("MPI", "out of memory for a partitioned receive of %d partitions", p->nmsg);
     for (int i = 0; i < p->nmsg; i++)
         p->reqs[i] = MPI_REQUEST_NULL;
@@ -188,10 +191,14 @@ static int part_poll(void *state)
         return 0;
     if (p->why)
         return p->send ? p->ndone == p->partitions : 1;
-    for (int i = 0; i < p->nmsg; i++) {
-        struct cm_request *q = p->reqs[i] == MPI_REQUEST_NULL ? NULL : cm_request_get(p->reqs[i]);
-        if (!q || !q->complete)
+    for (int k = 0; k < p->npend;) {   /* only the messages in flight: a poll costs what is left */
+        int i = p->pend[k];
+        struct cm_request *q = cm_request_get(p->reqs[i]);
+        if (!q->complete) {
+            k++;
             continue;
+        }
+        p->pend[k] = p->pend[--p->npend];
         cm_request_release(q);
         p->reqs[i] = MPI_REQUEST_NULL;
         if (p->send) {
@@ -248,6 +255,7 @@ static int part_start(struct cm_request *r, const char *call)
     r->complete = 0;
     p->ndone = 0;
     p->posted = 0;
+    p->npend = 0;
     if (p->ready)
         memset(p->ready, R_NOT, (size_t)(p->send ? p->partitions : p->nmsg));
     if (!p->send && p->matched && !p->why) {
@@ -303,10 +311,11 @@ static int part_init(int send, const void *buf, int partitions, MPI_Count count,
         p->nmsg = partitions;
         p->reqs = malloc((size_t)partitions * sizeof *p->reqs);
         p->ready = calloc((size_t)partitions, 1);
+        p->pend = malloc((size_t)partitions * sizeof *p->pend);
     } else {
         p->missing = calloc((size_t)partitions, sizeof *p->missing);
     }
-    if ((send ? !p->reqs || !p->ready : !p->missing)) {
+    if ((send ? !p->reqs || !p->ready || !p->pend : !p->missing)) {
         cm_part_free(p);
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     }
@@ -484,9 +493,8 @@ int PMPI_Parrived(MPI_Request request, int partition, int *flag)
         *flag = 1;
         return MPI_SUCCESS;
     }
+    /* The engine polls this request (part_poll) after moving messages. */
     cm_progress(p->peer == MPI_PROC_NULL ? -1 : cm_comm_lookup(p->comm, NULL)->peer_world_of[p->peer]);
-    if (p->matched && !p->why && !p->self->complete)
-        part_poll(p);   /* this request's landed messages, even if the engine polled it before they did */
     if (p->why)
         return report(p, "MPI_Parrived");
     /* A partition of no bytes has arrived once the whole round has. */
