@@ -9,6 +9,8 @@
  *    with the same tag (must not inherit the freed pair's match);
  *  - ordinary point-to-point on the same tag and communicator meanwhile,
  *    and an MPI_ANY_TAG receive that must not see partitioned traffic;
+ *  - a receiver blocked in MPI_Recv while the sender's first round needs
+ *    its answer to the hello;
  *  - the _c init forms;
  *  - Parrived of null, inactive, bad partition, send request;
  *  - bad Pready/Pready_range/Pready_list (nothing applied), unequal totals
@@ -188,6 +190,33 @@ static void mixed_p2p(void)
     CHECK_MPI(MPI_Request_free(&rq[1]));
 }
 
+/* The receiver sits in a blocking MPI_Recv while the sender's first round
+ * waits for the answer to its hello: any call that progresses must give it. */
+static void blocked_receiver(void)
+{
+    int data[16], token = 0;
+    MPI_Request rq;
+    if (size < 2 || rank > 1)
+        return;
+    for (int i = 0; i < 16; i++)
+        data[i] = rank ? -1 : 500 + i;
+    if (rank == 0) {
+        CHECK_MPI(MPI_Psend_init(data, 4, 4, MPI_INT, 1, 45, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+        CHECK_MPI(MPI_Start(&rq));
+        CHECK_MPI(MPI_Pready_range(0, 3, rq));
+        CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Send(&token, 1, MPI_INT, 1, 45, MPI_COMM_WORLD));
+    } else {
+        CHECK_MPI(MPI_Precv_init(data, 2, 8, MPI_INT, 0, 45, MPI_COMM_WORLD, MPI_INFO_NULL, &rq));
+        CHECK_MPI(MPI_Recv(&token, 1, MPI_INT, 0, 45, MPI_COMM_WORLD, MPI_STATUS_IGNORE));
+        CHECK_MPI(MPI_Start(&rq));
+        CHECK_MPI(MPI_Wait(&rq, MPI_STATUS_IGNORE));
+        for (int i = 0; i < 16; i++)
+            CHECK(data[i] == 500 + i, "blocked receiver: element %d is %d", i, data[i]);
+    }
+    CHECK_MPI(MPI_Request_free(&rq));
+}
+
 static void large_count_forms(void)
 {
     double out[60], in[60];
@@ -286,6 +315,7 @@ int main(int argc, char **argv)
     empty_and_null();
     free_inactive();
     mixed_p2p();
+    blocked_receiver();
     large_count_forms();
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     bad_calls();
