@@ -247,6 +247,15 @@ static int part_query(struct cm_request *r)
     return p->why ? report(p, current_call()) : MPI_SUCCESS;
 }
 
+/* MPI-4.1 section 4.2.1: cancelling an active partitioned request is erroneous. */
+static int part_cancel(struct cm_request *r)
+{
+    if (!r->active || r->complete)
+        return MPI_SUCCESS;
+    return cm_error(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "partitioned request %ld is active: it cannot be cancelled",
+                    (long)(intptr_t)cm_req_handle(r->hindex));
+}
+
 static int part_start(struct cm_request *r, const char *call)
 {
     struct cm_part *p = r->state;
@@ -331,6 +340,7 @@ static int part_init(int send, const void *buf, int partitions, MPI_Count count,
     r->complete = 1;
     r->start = part_start;
     r->query = part_query;
+    r->cancel = part_cancel;
     r->comm = comm;
     if (!send) {   /* a receive's status: source, tag and the whole message's size */
         r->has_status = 1;

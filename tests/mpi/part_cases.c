@@ -12,7 +12,8 @@
  *  - a receiver blocked in MPI_Recv while the sender's first round needs
  *    its answer to the hello;
  *  - the _c init forms;
- *  - Parrived of null, inactive, bad partition, send request;
+ *  - Parrived of null, inactive, bad partition, send request; Cancel of an
+ *    active one;
  *  - bad Pready/Pready_range/Pready_list (nothing applied), unequal totals
  *    (MPI_ERR_TRUNCATE on both sides at every completion, no hang), and
  *    traffic after that still right.
@@ -260,6 +261,8 @@ static void bad_calls(void)
     rc = MPI_Pready(0, rq[0]);
     CHECK(rc == MPI_ERR_REQUEST, "Pready before Start: %d", rc);
     CHECK_MPI(MPI_Startall(2, rq));
+    rc = MPI_Cancel(&rq[1]);
+    CHECK(rc == MPI_ERR_REQUEST, "Cancel of an active partitioned receive: %d", rc);
     CHECK_MPI(MPI_Pready(1, rq[0]));
     rc = MPI_Pready(1, rq[0]);
     CHECK(rc == MPI_ERR_ARG, "Pready twice: %d", rc);
