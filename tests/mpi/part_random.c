@@ -9,7 +9,8 @@
  * with a hole between), element counts that may be 0 or leave partition
  * boundaries inside the other side's elements; 1-3 rounds.  Each rank inits
  * its receives in a random order that keeps MPI's order among pairs with the
- * same (source, tag, comm), before or after its sends; starts its requests
+ * same (source, tag, comm), before or after its sends (some pairs follow a
+ * "ghost" pair on the same tag and comm, inited and freed unstarted); starts its requests
  * in a random order; makes partitions ready in a random order through
  * Pready, Pready_range and Pready_list in two halves with Parrived polling
  * between; checks every receive partition when Parrived says it arrived,
@@ -34,6 +35,7 @@ struct side {
 
 struct pair {
     int from, to, tag, dup, base;
+    int ghost;                   /* a pair on the same (tag, comm) inited and freed unstarted just before */
     long total;                  /* basic elements */
     struct side s, r;
     void *buf[2];                /* send, receive (this rank's) */
@@ -105,6 +107,7 @@ static void draw_pair(struct pair *p, unsigned long *s)
     p->to = part_pick(s, size);
     p->tag = part_pick(s, 3);
     p->dup = part_pick(s, 4) == 0;
+    p->ghost = part_pick(s, 6) == 0;
     p->base = part_pick(s, NBASE);
     for (;;) {
         p->s.parts = draw_parts(s);
@@ -162,6 +165,20 @@ static void ready_half(struct pair *p, const int *order, int from, int to, unsig
         part_ready_mixed(p->req[0], order + from, to - from, s);
 }
 
+/* The ghost of pair p: an init of the same side, peer, tag and comm (another
+ * shape), freed without a start; the real pair must not inherit its match. */
+static void free_unstarted(int send, const struct pair *p, MPI_Comm dup)
+{
+    static int scratch[4];
+    MPI_Request g;
+    MPI_Comm c = p->dup ? dup : MPI_COMM_WORLD;
+    if (send)
+        CHECK_MPI(MPI_Psend_init(scratch, 2, 2, MPI_INT, p->to, p->tag, c, MPI_INFO_NULL, &g));
+    else
+        CHECK_MPI(MPI_Precv_init(scratch, 1, 3, MPI_INT, p->from, p->tag, c, MPI_INFO_NULL, &g));
+    CHECK_MPI(MPI_Request_free(&g));
+}
+
 static void one_program(int iter, unsigned long *s, unsigned long *mine, MPI_Comm dup)
 {
     struct pair pairs[MAXPAIRS];
@@ -191,6 +208,8 @@ static void one_program(int iter, unsigned long *s, unsigned long *mine, MPI_Com
         if (phase == recv_first) {
             for (int a = 0; a < np; a++) {
                 struct pair *p = &pairs[order[a]];
+                if (p->to == rank && p->ghost)
+                    free_unstarted(0, p, dup);
                 if (p->to == rank)
                     CHECK_MPI(MPI_Precv_init(p->buf[1], p->r.parts, p->r.count, p->r.dt, p->from, p->tag,
                                              p->dup ? dup : MPI_COMM_WORLD, MPI_INFO_NULL, &p->req[1]));
@@ -198,6 +217,8 @@ static void one_program(int iter, unsigned long *s, unsigned long *mine, MPI_Com
         } else {
             for (int q = 0; q < np; q++) {
                 struct pair *p = &pairs[q];
+                if (p->from == rank && p->ghost)
+                    free_unstarted(1, p, dup);
                 if (p->from == rank)
                     CHECK_MPI(MPI_Psend_init(p->buf[0], p->s.parts, p->s.count, p->s.dt, p->to, p->tag,
                                              p->dup ? dup : MPI_COMM_WORLD, MPI_INFO_NULL, &p->req[0]));
