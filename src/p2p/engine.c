@@ -5,6 +5,7 @@
 #include "p2p/p2p.h"
 #include "p2p/outq.h"
 #include "p2p/match.h"
+#include "p2p/part.h"
 #include "core/state.h"
 #include "core/remote.h"
 #include "core/comm.h"
@@ -111,6 +112,7 @@ void cm_p2p_attach_remote(int w, void *tx_slots, struct cm_ring_ctl *tx_ctl, voi
 
 void cm_p2p_finalize(void)
 {
+    cm_part_finalize();
     cm_match_finalize();
     cm_outq_finalize();
     free(cm_tx);
