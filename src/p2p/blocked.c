@@ -22,6 +22,8 @@ static int waits_outside(uint32_t call_id)
     }
 }
 
+_Atomic int cm_grequests_open;
+
 void cm_blocked_begin(uint32_t call_id, int peer, int tag, unsigned ctx)
 {
     struct cm_rank_ctl *me = cm_g.self_ctl;
@@ -31,7 +33,7 @@ void cm_blocked_begin(uint32_t call_id, int peer, int tag, unsigned ctx)
     /* Connected to another job, its messages may be what we wait for.
      * Another thread of ours cannot: corempi provides MPI_THREAD_SERIALIZED
      * at most, so while this thread is in MPI no other one can send. */
-    if (waits_outside(call) || cm_remote_n > 0)
+    if (waits_outside(call) || cm_remote_n > 0 || cm_grequests_open > 0)
         call_id |= CM_BLOCKED_UNSEEN;
     me->blocked_peer = peer;
     me->blocked_tag = tag;

@@ -376,9 +376,8 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
         if (cm_wait_backoff(&w))
             continue;
         if (!announced && call_id) {
-            /* Only a rank that is about to sleep tells the deadlock watcher;
-             * a generalized request's poll function may wait on anything. */
-            cm_blocked_begin(call_id | (ngenerics ? CM_BLOCKED_UNSEEN : 0), peer, tag, ctx);
+            /* Only a rank that is about to sleep tells the deadlock watcher. */
+            cm_blocked_begin(call_id, peer, tag, ctx);
             announced = 1;
         }
         /* Generic requests may need a poll without any message arriving. */

@@ -124,6 +124,14 @@ struct cm_rank_ctl {
 
 _Static_assert(sizeof(struct cm_rank_ctl) == 4 * CM_CACHELINE, "control block is 4 lines");
 
+/* One step of a rank's progress counter, read by mpirun's deadlock watch
+ * (the owner is its only writer: a plain store, no locked instruction). */
+static inline void cm_progress_bump(struct cm_rank_ctl *me)
+{
+    atomic_store_explicit(&me->progress, atomic_load_explicit(&me->progress, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
+
 /* Compute offsets and the total size for nranks; fills *h (header fields only). */
 size_t cm_seg_layout(uint32_t nranks, struct cm_seg_header *h);
 /* Write the header at base (the memory must be zero-filled). */

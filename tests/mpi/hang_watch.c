@@ -15,9 +15,15 @@
  *   big S     rank 0 sends 256 MiB messages to rank 1 for S seconds while the
  *             others wait in MPI_Barrier (slow but moving);
  *   spawn S   rank 0 spawns a child that sleeps S seconds before it sends;
- *             every parent waits (rank 0 in MPI_Recv from the child).
+ *             every parent waits (rank 0 in MPI_Recv from the child);
+ *   slowop S  an MPI_Iallreduce whose user op takes S seconds at rank 0,
+ *             run by the progress of its MPI_Wait (the others start late,
+ *             so rank 0 is asleep in the wait when their data comes);
+ *   greq S    rank 0 waits for a generalized request that a thread of its
+ *             own completes after S seconds, the others in MPI_Barrier.
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <time.h>
 #include "check.h"
 
@@ -43,6 +49,68 @@ static void compute_s(double s)
         for (int i = 0; i < 100000; i++)
             x = x * 1.0000001 + 1e-9;
     sink = x;
+}
+
+static double op_seconds;
+static void slow_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    (void)dt;
+    if (op_seconds > 0) {
+        compute_s(op_seconds);
+        op_seconds = 0;
+    }
+    for (int i = 0; i < *len; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void slow_user_op(int rank, int size, double seconds)
+{
+    MPI_Op op;
+    MPI_Op_create(slow_sum, 1, &op);
+    op_seconds = rank == 0 ? seconds : 0;
+    if (rank != 0)
+        sleep_s(0.5);
+    int x = rank, y = 0;
+    MPI_Request r;
+    MPI_Iallreduce(&x, &y, 1, MPI_INT, op, MPI_COMM_WORLD, &r);
+    MPI_Wait(&r, MPI_STATUS_IGNORE);
+    CHECK(y == size * (size - 1) / 2, "sum %d", y);
+    MPI_Op_free(&op);
+}
+
+static int greq_query(void *state, MPI_Status *st)
+{
+    (void)state;
+    MPI_Status_set_elements(st, MPI_BYTE, 0);
+    MPI_Status_set_cancelled(st, 0);
+    st->MPI_SOURCE = MPI_UNDEFINED;
+    st->MPI_TAG = MPI_UNDEFINED;
+    return MPI_SUCCESS;
+}
+static int greq_free(void *state) { (void)state; return MPI_SUCCESS; }
+static int greq_cancel(void *state, int done) { (void)state; (void)done; return MPI_SUCCESS; }
+
+static double greq_seconds;
+static void *complete_later(void *p)
+{
+    sleep_s(greq_seconds);
+    MPI_Grequest_complete(*(MPI_Request *)p);
+    return NULL;
+}
+
+static void grequest_of_a_thread(int rank, double seconds)
+{
+    if (rank == 0) {
+        MPI_Request r;
+        pthread_t t;
+        MPI_Grequest_start(greq_query, greq_free, greq_cancel, NULL, &r);
+        MPI_Request copy = r;
+        greq_seconds = seconds;
+        CHECK(pthread_create(&t, NULL, complete_later, &copy) == 0, "pthread_create");
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        pthread_join(t, NULL);
+    }
+    MPI_Barrier(MPI_COMM_WORLD);
 }
 
 static void lock_held_by_a_rank_in_barrier(int rank)
@@ -156,6 +224,10 @@ int main(int argc, char **argv)
         big_messages(rank, secs);
     } else if (!strcmp(mode, "spawn")) {
         spawn_slow_child(argv[0], secs);
+    } else if (!strcmp(mode, "slowop")) {
+        slow_user_op(rank, size, secs);
+    } else if (!strcmp(mode, "greq")) {
+        grequest_of_a_thread(rank, secs);
     } else if (!strcmp(mode, "child")) {
         child(secs);
     } else {
