@@ -106,6 +106,32 @@ static size_t cm_op_type_extent(MPI_Datatype type)
     return (t && t->extent > 0) ? (size_t)t->extent : 0;
 }
 
+/* core/state.c's (state.h); weak: the unit tests build this file alone. */
+unsigned cm_user_code_begins(void) __attribute__((weak));
+void cm_user_code_ends(unsigned blocked) __attribute__((weak));
+
+static void apply_user(const struct cm_user_op *u, MPI_Datatype type, const void *in, void *inout, size_t n,
+                       size_t extent)
+{
+    if (u->fn_c) {
+        MPI_Count len = (MPI_Count)n;
+        MPI_Datatype dt = type;
+        u->fn_c((void *)in, inout, &len, &dt);
+        return;
+    }
+    /* MPI_User_function takes an int count: call it in chunks of INT_MAX. */
+    const char *src = in;
+    char *dst = inout;
+    while (n > 0) {
+        int len = n > INT_MAX ? INT_MAX : (int)n;
+        MPI_Datatype dt = type;
+        u->fn((void *)src, dst, &len, &dt);
+        n -= (size_t)(n > INT_MAX ? INT_MAX : n);
+        src += (size_t)INT_MAX * extent;
+        dst += (size_t)INT_MAX * extent;
+    }
+}
+
 int cm_op_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_t n)
 {
     if (cm_op_is_predefined(op)) {
@@ -120,26 +146,14 @@ int cm_op_apply(MPI_Op op, MPI_Datatype type, const void *in, void *inout, size_
     struct cm_user_op u;
     if (!cm_user_get(op, &u))
         return MPI_ERR_OP;
-    if (u.fn_c) {
-        MPI_Count len = (MPI_Count)n;
-        MPI_Datatype dt = type;
-        if (n)
-            u.fn_c((void *)in, inout, &len, &dt);
-        return MPI_SUCCESS;
-    }
-    /* MPI_User_function takes an int count: call it in chunks of INT_MAX. */
     size_t extent = 0;
-    if (n > INT_MAX && (extent = cm_op_type_extent(type)) == 0)
+    if (!u.fn_c && n > INT_MAX && (extent = cm_op_type_extent(type)) == 0)
         return MPI_ERR_TYPE;
-    const char *src = in;
-    char *dst = inout;
-    while (n > 0) {
-        int len = n > INT_MAX ? INT_MAX : (int)n;
-        MPI_Datatype dt = type;
-        u.fn((void *)src, dst, &len, &dt);
-        n -= (size_t)(n > INT_MAX ? INT_MAX : n);
-        src += (size_t)INT_MAX * extent;
-        dst += (size_t)INT_MAX * extent;
+    if (n) {
+        unsigned blocked = cm_user_code_begins ? cm_user_code_begins() : 0;
+        apply_user(&u, type, in, inout, n, extent);
+        if (cm_user_code_ends)
+            cm_user_code_ends(blocked);
     }
     return MPI_SUCCESS;
 }

@@ -1,6 +1,7 @@
 /* state.c -- process-wide state, call names. */
 #include "core/state.h"
 #include "core/error.h"
+#include "shm/segment.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,24 @@ static const char *const call_names[] = {
 const char *cm_call_name(unsigned id)
 {
     return id < sizeof call_names / sizeof call_names[0] ? call_names[id] : "MPI call";
+}
+
+unsigned cm_user_code_begins(void)
+{
+    struct cm_rank_ctl *me = cm_g.self_ctl;
+    unsigned blocked = me ? me->blocked_call : 0;
+    if (blocked)
+        me->blocked_call = 0;
+    return blocked;
+}
+
+void cm_user_code_ends(unsigned blocked)
+{
+    struct cm_rank_ctl *me = cm_g.self_ctl;
+    if (blocked) {
+        cm_progress_bump(me);
+        me->blocked_call = blocked;
+    }
 }
 
 int cm_check_initialized_fail(const char *call)

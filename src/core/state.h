@@ -53,6 +53,13 @@ static inline int cm_slots_used(void)
     return (int)atomic_load_explicit(&cm_g.hdr->slots_used, memory_order_acquire);
 }
 
+/* A user function (a reduction op) may run inside a wait that announced
+ * itself to mpirun's deadlock watch (a nonblocking reduction progressed by
+ * MPI_Wait): while it runs the rank computes and is not blocked, however
+ * long it takes.  begins returns what ends restores (a counted step). */
+unsigned cm_user_code_begins(void);
+void cm_user_code_ends(unsigned blocked);
+
 /* Collective calls this rank is inside (they nest: allreduce may call
  * reduce); while non-zero, the p2p calls they make are not recorded. */
 extern unsigned cm_coll_depth;

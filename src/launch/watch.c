@@ -230,7 +230,7 @@ int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct c
     struct watch w = {.job = job, .live = job->nranks, .opts = o, .io = io};
     if (o->timeout_s > 0)
         w.deadline = now_ms() + o->timeout_s * 1e3;
-    if (cm_deadlock_init(&w.deadlock, job->nranks, cm_deadlock_timeout_from_env()) != 0)
+    if (cm_deadlock_init(&w.deadlock, job->nslots, cm_deadlock_timeout_from_env()) != 0)
         w.deadlock.timeout_s = 0;
     sigset_t set;
     cm_launch_watched_signals(&set);

@@ -51,7 +51,7 @@ static void acc_lock(struct cm_win *w, int rank)
 {
     _Atomic uint32_t *word = &w->rctl[rank].acc;
     if (!try_acc(word))
-        cm_osc_wait(word, &w->rctl[rank].acc_sleepers, try_acc, word);
+        cm_osc_wait(word, &w->rctl[rank].acc_sleepers, try_acc, word, w->world_of[rank]);
 }
 
 static void acc_unlock(struct cm_win *w, int rank)

@@ -166,8 +166,9 @@ int cm_win_error(struct cm_win *w, int errclass, const char *call, const char *f
  * changes what cond reads changes `word` with a seq_cst RMW and then calls
  * cm_osc_wake(word, sleepers).  Point-to-point progress continues meanwhile.
  * cond may acquire what it tests (a lock's compare-and-swap): it is never
- * called again after it once returned non-zero. */
-void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)(void *), void *arg);
+ * called again after it once returned non-zero.  peer (a world rank or
+ * MPI_ANY_SOURCE) is whom mpirun's deadlock report names as awaited. */
+void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)(void *), void *arg, int peer);
 static inline void cm_osc_wake(_Atomic uint32_t *word, _Atomic uint32_t *sleepers);
 /* The window's barrier (fence and free): over the control area's counter. */
 void cm_osc_barrier(struct cm_win *w);

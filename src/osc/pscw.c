@@ -121,7 +121,7 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
             int t = r[i];
             struct posted_arg a = { &w->posted[(size_t)w->rank * (size_t)w->size + (size_t)t], w->started[t] };
             if (!posted(&a))
-                cm_osc_wait(&w->rctl[w->rank].bell, &w->rctl[w->rank].bell_sleepers, posted, &a);
+                cm_osc_wait(&w->rctl[w->rank].bell, &w->rctl[w->rank].bell_sleepers, posted, &a, w->world_of[t]);
             w->started[t]++;
         }
     }
@@ -180,7 +180,7 @@ static int wait_or_test(MPI_Win win, int *flag, const char *call)
         if (!*flag)
             return MPI_SUCCESS;
     } else if (!all_completed(&a)) {
-        cm_osc_wait(a.word, &w->rctl[w->rank].completed_sleepers, all_completed, &a);
+        cm_osc_wait(a.word, &w->rctl[w->rank].completed_sleepers, all_completed, &a, MPI_ANY_SOURCE);
     }
     w->post_open = 0;
     return MPI_SUCCESS;

@@ -73,7 +73,7 @@ static void lock_word(struct cm_win *w, int rank, int exclusive)
 {
     struct lock_arg a = { &w->rctl[rank].lock, exclusive };
     if (!try_lock(&a))
-        cm_osc_wait(a.word, &w->rctl[rank].lock_sleepers, try_lock, &a);
+        cm_osc_wait(a.word, &w->rctl[rank].lock_sleepers, try_lock, &a, w->world_of[rank]);
 }
 
 static void unlock_word(struct cm_win *w, int rank, int exclusive)

@@ -19,6 +19,8 @@
  * there).
  */
 #include "osc/osc.h"
+#include "core/state.h"
+#include "p2p/blocked.h"
 #include "p2p/p2p.h"
 #include "shm/futex.h"
 #include "shm/wait.h"
@@ -35,19 +37,24 @@ void cm_osc_wake_slow(_Atomic uint32_t *word)
     cm_futex_wake((void *)word, INT_MAX);
 }
 
-void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)(void *), void *arg)
+void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)(void *), void *arg, int peer)
 {
     struct cm_waiter wt;
     cm_waiter_reset(&wt);
     unsigned polls = 0;
+    int announced = 0;
     for (;;) {
         if (cond(arg))
-            return;
+            break;
         if ((++polls & 255) == 0)
             cm_progress(-1);
         if (cm_wait_backoff(&wt)) {
             cm_cpu_relax();
             continue;
+        }
+        if (!announced) {   /* about to sleep: tell mpirun's deadlock watcher */
+            cm_blocked_begin(cm_g.self_ctl->last_call, peer, MPI_ANY_TAG, 0);
+            announced = 1;
         }
         uint32_t seen = atomic_load(word);
         atomic_fetch_add(sleepers, 1);
@@ -61,9 +68,11 @@ void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)
             cm_futex_wait((void *)word, seen, cm_osc_am_live() ? &am_nap : &nap);
         atomic_fetch_sub(sleepers, 1);
         if (done)
-            return;
+            break;
         cm_progress(-1);
     }
+    if (announced)
+        cm_blocked_end();
 }
 
 struct barrier_arg {
@@ -92,5 +101,5 @@ void cm_osc_barrier(struct cm_win *w)
         cm_osc_wake(a.word, &w->ctl->fence_sleepers);
         return;
     }
-    cm_osc_wait(a.word, &w->ctl->fence_sleepers, barrier_done, &a);
+    cm_osc_wait(a.word, &w->ctl->fence_sleepers, barrier_done, &a, MPI_ANY_SOURCE);
 }

@@ -3,6 +3,7 @@
  * drains the per-destination queues of sends that did not fit, and waits.
  */
 #include "p2p/p2p.h"
+#include "p2p/blocked.h"
 #include "p2p/outq.h"
 #include "p2p/match.h"
 #include "p2p/part.h"
@@ -225,10 +226,7 @@ int cm_p2p_am_queued(int dst_world)
 static void count_progress(void)
 {
     cm_poll_reset();   /* something moved: a poll loop starts counting anew */
-    /* Only this rank writes it: a plain store, no locked instruction. */
-    atomic_store_explicit(&cm_g.self_ctl->progress,
-                          atomic_load_explicit(&cm_g.self_ctl->progress, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
+    cm_progress_bump(cm_g.self_ctl);
 }
 
 static int poll_ring(int src)
@@ -381,10 +379,7 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
             continue;
         if (!announced && call_id) {
             /* Only a rank that is about to sleep tells the deadlock watcher. */
-            me->blocked_peer = peer;
-            me->blocked_tag = tag;
-            me->blocked_ctx = ctx;
-            me->blocked_call = call_id;
+            cm_blocked_begin(call_id, peer, tag, ctx);
             announced = 1;
         }
         /* Generic requests may need a poll without any message arriving. */
@@ -399,7 +394,7 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
         }
     }
     if (announced)
-        me->blocked_call = 0;
+        cm_blocked_end();
 }
 
 int cm_poll_empty(int (*found)(void *), void *arg)

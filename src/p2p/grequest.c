@@ -12,6 +12,7 @@
  * any more (its number may be reused), so such requests are kept on
  * `orphans` under the handle they were born with for Grequest_complete.
  */
+#include "p2p/blocked.h"
 #include "p2p/p2p.h"
 #include "p2p/request_wait.h"
 #include "core/state.h"
@@ -87,6 +88,7 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     r->comm = MPI_COMM_WORLD;
     g->self = r;
     *request = g->born = cm_request_handle(r);
+    cm_grequests_open++;
     return MPI_SUCCESS;
 }
 
@@ -107,6 +109,7 @@ int PMPI_Grequest_complete(MPI_Request request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
                         "generalized request %ld is already complete", (long)(intptr_t)request);
     r->complete = 1;
+    cm_grequests_open--;
     int err = MPI_SUCCESS;
     if (r->freed) {     /* Request_free came first: nobody will wait */
         err = cm_grequest_free(r, "MPI_Grequest_complete");

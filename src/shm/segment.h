@@ -87,6 +87,8 @@ struct cm_seg_header {
     _Alignas(CM_CACHELINE) _Atomic uint64_t env_warned[CM_SEG_ENV_WARNED];
 };
 
+#define CM_BLOCKED_UNSEEN 0x80000000u
+
 /*
  * One per rank.  Line A is written by the owner only (launcher reads it for
  * diagnostics); line C is the doorbell other ranks ring.
@@ -97,7 +99,9 @@ struct cm_rank_ctl {
     int32_t bound_core;                   /* -1 when not bound */
     _Atomic uint32_t state;               /* enum cm_rank_state */
     uint32_t last_call;                   /* cm_call_id of the last MPI call entered */
-    uint32_t blocked_call;                /* call it is blocked in, 0 when not blocked */
+    /* The call it is blocked in, 0 when not blocked; with CM_BLOCKED_UNSEEN
+     * when the wait may end by something mpirun cannot see (p2p/blocked.h). */
+    uint32_t blocked_call;
     int32_t blocked_peer;                 /* world rank or MPI_ANY_SOURCE */
     int32_t blocked_tag;
     uint32_t blocked_ctx;                 /* communicator context id */
@@ -119,6 +123,14 @@ struct cm_rank_ctl {
 };
 
 _Static_assert(sizeof(struct cm_rank_ctl) == 4 * CM_CACHELINE, "control block is 4 lines");
+
+/* One step of a rank's progress counter, read by mpirun's deadlock watch
+ * (the owner is its only writer: a plain store, no locked instruction). */
+static inline void cm_progress_bump(struct cm_rank_ctl *me)
+{
+    atomic_store_explicit(&me->progress, atomic_load_explicit(&me->progress, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+}
 
 /* Compute offsets and the total size for nranks; fills *h (header fields only). */
 size_t cm_seg_layout(uint32_t nranks, struct cm_seg_header *h);

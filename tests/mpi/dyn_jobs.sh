@@ -2,6 +2,7 @@
 # dyn_jobs.sh -- two separate mpirun jobs connected by MPI_Comm_accept /
 # MPI_Comm_connect (tests/mpi/dyn_jobs.c, docs/spawn.md "Two jobs").
 # usage: dyn_jobs.sh MPIRUN PROGRAM connect NSERVER NCLIENT
+#        dyn_jobs.sh MPIRUN PROGRAM slow        (the client job comes after 3 s)
 #        dyn_jobs.sh MPIRUN PROGRAM refused     (no such job; a closed port)
 #        dyn_jobs.sh MPIRUN PROGRAM killed      (a client dies while connected)
 #        dyn_jobs.sh MPIRUN PROGRAM join        (MPI_Comm_join across jobs)
@@ -64,6 +65,19 @@ connect)
     [ "$crc" -eq 0 ] || fail "client job exit status $crc"
     grep -q "dyn_jobs server: ok ($ns processes)" "$dir/server.out" || fail "server did not say ok"
     grep -q "dyn_jobs client: ok ($nc processes)" "$dir/client.out" || fail "client did not say ok"
+    ;;
+slow)
+    # The server job waits 3 s in MPI_Comm_accept (its root) and in the
+    # accept's collective part (the others) with a deadlock timeout of 1 s:
+    # a wait on another job is never reported (docs/mpirun.md).
+    COREMPI_DEADLOCK_TIMEOUT=1
+    export COREMPI_DEADLOCK_TIMEOUT
+    first_job 3 server server "$dir/port" 2
+    sleep 3
+    second_job 2 client client "$dir/port" 3
+    [ "$src" -eq 0 ] || fail "server job exit status $src"
+    [ "$crc" -eq 0 ] || fail "client job exit status $crc"
+    grep -q "dyn_jobs server: ok (3 processes)" "$dir/server.out" || fail "server did not say ok"
     ;;
 refused)
     # A job that does not exist (pid 1 is nobody's mpirun).

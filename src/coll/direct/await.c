@@ -8,6 +8,7 @@
 #include "coll/direct/await.h"
 #include "core/state.h"
 #include "p2p/match.h"
+#include "p2p/blocked.h"
 #include "p2p/p2p.h"
 #include "shm/segment.h"
 
@@ -15,17 +16,12 @@
  * point-to-point waits do (peer: any; the call is the one it is in). */
 void cm_direct_announce_blocked(int blocked)
 {
-    struct cm_rank_ctl *me = cm_g.self_ctl;
-    if (!me)
+    if (!cm_g.self_ctl)
         return;
-    if (blocked) {
-        me->blocked_peer = MPI_ANY_SOURCE;
-        me->blocked_tag = MPI_ANY_TAG;
-        me->blocked_ctx = 0;
-        me->blocked_call = me->last_call;
-    } else {
-        me->blocked_call = 0;
-    }
+    if (blocked)
+        cm_blocked_begin(cm_g.self_ctl->last_call, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    else
+        cm_blocked_end();
 }
 
 int cm_direct_backoff_when_oversubscribed(void)
