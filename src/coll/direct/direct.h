@@ -176,11 +176,13 @@ int cm_direct_bfifo_enabled(void);
  * us against Open MPI's eager 0.08-0.09.  Gather and gatherv also use the
  * whole entry (8 ranks, 256 B blocks: gather 0.22 us vs 5-5.7 through the
  * slots, Open MPI 6.7); scan keeps to the line pair, where it was measured. */
-#define CM_DIRECT_RFIFO_PAIR_BYTES 120
-#define CM_DIRECT_RFIFO_BYTES 504
+#define CM_DIRECT_RFIFO_PAIR_BYTES 112
+#define CM_DIRECT_RFIFO_BYTES 496
 struct cm_direct_rfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* written by the owner */
     _Atomic uint32_t seq_waiters;            /* a sleeping root */
+    uint32_t word;                           /* the owner's cm_direct_word (argument agreement) */
+    uint32_t pad0;
     unsigned char data[CM_DIRECT_RFIFO_BYTES];  /* from the seq line on */
     _Alignas(128) _Atomic uint32_t ack;      /* written by the root of the reduce */
     _Atomic uint32_t ack_waiters;            /* a sleeping owner */
@@ -215,6 +217,12 @@ void cm_direct_rfifo_done(struct cm_direct *s, uint32_t k);
 /* Wait until *word reaches target (wraparound-safe), spinning only with a
  * core per rank, then sleeping on the word's futex; wake its sleepers. */
 void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target);
+/* The same for a FIFO reader waiting for rank peer's entry of this call: if
+ * the wait lasts and peer is in a sync instead (another path or another
+ * collective, direct.h "argument agreement"), record the mismatch, arrive at
+ * that sync with my word so peer sees it too, and return. */
+void cm_direct_wait32_from(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target,
+                           int peer);
 void cm_direct_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
 
 /* The area of collective communicator cc, attached on first use (collective:
@@ -341,6 +349,21 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
     uint32_t o = op == MPI_OP_NULL ? 0u : oi < 15u ? (uint32_t)oi : 15u;
     return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
 }
+/* Waits that last (slow path only, before each sleep): has another rank gone
+ * another way?  cm_direct_fifo_ahead: a sync waiter asks whether a FIFO
+ * entry of a call I have not reached is published (a rank took the FIFO
+ * where I took a sync): 1, with its writer and word.  The caller re-checks
+ * its own wait before it records the mismatch: a rank legitimately past my
+ * sync would have let the wait end.  cm_direct_peer_in_sync: rank peer has arrived at the sync
+ * after my last one (its word in *theirs); cm_direct_sync_join: arrive there
+ * with my word without waiting, so that peer's comparison sees mine.
+ * Only blocking calls ask (word != 0): a nonblocking call's word is 0. */
+int cm_direct_fifo_ahead(struct cm_direct *s, uint32_t word, int *peer, uint32_t *theirs);
+int cm_direct_peer_in_sync(struct cm_direct *s, int peer, uint32_t *theirs);
+void cm_direct_sync_join(struct cm_direct *s);
+/* The root of broadcast-FIFO call k takes entry k: 0 when another rank has
+ * published or taken it as root (the roots differ: recorded). */
+int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
