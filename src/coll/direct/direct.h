@@ -97,7 +97,7 @@ struct cm_direct {                   /* this rank's view of its communicator's a
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
-    uint32_t last_word;           /* cm_direct_word_of(allreduce, 0 bytes, no root, last_op) */
+    uint32_t last_word;           /* cm_direct_word_of(allreduce, 0 bytes, last_dt's class, last_op) */
     /* Nonblocking collectives started here and not yet finished, in start
      * order (direct/nbc.c).  Only the head moves; a blocking collective on the
      * area first finishes them all (cm_direct_get, cm_direct_peek), so every
@@ -332,8 +332,11 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
  * broadcast and scatter FIFOs carry the root's word in the entry's seq line:
  * the readers compare it.
  * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),
- * 9-16 root + 1 (low 8 bits), 17-31 bytes (exact below 2^14, else 2^14 |
- * a hash of them).  Outside front ends the word is 0 on every rank. */
+ * 9-16 root + 1 (low 8 bits) in rooted collectives, and in the reductions
+ * without a root (cm_direct_typed) the datatype's signature class
+ * (core/datatype.h: cm_dt_sig_class_of, read from the type, computed once
+ * when the type is made), 17-31 bytes (exact below 2^14, else 2^14 | a hash
+ * of them).  Outside front ends the word is 0 on every rank. */
 extern uint32_t cm_direct_word;
 struct cm_direct_mismatch {
     int on;           /* a mismatch was seen in this call */
@@ -364,6 +367,16 @@ void cm_direct_sync_join(struct cm_direct *s);
 /* The root of broadcast-FIFO call k takes entry k: 0 when another rank has
  * published or taken it as root (the roots differ: recorded). */
 int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
+/* The collectives whose word carries a signature class where a root would be. */
+static inline int cm_direct_typed(unsigned coll)
+{
+    return coll == CM_COLL_ALLREDUCE || coll == CM_COLL_SCAN || coll == CM_COLL_EXSCAN ||
+           coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK;
+}
+/* Two words that differ agree all the same when they differ only in the
+ * signature class and one of them is MPI_PACKED's (class 0, matches any).
+ * Off the fast path: only asked once two words compare unequal. */
+int cm_direct_words_agree(uint32_t a, uint32_t b);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */

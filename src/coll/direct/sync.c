@@ -128,7 +128,7 @@ static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken,
  * its word with mine and found it equal, or it would have stopped there. */
 static int other_word(int r, uint64_t seen, uint64_t me)
 {
-    if ((uint32_t)seen != (uint32_t)me)
+    if ((uint32_t)seen != (uint32_t)me || cm_direct_words_agree((uint32_t)(me >> 32), (uint32_t)(seen >> 32)))
         return 0;
     cm_direct_mismatch_seen(r, (uint32_t)(me >> 32), (uint32_t)(seen >> 32));
     return 1;
@@ -232,7 +232,8 @@ static uint32_t words_verdict(struct cm_direct *s, int p)
 {
     uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
     for (int r = 1; r < s->n; r++)
-        if ((uint32_t)(atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_relaxed) >> 32) != w0)
+        if (!cm_direct_words_agree(
+                (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_relaxed) >> 32), w0))
             return (uint32_t)r + 1;
     return 0;
 }
@@ -242,7 +243,7 @@ static uint32_t words_verdict(struct cm_direct *s, int p)
 static void verdict_seen(struct cm_direct *s, int p, uint32_t verdict)
 {
     uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
-    int peer = cm_direct_word != w0 ? 0 : (int)verdict - 1;
+    int peer = !cm_direct_words_agree(cm_direct_word, w0) ? 0 : (int)verdict - 1;
     uint32_t theirs =
         (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, peer, p)->arrived, memory_order_relaxed) >> 32);
     cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
@@ -259,7 +260,7 @@ static __attribute__((noinline, cold)) int counted_diverged(struct cm_direct *s,
     int p = (int)(e & 1);
     for (int r = 0; r < s->n && !cm_direct_mm.on; r++) {
         uint64_t v = atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_acquire);
-        if (r != s->rank && (uint32_t)v == e && (uint32_t)(v >> 32) != cm_direct_word)
+        if (r != s->rank && (uint32_t)v == e && !cm_direct_words_agree((uint32_t)(v >> 32), cm_direct_word))
             cm_direct_mismatch_seen(r, cm_direct_word, (uint32_t)(v >> 32));
     }
     int peer;
