@@ -227,6 +227,9 @@ static void run_case(const struct mm_case *c)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     if (!fatal)
         MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    /* A matched call first: the communicator's first collective may attach
+     * its shared-memory area, an exchange of its own (docs/collectives.md). */
+    MPI_Barrier(comm);
     int must_fail = 0;
     const char *call = "?";
     memset(rbuf, 0x5a, sizeof(int) * (size_t)size * BIG);

@@ -94,6 +94,7 @@ struct cm_direct {                   /* this rank's view of its communicator's a
     uint64_t allreduce_shortcut;
     int barrier_shortcut;         /* a barrier was selected to run here, and may go straight */
     int comm_index;               /* the communicator's table index (core/comm.h) */
+    MPI_Comm cc;                  /* the collective communicator (its point-to-point context) */
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
@@ -367,6 +368,13 @@ void cm_direct_sync_join(struct cm_direct *s);
 /* The root of broadcast-FIFO call k takes entry k: 0 when another rank has
  * published or taken it as root (the roots differ: recorded). */
 int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
+/* The other way round: a rank in a point-to-point algorithm whose source
+ * went through the area (p2p.h, cm_p2p_coll_stalled); and a rank waiting in
+ * the area for a peer that sent it a blocking collective's point-to-point
+ * message instead (1, with a word made of what the message shows). */
+int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
+int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs);
+void cm_direct_drop_sent(struct cm_direct *s, int peer);
 /* The collectives whose word carries a signature class where a root would be. */
 static inline int cm_direct_typed(unsigned coll)
 {

@@ -182,17 +182,23 @@ int cm_direct_rfifo_try_claim(struct cm_direct *s, uint32_t k)
 #define FIFO_YIELDS 16
 
 /* A FIFO reader's wait lasts: its writer `peer` is in a sync after my last
- * one instead (direct.h, argument agreement).  Re-checked after seeing it: a
+ * one, or in a point-to-point algorithm (direct.h, argument agreement).  Re-checked after seeing it: a
  * writer that published and went on would have let the wait end. */
 static __attribute__((noinline, cold)) int writer_elsewhere(struct cm_direct *s, _Atomic uint32_t *word,
                                                             uint32_t target, int peer)
 {
     uint32_t theirs;
-    if (peer < 0 || !cm_direct_word || !cm_direct_peer_in_sync(s, peer, &theirs) ||
+    if (peer < 0 || !cm_direct_word)
+        return 0;
+    int in_sync = cm_direct_peer_in_sync(s, peer, &theirs);
+    if ((!in_sync && !cm_direct_peer_sent(s, peer, &theirs)) ||
         (int32_t)(atomic_load_explicit(word, memory_order_acquire) - target) >= 0)
         return 0;
     cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
-    cm_direct_sync_join(s);
+    if (in_sync)
+        cm_direct_sync_join(s);
+    else
+        cm_direct_drop_sent(s, peer);
     return 1;
 }
 
