@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #pragma weak MPI_Recv = PMPI_Recv
 #pragma weak MPI_Irecv = PMPI_Irecv
@@ -51,13 +52,29 @@ int cm_recv_report(const struct cm_request *r, const char *call)
 int (*cm_p2p_coll_stalled)(MPI_Comm comm, int source, int confirm);
 
 /* A collective's receive before it sleeps (p2p.h, cm_p2p_coll_stalled):
- * the source went elsewhere unless, after seeing that, one more progress
- * pass matches the receive (a source that sent, then went on). */
+ * the source went elsewhere if it shows so for a whole second.  A source
+ * seen elsewhere may have sent this message and gone on while the message
+ * still waits in its outgoing queue for room in my ring, which my polling
+ * makes (measured on coll_fuzz: a blocking allgather's source already in
+ * the next nonblocking call's sync); a second is far longer than that
+ * takes and far shorter than mpirun's deadlock report. */
+static double stalled_since;
+
 static int coll_recv_stalled(void *arg)
 {
     struct cm_request *r = arg;
-    if (!cm_p2p_coll_stalled(r->comm, r->peer, 0))
+    if (!cm_p2p_coll_stalled(r->comm, r->peer, 0)) {
+        stalled_since = 0;
         return 0;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (stalled_since == 0 || now - stalled_since < 1.0) {
+        if (stalled_since == 0)
+            stalled_since = now;
+        return 0;
+    }
     cm_progress(-1);
     return !r->complete && cm_p2p_coll_stalled(r->comm, r->peer, 1);
 }
@@ -66,6 +83,7 @@ static __attribute__((noinline)) void coll_recv_wait(struct cm_request *r, unsig
 {
     cm_progress_stall = coll_recv_stalled;
     cm_progress_stall_arg = r;
+    stalled_since = 0;
     cm_request_wait(r, call_id);
     cm_progress_stall = NULL;
     if (!r->complete && cm_recv_cancel(r)) {

@@ -33,7 +33,7 @@ static int word_root(uint32_t w, int n)
  * re-checking its wait. */
 int cm_direct_fifo_ahead(struct cm_direct *s, uint32_t word, int *peer, uint32_t *theirs)
 {
-    if (!word || cm_direct_mm.on)
+    if (!word || cm_direct_mm.on || s->nbc_head)
         return 0;
     struct cm_direct_bfifo_entry *b = cm_direct_bfifo(s, s->bcasts);
     if (cm_direct_bfifo_enabled() && published(&b->seq, s->bcasts)) {
@@ -64,8 +64,8 @@ int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm)
         return 0;
     if (!s || s->comm_index != cm_comm_index(cm_comm_plain(cc)))
         s = cm_direct_peek_slow(cc);
-    if (!s || src >= s->n)
-        return 0;
+    if (!s || src >= s->n || s->nbc_head)
+        return 0;       /* nonblocking calls in flight move the counters on their own */
     struct cm_direct_bfifo_entry *b = cm_direct_bfifo(s, s->bcasts);
     struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, src, s->to_root);
     int in_sync = 0;

@@ -188,7 +188,7 @@ static __attribute__((noinline, cold)) int writer_elsewhere(struct cm_direct *s,
                                                             uint32_t target, int peer)
 {
     uint32_t theirs;
-    if (peer < 0 || !cm_direct_word)
+    if (peer < 0 || !cm_direct_word || s->nbc_head)
         return 0;
     int in_sync = cm_direct_peer_in_sync(s, peer, &theirs);
     if ((!in_sync && !cm_direct_peer_sent(s, peer, &theirs)) ||

@@ -258,19 +258,22 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen);
 static __attribute__((noinline, cold)) int counted_diverged(struct cm_direct *s, uint32_t e)
 {
     int p = (int)(e & 1);
+    /* The word I arrived with: 0 for a nonblocking call's sync, which a
+     * blocking call may be draining under its own cm_direct_word. */
+    uint32_t mine = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, s->rank, p)->arrived, memory_order_relaxed) >> 32);
     for (int r = 0; r < s->n && !cm_direct_mm.on; r++) {
         uint64_t v = atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_acquire);
-        if (r != s->rank && (uint32_t)v == e && !cm_direct_words_agree((uint32_t)(v >> 32), cm_direct_word))
-            cm_direct_mismatch_seen(r, cm_direct_word, (uint32_t)(v >> 32));
+        if (r != s->rank && (uint32_t)v == e && !cm_direct_words_agree((uint32_t)(v >> 32), mine))
+            cm_direct_mismatch_seen(r, mine, (uint32_t)(v >> 32));
     }
     int peer;
     uint32_t theirs;
     if (cm_direct_mm.on)
         return 1;
-    if (!cm_direct_fifo_ahead(s, cm_direct_word, &peer, &theirs) ||
+    if (!cm_direct_fifo_ahead(s, mine, &peer, &theirs) ||
         (int32_t)(atomic_load_explicit(&hdr(s)->release, memory_order_acquire) - e) >= 0)
         return 0;
-    cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
+    cm_direct_mismatch_seen(peer, mine, theirs);
     return 1;
 }
 
