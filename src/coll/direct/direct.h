@@ -330,8 +330,11 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
  * (cm_direct_mm.on) every sync, wait, publish and single-copy read of the call
  * returns at once, so no rank waits for a step another rank will not take,
  * and the front end raises the error (cm_coll_mismatch_raise).  The
- * broadcast and scatter FIFOs carry the root's word in the entry's seq line:
- * the readers compare it.
+ * broadcast and scatter FIFOs carry the root's word in the entry's seq line
+ * (the readers compare it), the reduce FIFO each sender's (the root
+ * compares it).  Ranks that disagree may take different paths (FIFO, sync,
+ * point to point): waits that last look for the others there (below,
+ * direct/diverge.c; docs/collectives.md, "Ranks on different paths").
  * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),
  * 9-16 root + 1 (low 8 bits) in rooted collectives, and in the reductions
  * without a root (cm_direct_typed) the datatype's signature class
