@@ -184,6 +184,18 @@ static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op
 #endif
 }
 
+/* The reductions without a root pass this as the root: their word carries
+ * the type's signature class there (direct.h, cm_direct_typed). */
+static inline int api_sig_root(MPI_Datatype dt)
+{
+#ifdef CM_IN_COREMPI
+    return (int)cm_dt_lookup(dt)->sig_class - 1;
+#else
+    (void)dt;
+    return -1;
+#endif
+}
+
 /* After the algorithm: a mismatch its syncs saw, or errors reported by
  * point-to-point inside it. */
 static inline int api_done(MPI_Comm comm, const char *call, int rc)

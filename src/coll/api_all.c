@@ -60,7 +60,7 @@ static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, cc, &q);
-    api_word(CM_COLL_ALLREDUCE, q.bytes, -1, op);
+    api_word(CM_COLL_ALLREDUCE, q.bytes, api_sig_root(datatype), op);
     rc = ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc);
 #ifdef CM_IN_COREMPI
     if (a->fn == (void (*)(void))cm_coll_allreduce_shm && rc == MPI_SUCCESS && q.bytes <= CM_DIRECT_MEET_BYTES)
@@ -96,7 +96,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCAN, cc, &q);
-    api_word(CM_COLL_SCAN, q.bytes, -1, op);
+    api_word(CM_COLL_SCAN, q.bytes, api_sig_root(datatype), op);
     return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
 }
 
@@ -114,7 +114,7 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_EXSCAN, cc, &q);
-    api_word(CM_COLL_EXSCAN, q.bytes, -1, op);
+    api_word(CM_COLL_EXSCAN, q.bytes, api_sig_root(datatype), op);
     return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
 }
 
@@ -139,7 +139,7 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER_BLOCK, cc, &q);
-    api_word(CM_COLL_REDUCE_SCATTER_BLOCK, q.bytes, -1, op);
+    api_word(CM_COLL_REDUCE_SCATTER_BLOCK, q.bytes, api_sig_root(datatype), op);
     return api_done(comm, call,
                     ((cm_reduce_scatter_block_fn)a->fn)(sendbuf, recvbuf, recvcount, datatype, op, cc));
 }
@@ -162,7 +162,7 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, total, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER, cc, &q);
-    api_word(CM_COLL_REDUCE_SCATTER, q.bytes, -1, op);
+    api_word(CM_COLL_REDUCE_SCATTER, q.bytes, api_sig_root(datatype), op);
     return api_done(comm, call, ((cm_reduce_scatter_fn)a->fn)(sendbuf, recvbuf, recvcounts, datatype, op, cc));
 }
 

@@ -22,6 +22,12 @@
 uint32_t cm_direct_word;
 struct cm_direct_mismatch cm_direct_mm;
 
+int cm_direct_words_agree(uint32_t a, uint32_t b)
+{
+    uint32_t field = 0xffu << 9;
+    return a == b || (((a ^ b) & ~field) == 0 && cm_direct_typed((a & 31u) - 1) && (!(a & field) || !(b & field)));
+}
+
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
 {
     if (cm_direct_mm.on)
@@ -56,6 +62,15 @@ static void word_op(uint32_t w, char *out, size_t len)
         snprintf(out, len, "%s", cm_op_name(cm_op_handle((int)o)));
 }
 
+/* A signature class (core/datatype.h) by the type that has it. */
+static const char *sig_name(unsigned c)
+{
+    if (c == CM_DT_SIG_MIXED)
+        return "a mix of types";
+    const struct cm_datatype *t = c < CM_DT_NUM_PREDEFINED ? cm_dt_table[c] : NULL;
+    return t ? t->name : "a predefined type";
+}
+
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
 {
     struct cm_direct_mismatch m = cm_direct_mm;
@@ -71,6 +86,11 @@ int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
         word_op(a, x, sizeof x);
         word_op(b, y, sizeof y);
         return cm_error(comm, MPI_ERR_OP, call, "op differs across ranks: %s here, %s on rank %d", x, y, m.peer);
+    }
+    if ((diff & (0xffu << 9)) && cm_direct_typed((a & 31u) - 1)) {
+        unsigned ca = (a >> 9) & 0xffu, cb = (b >> 9) & 0xffu;
+        return cm_error(comm, MPI_ERR_TYPE, call, "type signature differs across ranks (same size): %s here, %s on rank %d",
+                        sig_name(ca), sig_name(cb), m.peer);
     }
     if (diff & (0xffu << 9))
         return cm_error(comm, MPI_ERR_ROOT, call, "root differs across ranks: %d here, %d on rank %d",

@@ -80,6 +80,7 @@ int cm_dt_init(void)
         t->committed = 1;
         t->refcount = 1;
         t->basic = dt;
+        t->sig_class = cm_dt_sig_class_of(dt);
         t->nbasic = 1;
         t->align = cm_dt_basic_align(dt);
         t->rep_count = 1;

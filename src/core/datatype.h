@@ -53,6 +53,7 @@ struct cm_datatype {
     int refcount;           /* user handle + types built on it + pending requests */
     int sticky_bounds;      /* lb/ub were set by Type_create_resized (no struct padding) */
     MPI_Datatype basic;     /* the one predefined type all data is made of, or 0 if mixed */
+    unsigned char sig_class; /* cm_dt_sig_class_of(basic), kept beside it */
     size_t nbasic;          /* number of basic elements in one element */
     size_t align;           /* largest alignment of the basic types inside */
     struct cm_dt_block *blocks; /* layout of one repetition of one element (see above) */
@@ -65,6 +66,28 @@ struct cm_datatype {
     void *contents;         /* constructor arguments (core/datatype_contents.c) */
     void *attrs;
 };
+
+/* The class of a type signature that the collectives' default check
+ * compares (coll/direct/direct.h, argument agreement): the dense index of
+ * the one predefined type the data is made of, a homogeneous pair type
+ * counting as its value type (n MPI_2INT match 2n MPI_INT), CM_DT_SIG_MIXED
+ * for any mix of types, 0 for MPI_PACKED (matches any signature).  Equal
+ * signatures have equal classes; different classes, different signatures. */
+#define CM_DT_SIG_MIXED 0xffu
+static inline unsigned char cm_dt_sig_class_of(MPI_Datatype basic)
+{
+    switch (cm_dt_index(basic)) {
+    case CM_DTI_MPI_PACKED: return 0;
+    case CM_DTI_MPI_2INT: return CM_DTI_MPI_INT;
+    case CM_DTI_MPI_2INTEGER: return CM_DTI_MPI_INTEGER;
+    case CM_DTI_MPI_2REAL: return CM_DTI_MPI_REAL;
+    case CM_DTI_MPI_2DOUBLE_PRECISION: return CM_DTI_MPI_DOUBLE_PRECISION;
+    case CM_DTI_MPI_FLOAT_INT: case CM_DTI_MPI_DOUBLE_INT: case CM_DTI_MPI_LONG_INT: case CM_DTI_MPI_SHORT_INT:
+    case CM_DTI_MPI_LONG_DOUBLE_INT: case CM_DTI_MPI_DATATYPE_NULL: return CM_DT_SIG_MIXED;
+    default: return (unsigned char)cm_dt_index(basic);
+    }
+}
+_Static_assert(CM_DT_NUM_PREDEFINED < CM_DT_SIG_MIXED, "a predefined type's index is its class");
 
 extern struct cm_datatype **cm_dt_table;
 extern int cm_dt_table_len;

@@ -647,6 +647,7 @@ static int copy_type(struct cm_datatype *t, const struct cm_datatype *old)
     t->lb = old->lb;
     t->extent = old->extent;
     t->basic = old->basic;
+    t->sig_class = old->sig_class;
     t->nbasic = old->nbasic;
     t->align = old->align;
     t->sticky_bounds = old->sticky_bounds;

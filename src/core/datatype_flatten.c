@@ -346,6 +346,7 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
     t->size = sat_mul_add(size, vec_count, 0);
     t->nbasic = sat_mul_add(nbasic, vec_count, 0);
     t->basic = mixed ? 0 : basic;
+    t->sig_class = cm_dt_sig_class_of(t->basic);
     t->align = align;
     t->sticky_bounds = sticky;
     t->lb = lb;

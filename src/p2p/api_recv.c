@@ -14,6 +14,7 @@
 
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #pragma weak MPI_Recv = PMPI_Recv
 #pragma weak MPI_Irecv = PMPI_Irecv
@@ -48,6 +49,50 @@ int cm_recv_report(const struct cm_request *r, const char *call)
                     r->msg_len, r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes);
 }
 
+int (*cm_p2p_coll_stalled)(MPI_Comm comm, int source, int confirm);
+
+/* A collective's receive before it sleeps (p2p.h, cm_p2p_coll_stalled):
+ * the source went elsewhere if it shows so for a whole second.  A source
+ * seen elsewhere may have sent this message and gone on while the message
+ * still waits in its outgoing queue for room in my ring, which my polling
+ * makes (measured on coll_fuzz: a blocking allgather's source already in
+ * the next nonblocking call's sync); a second is far longer than that
+ * takes and far shorter than mpirun's deadlock report. */
+static double stalled_since;
+
+static int coll_recv_stalled(void *arg)
+{
+    struct cm_request *r = arg;
+    if (!cm_p2p_coll_stalled(r->comm, r->peer, 0)) {
+        stalled_since = 0;
+        return 0;
+    }
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    double now = (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+    if (stalled_since == 0 || now - stalled_since < 1.0) {
+        if (stalled_since == 0)
+            stalled_since = now;
+        return 0;
+    }
+    cm_progress(-1);
+    return !r->complete && cm_p2p_coll_stalled(r->comm, r->peer, 1);
+}
+
+static __attribute__((noinline)) void coll_recv_wait(struct cm_request *r, unsigned call_id)
+{
+    cm_progress_stall = coll_recv_stalled;
+    cm_progress_stall_arg = r;
+    stalled_since = 0;
+    cm_request_wait(r, call_id);
+    cm_progress_stall = NULL;
+    if (!r->complete && cm_recv_cancel(r)) {
+        r->complete = 1;
+        r->status.MPI_ERROR = MPI_ERR_OTHER;    /* the collective's front end raises the mismatch */
+    }
+    cm_request_wait(r, call_id);
+}
+
 /* One body for MPI_Recv and the collectives' entry, inlined into both: an
  * extra call frame on MPI_Recv's path cost the 8-byte ping-pong a few per
  * cent (bench/results/issue20-ab.md). */
@@ -74,7 +119,10 @@ recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     fill(&r, buf, count, datatype, source, tag, comm);
     r.bulk = (flags & CM_P2P_BULK) != 0;
     cm_recv_start(&r);
-    cm_request_wait(&r, call_id);
+    if ((flags & CM_P2P_CALL_MASK) && cm_p2p_coll_stalled && r.peer != MPI_ANY_SOURCE)
+        coll_recv_wait(&r, call_id);
+    else
+        cm_request_wait(&r, call_id);
     cm_status_out(status, &r.status);
     return r.status.MPI_ERROR ? cm_recv_report(&r, cm_call_name(call_id)) : MPI_SUCCESS;
 }

@@ -361,9 +361,14 @@ int cm_progress_pending(void *unused)
     return cm_outq_active() && cm_outq_room();
 }
 
+int (*cm_progress_stall)(void *arg);
+void *cm_progress_stall_arg;
+
 void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_id, int peer, int tag,
                        uint16_t ctx)
 {
+    int (*stall)(void *) = cm_progress_stall;
+    cm_progress_stall = NULL;
     struct cm_waiter w;
     struct cm_rank_ctl *me = cm_g.self_ctl;
     int announced = 0;
@@ -382,6 +387,8 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
             cm_blocked_begin(call_id, peer, tag, ctx);
             announced = 1;
         }
+        if (stall && stall(cm_progress_stall_arg))
+            break;
         /* Generic requests may need a poll without any message arriving. */
         cm_wait_sleep(me, cm_progress_pending, NULL, ngenerics ? 1 : 200);
         hint = -1;

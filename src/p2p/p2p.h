@@ -92,6 +92,18 @@ static inline int cm_poll(int (*found)(void *), void *arg, int hint)
 
 /* Wait until *flag becomes non-zero, progressing and eventually sleeping. */
 void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, int tag, uint16_t ctx);
+/* Set by a waiter for the one cm_progress_until it calls next (which takes
+ * it and clears it, so nested waits do not see it): asked before every
+ * sleep; 1 ends the wait with the condition unmet. */
+extern int (*cm_progress_stall)(void *arg);
+extern void *cm_progress_stall_arg;
+/* A collective's blocking receive about to sleep asks the collective layer
+ * (coll/direct/diverge.c, set when a shared-memory area is made) whether its
+ * source went another way, e.g. through a shared-memory FIFO while this
+ * rank runs a point-to-point algorithm.  confirm 0: only look; 1: record the
+ * mismatch (after the receive was found still unmatched).  The receive is
+ * then cancelled and fails; the collective's front end reports it. */
+extern int (*cm_p2p_coll_stalled)(MPI_Comm comm, int source, int confirm);
 
 /* Start a send/receive described by a filled-in request (buf, count, dtype,
  * comm, peer, tag, mode).  Arguments must have been checked.  */

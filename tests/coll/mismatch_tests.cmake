@@ -8,7 +8,7 @@
 cm_coll_program(mismatch)
 set(CM_MISMATCH_SHM "COREMPI_ALLREDUCE=shm;COREMPI_BCAST=shm;COREMPI_REDUCE=shm;COREMPI_GATHER=shm;COREMPI_SCATTER=shm")
 set(CM_MISMATCH_P2P "COREMPI_ALLREDUCE=rdb;COREMPI_BCAST=binomial_ordered;COREMPI_REDUCE=binomial;COREMPI_GATHER=linear;COREMPI_SCATTER=linear")
-foreach(n 2 3 5)
+foreach(n 2 3 4 5)
   foreach(mode default shm check check_shm check_p2p)
     set(env "COREMPI_DEADLOCK_TIMEOUT=20")
     set(args "")
@@ -38,6 +38,25 @@ add_test(NAME coll.mismatch.fatal.n2
 add_test(NAME coll.mismatch.fatal_check.n3
          COMMAND ${CM_MISMATCH_FAIL} --stderr "corempi: MPI_Bcast on rank [0-2]: message size differs across ranks.*100000|400000 bytes"
                  -- ${CM_COLL_MPIRUN} -n 3 $<TARGET_FILE:colltest_mismatch> --fatal bcast_big)
+# Issue 32 item 2: the ranks take different paths (FIFO, slots, point to
+# point) or different collectives; on main 913623a each of these hung or
+# passed silently.  The default error handler ends the job with the line.
+foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ranks.*7600 bytes on rank 0"
+          "reduce_5_10;2;MPI_Reduce on rank 0: message size differs across ranks.*20 bytes here, 40 bytes on rank 1"
+          "gather_1000_10;2;MPI_Gather on rank 0: message size differs across ranks"
+          "barrier_bcast;2;MPI_Barrier on rank 0: rank 1 is in MPI_Bcast at the same point"
+          "barrier_bcast0;3;MPI_(Barrier|Bcast) on rank [0-2]: .*(different collectives)"
+          "allreduce_int_float;2;MPI_Allreduce on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
+          "bcast_root;2;MPI_Bcast on rank [01]: root differs across ranks")
+  list(GET c 0 name)
+  list(GET c 1 n)
+  list(GET c 2 line)
+  add_test(NAME coll.mismatch.fatal_${name}.n${n}
+           COMMAND ${CM_MISMATCH_FAIL} --stderr "corempi: ${line}"
+                   -- ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> --fatal ${name})
+  set_tests_properties(coll.mismatch.fatal_${name}.n${n} PROPERTIES
+    TIMEOUT 90 LABELS coll RESOURCE_LOCK colltest_mismatch ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20")
+endforeach()
 set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERTIES
   TIMEOUT 90 LABELS coll RESOURCE_LOCK colltest_mismatch ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20")
 set_tests_properties(coll.mismatch.fatal_check.n3 PROPERTIES

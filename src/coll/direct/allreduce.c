@@ -87,7 +87,7 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
         s->last_op = op;
         s->last_dt = dt;
         s->last_fold = fold;
-        s->last_word = cm_direct_word_of(CM_COLL_ALLREDUCE, 0, -1, op);
+        s->last_word = cm_direct_word_of(CM_COLL_ALLREDUCE, 0, (int)t->sig_class - 1, op);
     }
     int p = cm_direct_parity(s);
     cm_copy_small(s->meet->inl[s->rank][p], sbuf, bytes);

@@ -13,6 +13,7 @@
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/direct/direct.h"
+#include "p2p/p2p.h"
 #include "coll/direct/layout.h"
 #include "coll/percomm.h"
 #include "core/state.h"
@@ -295,6 +296,8 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     s->rank = c->rank;
     s->world_of = c->world_of;
     s->comm_index = c->index;
+    s->cc = cc;
+    cm_p2p_coll_stalled = cm_direct_p2p_stalled;
     s->slot_bytes = slot;
     s->result_bytes = slot;
     s->cma = (int)msg[1];

@@ -92,15 +92,18 @@ static int bcast_fifo(struct cm_direct *s, void *buf, int count, MPI_Datatype dt
     void *data = cm_direct_bytes(count, dt, NULL, NULL, NULL) <= CM_DIRECT_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
     int rc = MPI_SUCCESS;
     if (s->rank == root) {
-        cm_direct_bfifo_claim(s, k);
+        if (!cm_direct_bfifo_own(s, k))
+            return MPI_SUCCESS;     /* another root: recorded (direct.h, argument agreement) */
         rc = cm_direct_pack(data, buf, count, dt);
         e->word = cm_direct_word;
         CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_direct_wake32(&e->seq, &e->seq_waiters);
     } else {
-        cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_direct_wait32_from(s, &e->seq, &e->seq_waiters, k + 1, root);
         cm_direct_prefetch(cm_direct_bfifo(s, k + 1));
+        if (__builtin_expect(cm_direct_mm.on, 0))
+            return MPI_SUCCESS;     /* the root went elsewhere: the front end raises it */
         if (__builtin_expect(e->word != cm_direct_word, 0))    /* direct.h: argument agreement */
             cm_direct_mismatch_seen(root, cm_direct_word, e->word);
         else

@@ -94,10 +94,11 @@ struct cm_direct {                   /* this rank's view of its communicator's a
     uint64_t allreduce_shortcut;
     int barrier_shortcut;         /* a barrier was selected to run here, and may go straight */
     int comm_index;               /* the communicator's table index (core/comm.h) */
+    MPI_Comm cc;                  /* the collective communicator (its point-to-point context) */
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
-    uint32_t last_word;           /* cm_direct_word_of(allreduce, 0 bytes, no root, last_op) */
+    uint32_t last_word;           /* cm_direct_word_of(allreduce, 0 bytes, last_dt's class, last_op) */
     /* Nonblocking collectives started here and not yet finished, in start
      * order (direct/nbc.c).  Only the head moves; a blocking collective on the
      * area first finishes them all (cm_direct_get, cm_direct_peek), so every
@@ -176,11 +177,13 @@ int cm_direct_bfifo_enabled(void);
  * us against Open MPI's eager 0.08-0.09.  Gather and gatherv also use the
  * whole entry (8 ranks, 256 B blocks: gather 0.22 us vs 5-5.7 through the
  * slots, Open MPI 6.7); scan keeps to the line pair, where it was measured. */
-#define CM_DIRECT_RFIFO_PAIR_BYTES 120
-#define CM_DIRECT_RFIFO_BYTES 504
+#define CM_DIRECT_RFIFO_PAIR_BYTES 112
+#define CM_DIRECT_RFIFO_BYTES 496
 struct cm_direct_rfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* written by the owner */
     _Atomic uint32_t seq_waiters;            /* a sleeping root */
+    uint32_t word;                           /* the owner's cm_direct_word (argument agreement) */
+    uint32_t pad0;
     unsigned char data[CM_DIRECT_RFIFO_BYTES];  /* from the seq line on */
     _Alignas(128) _Atomic uint32_t ack;      /* written by the root of the reduce */
     _Atomic uint32_t ack_waiters;            /* a sleeping owner */
@@ -215,6 +218,12 @@ void cm_direct_rfifo_done(struct cm_direct *s, uint32_t k);
 /* Wait until *word reaches target (wraparound-safe), spinning only with a
  * core per rank, then sleeping on the word's futex; wake its sleepers. */
 void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target);
+/* The same for a FIFO reader waiting for rank peer's entry of this call: if
+ * the wait lasts and peer is in a sync instead (another path or another
+ * collective, direct.h "argument agreement"), record the mismatch, arrive at
+ * that sync with my word so peer sees it too, and return. */
+void cm_direct_wait32_from(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target,
+                           int peer);
 void cm_direct_wake32(_Atomic uint32_t *word, _Atomic uint32_t *waiters);
 
 /* The area of collective communicator cc, attached on first use (collective:
@@ -321,11 +330,17 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
  * (cm_direct_mm.on) every sync, wait, publish and single-copy read of the call
  * returns at once, so no rank waits for a step another rank will not take,
  * and the front end raises the error (cm_coll_mismatch_raise).  The
- * broadcast and scatter FIFOs carry the root's word in the entry's seq line:
- * the readers compare it.
+ * broadcast and scatter FIFOs carry the root's word in the entry's seq line
+ * (the readers compare it), the reduce FIFO each sender's (the root
+ * compares it).  Ranks that disagree may take different paths (FIFO, sync,
+ * point to point): waits that last look for the others there (below,
+ * direct/diverge.c; docs/collectives.md, "Ranks on different paths").
  * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),
- * 9-16 root + 1 (low 8 bits), 17-31 bytes (exact below 2^14, else 2^14 |
- * a hash of them).  Outside front ends the word is 0 on every rank. */
+ * 9-16 root + 1 (low 8 bits) in rooted collectives, and in the reductions
+ * without a root (cm_direct_typed) the datatype's signature class
+ * (core/datatype.h: cm_dt_sig_class_of, read from the type, computed once
+ * when the type is made), 17-31 bytes (exact below 2^14, else 2^14 | a hash
+ * of them).  Outside front ends the word is 0 on every rank. */
 extern uint32_t cm_direct_word;
 struct cm_direct_mismatch {
     int on;           /* a mismatch was seen in this call */
@@ -341,6 +356,38 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
     uint32_t o = op == MPI_OP_NULL ? 0u : oi < 15u ? (uint32_t)oi : 15u;
     return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
 }
+/* Waits that last (slow path only, before each sleep): has another rank gone
+ * another way?  cm_direct_fifo_ahead: a sync waiter asks whether a FIFO
+ * entry of a call I have not reached is published (a rank took the FIFO
+ * where I took a sync): 1, with its writer and word.  The caller re-checks
+ * its own wait before it records the mismatch: a rank legitimately past my
+ * sync would have let the wait end.  cm_direct_peer_in_sync: rank peer has arrived at the sync
+ * after my last one (its word in *theirs); cm_direct_sync_join: arrive there
+ * with my word without waiting, so that peer's comparison sees mine.
+ * Only blocking calls ask (word != 0): a nonblocking call's word is 0. */
+int cm_direct_fifo_ahead(struct cm_direct *s, uint32_t word, int *peer, uint32_t *theirs);
+int cm_direct_peer_in_sync(struct cm_direct *s, int peer, uint32_t *theirs);
+void cm_direct_sync_join(struct cm_direct *s);
+/* The root of broadcast-FIFO call k takes entry k: 0 when another rank has
+ * published or taken it as root (the roots differ: recorded). */
+int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
+/* The other way round: a rank in a point-to-point algorithm whose source
+ * went through the area (p2p.h, cm_p2p_coll_stalled); and a rank waiting in
+ * the area for a peer that sent it a blocking collective's point-to-point
+ * message instead (1, with a word made of what the message shows). */
+int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
+int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs);
+void cm_direct_drop_sent(struct cm_direct *s, int peer);
+/* The collectives whose word carries a signature class where a root would be. */
+static inline int cm_direct_typed(unsigned coll)
+{
+    return coll == CM_COLL_ALLREDUCE || coll == CM_COLL_SCAN || coll == CM_COLL_EXSCAN ||
+           coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK;
+}
+/* Two words that differ agree all the same when they differ only in the
+ * signature class and one of them is MPI_PACKED's (class 0, matches any).
+ * Off the fast path: only asked once two words compare unequal. */
+int cm_direct_words_agree(uint32_t a, uint32_t b);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */

@@ -51,6 +51,27 @@ void cm_direct_bfifo_claim(struct cm_direct *s, uint32_t k)
     s->bfifo_clear = low;
 }
 
+/* A root's claim value: below k + 1 to every reader's wraparound-safe test,
+ * so readers keep waiting until the publish. */
+#define BFIFO_TAKEN(k) ((k) + 1u + 0x80000000u)
+
+int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k)
+{
+    cm_direct_bfifo_claim(s, k);
+    struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, k);
+    uint32_t old = atomic_exchange_explicit(&e->seq, BFIFO_TAKEN(k), memory_order_acq_rel);
+    if (__builtin_expect(old != k + 1 && old != BFIFO_TAKEN(k), 1))
+        return 1;
+    /* Another rank is root of this call too: its word, once published. */
+    if (old == k + 1)
+        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
+    cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+    uint32_t theirs = e->word;
+    int peer = (int)((theirs >> 9) & 0xffu) - 1;
+    cm_direct_mismatch_seen(peer >= 0 && peer < s->n ? peer : 0, cm_direct_word, theirs);
+    return 0;
+}
+
 void cm_direct_bfifo_done(struct cm_direct *s, uint32_t k)
 {
     CM_FAULT(bfifo_ack);
@@ -160,9 +181,35 @@ int cm_direct_rfifo_try_claim(struct cm_direct *s, uint32_t k)
 
 #define FIFO_YIELDS 16
 
+/* A FIFO reader's wait lasts: its writer `peer` is in a sync after my last
+ * one, or in a point-to-point algorithm (direct.h, argument agreement).  Re-checked after seeing it: a
+ * writer that published and went on would have let the wait end. */
+static __attribute__((noinline, cold)) int writer_elsewhere(struct cm_direct *s, _Atomic uint32_t *word,
+                                                            uint32_t target, int peer)
+{
+    uint32_t theirs;
+    if (peer < 0 || !cm_direct_word || s->nbc_head)
+        return 0;
+    int in_sync = cm_direct_peer_in_sync(s, peer, &theirs);
+    if ((!in_sync && !cm_direct_peer_sent(s, peer, &theirs)) ||
+        (int32_t)(atomic_load_explicit(word, memory_order_acquire) - target) >= 0)
+        return 0;
+    cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
+    if (in_sync)
+        cm_direct_sync_join(s);
+    else
+        cm_direct_drop_sent(s, peer);
+    return 1;
+}
+
 void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target)
 {
-    (void)s;
+    cm_direct_wait32_from(s, word, waiters, target, -1);
+}
+
+void cm_direct_wait32_from(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint32_t *waiters, uint32_t target,
+                           int peer)
+{
     if (__builtin_expect(cm_direct_mm.on, 0))
         return;
     struct cm_waiter w;
@@ -195,6 +242,10 @@ void cm_direct_wait32(struct cm_direct *s, _Atomic uint32_t *word, _Atomic uint3
         }
         if (!announced)
             cm_direct_announce_blocked(announced = 1);
+        if (__builtin_expect(writer_elsewhere(s, word, target, peer), 0)) {
+            cm_direct_announce_blocked(0);
+            return;
+        }
         atomic_fetch_add_explicit(waiters, 1, memory_order_seq_cst);
         cm_wait_fifo_sleeper_barrier(); /* the waker may not fence (wait.h) */
         CM_FAULT(fifo_sleep);

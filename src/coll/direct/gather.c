@@ -19,6 +19,7 @@ int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf
     struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, s->rank, k);
     cm_direct_rfifo_claim(s, k);
     int rc = cm_direct_pack(e->data, sbuf, scount, stype);
+    e->word = cm_direct_word;
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);
@@ -42,8 +43,12 @@ static int gather_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_Da
         if (r == me)
             continue;
         struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, k);
-        cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_direct_wait32_from(s, &e->seq, &e->seq_waiters, k + 1, r);
         cm_direct_prefetch(cm_direct_rfifo(s, r, k + 1));
+        if (__builtin_expect(e->word != cm_direct_word, 0))    /* direct.h: argument agreement */
+            cm_direct_mismatch_seen(r, cm_direct_word, e->word);
+        if (__builtin_expect(cm_direct_mm.on, 0))
+            return MPI_SUCCESS;         /* the front end raises it */
         int urc = cm_direct_unpack(e->data, (char *)rbuf + (size_t)r * blk, rcount, rtype);
         if (rc == MPI_SUCCESS)
             rc = urc;

@@ -30,6 +30,7 @@ static int reduce_fifo(struct cm_direct *s, const char *sb, char *rb, size_t byt
         struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, me, k);
         cm_direct_rfifo_claim(s, k);
         cm_copy(e->data, sb, bytes);
+        e->word = cm_direct_word;
         CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_direct_wake32(&e->seq, &e->seq_waiters);
@@ -38,8 +39,12 @@ static int reduce_fifo(struct cm_direct *s, const char *sb, char *rb, size_t byt
     for (int r = 0; r < n; r++) {
         if (r != me) {
             struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, k);
-            cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+            cm_direct_wait32_from(s, &e->seq, &e->seq_waiters, k + 1, r);
             cm_direct_prefetch(cm_direct_rfifo(s, r, k + 1));
+            if (__builtin_expect(e->word != cm_direct_word, 0))    /* direct.h: argument agreement */
+                cm_direct_mismatch_seen(r, cm_direct_word, e->word);
+            if (__builtin_expect(cm_direct_mm.on, 0))
+                return MPI_SUCCESS;     /* rb untouched; the front end raises it */
         }
     }
     /* Right fold in rank order: acc = x0 op (x1 op (... x_{n-1})).  In place

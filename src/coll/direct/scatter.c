@@ -25,7 +25,8 @@ static int scatter_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_D
     unsigned char *data = (size_t)s->n * b <= CM_DIRECT_BFIFO_INLINE ? e->inl : e->data;
     int me = s->rank, n = s->n, rc = MPI_SUCCESS;
     if (me == root) {
-        cm_direct_bfifo_claim(s, k);
+        if (!cm_direct_bfifo_own(s, k))
+            return MPI_SUCCESS;     /* another root: recorded (direct.h, argument agreement) */
         for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
             if (i != me)
                 rc = cm_direct_pack(data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
@@ -36,8 +37,10 @@ static int scatter_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_D
         if (!inplace && rc == MPI_SUCCESS)
             rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
     } else {
-        cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        cm_direct_wait32_from(s, &e->seq, &e->seq_waiters, k + 1, root);
         cm_direct_prefetch(cm_direct_bfifo(s, k + 1));
+        if (__builtin_expect(cm_direct_mm.on, 0))
+            return MPI_SUCCESS;     /* the root went elsewhere: the front end raises it */
         if (__builtin_expect(e->word != cm_direct_word, 0))    /* direct.h: argument agreement */
             cm_direct_mismatch_seen(root, cm_direct_word, e->word);
         else

@@ -63,9 +63,10 @@ static _Atomic uint64_t *arrival_word(struct cm_direct *s, int r, int p)
  * case, one comparison), else the value seen (another word, or an epoch
  * past mine).  Before sleeping, wake whoever sleeps on my word (*woken):
  * they may be the ones I wait for, waiting for me. */
-static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t me, _Atomic uint64_t *mine,
+static uint64_t await_arrival(struct cm_direct *s, _Atomic uint64_t *w, uint64_t me, _Atomic uint64_t *mine,
                               int *woken, int *announced)
 {
+    struct area_hdr *a = hdr(s);
     uint32_t e = (uint32_t)me;
     struct cm_waiter wt;
     cm_waiter_reset(&wt);
@@ -86,6 +87,18 @@ static uint64_t await_arrival(struct area_hdr *a, _Atomic uint64_t *w, uint64_t 
         }
         if (!*announced)
             cm_direct_announce_blocked(*announced = 1);
+        /* Before each sleep: has the rank I wait for gone through a FIFO
+         * instead (direct.h, argument agreement)?  Re-checked after: a rank
+         * past this sync would have let the wait end. */
+        int peer;
+        uint32_t theirs;
+        if (__builtin_expect(cm_direct_fifo_ahead(s, (uint32_t)(me >> 32), &peer, &theirs), 0)) {
+            v = atomic_load_explicit(w, memory_order_acquire);
+            if ((int32_t)((uint32_t)v - e) >= 0)
+                return v == me ? 0 : v;
+            cm_direct_mismatch_seen(peer, (uint32_t)(me >> 32), theirs);
+            return ~me;     /* no epoch of mine: other_word records nothing more */
+        }
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
         CM_FAULT(sync_sleep);
@@ -115,7 +128,7 @@ static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken,
  * its word with mine and found it equal, or it would have stopped there. */
 static int other_word(int r, uint64_t seen, uint64_t me)
 {
-    if ((uint32_t)seen != (uint32_t)me)
+    if ((uint32_t)seen != (uint32_t)me || cm_direct_words_agree((uint32_t)(me >> 32), (uint32_t)(seen >> 32)))
         return 0;
     cm_direct_mismatch_seen(r, (uint32_t)(me >> 32), (uint32_t)(seen >> 32));
     return 1;
@@ -132,9 +145,12 @@ static void flag_sync(struct cm_direct *s, uint32_t e)
     for (int i = 1, r = s->rank + 1; i < s->n; i++, r++) {
         if (r == s->n)          /* the others from mine on, without a division */
             r = 0;
-        uint64_t seen = await_arrival(a, arrival_word(s, r, p), me, mine, &woken, &announced);
-        if (__builtin_expect(seen != 0, 0))
+        uint64_t seen = await_arrival(s, arrival_word(s, r, p), me, mine, &woken, &announced);
+        if (__builtin_expect(seen != 0, 0)) {
             other_word(r, seen, me);
+            if (cm_direct_mm.on)
+                break;      /* a rank that sees my word stops too; one that went elsewhere may never come */
+        }
     }
     flag_sync_end(a, mine, woken, announced);
 }
@@ -159,7 +175,7 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word)
     uint64_t me = (uint64_t)word << 32 | e;
     atomic_store_explicit(mine, me, memory_order_release);
     int woken = 0, announced = 0;
-    uint64_t seen = await_arrival(a, &s->meet->arrived[s->rank ^ 1], me, mine, &woken, &announced);
+    uint64_t seen = await_arrival(s, &s->meet->arrived[s->rank ^ 1], me, mine, &woken, &announced);
     if (__builtin_expect(seen != 0, 0))
         meet_other_word(a, seen, mine, woken, announced);
     else
@@ -216,7 +232,8 @@ static uint32_t words_verdict(struct cm_direct *s, int p)
 {
     uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
     for (int r = 1; r < s->n; r++)
-        if ((uint32_t)(atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_relaxed) >> 32) != w0)
+        if (!cm_direct_words_agree(
+                (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_relaxed) >> 32), w0))
             return (uint32_t)r + 1;
     return 0;
 }
@@ -226,13 +243,39 @@ static uint32_t words_verdict(struct cm_direct *s, int p)
 static void verdict_seen(struct cm_direct *s, int p, uint32_t verdict)
 {
     uint32_t w0 = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, 0, p)->arrived, memory_order_relaxed) >> 32);
-    int peer = cm_direct_word != w0 ? 0 : (int)verdict - 1;
+    int peer = !cm_direct_words_agree(cm_direct_word, w0) ? 0 : (int)verdict - 1;
     uint32_t theirs =
         (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, peer, p)->arrived, memory_order_relaxed) >> 32);
     cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
 }
 
 static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen);
+
+/* A counted sync's waiter before each sleep: a rank arrived at epoch e with
+ * another word (it joined from elsewhere, cm_direct_sync_join, and will not
+ * fetch-add), or a FIFO holds a call I have not reached.  1: recorded, stop
+ * waiting unless the release came meanwhile. */
+static __attribute__((noinline, cold)) int counted_diverged(struct cm_direct *s, uint32_t e)
+{
+    int p = (int)(e & 1);
+    /* The word I arrived with: 0 for a nonblocking call's sync, which a
+     * blocking call may be draining under its own cm_direct_word. */
+    uint32_t mine = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, s->rank, p)->arrived, memory_order_relaxed) >> 32);
+    for (int r = 0; r < s->n && !cm_direct_mm.on; r++) {
+        uint64_t v = atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_acquire);
+        if (r != s->rank && (uint32_t)v == e && !cm_direct_words_agree((uint32_t)(v >> 32), mine))
+            cm_direct_mismatch_seen(r, mine, (uint32_t)(v >> 32));
+    }
+    int peer;
+    uint32_t theirs;
+    if (cm_direct_mm.on)
+        return 1;
+    if (!cm_direct_fifo_ahead(s, mine, &peer, &theirs) ||
+        (int32_t)(atomic_load_explicit(&hdr(s)->release, memory_order_acquire) - e) >= 0)
+        return 0;
+    cm_direct_mismatch_seen(peer, mine, theirs);
+    return 1;
+}
 
 void cm_direct_sync(struct cm_direct *s, void (*last)(void *), void *arg)
 {
@@ -313,6 +356,10 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
         }
         if (!announced)
             cm_direct_announce_blocked(announced = 1);
+        if (__builtin_expect(counted_diverged(s, e), 0)) {
+            cm_direct_announce_blocked(0);
+            return;
+        }
         atomic_fetch_add_explicit(&a->sleepers, 1, memory_order_seq_cst);
         cm_wait_sleeper_barrier();
         CM_FAULT(sync_sleep);
@@ -388,10 +435,36 @@ uint32_t cm_direct_meet_arrive(struct cm_direct *s)
 void cm_direct_meet_await(struct cm_direct *s, uint32_t e)
 {
     int woken = 1, announced = 0;       /* woken: cm_direct_meet_arrive did */
-    await_arrival(hdr(s), &s->meet->arrived[s->rank ^ 1], (uint64_t)e, &s->meet->arrived[s->rank], &woken,
+    await_arrival(s, &s->meet->arrived[s->rank ^ 1], (uint64_t)e, &s->meet->arrived[s->rank], &woken,
                   &announced);
     if (announced)
         cm_direct_announce_blocked(0);
+}
+
+/* Where rank r stores its arrival at epoch e for a sync of any kind (the
+ * kind is the same on every member for an epoch): the flag sync's word, or
+ * the counted sync's flag line. */
+static _Atomic uint64_t *any_arrival_word(struct cm_direct *s, int r, uint32_t e)
+{
+    return use_flag_sync(s) ? arrival_word(s, r, (int)(e & 1)) : &cm_direct_flag(s, r, (int)(e & 1))->arrived;
+}
+
+int cm_direct_peer_in_sync(struct cm_direct *s, int peer, uint32_t *theirs)
+{
+    uint32_t e = s->epoch + 1;
+    uint64_t v = atomic_load_explicit(any_arrival_word(s, peer, e), memory_order_acquire);
+    if ((int32_t)((uint32_t)v - e) < 0)
+        return 0;
+    *theirs = (uint32_t)(v >> 32);
+    return 1;
+}
+
+void cm_direct_sync_join(struct cm_direct *s)
+{
+    uint32_t e = ++s->epoch;
+    _Atomic uint64_t *mine = any_arrival_word(s, s->rank, e);
+    atomic_store_explicit(mine, (uint64_t)cm_direct_word << 32 | e, memory_order_release);
+    flag_wake(hdr(s), mine);    /* a counted sync's waiters find it at their next nap (counted_diverged) */
 }
 
 /* Wait until every member arrived at epoch e (after cm_direct_sync_arrive). */
@@ -406,7 +479,7 @@ void cm_direct_sync_await(struct cm_direct *s, uint32_t e)
     int woken = 1, announced = 0;       /* woken: cm_direct_sync_arrive did */
     for (int r = 0; r < s->n; r++)
         if (r != s->rank)
-            await_arrival(a, arrival_word(s, r, (int)(e & 1)), (uint64_t)e, mine, &woken, &announced);
+            await_arrival(s, arrival_word(s, r, (int)(e & 1)), (uint64_t)e, mine, &woken, &announced);
     if (announced)
         cm_direct_announce_blocked(0);
 }
