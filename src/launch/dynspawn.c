@@ -96,6 +96,9 @@ static int parse(struct cm_dyn_area *a, struct spawn_cmd *cmd, int ncmds, int *t
         if (err)
             return answer(a, err, "cannot run '%s': %s", command,
                           err == ENOENT || err == ENOTDIR ? "program not found" : strerror(err)), err;
+        char why[CM_SPAWN_MSG / 2];
+        if (cm_launch_foreign(cmd[c].path, why, sizeof why))  /* its children would never join */
+            return answer(a, ENOEXEC, "cannot run '%s': it %s", command, why), ENOEXEC;
     }
     return 0;
 }

@@ -100,6 +100,9 @@ void cm_launch_help_env(FILE *out);
 int cm_launch_find_program(const char *name, char *buf, size_t len);
 /* The same without a message: 0, or an errno value (ENOENT, EACCES, ...). */
 int cm_launch_resolve(const char *name, char *buf, size_t len);
+/* 1 with why ("is linked with Open MPI's libmpi.so.40, not corempi: ...")
+ * when the executable at path names another MPI's library (foreign.c). */
+int cm_launch_foreign(const char *path, char *why, size_t len);
 /* Resolve every context's program and check its -wdir; 0 or an exit status. */
 int cm_launch_check_apps(struct cm_launch_opts *o);
 
