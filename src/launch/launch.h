@@ -160,6 +160,12 @@ int cm_launch_serve_spawn(struct cm_job *job);
 /* "rank 3", or "spawned rank 1 (slot 5)" for a process MPI_Comm_spawn started. */
 void cm_launch_slot_name(const struct cm_job *job, int slot, char *buf, size_t len);
 
+/* The kernel's count of out-of-memory kills (oom.c), -1 if unknown; and
+ * what to add to "killed by signal 9 (Killed)" for a SIGKILL mpirun did not
+ * send, given the count when the job started. */
+long long cm_launch_oom_kills(void);
+void cm_launch_sigkill_note(long long oom_before, char *buf, size_t len);
+
 /* Wait for every rank; returns mpirun's exit status. */
 int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io);
 

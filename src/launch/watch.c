@@ -28,6 +28,7 @@ struct watch {
     int aborting;        /* the job is being ended */
     double kill_at;      /* when to send SIGKILL (ms), 0: not scheduled */
     double deadline;     /* --timeout: when to end the job (ms), 0: none */
+    long long oom_kills; /* the kernel's out-of-memory kills when the job started (oom.c) */
     const struct cm_launch_opts *opts;
     struct cm_iofwd *io;
     struct cm_deadlock_watch deadlock;
@@ -115,9 +116,12 @@ static void on_rank_exit(struct watch *w, int rank, int wstatus)
     }
     if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
+        char who[320] = "";
         where_in_mpi(c, where, sizeof where);
-        fprintf(stderr, "mpirun: %s (pid %d) killed by signal %d (%s)%s; job aborted\n", name, (int)pid, sig,
-                strsignal(sig), state == CM_RANK_RUNNING ? where : "");
+        if (sig == SIGKILL) /* not mpirun's: it sends signals only once aborting */
+            cm_launch_sigkill_note(w->oom_kills, who, sizeof who);
+        fprintf(stderr, "mpirun: %s (pid %d) killed by signal %d (%s)%s%s; job aborted\n", name, (int)pid, sig,
+                strsignal(sig), who, state == CM_RANK_RUNNING ? where : "");
         end_job(w, 128 + sig, SIGTERM);
         return;
     }
@@ -227,7 +231,7 @@ static void serve_spawn(struct watch *w)
 
 int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io)
 {
-    struct watch w = {.job = job, .live = job->nranks, .opts = o, .io = io};
+    struct watch w = {.job = job, .live = job->nranks, .opts = o, .io = io, .oom_kills = cm_launch_oom_kills()};
     if (o->timeout_s > 0)
         w.deadline = now_ms() + o->timeout_s * 1e3;
     if (cm_deadlock_init(&w.deadlock, job->nranks, cm_deadlock_timeout_from_env()) != 0)
