@@ -392,8 +392,9 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
             /* A process of another job cannot be watched by our mpirun. */
             int gone = cm_remote_dead();
             if (gone >= 0)
-                cm_fatal("MPI", "a process of the connected mpirun job (pid %d) died while this rank waited; "
-                         "its job ended without disconnecting", (int)cm_peer_ctl(gone)->pid);
+                cm_fatal(call_id ? cm_call_name(call_id) : "MPI",
+                         "a process of the connected mpirun job (pid %d, gone) died while this rank waited in "
+                         "this call; its job ended without disconnecting", (int)cm_peer_ctl(gone)->pid);
         }
     }
     if (announced)
