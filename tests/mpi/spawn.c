@@ -14,6 +14,9 @@
  *   spawn crash         the child dies of SIGSEGV: mpirun ends the job
  *   spawn universe      the default MPI_UNIVERSE_SIZE: the world's size to the cores
  *   spawn singleton     without mpirun: MPI_ERR_SPAWN, "needs mpirun"
+ *   spawn lookup DIR    (spawn_lookup.sh) commands without '/': found in the
+ *                       current directory DIR, in the info key path, in wdir;
+ *                       one found nowhere is MPI_ERR_SPAWN naming where it looked
  */
 #include <mpi.h>
 #include <signal.h>
@@ -249,6 +252,50 @@ static void parent_errors(void)
     (void)k;
 }
 
+/* Spawn command (a name without '/') with info key=value; the child says
+ * which program it is and disconnects. */
+static int spawn_named(const char *command, const char *key, const char *value, const char *want)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    if (key) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, key, value);
+    }
+    char *args[] = { "child-lookup", NULL };
+    MPI_Comm inter = MPI_COMM_NULL;
+    int rc = MPI_Comm_spawn(command, args, 1, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    char got[4096] = "";
+    if (wrank == 0)
+        MPI_Recv(got, sizeof got, MPI_CHAR, 0, 0, inter, MPI_STATUS_IGNORE);
+    CHECK(wrank != 0 || strstr(got, want), "spawned '%s' ran %s, expected %s", command, got, want);
+    MPI_Comm_disconnect(&inter);
+    return MPI_SUCCESS;
+}
+
+static void parent_lookup(const char *dir)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char sub[4096], w[4096], want[4200];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(w, sizeof w, "%s/w", dir);
+    snprintf(want, sizeof want, "%s/cm-spawn-here", dir);
+    int rc = spawn_named("cm-spawn-here", NULL, NULL, want);       /* the current directory */
+    CHECK(rc == MPI_SUCCESS, "a program in the current directory without ./ was not found (%d)", rc);
+    snprintf(want, sizeof want, "%s/cm-spawn-path", sub);
+    rc = spawn_named("cm-spawn-path", "path", sub, want);          /* info key path */
+    CHECK(rc == MPI_SUCCESS, "a program in the info key path was not found (%d)", rc);
+    snprintf(want, sizeof want, "%s/cm-spawn-wdir", w);
+    rc = spawn_named("cm-spawn-wdir", "wdir", w, want);            /* info key wdir */
+    CHECK(rc == MPI_SUCCESS, "a program in wdir was not found (%d)", rc);
+    rc = spawn_named("cm-spawn-nowhere", "path", sub, "");
+    expect_spawn_error("a program found nowhere", rc, "cannot run 'cm-spawn-nowhere': program not found");
+    expect_spawn_error("a program found nowhere", rc, sub);
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -264,6 +311,10 @@ int main(int argc, char **argv)
     if (parent != MPI_COMM_NULL) {
         if (!strcmp(mode, "child-crash")) {
             raise(SIGSEGV);
+        } else if (!strcmp(mode, "child-lookup")) {
+            if (wrank == 0)
+                MPI_Send(self_path, (int)strlen(self_path) + 1, MPI_CHAR, 0, 0, parent);
+            MPI_Comm_disconnect(&parent);
         } else if (argc == 1 || !strcmp(mode, "child-multi")) {
             child_multi(parent, argc, argv);
         } else {
@@ -291,6 +342,9 @@ int main(int argc, char **argv)
         long cores = sysconf(_SC_NPROCESSORS_ONLN);
         CHECK(flag && *u >= wsize && *u <= (cores > wsize ? cores : wsize),
               "default MPI_UNIVERSE_SIZE %d (world %d, %ld cores online)", flag ? *u : -1, wsize, cores);
+    } else if (!strcmp(mode, "lookup")) {
+        CHECK(argc > 2, "lookup needs DIR");
+        parent_lookup(argv[2]);
     } else if (!strcmp(mode, "singleton")) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm inter;
