@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/state.h"
 #include "shm/dyn.h"
+#include "p2p/p2p.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -265,6 +266,7 @@ static int spawn(const char *call, int count, char **commands, char ***argvs, co
             errcodes[i] = o.err_class == MPI_SUCCESS ? MPI_SUCCESS : o.exec_err ? MPI_ERR_SPAWN : o.err_class;
     if (o.err_class != MPI_SUCCESS)
         return cm_error(comm, o.err_class, call, "%s", o.msg);
+    cm_p2p_reuse_refresh(); /* the children may have slots of finished ones: p2p/reuse.c */
     return cm_dyn_bridge(c, root, o.first_slot, CM_TAG_DYN_SPAWN - o.first_slot, call, intercomm);
 }
 

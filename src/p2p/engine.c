@@ -68,6 +68,9 @@ int cm_p2p_init(void)
         view_init(&cm_tx[p].v, cm_g.rank, p);
         view_init(&cm_rx[p].v, p, cm_g.rank);
     }
+    int rc = cm_p2p_reuse_init(); /* rings of reused slots start at their bases */
+    if (rc != MPI_SUCCESS)
+        return rc;
     cm_outq_init(n);
     cm_g.cma_ok = probe_single_copy();
     /* Eager up to 16 KiB by default: past that a single copy beats two copies
@@ -111,6 +114,7 @@ void cm_p2p_attach_remote(int w, void *tx_slots, struct cm_ring_ctl *tx_ctl, voi
 
 void cm_p2p_finalize(void)
 {
+    cm_p2p_reuse_finalize();
     cm_match_finalize();
     cm_outq_finalize();
     free(cm_tx);
@@ -316,6 +320,8 @@ int cm_progress(int hint)
         n += poll_ring(hint);
     } else {
         int used = cm_slots_used();
+        if (atomic_load_explicit(&cm_g.hdr->reuse_epoch, memory_order_relaxed) != cm_reuse_seen)
+            cm_p2p_reuse_refresh(); /* a slot has a new process: p2p/reuse.c */
         for (int s = 0; s < used; s++)
             n += poll_ring(s);
         for (int k = 0; k < cm_remote_n; k++)

@@ -49,6 +49,14 @@ void cm_p2p_finalize(void);
  * Returns the number of messages handled. */
 int cm_progress(int hint);
 
+/* Slots mpirun gave to new processes (p2p/reuse.c): init records every
+ * slot's generation and starts the rings at their bases; refresh resets the
+ * rings of the slots whose generation moved since (cheap when none did). */
+int cm_p2p_reuse_init(void);
+void cm_p2p_reuse_refresh(void);
+void cm_p2p_reuse_finalize(void);
+extern uint32_t cm_reuse_seen;
+
 /* No queued sends and no nonblocking collectives need progress, and no
  * one-sided active messages may come (a listening window, or a peer that
  * asked: cm_rank_ctl's am_wanted): a blocking receive may watch one ring
