@@ -320,8 +320,7 @@ int cm_progress(int hint)
         n += poll_ring(hint);
     } else {
         int used = cm_slots_used();
-        if (atomic_load_explicit(&cm_g.hdr->reuse_epoch, memory_order_relaxed) != cm_reuse_seen)
-            cm_p2p_reuse_refresh(); /* a slot has a new process: p2p/reuse.c */
+        cm_p2p_reuse_check(); /* a slot may have a new process: p2p/reuse.c */
         for (int s = 0; s < used; s++)
             n += poll_ring(s);
         for (int k = 0; k < cm_remote_n; k++)
@@ -356,6 +355,8 @@ static int ring_has_message(int s)
 int cm_progress_pending(void *unused)
 {
     (void)unused;
+    /* Before sleeping: a slot's new process may be what wakes us. */
+    cm_p2p_reuse_check();
     publish_all();
     int used = cm_slots_used();
     for (int s = 0; s < used; s++)
