@@ -20,7 +20,8 @@
  *                       the program's live processes stay at most world + K
  *   spawn lookup DIR    (spawn_lookup.sh) commands without '/': found in the
  *                       current directory DIR, in the info key path, in wdir;
- *                       one found nowhere is MPI_ERR_SPAWN naming where it looked
+ *                       one found nowhere is MPI_ERR_SPAWN naming where it looked;
+ *                       DIR/cm-spawn-foreign (linked with another MPI) refused
  */
 #include <dirent.h>
 #include <mpi.h>
@@ -360,6 +361,13 @@ static void parent_lookup(const char *dir)
     rc = spawn_named("cm-spawn-nowhere", "path", sub, "");
     expect_spawn_error("a program found nowhere", rc, "cannot run 'cm-spawn-nowhere': program not found");
     expect_spawn_error("a program found nowhere", rc, sub);
+    /* A program of another MPI (spawn_lookup.sh links one against a dummy
+     * libmpi.so.40 when it has a compiler): refused, its children would never join. */
+    snprintf(want, sizeof want, "%s/cm-spawn-foreign", dir);
+    if (access(want, X_OK) == 0) {
+        rc = spawn_named("cm-spawn-foreign", NULL, NULL, "");
+        expect_spawn_error("a program of another MPI", rc, "is linked with Open MPI's libmpi.so.40, not corempi");
+    }
 }
 
 int main(int argc, char **argv)
