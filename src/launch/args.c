@@ -132,6 +132,7 @@ static int parse_obj(const char *s, enum cm_obj_kind *kind)
 {
     static const struct { const char *name; enum cm_obj_kind kind; } names[] = {
         {"core", CM_OBJ_CORE}, {"l3cache", CM_OBJ_L3CACHE}, {"numa", CM_OBJ_NUMA}, {"package", CM_OBJ_PACKAGE},
+        {"socket", CM_OBJ_PACKAGE}, /* Open MPI's word for a package */
     };
     for (size_t k = 0; k < sizeof names / sizeof names[0]; k++)
         if (!strcmp(s, names[k].name)) {
@@ -172,7 +173,7 @@ static int parse_bind_to(struct cm_launch_opts *o, const char *v)
     else if (parse_obj(v, &o->bind_obj) == 0)
         o->bind = CM_BIND_OBJECT;
     else
-        return bad_usage("unknown --bind-to target '%s' (known: core, l3cache, numa, package, none)", v);
+        return bad_usage("unknown --bind-to target '%s' (known: core, l3cache, numa, package or socket, none)", v);
     return -1;
 }
 
@@ -270,7 +271,7 @@ static int parse_option(struct cm_launch_opts *o, struct cm_launch_app **appp, i
         return parse_map_by(o, v);
     } else if (!strcmp(key, "bind-to")) {
         if (!(v = option_value(argc, argv, i, inline_value)))
-            return bad_usage("%s needs core, l3cache, numa, package or none", arg);
+            return bad_usage("%s needs core, l3cache, numa, package (socket) or none", arg);
         return parse_bind_to(o, v);
     } else if (!strcmp(key, "report-bindings")) {
         o->report_bindings = 1;

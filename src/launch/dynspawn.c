@@ -96,6 +96,9 @@ static int parse(struct cm_dyn_area *a, struct spawn_cmd *cmd, int ncmds, int *t
         if (err)
             return answer(a, err, "cannot run '%s': %s", command,
                           err == ENOENT || err == ENOTDIR ? "program not found" : strerror(err)), err;
+        char why[CM_SPAWN_MSG / 2];
+        if (cm_launch_foreign(cmd[c].path, why, sizeof why))  /* its children would never join */
+            return answer(a, ENOEXEC, "cannot run '%s': it %s", command, why), ENOEXEC;
     }
     return 0;
 }
@@ -148,11 +151,7 @@ static void undo(struct cm_job *job, int first, int n)
         struct cm_rank_ctl *c = cm_seg_ctl(job->seg, (uint32_t)s);
         c->pid = 0;
         atomic_store_explicit(&c->state, CM_RANK_STARTING, memory_order_relaxed);
-        /* A child that counted itself for fence-free wakes (shm/wait.h)
-         * leaves the count before slots_used drops: the slot's next process
-         * may not register, and the count must not vouch for it. */
-        if (atomic_exchange_explicit(&c->fence_joined, 0, memory_order_relaxed))
-            atomic_fetch_sub_explicit(&((struct cm_seg_header *)job->seg)->fence_free_ranks, 1, memory_order_seq_cst);
+        cm_launch_slot_released(job, s); /* before slots_used drops */
     }
 }
 
@@ -222,20 +221,27 @@ int cm_launch_serve_spawn(struct cm_job *job)
     }
     int started = 0;
     if (parse(a, cmd, ncmds, &total) == 0) {
-        int used = (int)atomic_load_explicit(&h->slots_used, memory_order_relaxed);
+        int used = (int)atomic_load_explicit(&h->slots_used, memory_order_relaxed), nfree;
+        int first = cm_launch_slots_find(job, total, &nfree);
         char what[64];
         snprintf(what, sizeof what, "%d", total);
-        if (total > job->nslots - used || total > CM_SPAWN_MAXPROCS) {
-            char why[160];
-            snprintf(why, sizeof why, "%d of the universe's %d slots are free (mpirun --universe-size)",
-                     job->nslots - used, job->nslots);
+        if (first < 0 && total <= job->nslots - job->nranks && total <= CM_SPAWN_MAXPROCS &&
+            cm_launch_slots_wait(job)) {
+            started = -1; /* children that ended a moment ago are still exiting: ask again soon */
+        } else if (first < 0 || total > CM_SPAWN_MAXPROCS) {
+            char why[200];
+            snprintf(why, sizeof why, "%d of the universe's %d slots are free%s (mpirun --universe-size)", nfree,
+                     job->nslots, nfree >= total ? ", not as many in a row" : "");
             answer(a, EAGAIN, "cannot spawn %s processes: %s", what, why);
         } else {
             /* Raised before the children start: every process polls the
-             * rings of slots below it, the children their siblings' too. */
-            atomic_store_explicit(&h->slots_used, (uint32_t)(used + total), memory_order_release);
-            if (start(job, a, cmd, ncmds, used, total) == 0) {
-                a->first_slot = used;
+             * rings of slots below it, the children their siblings' too.
+             * Slots of children that ended are reset for the new ones. */
+            if (first + total > used)
+                atomic_store_explicit(&h->slots_used, (uint32_t)(first + total), memory_order_release);
+            cm_launch_slots_reuse(job, first, total, used);
+            if (start(job, a, cmd, ncmds, first, total) == 0) {
+                a->first_slot = first;
                 started = total;
                 atomic_store_explicit(&a->state, CM_SPAWN_DONE, memory_order_release);
             } else {
@@ -246,6 +252,8 @@ int cm_launch_serve_spawn(struct cm_job *job)
     for (int c = 0; c < ncmds; c++)
         free(cmd[c].argv);
     free(cmd);
+    if (started >= 0)
+        cm_launch_slots_waited(); /* answered */
     return started;
 }
 

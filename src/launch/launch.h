@@ -100,8 +100,14 @@ void cm_launch_help_env(FILE *out);
 int cm_launch_find_program(const char *name, char *buf, size_t len);
 /* The same without a message: 0, or an errno value (ENOENT, EACCES, ...). */
 int cm_launch_resolve(const char *name, char *buf, size_t len);
+/* 1 with why ("is linked with Open MPI's libmpi.so.40, not corempi: ...")
+ * when the executable at path names another MPI's library (foreign.c). */
+int cm_launch_foreign(const char *path, char *why, size_t len);
 /* Resolve every context's program and check its -wdir; 0 or an exit status. */
 int cm_launch_check_apps(struct cm_launch_opts *o);
+
+/* The default universe's least size (place.c). */
+#define CM_UNIVERSE_DEFAULT 64
 
 struct cm_job {
     int nranks;                 /* MPI_COMM_WORLD: slots 0..nranks-1 */
@@ -152,10 +158,27 @@ int cm_launch_spawn(struct cm_job *job, const struct cm_launch_opts *o, struct c
 
 /* Serve a spawn request posted in the segment (dynspawn.c): fork and exec
  * the children into free slots, or answer why not.  Returns how many
- * processes were started. */
+ * processes were started, or -1 when the request waits for slots. */
 int cm_launch_serve_spawn(struct cm_job *job);
+/* The universe's slots (slots.c).  find: the first of `total` free slots in
+ * a row past the first ranks, or -1, and how many are free; reuse: prepare
+ * the used ones among first.. for new processes (call after raising
+ * slots_used, before forking); released: a spawned process was reaped. */
+int cm_launch_slots_find(const struct cm_job *job, int total, int *nfree);
+void cm_launch_slots_reuse(struct cm_job *job, int first, int total, int used);
+void cm_launch_slot_released(struct cm_job *job, int slot);
+/* 1 while a spawn that does not fit should wait for spawned processes to
+ * end (bounded); waited: the request was answered. */
+int cm_launch_slots_wait(const struct cm_job *job);
+void cm_launch_slots_waited(void);
 /* "rank 3", or "spawned rank 1 (slot 5)" for a process MPI_Comm_spawn started. */
 void cm_launch_slot_name(const struct cm_job *job, int slot, char *buf, size_t len);
+
+/* The kernel's count of out-of-memory kills (oom.c), -1 if unknown; and
+ * what to add to "killed by signal 9 (Killed)" for a SIGKILL mpirun did not
+ * send, given the count when the job started. */
+long long cm_launch_oom_kills(void);
+void cm_launch_sigkill_note(long long oom_before, char *buf, size_t len);
 
 /* Wait for every rank; returns mpirun's exit status. */
 int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io);

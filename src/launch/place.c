@@ -92,13 +92,18 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
         return 2;
     }
     job->ncores_here = ncores_here;
-    /* The universe: room for MPI_Comm_spawn, by default up to a process per core. */
+    /* The universe: room for MPI_Comm_spawn.  By default generous, as
+     * corempi oversubscribes gracefully: at least CM_UNIVERSE_DEFAULT slots
+     * (the most that keep every ring at its full 256 KiB: shm/segment.c),
+     * more with more cores or ranks (docs/spawn.md). */
     if (o->universe && o->universe < job->nranks) {
         fprintf(stderr, "mpirun: --universe-size %d is less than the %d ranks asked for\n", o->universe, job->nranks);
         cm_launch_objects_free(&ppr);
         return 2;
     }
     job->nslots = o->universe ? o->universe : ncores_here > job->nranks ? ncores_here : job->nranks;
+    if (!o->universe && job->nslots < CM_UNIVERSE_DEFAULT)
+        job->nslots = CM_UNIVERSE_DEFAULT;
 
     job->core_of_rank = malloc((size_t)job->nranks * sizeof *job->core_of_rank);
     job->pids = calloc((size_t)job->nslots, sizeof *job->pids);

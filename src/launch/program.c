@@ -105,6 +105,11 @@ int cm_launch_check_apps(struct cm_launch_opts *o)
             fprintf(stderr, "mpirun: out of memory\n");
             return 1;
         }
+        char why[1024];
+        if (cm_launch_foreign(p->path, why, sizeof why)) {
+            fprintf(stderr, "mpirun: %s %s\n", p->argv[0], why);
+            return 126;
+        }
         if (p->wdir) {
             struct stat st;
             if (stat(p->wdir, &st) != 0 || !S_ISDIR(st.st_mode) || access(p->wdir, X_OK) != 0) {

@@ -28,6 +28,8 @@ struct watch {
     int aborting;        /* the job is being ended */
     double kill_at;      /* when to send SIGKILL (ms), 0: not scheduled */
     double deadline;     /* --timeout: when to end the job (ms), 0: none */
+    long long oom_kills; /* the kernel's out-of-memory kills when the job started (oom.c) */
+    int spawn_waits;     /* a spawn request waits for slots: look again soon */
     const struct cm_launch_opts *opts;
     struct cm_iofwd *io;
     struct cm_deadlock_watch deadlock;
@@ -115,9 +117,12 @@ static void on_rank_exit(struct watch *w, int rank, int wstatus)
     }
     if (WIFSIGNALED(wstatus)) {
         int sig = WTERMSIG(wstatus);
+        char who[320] = "";
         where_in_mpi(c, where, sizeof where);
-        fprintf(stderr, "mpirun: %s (pid %d) killed by signal %d (%s)%s; job aborted\n", name, (int)pid, sig,
-                strsignal(sig), state == CM_RANK_RUNNING ? where : "");
+        if (sig == SIGKILL) /* not mpirun's: it sends signals only once aborting */
+            cm_launch_sigkill_note(w->oom_kills, who, sizeof who);
+        fprintf(stderr, "mpirun: %s (pid %d) killed by signal %d (%s)%s%s; job aborted\n", name, (int)pid, sig,
+                strsignal(sig), who, state == CM_RANK_RUNNING ? where : "");
         end_job(w, 128 + sig, SIGTERM);
         return;
     }
@@ -158,6 +163,8 @@ static void reap(struct watch *w)
                     cm_iofwd_drain_rank(w->io, r); /* its output before mpirun's word on it */
                 on_rank_exit(w, r, wstatus);
                 w->job->pids[r] = 0;
+                if (r >= w->job->nranks) /* its slot is free for a later spawn (slots.c) */
+                    cm_launch_slot_released(w->job, r);
                 w->live--;
                 break;
             }
@@ -185,6 +192,8 @@ static int next_timeout_ms(const struct watch *w, double now)
         t = w->deadline - now > 0 ? w->deadline - now : 0;
     if (t < 0 && (w->aborting && w->kill_at > 0))
         t = 0;
+    if (w->spawn_waits && (t < 0 || t > 10))
+        t = 10;
     return t < 0 ? -1 : (int)t + 1; /* +1: never wake just before the moment */
 }
 
@@ -221,13 +230,17 @@ static void read_signals(struct watch *w, int sfd, const sigset_t *set)
  * by looking on every turn of the loop).  No spawning once the job ends. */
 static void serve_spawn(struct watch *w)
 {
-    if (!w->aborting)
-        w->live += cm_launch_serve_spawn(w->job);
+    if (w->aborting)
+        return;
+    int started = cm_launch_serve_spawn(w->job);
+    w->spawn_waits = started < 0;
+    if (started > 0)
+        w->live += started;
 }
 
 int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct cm_iofwd *io)
 {
-    struct watch w = {.job = job, .live = job->nranks, .opts = o, .io = io};
+    struct watch w = {.job = job, .live = job->nranks, .opts = o, .io = io, .oom_kills = cm_launch_oom_kills()};
     if (o->timeout_s > 0)
         w.deadline = now_ms() + o->timeout_s * 1e3;
     if (cm_deadlock_init(&w.deadlock, job->nslots, cm_deadlock_timeout_from_env()) != 0)

@@ -14,6 +14,7 @@
 #include "core/error.h"
 #include "core/state.h"
 #include "shm/dyn.h"
+#include "p2p/p2p.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -22,6 +23,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -72,17 +74,61 @@ static int host_is_here(const char *host)
     return !strcmp(host, me) || (strlen(host) == short_len && !strncmp(host, me, short_len));
 }
 
+/* dir/name into buf if it is a regular file this process may execute. */
+static int runnable_in(const char *dir, size_t dlen, const char *name, char *buf, size_t len)
+{
+    struct stat st;
+    if (dlen == 0 || snprintf(buf, len, "%.*s/%s", (int)dlen, dir, name) >= (int)len)
+        return 0;
+    return stat(buf, &st) == 0 && S_ISREG(st.st_mode) && access(buf, X_OK) == 0;
+}
+
+/* The first directory of a ':'-separated list holding name, into buf. */
+static int find_in_list(const char *list, const char *name, char *buf, size_t len)
+{
+    for (const char *d = list; d && *d;) {
+        size_t n = strcspn(d, ":");
+        if (runnable_in(d, n, name, buf, len))
+            return 1;
+        d += n + (d[n] == ':');
+    }
+    return 0;
+}
+
+/* A command without '/' is looked up, in the caller's environment, as users
+ * expect from mpiexec (MPI-4.1 11.3.4's reserved keys): the info key path's
+ * directories, then PATH, then wdir (or, without wdir, the caller's current
+ * directory).  PATH before the directory, so that a file in it never shadows
+ * a system program.  Found: its absolute path into buf, 1. */
+static int look_up(const char *command, const char *path, const char *wdir, char *buf, size_t len)
+{
+    char cwd[PATH_MAX], here[PATH_MAX];
+    if (path[0] && find_in_list(path, command, buf, len))
+        return 1;
+    if (find_in_list(getenv("PATH"), command, buf, len))
+        return 1;
+    const char *dir = wdir[0] ? wdir : getcwd(cwd, sizeof cwd);
+    if (!dir || !runnable_in(dir, strlen(dir), command, here, sizeof here))
+        return 0;
+    if (here[0] != '/' && getcwd(cwd, sizeof cwd))  /* a relative wdir is the caller's */
+        return snprintf(buf, len, "%s/%s", cwd, here) < (int)len;
+    return snprintf(buf, len, "%s", here) < (int)len;
+}
+
 /* The request for command c into data; 0 or an error class (o says why). */
 static int put_command(struct outcome *o, char *data, uint32_t *len, const char *command,
                        char **argv, int maxprocs, MPI_Info info)
 {
-    char wdir[PATH_MAX] = "", num[32], abs_cmd[PATH_MAX];
+    char wdir[PATH_MAX] = "", path[PATH_MAX] = "", num[32], abs_cmd[PATH_MAX];
     if (info != MPI_INFO_NULL) {
         int flag = 0, buflen = (int)sizeof wdir;
         if (PMPI_Info_get_string(info, "wdir", &buflen, wdir, &flag) != MPI_SUCCESS)
             return fail(o, MPI_ERR_INFO, "the info of '%s' is not a valid info object", command);
         if (!flag)
             wdir[0] = '\0';
+        buflen = (int)sizeof path;
+        if (PMPI_Info_get_string(info, "path", &buflen, path, &flag) != MPI_SUCCESS || !flag)
+            path[0] = '\0';
         char host[256];
         buflen = (int)sizeof host;
         if (PMPI_Info_get_string(info, "host", &buflen, host, &flag) == MPI_SUCCESS && flag && !host_is_here(host))
@@ -94,6 +140,12 @@ static int put_command(struct outcome *o, char *data, uint32_t *len, const char 
         char cwd[PATH_MAX];
         if (getcwd(cwd, sizeof cwd) && snprintf(abs_cmd, sizeof abs_cmd, "%s/%s", cwd, command) < (int)sizeof abs_cmd)
             command = abs_cmd;
+    } else if (!strchr(command, '/')) {
+        if (!look_up(command, path, wdir, abs_cmd, sizeof abs_cmd))
+            return fail(o, MPI_ERR_SPAWN, "cannot run '%s': program not found (looked in %s%s%sPATH and %s)", command,
+                        path[0] ? "the info key path's " : "", path[0] ? path : "", path[0] ? ", " : "",
+                        wdir[0] ? "wdir" : "the current directory");
+        command = abs_cmd;
     }
     int argc = 0;
     while (argv && argv[argc])
@@ -214,6 +266,7 @@ static int spawn(const char *call, int count, char **commands, char ***argvs, co
             errcodes[i] = o.err_class == MPI_SUCCESS ? MPI_SUCCESS : o.exec_err ? MPI_ERR_SPAWN : o.err_class;
     if (o.err_class != MPI_SUCCESS)
         return cm_error(comm, o.err_class, call, "%s", o.msg);
+    cm_p2p_reuse_refresh(); /* the children may have slots of finished ones: p2p/reuse.c */
     return cm_dyn_bridge(c, root, o.first_slot, CM_TAG_DYN_SPAWN - o.first_slot, call, intercomm);
 }
 

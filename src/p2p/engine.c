@@ -70,6 +70,9 @@ int cm_p2p_init(void)
         view_init(&cm_tx[p].v, cm_g.rank, p);
         view_init(&cm_rx[p].v, p, cm_g.rank);
     }
+    int rc = cm_p2p_reuse_init(); /* rings of reused slots start at their bases */
+    if (rc != MPI_SUCCESS)
+        return rc;
     cm_outq_init(n);
     cm_g.cma_ok = probe_single_copy();
     /* Eager up to 16 KiB by default: past that a single copy beats two copies
@@ -114,6 +117,7 @@ void cm_p2p_attach_remote(int w, void *tx_slots, struct cm_ring_ctl *tx_ctl, voi
 void cm_p2p_finalize(void)
 {
     cm_part_finalize();
+    cm_p2p_reuse_finalize();
     cm_match_finalize();
     cm_outq_finalize();
     free(cm_tx);
@@ -316,6 +320,7 @@ int cm_progress(int hint)
         n += poll_ring(hint);
     } else {
         int used = cm_slots_used();
+        cm_p2p_reuse_check(); /* a slot may have a new process: p2p/reuse.c */
         for (int s = 0; s < used; s++)
             n += poll_ring(s);
         for (int k = 0; k < cm_remote_n; k++)
@@ -350,6 +355,8 @@ static int ring_has_message(int s)
 int cm_progress_pending(void *unused)
 {
     (void)unused;
+    /* Before sleeping: a slot's new process may be what wakes us. */
+    cm_p2p_reuse_check();
     publish_all();
     int used = cm_slots_used();
     for (int s = 0; s < used; s++)
@@ -396,8 +403,9 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
             /* A process of another job cannot be watched by our mpirun. */
             int gone = cm_remote_dead();
             if (gone >= 0)
-                cm_fatal("MPI", "a process of the connected mpirun job (pid %d) died while this rank waited; "
-                         "its job ended without disconnecting", (int)cm_peer_ctl(gone)->pid);
+                cm_fatal(call_id ? cm_call_name(call_id) : "MPI",
+                         "a process of the connected mpirun job (pid %d, gone) died while this rank waited in "
+                         "this call; its job ended without disconnecting", (int)cm_peer_ctl(gone)->pid);
         }
     }
     if (announced)

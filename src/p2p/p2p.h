@@ -16,6 +16,7 @@
 #include "core/request.h"
 #include "p2p/request_wait.h"
 #include "shm/wait.h"
+#include "core/state.h"
 
 struct cm_comm;
 
@@ -48,6 +49,19 @@ void cm_p2p_finalize(void);
 /* Move whatever can move.  hint: a world rank to poll first, or -1.
  * Returns the number of messages handled. */
 int cm_progress(int hint);
+
+/* Slots mpirun gave to new processes (p2p/reuse.c): init records every
+ * slot's generation and starts the rings at their bases; refresh resets the
+ * rings of the slots whose generation moved since (cheap when none did). */
+int cm_p2p_reuse_init(void);
+void cm_p2p_reuse_refresh(void);
+void cm_p2p_reuse_finalize(void);
+extern uint32_t cm_reuse_seen;
+static inline void cm_p2p_reuse_check(void)
+{
+    if (__builtin_expect(atomic_load_explicit(&cm_g.hdr->reuse_epoch, memory_order_relaxed) != cm_reuse_seen, 0))
+        cm_p2p_reuse_refresh();
+}
 
 /* No queued sends and no nonblocking collectives need progress, and no
  * one-sided active messages may come (a listening window, or a peer that

@@ -52,6 +52,9 @@ POLLS = {
     "Testsome": ("*outcount == 0", "cm_prof_fold_key_reqs({id}, cm_ra_, cm_reqs_, incount)"),
 }
 
+# Probes look at a message without moving it: 0 bytes (the receive records them).
+PROBES = {"Probe", "Iprobe", "Mprobe", "Improbe"}
+
 # Parameter-name rules: first match wins.
 PEER_RULES = [("dest", "CPT_F_SEND"), ("source", "CPT_F_RECV"), ("root", "CPT_F_ROOT")]
 TAG_NAMES = ["tag", "sendtag"]
@@ -74,6 +77,13 @@ class Param:
 
     def is_scalar_int(self):
         return self.type == "int"
+
+    def is_scalar_count(self):
+        """An element count: int, or MPI_Count in the large-count (_c) forms."""
+        return self.type in ("int", "MPI_Count")
+
+    def is_count_array(self):
+        return " ".join(self.type.split()) in ("const int []", "const MPI_Count []")
 
 
 class Func:
@@ -137,16 +147,43 @@ def recv_status(f):
 
 
 def bytes_expr(f):
-    """count * type size, using the first scalar (count, type) pair; MPI_IN_PLACE aware."""
-    pairs = [(c, t) for c, t in COUNT_TYPE_PAIRS
-             if f.has(c) and f.has(t) and f.by_name[c].is_scalar_int()]
-    if not pairs:
+    """count * type size, using the first scalar (count, type) pair; MPI_IN_PLACE aware.
+    A probe moves no bytes (the receive that follows it records them)."""
+    if f.name in PROBES:
         return "0"
+    pairs = [(c, t) for c, t in COUNT_TYPE_PAIRS + [("recvcount", "datatype")]
+             if f.has(c) and f.has(t) and f.by_name[c].is_scalar_count()]
+    if not pairs:
+        return vbytes_expr(f)
     c, t = pairs[0]
     e = f"cm_prof_bytes({c}, {t})"
     if c == "sendcount" and f.has("sendbuf") and ("recvcount", "recvtype") in pairs:
         e = f"(sendbuf == MPI_IN_PLACE ? cm_prof_bytes(recvcount, recvtype) : {e})"
     return e
+
+
+def vbytes_expr(f):
+    """The v-forms (arrays of counts, no scalar one): the mean per peer of the bytes
+    this rank sends, so that they read like their plain forms (Alltoall records its
+    per-peer block) and the report's matrix (every member -> every other member with
+    the recorded bytes) adds up to what was sent.  Reduce_scatter's recvcounts are
+    the blocks of its send buffer, one per member."""
+    for counts, types in (("sendcounts", "sendtypes"), ("sendcounts", "sendtype"), ("recvcounts", "datatype")):
+        if f.has(counts) and f.by_name[counts].is_count_array() and f.has(types) and comm_name(f):
+            break
+    else:
+        return "0"
+    typ = f"{types}[cm_i_]" if types.endswith("s") else types
+    if types == "sendtype" and f.has("recvcounts") and f.has("recvtype"):   # Alltoallv in place
+        counts = f"(sendbuf == MPI_IN_PLACE ? recvcounts : {counts})"
+        typ = "(sendbuf == MPI_IN_PLACE ? recvtype : sendtype)"
+    elif types == "sendtypes" and f.has("recvtypes"):
+        counts = f"(sendbuf == MPI_IN_PLACE ? recvcounts : {counts})"
+        typ = "(sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes)[cm_i_]"
+    peers = "cm_prof_peers(cm_c_, {}, {})".format(comm_name(f), "1" if "eighbor" in f.name else "0")
+    if counts == "recvcounts":
+        peers = "(cm_c_ ? cm_c_->size : 0)"
+    return f"cm_prof_mean_bytes({peers}, cm_i_, cm_prof_bytes({counts}[cm_i_], {typ}))"
 
 
 def comm_name(f):
@@ -237,8 +274,8 @@ def gen_plain(f, call_id):
     if status and not f.has("dest"):
         has_flag = f.has("flag") and f.by_name["flag"].type == "int *"
         cond = "cm_rc_ == MPI_SUCCESS" + (" && *flag" if has_flag else "")
-        if f.name in ("Probe", "Iprobe", "Mprobe", "Improbe"):
-            L.append(f"    cm_e_->bytes = ({cond}) ? cm_prof_status_bytes(status) : 0;")
+        if f.name in PROBES:
+            L.append("    cm_e_->bytes = 0;")
         else:
             L.append(f"    cm_e_->bytes = ({cond}) ? cm_prof_status_bytes(status) : {be};")
     else:

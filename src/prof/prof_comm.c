@@ -139,3 +139,18 @@ const cm_prof_comm_t *cm_prof_comm_unknown(void) { return NULL; }
 
 int cm_prof_comm_count(void) { return n_comms; }
 const cm_prof_comm_t *cm_prof_comm_at(int i) { return &comms[i]; }
+
+int cm_prof_peers(const cm_prof_comm_t *c, MPI_Comm comm, int neighbor)
+{
+    if (!c) return 0;
+    if (!neighbor) return c->remote_size > 0 ? c->remote_size : c->size;
+    int kind = MPI_UNDEFINED, n = 0, rank = 0, in = 0, weighted = 0;
+    if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS) return 0;
+    if (kind == MPI_CART && PMPI_Cartdim_get(comm, &n) == MPI_SUCCESS) return 2 * n;
+    if (kind == MPI_GRAPH && PMPI_Comm_rank(comm, &rank) == MPI_SUCCESS &&
+        PMPI_Graph_neighbors_count(comm, rank, &n) == MPI_SUCCESS)
+        return n;
+    if (kind == MPI_DIST_GRAPH && PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted) == MPI_SUCCESS)
+        return n;
+    return 0;
+}

@@ -226,7 +226,8 @@ extern cm_prof_type_slot_t cm_prof_types[CM_PROF_TYPE_SLOTS] CM_PROF_HIDDEN;
 int cm_prof_type_size_slow(MPI_Datatype t) CM_PROF_HIDDEN;
 void cm_prof_type_forget(void) CM_PROF_HIDDEN;
 
-static inline uint64_t cm_prof_bytes(int count, MPI_Datatype t)
+/* count is an int, or an MPI_Count in the large-count (_c) forms. */
+static inline uint64_t cm_prof_bytes(long long count, MPI_Datatype t)
 {
     if (count <= 0) return 0;
     uintptr_t k = CM_PROF_KEY(t);
@@ -236,6 +237,20 @@ static inline uint64_t cm_prof_bytes(int count, MPI_Datatype t)
 }
 
 uint64_t cm_prof_status_bytes(const MPI_Status *st) CM_PROF_HIDDEN;
+
+/* The v-forms' bytes (gen_wrappers.py, vbytes_expr): the mean over n peers of
+ * term, evaluated with i = 0..n-1 (a GNU statement expression). */
+#define cm_prof_mean_bytes(n, i, term)                                        \
+    ({                                                                        \
+        int cm_n_ = (n);                                                      \
+        uint64_t cm_s_ = 0;                                                   \
+        for (int i = 0; i < cm_n_; i++) cm_s_ += (term);                      \
+        cm_n_ > 0 ? cm_s_ / (uint64_t)cm_n_ : 0;                              \
+    })
+/* How many peers a v-form's count arrays cover: the remote group of an
+ * intercommunicator, the out-neighbours for the neighbourhood collectives,
+ * else the group; 0 when the call failed (c NULL). */
+int cm_prof_peers(const cm_prof_comm_t *c, MPI_Comm comm, int neighbor) CM_PROF_HIDDEN;
 
 /* ---- requests -------------------------------------------------------- */
 uint32_t cm_prof_req_add(MPI_Request r, const cpt_event *init, int persistent) CM_PROF_HIDDEN;

@@ -30,7 +30,7 @@
 
 #define CM_CACHELINE 64
 #define CM_SEG_MAGIC   0x31697061726f6d63ULL /* "cmoraapi1" (any fixed value) */
-#define CM_SEG_VERSION 3u /* 3: dyn area's knocks (another job maps this segment) */
+#define CM_SEG_VERSION 4u /* 3: dyn area's knocks (another job maps this segment); 4: slot reuse (gen, reuse_epoch) */
 
 /* Environment contract between mpirun and the ranks. */
 #define CM_ENV_RANK   "COREMPI_RANK"
@@ -82,6 +82,10 @@ struct cm_seg_header {
     /* Slots [0, slots_used) are or were used: progress polls only their
      * rings.  Raised by mpirun (spawn) before the new processes start. */
     _Alignas(CM_CACHELINE) _Atomic uint32_t slots_used;
+    /* Raised by mpirun each time it gives a finished child's slots to new
+     * children (after it raised those slots' gen): progress compares it,
+     * on the line it reads anyway, to find the slots to reset (p2p/reuse.c). */
+    _Atomic uint32_t reuse_epoch;
     /* Hashes of the bad COREMPI_* settings some rank has warned about
      * (core/env.c), 0 = free: one warning per job, not one per rank. */
     _Alignas(CM_CACHELINE) _Atomic uint64_t env_warned[CM_SEG_ENV_WARNED];
@@ -119,7 +123,11 @@ struct cm_rank_ctl {
     _Alignas(CM_CACHELINE) _Atomic uint32_t doorbell;
     _Atomic uint32_t sleeping;            /* 1 while waiting on the futex */
     char pad_c[CM_CACHELINE - 8];
-    char gap_d[CM_CACHELINE];
+    /* line D: how many times mpirun gave this slot to a new process
+     * (written by mpirun only, before the new process starts).  A ring's
+     * positions start at cm_seg_ring_base() of its two ends' generations. */
+    _Alignas(CM_CACHELINE) _Atomic uint32_t gen;
+    char pad_d[CM_CACHELINE - 4];
 };
 
 _Static_assert(sizeof(struct cm_rank_ctl) == 4 * CM_CACHELINE, "control block is 4 lines");
@@ -143,6 +151,17 @@ static inline struct cm_rank_ctl *cm_seg_ctl(void *base, uint32_t rank)
 {
     const struct cm_seg_header *h = (const struct cm_seg_header *)base;
     return (struct cm_rank_ctl *)((char *)base + h->ctl_off) + rank;
+}
+
+/* Where the positions of the ring between two slots of generations ga and
+ * gb start.  A slot given to a new process starts its rings 2^24 slots of
+ * sequence numbers away from those of its previous occupant, so that a peer
+ * that has not yet reset its state for the slot (p2p/reuse.c) never takes a
+ * new message for the next one of the old sequence (a header's seq is its
+ * position + 1, 32 bits).  Slots never reused keep base 0. */
+static inline uint64_t cm_seg_ring_base(uint32_t ga, uint32_t gb)
+{
+    return (uint64_t)(ga + gb) << 24;
 }
 
 /* The consumer's published read position of one ring: written by dst, read by src. */

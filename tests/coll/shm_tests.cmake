@@ -77,10 +77,12 @@ endfunction()
 
 cm_coll_program(shm_areas)
 
+# --universe-size n: the areas' region grows with the universe (64 slots by
+# default), and "hold" must run out of it.
 function(cm_direct_areas_case name nprocs mode)
   add_test(NAME coll.shm_areas.${name}.n${nprocs}
            COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/shm_check.sh ${mode} --
-                   ${CM_COLL_MPIRUN} -n ${nprocs} $<TARGET_FILE:colltest_shm_areas> ${ARGN})
+                   ${CM_COLL_MPIRUN} -n ${nprocs} --universe-size ${nprocs} $<TARGET_FILE:colltest_shm_areas> ${ARGN})
   set_tests_properties(coll.shm_areas.${name}.n${nprocs} PROPERTIES
     TIMEOUT 180 PROCESSORS 2 LABELS coll ENVIRONMENT "${CM_DIRECT_FORCE};COREMPI_VERBOSE=coll")
 endfunction()

@@ -9,7 +9,7 @@ run nmiss -n;                 expect_rc 2 "-n at end";   expect_err nmiss "needs
 run noprog -n 2;              expect_rc 2 "no program";  expect_err noprog "mpirun: no program given"
 run unk --frobnicate -n 2 /bin/true; expect_rc 2 "unknown option"; expect_err unk "unknown option --frobnicate"
 run map --map-by spiral -n 2 /bin/true; expect_rc 2 "bad policy"; expect_err map "unknown --map-by policy 'spiral'"
-run bind --bind-to socket -n 2 /bin/true; expect_rc 2 "bad bind"; expect_err bind "unknown --bind-to target 'socket'"
+run bind --bind-to board -n 2 /bin/true; expect_rc 2 "bad bind"; expect_err bind "unknown --bind-to target 'board'"
 run topo --topology "not a topology" -n 2 /bin/true; expect_rc 2 "bad topology"; expect_err topo "cannot use topology"
 run help --help; expect_rc 0 "--help"; expect_out help "usage: mpirun"
 

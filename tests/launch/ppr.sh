@@ -15,6 +15,11 @@ expect_rc 0 "ppr:2:package"
 has pk 0 "package 0\[hwt 0-3\]: \[B/B/B/B\]\[./././.\]"; has pk 1 "package 0\[hwt 0-3\]"
 has pk 2 "package 1\[hwt 4-7\]: \[./././.\]\[B/B/B/B\]"; has pk 3 "package 1\[hwt 4-7\]"
 
+# socket: Open MPI's synonym of package, for --bind-to and ppr.
+run so --topology "$topo" --map-by ppr:2:socket --bind-to socket --report-bindings true
+expect_rc 0 "--bind-to socket"
+has so 0 "package 0\[hwt 0-3\]: \[B/B/B/B\]\[./././.\]"; has so 2 "package 1\[hwt 4-7\]"
+
 run l3 --topology "$topo" --map-by ppr:1:l3cache --bind-to l3cache --report-bindings true
 expect_rc 0 "ppr:1:l3cache"
 [ "$(grep -c 'MCW rank' "$T/l3.err")" -eq 4 ] || fail "ppr:1:l3cache: expected 4 ranks"
@@ -31,7 +36,7 @@ has nu 1 "numa 0\[hwt 0-7\]"
 # Too many ranks for ppr, and malformed values: one line, status 2.
 run over --topology "$topo" -n 5 --map-by ppr:1:package true; expect_rc 2 "too many for ppr"
 expect_err over "ppr:1:package places at most 2 ranks on 2 packages, and 5 were asked for"
-for bad in ppr:0:core ppr:x:core ppr:2:socket ppr:2 ppr::core; do
+for bad in ppr:0:core ppr:x:core ppr:2:board ppr:2 ppr::core; do
     run bad --map-by "$bad" -n 1 true; expect_rc 2 "--map-by $bad"; expect_err bad "expected ppr:N:core|l3cache|numa|package"
 done
 

@@ -2,6 +2,8 @@
  * sleeps (up to 20 s); rank VICTIM instead fails as HOW says:
  *   segv      raise SIGSEGV
  *   exit:N    exit with status N
+ *   kill      raise SIGKILL
+ *   oom:FILE  write "oom_kill 1" to FILE (mpirun's CM_TEST_VMSTAT), raise SIGKILL
  * so tests can watch mpirun end the job and leave nothing behind.  With
  * CM_TEST_IGNORE_TERM=1 the ranks ignore SIGTERM: only SIGKILL ends them. */
 #include <signal.h>
@@ -24,6 +26,15 @@ int main(int argc, char **argv)
         usleep(200 * 1000); /* let the others start sleeping first */
         if (strcmp(argv[2], "segv") == 0)
             raise(SIGSEGV);
+        if (strncmp(argv[2], "oom:", 4) == 0) {
+            FILE *f = fopen(argv[2] + 4, "w");
+            if (f) {
+                fputs("nr_free_pages 1\noom_kill 1\n", f);
+                fclose(f);
+            }
+        }
+        if (strcmp(argv[2], "kill") == 0 || strncmp(argv[2], "oom:", 4) == 0)
+            raise(SIGKILL);
         if (strncmp(argv[2], "exit:", 5) == 0)
             exit(atoi(argv[2] + 5));
     }

@@ -10,6 +10,20 @@ expect_err segv "mpirun: rank 1 (pid [0-9]*) killed by signal 11 (Segmentation f
 [ "$(grep -c '^pid ' "$T/segv.out")" -eq 4 ] || fail "segv: not every rank started"
 pids_gone segv
 
+# SIGKILL that mpirun did not send: by whom (the kernel's out-of-memory kill count, here
+# a file the rank changes before it dies, in place of /proc/vmstat).
+run kill -n 2 "$HELPERS/rank_crash" 1 kill
+expect_rc 137 "rank 1 SIGKILL"
+expect_err kill "mpirun: rank 1 (pid [0-9]*) killed by signal 9 (Killed), not sent by mpirun (another process sent it; the kernel's out-of-memory killer did not run); job aborted"
+pids_gone kill
+printf 'nr_free_pages 1\noom_kill 0\n' >"$T/vmstat"
+CM_TEST_VMSTAT="$T/vmstat" "$MPIRUN" -n 2 "$HELPERS/rank_crash" 1 "oom:$T/vmstat" >"$T/oom.out" 2>"$T/oom.err"
+RC=$?
+expect_rc 137 "rank 1 killed by the OOM killer"
+expect_err oom "mpirun: rank 1 (pid [0-9]*) killed by signal 9 (Killed) by the kernel's out-of-memory killer, most likely (its kill count in /proc/vmstat rose by 1 during the job;"
+[ "$(err_lines oom)" -eq 1 ] || fail "oom: expected one line"
+pids_gone oom
+
 # Ranks that ignore SIGTERM are killed (SIGKILL follows).
 CM_TEST_IGNORE_TERM=1 "$MPIRUN" -n 3 "$HELPERS/rank_crash" 0 segv >"$T/stubborn.out" 2>"$T/stubborn.err"
 RC=$?

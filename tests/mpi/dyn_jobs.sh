@@ -127,8 +127,8 @@ killed)
     second_job 2 client victim "$dir/port" 2
     [ "$crc" -eq 137 ] || fail "client job exit status $crc, expected 137 (its rank 0 was killed)"
     [ "$src" -ne 0 ] && [ "$src" -ne 124 ] || fail "server job exit status $src: expected an error, not success or a hang"
-    grep -q "a process of the connected mpirun job (pid [0-9]*) died" "$dir/server.err" ||
-        fail "the server does not say that the other job's process died"
+    grep -q "corempi: MPI_Recv on rank [0-9]*: a process of the connected mpirun job (pid [0-9]*, gone) died while this rank waited in this call" "$dir/server.err" ||
+        fail "the server does not say in which call the other job's process died: $(cat "$dir/server.err")"
     ;;
 *)
     echo "dyn_jobs.sh: unknown case $case"; exit 2 ;;

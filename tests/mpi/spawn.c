@@ -12,9 +12,18 @@
  *                       bad arguments: the error class at every parent, no
  *                       hang; a good spawn afterwards still works
  *   spawn crash         the child dies of SIGSEGV: mpirun ends the job
- *   spawn universe      the default MPI_UNIVERSE_SIZE: the world's size to the cores
+ *   spawn universe      the default MPI_UNIVERSE_SIZE: the largest of 64, the cores, the world
  *   spawn singleton     without mpirun: MPI_ERR_SPAWN, "needs mpirun"
+ *   spawn rounds N K    N rounds of: spawn K children, a message each way,
+ *                       disconnect -- in a universe with room for K children
+ *                       only, so each round reuses the slots of the last;
+ *                       the program's live processes stay at most world + K
+ *   spawn lookup DIR    (spawn_lookup.sh) commands without '/': found in the
+ *                       current directory DIR, in the info key path, in wdir;
+ *                       one found nowhere is MPI_ERR_SPAWN naming where it looked;
+ *                       DIR/cm-spawn-foreign (linked with another MPI) refused
  */
+#include <dirent.h>
 #include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
@@ -249,6 +258,118 @@ static void parent_errors(void)
     (void)k;
 }
 
+/* Spawn command (a name without '/') with info key=value; the child says
+ * which program it is and disconnects. */
+static int spawn_named(const char *command, const char *key, const char *value, const char *want)
+{
+    MPI_Info info = MPI_INFO_NULL;
+    if (key) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, key, value);
+    }
+    char *args[] = { "child-lookup", NULL };
+    MPI_Comm inter = MPI_COMM_NULL;
+    int rc = MPI_Comm_spawn(command, args, 1, info, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    if (rc != MPI_SUCCESS)
+        return rc;
+    char got[4096] = "";
+    if (wrank == 0)
+        MPI_Recv(got, sizeof got, MPI_CHAR, 0, 0, inter, MPI_STATUS_IGNORE);
+    CHECK(wrank != 0 || strstr(got, want), "spawned '%s' ran %s, expected %s", command, got, want);
+    MPI_Comm_disconnect(&inter);
+    return MPI_SUCCESS;
+}
+
+/* Processes running this program now (their /proc/PID/exe is self_path),
+ * zombies not counted. */
+static int live_copies(void)
+{
+    DIR *d = opendir("/proc");
+    int n = 0;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        char path[300], exe[4096], stat[512];
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/exe", e->d_name);
+        ssize_t len = readlink(path, exe, sizeof exe - 1);
+        if (len <= 0)
+            continue;
+        exe[len] = '\0';
+        if (strcmp(exe, self_path))
+            continue;
+        snprintf(path, sizeof path, "/proc/%s/stat", e->d_name);
+        FILE *f = fopen(path, "r");
+        if (!f)
+            continue;
+        size_t got = fread(stat, 1, sizeof stat - 1, f);
+        fclose(f);
+        stat[got] = '\0';
+        const char *paren = strrchr(stat, ')');
+        n += paren && paren[1] == ' ' && paren[2] != 'Z';
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+static void parent_rounds(int rounds, int k)
+{
+    int *u, flag;
+    MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
+    CHECK(flag && *u == wsize + k, "run with --universe-size %d (world + K), not %d", wsize + k, flag ? *u : -1);
+    char *args[] = { "child-round", NULL };
+    for (int i = 0; i < rounds; i++) {
+        MPI_Comm inter;
+        int rc = MPI_Comm_spawn(self_path, args, k, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "round %d: spawn of %d returned %d", i, k, rc);
+        if (wrank == 0)
+            for (int c = 0; c < k; c++) {
+                int v = i * 10 + c, back;
+                MPI_Send(&v, 1, MPI_INT, c, 1, inter);
+                MPI_Recv(&back, 1, MPI_INT, c, 2, inter, MPI_STATUS_IGNORE);
+                CHECK(back == v + 1, "round %d: child %d answered %d to %d", i, c, back, v);
+            }
+        MPI_Comm_disconnect(&inter);
+        if (wrank == 0 && i % 50 == 49) {
+            int n = live_copies();
+            CHECK(n >= 1 && n <= wsize + k, "round %d: %d processes of the program alive (world %d, K %d)", i,
+                  n, wsize, k);
+            printf("round %d: %d processes alive\n", i + 1, n);
+            fflush(stdout);
+        }
+    }
+}
+
+static void parent_lookup(const char *dir)
+{
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    char sub[4096], w[4096], want[4200];
+    snprintf(sub, sizeof sub, "%s/sub", dir);
+    snprintf(w, sizeof w, "%s/w", dir);
+    snprintf(want, sizeof want, "%s/cm-spawn-here", dir);
+    int rc = spawn_named("cm-spawn-here", NULL, NULL, want);       /* the current directory */
+    CHECK(rc == MPI_SUCCESS, "a program in the current directory without ./ was not found (%d)", rc);
+    snprintf(want, sizeof want, "%s/cm-spawn-path", sub);
+    rc = spawn_named("cm-spawn-path", "path", sub, want);          /* info key path */
+    CHECK(rc == MPI_SUCCESS, "a program in the info key path was not found (%d)", rc);
+    snprintf(want, sizeof want, "%s/cm-spawn-wdir", w);
+    rc = spawn_named("cm-spawn-wdir", "wdir", w, want);            /* info key wdir */
+    CHECK(rc == MPI_SUCCESS, "a program in wdir was not found (%d)", rc);
+    rc = spawn_named("cm-spawn-nowhere", "path", sub, "");
+    expect_spawn_error("a program found nowhere", rc, "cannot run 'cm-spawn-nowhere': program not found");
+    expect_spawn_error("a program found nowhere", rc, sub);
+    /* A program of another MPI (spawn_lookup.sh links one against a dummy
+     * libmpi.so.40 when it has a compiler): refused, its children would never join. */
+    snprintf(want, sizeof want, "%s/cm-spawn-foreign", dir);
+    if (access(want, X_OK) == 0) {
+        rc = spawn_named("cm-spawn-foreign", NULL, NULL, "");
+        expect_spawn_error("a program of another MPI", rc, "is linked with Open MPI's libmpi.so.40, not corempi");
+    }
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -264,6 +385,16 @@ int main(int argc, char **argv)
     if (parent != MPI_COMM_NULL) {
         if (!strcmp(mode, "child-crash")) {
             raise(SIGSEGV);
+        } else if (!strcmp(mode, "child-round")) {
+            int v;
+            MPI_Recv(&v, 1, MPI_INT, 0, 1, parent, MPI_STATUS_IGNORE);
+            v++;
+            MPI_Send(&v, 1, MPI_INT, 0, 2, parent);
+            MPI_Comm_disconnect(&parent);
+        } else if (!strcmp(mode, "child-lookup")) {
+            if (wrank == 0)
+                MPI_Send(self_path, (int)strlen(self_path) + 1, MPI_CHAR, 0, 0, parent);
+            MPI_Comm_disconnect(&parent);
         } else if (argc == 1 || !strcmp(mode, "child-multi")) {
             child_multi(parent, argc, argv);
         } else {
@@ -288,9 +419,16 @@ int main(int argc, char **argv)
     } else if (!strcmp(mode, "universe")) {
         int *u, flag;
         MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
-        long cores = sysconf(_SC_NPROCESSORS_ONLN);
-        CHECK(flag && *u >= wsize && *u <= (cores > wsize ? cores : wsize),
-              "default MPI_UNIVERSE_SIZE %d (world %d, %ld cores online)", flag ? *u : -1, wsize, cores);
+        long cores = sysconf(_SC_NPROCESSORS_ONLN), want = cores > wsize ? cores : wsize;
+        if (want < 64)
+            want = 64;   /* generous by default: room to spawn (mpirun's CM_UNIVERSE_DEFAULT) */
+        CHECK(flag && *u == want, "default MPI_UNIVERSE_SIZE %d (world %d, %ld cores online; expected %ld)",
+              flag ? *u : -1, wsize, cores, want);
+    } else if (!strcmp(mode, "rounds")) {
+        parent_rounds(argc > 2 ? atoi(argv[2]) : 200, argc > 3 ? atoi(argv[3]) : 1);
+    } else if (!strcmp(mode, "lookup")) {
+        CHECK(argc > 2, "lookup needs DIR");
+        parent_lookup(argv[2]);
     } else if (!strcmp(mode, "singleton")) {
         MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
         MPI_Comm inter;

@@ -288,9 +288,11 @@ static uint64_t calls_of(const cpt_event *e)
     return (e->flags & CPT_F_FOLDED) ? cpt_fold_count(e) : 1;
 }
 
-static int found_message(const cpt_event *e)   /* a probe that succeeded */
+/* A probe that succeeded: it names the matched source (poll_fold.c probes
+ * MPI_ANY_SOURCE); its bytes are 0, a probe moves nothing. */
+static int found_message(const cpt_event *e)
 {
-    return e->bytes && !(e->flags & CPT_F_FOLDED);
+    return e->peer >= 0 && !(e->flags & CPT_F_FOLDED);
 }
 
 static int continues_full_fold(const cpt_event *prev, const cpt_event *e)
@@ -327,7 +329,7 @@ static void check_fold(cpt_trace *tr, int n, const char *dir)
             if (is_call(t, e, "MPI_Iprobe")) {
                 iprobe_calls += calls_of(e);
                 if (found_message(e)) {
-                    CHECK(e->bytes == 4 && e->tag == 7, "rank %d: successful Iprobe of %llu bytes, tag %d", r,
+                    CHECK(e->bytes == 0 && e->tag == 7, "rank %d: successful Iprobe of %llu bytes, tag %d", r,
                           (unsigned long long)e->bytes, e->tag);
                     success++;
                 } else if (cont && nf) {
@@ -382,6 +384,37 @@ static void check_fold(cpt_trace *tr, int n, const char *dir)
     printf("iprobe_calls=%llu\n", (unsigned long long)iprobe_calls);
 }
 
+/* byte_counts.c: every call's bytes, where the MPI has the call (the _c forms
+ * are MPI 4).  A probe records 0: the receive after it records the message. */
+static void check_bytes(cpt_trace *tr, int n)
+{
+    static const struct { const char *call; int rank; unsigned long long bytes; int calls; } want[] = {
+        {"MPI_Send", 0, 40, 4},          {"MPI_Probe", 1, 0, 1},     {"MPI_Iprobe", 1, 0, -1},
+        {"MPI_Mprobe", 1, 0, 1},         {"MPI_Improbe", 1, 0, -1},  {"MPI_Recv", 1, 40, 2},
+        {"MPI_Mrecv", 1, 40, 2},         {"MPI_Reduce_scatter_block", -1, 12, 1},
+        {"MPI_Reduce_scatter", -1, 12, 1}, {"MPI_Alltoallv", -1, 16, 1}, {"MPI_Alltoallw", -1, 6, 1},
+        {"MPI_Allreduce_c", -1, 24, 0},  {"MPI_Reduce_scatter_block_c", -1, 8, 0},
+    };
+    for (int r = 0; r < n; r++) {
+        cpt_trace *t = &tr[r];
+        check_common(t, r, n);
+        for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
+            if (want[w].rank >= 0 && want[w].rank != r) continue;
+            int id = call_id(t, want[w].call), calls = 0;
+            if (id < 0) continue;      /* this MPI has no such function */
+            for (size_t i = 0; i < t->n_events; i++) {
+                const cpt_event *e = &t->events[i];
+                if (e->call != (uint32_t)id || (e->flags & CPT_F_FOLDED)) continue;
+                CHECK(e->bytes == want[w].bytes, "rank %d: %s recorded %llu bytes, expected %llu", r,
+                      want[w].call, (unsigned long long)e->bytes, want[w].bytes);
+                calls++;
+            }
+            CHECK(want[w].calls < 0 || calls == want[w].calls || (want[w].calls == 0 && calls <= 1),
+                  "rank %d: %d %s records, expected %d", r, calls, want[w].call, want[w].calls);
+        }
+    }
+}
+
 static void check_thread_multiple(cpt_trace *tr, int n)
 {
     for (int r = 0; r < n; r++) {
@@ -394,7 +427,7 @@ static void check_thread_multiple(cpt_trace *tr, int n)
 int main(int argc, char **argv)
 {
     if (argc != 4) {
-        fprintf(stderr, "usage: check_trace ring|allreduce|anysource|requests|killed|segv|pcontrol|thread_multiple|fold DIR NPROCS\n");
+        fprintf(stderr, "usage: check_trace ring|allreduce|anysource|requests|killed|segv|pcontrol|thread_multiple|fold|bytes DIR NPROCS\n");
         return 2;
     }
     const char *mode = argv[1];
@@ -417,6 +450,7 @@ int main(int argc, char **argv)
         else if (!strcmp(mode, "requests")) check_requests(tr, n);
         else if (!strcmp(mode, "thread_multiple")) check_thread_multiple(tr, n);
         else if (!strcmp(mode, "fold")) check_fold(tr, n, argv[2]);
+        else if (!strcmp(mode, "bytes")) check_bytes(tr, n);
         else { fprintf(stderr, "check_trace: unknown mode %s\n", mode); failures++; }
     }
     size_t events = 0;

@@ -20,6 +20,9 @@ add_test(NAME report_html_chromium
   COMMAND sh ${CP_REPORT_TESTS}/test_report_html_chromium.sh $<TARGET_FILE:coreprof> $<TARGET_FILE:test_report_gen>)
 add_test(NAME report_stream
   COMMAND sh ${CP_REPORT_TESTS}/test_report_stream.sh $<TARGET_FILE:coreprof> $<TARGET_FILE:test_report_gen>)
+# `coreprof report --help`: the usage on stdout, exit 0 (was "unexpected argument", 2).
+add_test(NAME report_help
+  COMMAND sh -c "out=$($0 report --help) && echo \"$out\" | grep -q '^usage: coreprof report DIR'" $<TARGET_FILE:coreprof>)
 set_tests_properties(report_stream PROPERTIES TIMEOUT 120 SKIP_RETURN_CODE 77)
 set_tests_properties(report_synthetic report_malformed PROPERTIES TIMEOUT 120)
 set_tests_properties(report_html_chromium PROPERTIES TIMEOUT 240 SKIP_RETURN_CODE 77)

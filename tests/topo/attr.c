@@ -67,7 +67,7 @@ static void check_predefined(MPI_Comm c, const char *name)
 #ifdef COREMPI
     CHECK(flag && *v == 1, "%s: MPI_WTIME_IS_GLOBAL", name);
     OK(MPI_Comm_get_attr(c, MPI_UNIVERSE_SIZE, &v, &flag));
-    /* the universe: mpirun --universe-size, by default the cores, never below -n */
+    /* the universe: mpirun --universe-size, by default the larger of 64, the cores and -n */
     CHECK(flag && *v >= size, "%s: MPI_UNIVERSE_SIZE %d below the world size %d", name, *v, size);
     OK(MPI_Comm_get_attr(c, MPI_APPNUM, &v, &flag));
     CHECK(flag && *v == 0, "%s: MPI_APPNUM", name);

@@ -192,6 +192,9 @@ static int report(const char *dir, const char *outdir, const cp_timeline_opts *t
 int main(int argc, char **argv)
 {
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) { usage(stdout); return 0; }
+    /* `coreprof report --help` (anywhere after report): the usage, asked for. */
+    for (int i = 2; argc >= 2 && !strcmp(argv[1], "report") && i < argc; i++)
+        if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) { usage(stdout); return 0; }
     if (argc < 3 || strcmp(argv[1], "report") != 0) { usage(stderr); return 2; }
     const char *dir = NULL, *outdir = NULL;
     cp_timeline_opts topts = { 1000000, 100ull << 20 };
