@@ -9,6 +9,7 @@
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/direct/direct.h"
+#include "coll/p2p.h"
 #include "p2p/p2p.h"
 
 #include <stdlib.h>
@@ -127,7 +128,7 @@ void cm_direct_drop_sent(struct cm_direct *s, int peer)
     PMPI_Get_count(&st, MPI_BYTE, &count);
     void *junk = malloc(count > 0 ? (size_t)count : 1);
     if (junk)
-        PMPI_Recv(junk, count, MPI_BYTE, peer, st.MPI_TAG, s->cc, MPI_STATUS_IGNORE);
+        cm_coll_recv(junk, count, MPI_BYTE, peer, st.MPI_TAG, s->cc, MPI_STATUS_IGNORE);
     free(junk);
 }
 #endif
