@@ -247,10 +247,12 @@ static int part_query(struct cm_request *r)
     return p->why ? report(p, current_call()) : MPI_SUCCESS;
 }
 
-/* MPI-4.1 section 4.2.1: cancelling an active partitioned request is erroneous. */
+/* MPI-4.1 section 4.2.1: cancelling an active partitioned request is
+ * erroneous.  Active until its completion call, even when all the data has
+ * already landed: whether it has is a race the program cannot see. */
 static int part_cancel(struct cm_request *r)
 {
-    if (!r->active || r->complete)
+    if (!r->active)
         return MPI_SUCCESS;
     return cm_error(r->comm, MPI_ERR_REQUEST, "MPI_Cancel", "partitioned request %ld is active: it cannot be cancelled",
                     (long)(intptr_t)cm_req_handle(r->hindex));
