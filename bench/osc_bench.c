@@ -255,7 +255,8 @@ static void part_shm(void)
         fail("ranks 0 and 1 share no memory");
     /* Each rank's segment first touched by its owner (as the floor's is). */
     MPI_Win_allocate_shared(rank < 2 ? MAX_BYTES : 0, 1, MPI_INFO_NULL, node, &wbase, &win);
-    memset(wbase, 0, rank < 2 ? MAX_BYTES : 0);
+    if (rank < 2)   /* a size-0 segment's base is NULL (MPI-4.1 12.2.3) */
+        memset(wbase, 0, MAX_BYTES);
     MPI_Aint sz;
     int du;
     MPI_Win_shared_query(win, 1, &sz, &du, &shm_peer);
