@@ -101,11 +101,22 @@ static unsigned tag_coll(int tag, unsigned mine)
  * another path).  Its word as far as the message shows: the collective by
  * the tag, the bytes by the size, my root and op.  Messages of nonblocking
  * schedules (tags from CM_TAG_NBC_BASE) may legitimately be early. */
+/* The first message from peer on s's collective context, when it is a
+ * blocking collective's: tags 1 .. CM_TAG_NBC_BASE - 1 (coll.h).  Not the
+ * negative tags of the communicator calls (a Comm_idup's later rounds may
+ * legitimately wait there unexpected), nor the nonblocking ones. */
+static int probe_blocking(struct cm_direct *s, int peer, MPI_Status *st)
+{
+    int flag = 0;
+    return PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, st) == MPI_SUCCESS && flag && st->MPI_TAG > 0 &&
+           st->MPI_TAG < CM_TAG_NBC_BASE;
+}
+
 int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs)
 {
-    int flag = 0, count = 0;
+    int count = 0;
     MPI_Status st;
-    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, &st) != MPI_SUCCESS || !flag || st.MPI_TAG >= CM_TAG_NBC_BASE)
+    if (!probe_blocking(s, peer, &st))
         return 0;
     PMPI_Get_count(&st, MPI_BYTE, &count);
     uint32_t w = cm_direct_word;
@@ -121,9 +132,9 @@ int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs)
  * it). */
 void cm_direct_drop_sent(struct cm_direct *s, int peer)
 {
-    int flag = 0, count = 0;
+    int count = 0;
     MPI_Status st;
-    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, &st) != MPI_SUCCESS || !flag || st.MPI_TAG >= CM_TAG_NBC_BASE)
+    if (!probe_blocking(s, peer, &st))
         return;
     PMPI_Get_count(&st, MPI_BYTE, &count);
     void *junk = malloc(count > 0 ? (size_t)count : 1);

@@ -1,0 +1,79 @@
+/*
+ * coll_no_false.c -- correct programs that the default collective mismatch
+ * check (coll/direct/diverge.c: waits that last look for the peer on another
+ * path) must leave alone: each case is legal MPI and must end with every
+ * call returning MPI_SUCCESS and the right data.
+ *
+ *   idup_bcast  MPI_Comm_idup still running under a blocking MPI_Bcast whose
+ *               root comes late: the idup's internal messages (negative tags
+ *               on the collective context) wait unexpected at the reader,
+ *               which must not take them for the root's collective message.
+ */
+#include <mpi.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static int failures, fatal;
+
+#define CHECK(cond, ...)                                                                                              \
+    do {                                                                                                              \
+        if (!(cond)) {                                                                                                \
+            fprintf(stderr, "coll_no_false rank %d: ", rank);                                                        \
+            fprintf(stderr, __VA_ARGS__);                                                                             \
+            fputc('\n', stderr);                                                                                      \
+            failures++;                                                                                               \
+        }                                                                                                             \
+    } while (0)
+
+static void idup_bcast(int rank, int size)
+{
+    MPI_Comm comm, dup;
+    MPI_Request req;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (!fatal)   /* -fatal: the default handler prints what it saw */
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    MPI_Barrier(comm);   /* the area is attached: the bcast below goes through it */
+    MPI_Comm_idup(comm, &dup, &req);
+    if (rank == 0) {
+        /* Move the idup on (its next round's messages go out), then come late. */
+        for (int i = 0; i < 200; i++) {
+            int flag;
+            MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+            if (flag)
+                break;
+            usleep(1000);
+        }
+        usleep(300000);
+    }
+    int v = rank == 0 ? 42 : -1;
+    int rc = MPI_Bcast(&v, 1, MPI_INT, 0, comm);
+    CHECK(rc == MPI_SUCCESS, "idup_bcast: MPI_Bcast returned %d", rc);
+    CHECK(v == 42, "idup_bcast: got %d, not 42", v);
+    rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "idup_bcast: MPI_Wait on the idup returned %d", rc);
+    int sum = 0;
+    MPI_Allreduce(&rank, &sum, 1, MPI_INT, MPI_SUM, dup);
+    CHECK(sum == size * (size - 1) / 2, "idup_bcast: allreduce on the dup gave %d", sum);
+    MPI_Comm_free(&dup);
+    MPI_Comm_free(&comm);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size;
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *which = argc > 1 ? argv[1] : "all";
+    fatal = argc > 2 && !strcmp(argv[2], "-fatal");
+    for (int i = 0; i < 8; i++)   /* the timing varies: a few tries */
+        if (!strcmp(which, "all") || !strcmp(which, "idup_bcast"))
+            idup_bcast(rank, size);
+    int all = 0;
+    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf(all ? "coll_no_false: %d failures\n" : "coll_no_false: ok\n", all);
+    MPI_Finalize();
+    return all != 0;
+}
