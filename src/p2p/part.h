@@ -62,6 +62,8 @@ struct cm_part {
     int contig;                    /* the datatype has no holes */
     int peer, tag;
     MPI_Comm comm, cc;             /* the user's communicator and its collective twin */
+    struct cm_comm *held;          /* comm, referenced while p lives: a Comm_free waits for a zombie's
+                                    * traffic, so its handle and contexts are not reused under it */
     int id;                        /* send: sid; receive: rid (-1: none) */
 
     /* Matching. */

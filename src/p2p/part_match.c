@@ -94,6 +94,8 @@ void cm_part_free(struct cm_part *p)
             cm_request_release(q);
     }
     cm_dt_release(p->dt);
+    if (p->held)
+        cm_comm_release(p->held);
     free(p->reqs);
     free(p->ready);
     free(p->missing);
@@ -346,6 +348,13 @@ void cm_part_release(struct cm_part *p)
         cm_part_free(p);
 }
 
+/* At finalize: the communicators are gone already (cm_comm_finalize). */
+static void forget(struct cm_part *p)
+{
+    p->held = NULL;
+    cm_part_free(p);
+}
+
 void cm_part_finalize(void)
 {
     while (chans) {
@@ -354,7 +363,7 @@ void cm_part_finalize(void)
         for (struct cm_part *p = c->wait_head, *next; p; p = next) {
             next = p->next;
             if (!p->self)
-                cm_part_free(p);
+                forget(p);
         }
         while (c->stash_head) {
             struct stash *s = c->stash_head;
@@ -368,7 +377,7 @@ void cm_part_finalize(void)
         ctl_list = p->next;
         p->on_ctl = 0;
         if (!p->self)
-            cm_part_free(p);
+            forget(p);
     }
     if (pump && (!pump_listed || cm_progress_drop_generic(pump)))
         cm_request_release(pump);

@@ -318,6 +318,8 @@ static int part_init(int send, const void *buf, int partitions, MPI_Count count,
     p->tag = tag;
     p->comm = comm;
     p->cc = cm_coll_comm(comm);
+    p->held = cm_comm_lookup(comm, NULL);
+    p->held->refcount++;
     if (send) {
         p->nmsg = partitions;
         p->reqs = malloc((size_t)partitions * sizeof *p->reqs);
