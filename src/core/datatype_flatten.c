@@ -289,6 +289,10 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
     size_t size = 0, nbasic = 0, align = 1;
     MPI_Datatype basic = 0;
     int mixed = 0, sticky = 0;
+    /* The signature class (datatype.h) of the pieces: a type that mixes
+     * MPI_2INT with MPI_INT is all ints, as 3 MPI_INT are; MPI_PACKED in it
+     * (class 0, matching any) makes the whole match any. */
+    int cls = -1, packed = 0;
     /* Bounds: copies of types whose bounds were set by resized carry lb/ub
      * markers; when any marker is present the markers alone decide (MPI's
      * typemap rule), else the natural bounds of the pieces. */
@@ -305,6 +309,8 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
                 mixed = 1;
             if (!basic)
                 basic = o->basic;
+            packed |= o->sig_class == 0;
+            cls = cls < 0 || cls == o->sig_class ? o->sig_class : CM_DT_SIG_MIXED;
         }
         if (o->align > align)
             align = o->align;
@@ -346,7 +352,7 @@ int cm_dt_build_layout(struct cm_datatype *t, size_t np, const struct cm_datatyp
     t->size = sat_mul_add(size, vec_count, 0);
     t->nbasic = sat_mul_add(nbasic, vec_count, 0);
     t->basic = mixed ? 0 : basic;
-    t->sig_class = cm_dt_sig_class_of(t->basic);
+    t->sig_class = packed ? 0 : cls >= 0 ? (unsigned char)cls : cm_dt_sig_class_of(t->basic);
     t->align = align;
     t->sticky_bounds = sticky;
     t->lb = lb;

@@ -8,6 +8,9 @@
  *               root comes late: the idup's internal messages (negative tags
  *               on the collective context) wait unexpected at the reader,
  *               which must not take them for the root's collective message.
+ *   pair_mix    MPI_Allreduce (a user op) of one struct {MPI_2INT, MPI_INT}
+ *               on rank 0 against 3 MPI_INT elsewhere: the same type
+ *               signature (int, int, int), so no MPI_ERR_TYPE.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -59,6 +62,38 @@ static void idup_bcast(int rank, int size)
     MPI_Comm_free(&comm);
 }
 
+static MPI_Datatype pair_int;   /* struct {MPI_2INT, MPI_INT}: three ints */
+
+static void int_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
+{
+    int n = *len * (*dt == pair_int ? 3 : 1);
+    for (int i = 0; i < n; i++)
+        ((int *)inout)[i] += ((int *)in)[i];
+}
+
+static void pair_mix(int rank, int size)
+{
+    int bl[2] = { 1, 1 };
+    MPI_Aint disp[2] = { 0, 2 * sizeof(int) };
+    MPI_Datatype types[2] = { MPI_2INT, MPI_INT };
+    MPI_Type_create_struct(2, bl, disp, types, &pair_int);
+    MPI_Type_commit(&pair_int);
+    MPI_Op op;
+    MPI_Op_create(int_sum, 1, &op);
+    MPI_Comm comm;
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    if (!fatal)
+        MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int in[3] = { rank, 2 * rank, 3 * rank }, out[3] = { -1, -1, -1 };
+    int rc = rank == 0 ? MPI_Allreduce(in, out, 1, pair_int, op, comm) : MPI_Allreduce(in, out, 3, MPI_INT, op, comm);
+    int t = size * (size - 1) / 2;
+    CHECK(rc == MPI_SUCCESS, "pair_mix: MPI_Allreduce returned %d", rc);
+    CHECK(out[0] == t && out[1] == 2 * t && out[2] == 3 * t, "pair_mix: got %d %d %d", out[0], out[1], out[2]);
+    MPI_Comm_free(&comm);
+    MPI_Op_free(&op);
+    MPI_Type_free(&pair_int);
+}
+
 int main(int argc, char **argv)
 {
     int rank, size;
@@ -70,6 +105,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < 8; i++)   /* the timing varies: a few tries */
         if (!strcmp(which, "all") || !strcmp(which, "idup_bcast"))
             idup_bcast(rank, size);
+    if (!strcmp(which, "all") || !strcmp(which, "pair_mix"))
+        pair_mix(rank, size);
     int all = 0;
     MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     if (rank == 0)
