@@ -1,8 +1,8 @@
 /*
  * coll_no_false.c -- correct programs that the default collective mismatch
  * check (coll/direct/diverge.c: waits that last look for the peer on another
- * path) must leave alone: each case is legal MPI and must end with every
- * call returning MPI_SUCCESS and the right data.
+ * path) must leave alone: each case must end with every call returning
+ * MPI_SUCCESS and the right data.
  *
  *   idup_bcast  MPI_Comm_idup still running under a blocking MPI_Bcast whose
  *               root comes late: the idup's internal messages (negative tags
@@ -10,7 +10,11 @@
  *               which must not take them for the root's collective message.
  *   pair_mix    MPI_Allreduce (a user op) of one struct {MPI_2INT, MPI_INT}
  *               on rank 0 against 3 MPI_INT elsewhere: the same type
- *               signature (int, int, int), so no MPI_ERR_TYPE.
+ *               signature (int, int, int), so the same signature class
+ *               (core/datatype.h's invariant) and no MPI_ERR_TYPE, as n
+ *               MPI_2INT against 2n MPI_INT.  (The standard asks reductions
+ *               for the same count and datatype on every rank; the check
+ *               reads that as the same signature, and so does this case.)
  */
 #include <mpi.h>
 #include <stdio.h>
