@@ -15,11 +15,16 @@
  * And the mirror case: the sender waits for its MPI_Isend before the
  * collective while the receivers sit in it with their MPI_Irecv pending (the
  * receiver must drain its ring while it waits in the collective).
- * Messages: 20 KB and 1 MB contiguous, and a strided vector of 64 KB of ints
- * (a non-contiguous sender always streams).  Every byte is checked.
+ * Messages: 20 KB and 1 MB contiguous (streamed through the ring with a core
+ * per rank, split copy from the second message of a pair on with more ranks
+ * than cores), 4 MB (split copy from the second message of a pair on: the
+ * receiver's WCTS needs the sender to write its half) and a strided vector
+ * of 64 KB of ints (a non-contiguous sender always streams).  Every byte is
+ * checked.
  * Before 2026-11-29 the senders' collective waits ran no point-to-point
  * progress when nothing was posted: "before" hung at every size.
- * Prints "rndv_progress ok"; -v names each case as it starts.
+ * Prints "rndv_progress ok"; -v names each case as it starts, -k K runs the
+ * messages of kind K (0-3, in the order above) only.
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -134,7 +139,13 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
-    verbose = argc > 1 && !strcmp(argv[1], "-v");
+    int only = -1;
+    for (int i = 1; i < argc; i++) {
+        if (!strcmp(argv[i], "-v"))
+            verbose = 1;
+        else if (!strcmp(argv[i], "-k") && i + 1 < argc)
+            only = atoi(argv[++i]);
+    }
     if (size < 2 || size > 64) {
         if (rank == 0)
             printf("rndv_progress: needs 2-64 ranks\n");
@@ -147,9 +158,14 @@ int main(int argc, char **argv)
     const struct kind kinds[] = {
         { "20 KB", 20 * 1024 / 4, MPI_INT, 20 * 1024 / 4 },
         { "1 MB", 1024 * 1024 / 4, MPI_INT, 1024 * 1024 / 4 },
+        { "4 MB", 4096 * 1024 / 4, MPI_INT, 4096 * 1024 / 4 },
         { "vector 64 KB", 1, vec, 2 * VEC_INTS - 1 },
     };
-    size_t most = kinds[1].span > kinds[2].span ? kinds[1].span : kinds[2].span;
+    const int nkinds = (int)(sizeof kinds / sizeof kinds[0]);
+    size_t most = 0;
+    for (int k = 0; k < nkinds; k++)
+        if (kinds[k].span > most)
+            most = kinds[k].span;
     int **sbuf = malloc((size_t)size * sizeof *sbuf);
     for (int d = 0; d < size; d++)
         sbuf[d] = malloc(most * sizeof(int));
@@ -163,11 +179,11 @@ int main(int argc, char **argv)
         collective(c, 0, 0);
 
     int round = 0;
-    for (int k = 0; k < 3; k++)
+    for (int k = 0; k < nkinds; k++)
         for (int mode = ISEND; mode <= BSEND; mode++)
             for (int coll = BARRIER; coll <= ALLREDUCE; coll++)
                 for (int order = BEFORE; order <= SENDER_FIRST; order++) {
-                    if (order == SENDER_FIRST && mode == BSEND)
+                    if ((order == SENDER_FIRST && mode == BSEND) || (only >= 0 && k != only))
                         continue;   /* a Bsend has nothing to wait for */
                     run_case(&kinds[k], mode, coll, order, ++round, sbuf, rbuf);
                 }
