@@ -43,6 +43,7 @@ struct cm_request {
                                  * and gives an empty status (no query, no status, no cancel) */
     unsigned in_array : 1;      /* named by the array of a Wait/Test{all,any,some} in progress
                                  * (p2p/api_wait.c): a second mark is a repeated request */
+    unsigned owed : 1;          /* counted in cm_p2p_owed (p2p/p2p.h) until it completes */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;

@@ -28,8 +28,9 @@
 #include <limits.h>
 
 static const struct timespec nap = { 0, 2000000 };  /* 2 ms */
-/* While this process serves active messages (osc/am.c) their arrival does
- * not wake a sleep on a window word: nap as the collectives do then. */
+/* While this process serves active messages (osc/am.c), or a peer's
+ * rendezvous waits for it (cm_p2p_owed), those messages do not wake a sleep
+ * on a window word: nap as the collectives do then. */
 static const struct timespec am_nap = { 0, 100000 };  /* 100 us */
 
 void cm_osc_wake_slow(_Atomic uint32_t *word)
@@ -65,7 +66,7 @@ void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)
          * osc.atomic and win_acc timeouts) or take a shared hold twice. */
         int done = cond(arg);
         if (!done)
-            cm_futex_wait((void *)word, seen, cm_osc_am_live() ? &am_nap : &nap);
+            cm_futex_wait((void *)word, seen, cm_osc_am_live() || cm_p2p_owed ? &am_nap : &nap);
         atomic_fetch_sub(sleepers, 1);
         if (done)
             break;

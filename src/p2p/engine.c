@@ -258,6 +258,7 @@ void cm_progress_consumed(int src, struct cm_msg_hdr *h)
 }
 
 int cm_p2p_am_listeners;
+unsigned cm_p2p_owed;
 
 int cm_progress_quiet(void)
 {

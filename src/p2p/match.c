@@ -162,6 +162,7 @@ void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len)
 
 void cm_recv_complete(struct cm_request *r)
 {
+    cm_p2p_settle(r);
     r->complete = 1;
     if (r->freed)
         cm_request_release(r);

@@ -68,6 +68,29 @@ static inline void cm_p2p_reuse_check(void)
  * asked: cm_rank_ctl's am_wanted): a blocking receive may watch one ring
  * alone for a while, a collective's waiter sleep on its word alone. */
 int cm_progress_quiet(void);
+/* Rendezvous transfers in which a peer waits for this rank's progress: a
+ * send from its RTS until it completes (the receiver's CTS or WCTS needs the
+ * sender to stream or write its part) and a streamed receive from its CTS
+ * until its last fragment (the sender blocks on room in our ring).  Only
+ * this rank changes it, inside its own calls, and always before the message
+ * that lets the peer start waiting (RTS, CTS) is published: a wait that
+ * reads 0 owes no peer anything (docs/polling.md, "Waits in collectives").
+ * Read by the collectives' waits every 64 polls (coll/direct/await.c). */
+extern unsigned cm_p2p_owed;
+static inline void cm_p2p_owe(struct cm_request *r)
+{
+    r->owed = 1;
+    cm_p2p_owed++;
+}
+/* At completion (before the request may be released). */
+static inline void cm_p2p_settle(struct cm_request *r)
+{
+    if (r->owed) {
+        r->owed = 0;
+        cm_p2p_owed--;
+    }
+}
+
 /* Release a message the caller took from src's ring itself (fast receive). */
 struct cm_msg_hdr;
 void cm_progress_consumed(int src, struct cm_msg_hdr *h);

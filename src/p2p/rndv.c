@@ -190,6 +190,7 @@ void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uin
     }
     r->stream_len = len;
     r->received = 0;
+    cm_p2p_owe(r);      /* the sender will wait for room in our ring */
     struct cm_cts cts = { token, (uintptr_t)r };
     cm_send_ctrl(src_world, CM_MSG_CTS, &cts, sizeof cts);
 }

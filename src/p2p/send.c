@@ -94,6 +94,7 @@ int cm_write_first(struct cm_request *r)
     h->len = sizeof rts;
     memcpy(cm_msg_payload(h), &rts, sizeof rts);
     r->send_stage = 2;
+    cm_p2p_owe(r);      /* before the receiver can see the RTS and ask */
     publish_and_wake(dst, h);
     cm_p2p_count(dst, r->bytes);
     return 1;
@@ -158,6 +159,7 @@ void cm_send_stream(struct cm_request *r, uint64_t receiver_token)
 
 void cm_send_complete(struct cm_request *r)
 {
+    cm_p2p_settle(r);
     r->complete = 1;
     if (r->mode == CM_MODE_BUFFERED && r->internal)
         cm_bsend_done(r);

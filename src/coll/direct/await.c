@@ -33,13 +33,18 @@ int cm_direct_backoff_when_oversubscribed(void)
 }
 
 /* A rank waiting in a shared-memory collective still owes progress to its
- * pending nonblocking operations and posted receives (MPI-4.1 §3.7.4,
- * §6.12): a peer may be blocked until one of our schedules sends its next
- * round, or until we drain the ring it fills towards a receive we posted,
- * and the peer may be the one we wait for (tests/mpi/nbc_progress.c:
- * Ibarrier on one communicator, Bcast on another, 5 ranks deadlocked;
- * tests/mpi/ring_progress.c: 4000 sends to posted receives, then a Bcast
- * from the sender, 2 ranks deadlocked).  So every
+ * pending nonblocking operations, posted receives and open rendezvous
+ * transfers (MPI-4.1 §3.7.4, §6.12): a peer may be blocked until one of our
+ * schedules sends its next round, until we drain the ring it fills towards
+ * a receive we posted or matched, or until we stream or write the data of a
+ * send it matched, and the peer may be the one we wait for
+ * (tests/mpi/nbc_progress.c: Ibarrier on one communicator, Bcast on
+ * another, 5 ranks deadlocked; tests/mpi/ring_progress.c: 4000 sends to
+ * posted receives, then a Bcast from the sender, 2 ranks deadlocked;
+ * tests/mpi/rndv_progress.c: Isend or Bsend of 20 KB, then Barrier, against
+ * a blocking Recv, deadlocked at 2-4 ranks).  The first test is the
+ * rendezvous count, a plain load: the waits' idle path pays 4 instructions
+ * for it (docs/polling.md, "Waits in collectives").  So every
  * wait below runs the progress engine while anything is pending, and then
  * sleeps only briefly: a message for us rings our doorbell, not this word.
  * Returns the futex timeout to use. */
@@ -48,7 +53,7 @@ const struct timespec cm_direct_long_nap = { 0, 200 * 1000000L };   /* a lost wa
 const struct timespec *cm_direct_progress_pending(const struct timespec *normal)
 {
     static const struct timespec brief = { 0, 100 * 1000L };
-    if (cm_progress_quiet() && cm_match_idle())
+    if (!cm_p2p_owed && cm_progress_quiet() && cm_match_idle())
         return normal;
     cm_progress(-1);
     return &brief;
