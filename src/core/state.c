@@ -42,5 +42,6 @@ void cm_user_code_ends(unsigned blocked)
 
 int cm_check_initialized_fail(const char *call)
 {
-    cm_fatal(call, "%s", cm_g.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
+    cm_fatal(call, "%s", cm_g.finalized == CM_BETWEEN_SESSIONS ? "called with no session open (after the last MPI_Session_finalize)"
+                         : cm_g.finalized ? "called after MPI_Finalize" : "called before MPI_Init");
 }

@@ -26,7 +26,7 @@ struct cm_state {
     struct cm_seg_header *hdr;
     struct cm_rank_ctl *self_ctl;  /* this rank's control block */
     int initialized;
-    int finalized;
+    int finalized;                 /* 1: after MPI_Finalize; CM_BETWEEN_SESSIONS: idle (mpi/init.c) */
     int singleton;                 /* started without mpirun */
     int thread_level;
     pthread_t main_thread;
@@ -39,6 +39,10 @@ struct cm_state {
     unsigned verbose;              /* COREMPI_VERBOSE bits */
     int coll_check;                /* COREMPI_CHECK=1: collectives compare all arguments first (coll/check.c) */
 };
+
+/* cm_g.finalized while sessions only were used and all have ended: the
+ * layers are still up for a later session (mpi/init.c). */
+#define CM_BETWEEN_SESSIONS 2
 
 #define CM_VERBOSE_P2P  0x1u
 #define CM_VERBOSE_COLL 0x2u

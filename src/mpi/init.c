@@ -170,9 +170,14 @@ static void setup(int required)
 
 int cm_process_up(int required, const char *call)
 {
+    if (cm_g.finalized == CM_BETWEEN_SESSIONS) {
+        cm_g.finalized = 0;
+        users = 1;
+        atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_RUNNING, memory_order_release);
+        return MPI_SUCCESS;
+    }
     if (cm_g.finalized)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, call,
-                        "corempi cannot start MPI again once MPI_Finalize or the last MPI_Session_finalize has run");
+        return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, call, "MPI cannot be started again after MPI_Finalize");
     if (users++ == 0)
         setup(required);
     return MPI_SUCCESS;
@@ -192,6 +197,18 @@ void cm_process_down(int call_id)
      * leave peers waiting: deliver them before leaving. */
     cm_bsend_flush();
     cm_progress_until(outq_empty, NULL, -1, call_id, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+    if (!world_inited) {
+        /* Sessions only, and the last one has ended: the layers stay up, idle,
+         * for a later MPI_Session_init or MPI_Init (MPI-4.1 11.3.1 lets a
+         * session start after every earlier one has ended).  Tearing down
+         * would forget the per-peer message state that the other ranks, still
+         * running, keep: a restart could not rejoin it.  Meanwhile the rank
+         * counts as finalized: other MPI calls are errors, and the process
+         * may end here. */
+        cm_g.finalized = CM_BETWEEN_SESSIONS;
+        atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_FINALIZED, memory_order_release);
+        return;
+    }
     cm_comm_finalize();
     cm_p2p_finalize();
     cm_group_finalize();

@@ -4,10 +4,12 @@
 
 /* One more user of the library's process state (the world model or a
  * session): the first sets the layers up at thread level `required`.  An
- * error (class) once the state was torn down: corempi does not restart. */
+ * error (class) after MPI_Finalize; after the last MPI_Session_finalize of
+ * a process that never called MPI_Init, the state is taken up again. */
 int cm_process_up(int required, const char *call);
 /* One user less: the last one delivers queued control messages and tears
- * the layers down (call_id: the CM_CALL_ of the caller, for progress). */
+ * the layers down, or, under sessions only, leaves them idle for a later
+ * session (call_id: the CM_CALL_ of the caller, for progress). */
 void cm_process_down(int call_id);
 
 #endif

@@ -14,7 +14,8 @@
  * (MPI-4.0 11.3.1: objects are freed by their free calls); the program must
  * have completed its communication on them.  Communicators still alive stay
  * usable objects until the last user of the process state is gone, when
- * cm_comm_finalize frees them all.
+ * cm_comm_finalize frees them all (under sessions only that is never: the
+ * state stays for a later session, init.c).
  */
 #include "core/error.h"
 #include "core/group.h"

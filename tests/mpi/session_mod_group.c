@@ -1,15 +1,18 @@
 /*
  * session_mod_group.c -- MPI_Comm_create_from_group on groups modified from
- * a session's pset (after MPICH's test of that name, which hung here).
+ * a session's pset (after MPICH's test of that name).
  *
  * MPI_Comm_create_from_group is collective over the group's members only
  * (MPI-4.1 §7.4.2, §11.3): with MPI_GROUP_EMPTY it is local and returns
  * MPI_COMM_NULL, and so, as MPI_Comm_create_group does, for a process not
- * in the group.  The hang: every rank called with the group of the world
- * minus the last rank (MPI_Group_excl), in a variable that still held the
- * communicator of the whole world; the excluded rank got an error instead
- * of MPI_COMM_NULL, kept the old communicator and waited in MPI_Barrier on
- * it while the members' barrier was on the new one.
+ * in the group.  MPICH's program excludes the last rank (MPI_Group_excl)
+ * and that rank passes MPI_GROUP_EMPTY: it got MPI_ERR_GROUP, so the
+ * program failed (exit status 1).  Here, in addition, every rank calls
+ * with the modified group, in a variable that still holds the communicator
+ * of the whole world: an error there left the excluded rank on the old
+ * communicator, waiting in MPI_Barrier while the members' barrier was on
+ * the new one.  (MPICH's session_mod_group_re_init repeats its rounds in
+ * new sessions: session_reinit.c.)
  * Also: members only calling with the even ranks (MPI_Group_incl), the odd
  * ranks at the same time with the same string tag (disjoint groups), a
  * reversed group (MPI_Group_range_incl), and MPI_GROUP_EMPTY.
