@@ -1,0 +1,463 @@
+#!/usr/bin/env python3
+"""spec.py -- reader and checker of corempi's API spec (spec/*.api).
+
+The spec declares every MPI function corempi exports, one block per
+function; docs/spec.md gives the syntax.  Generators import this module:
+
+    import spec
+    api = spec.load('spec')            # raises spec.SpecError on a bad file
+    for fn in api.functions():         # every exported name, _c forms too
+        print(fn.name, fn.c_prototype())
+
+Run as a program it checks the spec (see main()).  Nothing here knows C
+beyond the mapping of a parameter's type and direction to its C type,
+which is the one rule the prototype check holds the spec to.
+"""
+import os
+import re
+import sys
+
+DIRS = ('in', 'out', 'inout')
+# Scalar value types: spec name -> C type.
+VALUES = {'int': 'int', 'bool': 'int', 'Count': 'MPI_Count', 'Aint': 'MPI_Aint',
+          'Offset': 'MPI_Offset', 'Fint': 'MPI_Fint', 'double': 'double'}
+# Handles and the tool interface's opaque/enumerated types: C type MPI_<name>.
+HANDLES = {'Comm', 'Group', 'Datatype', 'Op', 'Request', 'Info', 'Errhandler',
+           'Message', 'Session', 'Win', 'File', 'T_enum', 'T_cvar_handle',
+           'T_pvar_handle', 'T_pvar_session', 'T_event_registration',
+           'T_event_instance', 'T_cb_safety', 'T_source_order'}
+# Types that are neither values nor handles (see docs/spec.md).
+SPECIAL_TYPES = {'buf', 'ptr', 'string', 'char', 'argv', 'Status', 'varargs'}
+KINDS = {'count', 'disp', 'rank', 'tag', 'errcode', 'keyval', 'strlen'}
+SPECIALS = {'IN_PLACE', 'BOTTOM', 'PROC_NULL', 'ANY_SOURCE', 'ANY_TAG', 'ROOT',
+            'STATUS_IGNORE', 'STATUSES_IGNORE', 'ERRCODES_IGNORE', 'UNWEIGHTED',
+            'WEIGHTS_EMPTY', 'ARGV_NULL', 'ARGVS_NULL', 'INFO_NULL', 'UNDEFINED',
+            'BUFFER_AUTOMATIC', 'COMM_NULL', 'GROUP_EMPTY', 'REQUEST_NULL',
+            'DATATYPE_NULL', 'KEYVAL_INVALID', 'T_ENUM_NULL'}
+ATTRS = {'async', 'byref'}
+FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed'}
+# Functions a length expression may call: facts of a communicator or sum of an array.
+LEN_FUNCS = {'size', 'rsize', 'rank', 'indegree', 'outdegree', 'ndims', 'sum'}
+RETURNS = {'int': 'int', 'double': 'double', 'Aint': 'MPI_Aint'}
+RETURNS.update({h: 'MPI_' + h for h in ('Comm', 'Group', 'Datatype', 'Op', 'Request', 'Info',
+                                        'Errhandler', 'Message', 'Session', 'Win', 'File')})
+
+
+class SpecError(Exception):
+    pass
+
+
+def is_callback(t):
+    return t.endswith('_function') or t.endswith('_function_c')
+
+
+def known_type(t):
+    return t in VALUES or t in HANDLES or t in SPECIAL_TYPES or is_callback(t)
+
+
+class Param:
+    """One parameter.  base/base_c: the type in the plain and the _c form
+    ('-' in the plain form: the parameter exists only in the _c form);
+    dims: the array length expressions ([] for a scalar); buf: for a
+    buffer, (count expression, datatype, displacements or None)."""
+
+    def __init__(self, where, fields):
+        self.where = where
+        if len(fields) < 3:
+            raise SpecError('%s: a parameter needs name, direction and type' % where)
+        self.name, self.dir, ty = fields[0], fields[1], fields[2]
+        if self.dir not in DIRS:
+            raise SpecError('%s: direction %r is not one of %s' % (where, self.dir, DIRS))
+        self.kind = None
+        self.specials = []
+        self.attrs = set()
+        for f in fields[3:]:
+            if f.startswith('+'):
+                if f[1:] not in SPECIALS:
+                    raise SpecError('%s: unknown special value %s' % (where, f))
+                self.specials.append(f[1:])
+            elif f in KINDS:
+                self.kind = f
+            elif f in ATTRS:
+                self.attrs.add(f)
+            else:
+                raise SpecError('%s: unknown word %r' % (where, f))
+        self.buf = None
+        self.dims = []
+        m = re.match(r'buf\((.*)\)$', ty)
+        if m:
+            parts = [p.strip() for p in split_top(m.group(1))]
+            if len(parts) not in (1, 2, 3):
+                raise SpecError('%s: buf(count, datatype[, displs]) or buf(handle) expected' % where)
+            if len(parts) == 1:     # count and datatype are those of a tool handle
+                parts = [parts[0], parts[0]]
+            self.buf = (parts[0], parts[1], parts[2] if len(parts) == 3 else None)
+            self.base = self.base_c = 'buf'
+            return
+        m = re.match(r'([A-Za-z_0-9-]+)(?:\|([A-Za-z_0-9]+))?((?:\[[^\]]*(?:\[[^\]]*\][^\]]*)*\])*)$', ty)
+        if not m:
+            raise SpecError('%s: cannot read type %r' % (where, ty))
+        self.base, self.base_c = m.group(1), m.group(2) or m.group(1)
+        for t in (self.base, self.base_c):
+            if t != '-' and not known_type(t):
+                raise SpecError('%s: unknown type %r' % (where, t))
+        self.dims = split_dims(m.group(3), where)
+        if self.base == 'char' and len(self.dims) != 1:
+            raise SpecError('%s: char needs its length: char[LEN]' % where)
+
+    def c_type(self, large=False):
+        """The C declaration of this parameter (name included), or None if
+        it is absent from that form."""
+        t = self.base_c if large else self.base
+        n = self.name
+        if t == '-':
+            return None
+        if t == 'varargs':
+            return '...'
+        if t == 'buf':
+            return ('const void *' if self.dir == 'in' else 'void *') + n
+        if t == 'ptr':
+            return 'void *' + n
+        if t == 'char':
+            return 'char *' + n
+        if t == 'Status':
+            return ('const MPI_Status *' if self.dir == 'in' else 'MPI_Status *') + n
+        if t == 'argv':
+            inner = 'char **' if self.dir == 'in' or self.dims else 'char ***'
+            return inner + n + ('[]' if self.dims else '')
+        if t == 'string':
+            if self.dims:
+                return 'char *' + n + '[]'
+            return 'const char *' + n
+        if is_callback(t):
+            return 'MPI_%s *%s' % (t, n)
+        c = VALUES.get(t) or 'MPI_' + t
+        if self.dims:
+            const = 'const ' if self.dir == 'in' else ''
+            return '%s%s %s[]%s' % (const, c, n, ''.join('[%s]' % d for d in self.dims[1:]))
+        if self.dir == 'in' and 'byref' not in self.attrs:
+            return '%s %s' % (c, n)
+        return '%s *%s' % (c, n)
+
+
+def split_top(s):
+    """Split s at the commas that are outside brackets."""
+    out, depth, cur = [], 0, ''
+    for ch in s:
+        if ch in '([':
+            depth += 1
+        elif ch in ')]':
+            depth -= 1
+        if ch == ',' and depth == 0:
+            out.append(cur)
+            cur = ''
+        else:
+            cur += ch
+    out.append(cur)
+    return out
+
+
+def split_dims(s, where):
+    dims, depth, cur = [], 0, ''
+    for ch in s:
+        if ch == '[':
+            depth += 1
+            if depth == 1:
+                cur = ''
+                continue
+        elif ch == ']':
+            depth -= 1
+            if depth == 0:
+                dims.append(cur.strip())
+                continue
+        cur += ch
+    if depth:
+        raise SpecError('%s: unbalanced [ ]' % where)
+    return dims
+
+
+class Function:
+    def __init__(self, name, ret, flags, chapter, where):
+        self.name, self.ret, self.flags = name, ret, flags
+        self.chapter, self.where = chapter, where
+        self.params = []
+        self.large = False      # True for the _c form made from a 'large' block
+        self.base = self        # the block this function comes from
+
+    def large_form(self):
+        f = Function(self.name + '_c', self.ret, self.flags, self.chapter, self.where)
+        f.params, f.large, f.base = self.params, True, self
+        return f
+
+    def c_params(self):
+        """The C parameter declarations, in order."""
+        return [c for c in (p.c_type(self.large) for p in self.params) if c is not None]
+
+    def c_prototype(self, prefix='MPI_'):
+        ps = self.c_params() or ['void']
+        return '%s %s%s(%s)' % (RETURNS[self.ret], prefix, self.name[4:], ', '.join(ps))
+
+
+class Api:
+    def __init__(self):
+        self.blocks = []        # Function, as written (one per block)
+        self.chapters = {}      # file stem -> (number, title)
+
+    def functions(self):
+        """Every function the spec declares, the _c forms after their block."""
+        for b in self.blocks:
+            yield b
+            if 'large' in b.flags:
+                yield b.large_form()
+
+    def by_name(self):
+        return {f.name: f for f in self.functions()}
+
+
+def load(directory):
+    """Read every *.api file of directory (sorted by chapter number)."""
+    api = Api()
+    files = [f for f in os.listdir(directory) if f.endswith('.api')]
+    if not files:
+        raise SpecError('%s: no .api files' % directory)
+    for fname in files:
+        read_file(api, os.path.join(directory, fname))
+    api.blocks.sort(key=lambda f: (api.chapters[f.chapter][0], 0))
+    return api
+
+
+def read_file(api, path):
+    stem = os.path.basename(path)[:-4]
+    fn = None
+    with open(path) as fh:
+        for lineno, raw in enumerate(fh, 1):
+            where = '%s:%d' % (path, lineno)
+            line = raw.split('#', 1)[0].rstrip()
+            if not line.strip():
+                continue
+            if line.startswith('chapter '):
+                words = line.split(None, 2)
+                api.chapters[stem] = (float(words[1]), words[2] if len(words) > 2 else '')
+                continue
+            if not line[0].isspace():
+                if stem not in api.chapters:
+                    raise SpecError('%s: a "chapter N Title" line comes first' % where)
+                words = line.split()
+                name, ret, rest = words[0], 'int', words[1:]
+                if not re.match(r'MPI_[A-Za-z0-9_]+$', name):
+                    raise SpecError('%s: %r is not a function name' % (where, name))
+                if rest[:1] == ['->']:
+                    if len(rest) < 2 or rest[1] not in RETURNS:
+                        raise SpecError('%s: return type after -> is one of %s' % (where, sorted(RETURNS)))
+                    ret, rest = rest[1], rest[2:]
+                bad = [w for w in rest if w not in FLAGS]
+                if bad:
+                    raise SpecError('%s: unknown flag(s) %s' % (where, ' '.join(bad)))
+                fn = Function(name, ret, set(rest), stem, where)
+                api.blocks.append(fn)
+                continue
+            if fn is None:
+                raise SpecError('%s: parameter before any function' % where)
+            fields = tokens(line.strip(), where)
+            fn.params.append(Param(where, fields))
+
+
+def tokens(line, where):
+    """Whitespace-separated words, except inside ( ) and [ ]."""
+    out, depth, cur = [], 0, ''
+    for ch in line:
+        if ch in '([':
+            depth += 1
+        elif ch in ')]':
+            depth -= 1
+        if ch.isspace() and depth == 0:
+            if cur:
+                out.append(cur)
+            cur = ''
+        else:
+            cur += ch
+    if depth:
+        raise SpecError('%s: unbalanced brackets' % where)
+    if cur:
+        out.append(cur)
+    return out
+
+
+# ---- validation -------------------------------------------------------
+
+def expr_names(expr):
+    """(identifiers, called functions) of a length or count expression."""
+    names = re.findall(r'[A-Za-z_][A-Za-z_0-9]*(?=\s*\()|[A-Za-z_][A-Za-z_0-9]*', expr)
+    calls = set(re.findall(r'([A-Za-z_][A-Za-z_0-9]*)\s*\(', expr))
+    return [n for n in names if n not in calls], calls
+
+
+def check_expr(fn, expr, what, errors, integral_only=True):
+    if not re.match(r'^[A-Za-z_0-9+\-*()\[\] ]+$', expr):
+        errors.append('%s: %s: %s %r has characters an expression cannot have' % (fn.where, fn.name, what, expr))
+        return
+    ids, calls = expr_names(expr)
+    params = {p.name: p for p in fn.params}
+    for c in calls - LEN_FUNCS:
+        errors.append('%s: %s: %s %r calls unknown %s() (known: %s)' % (fn.where, fn.name, what, expr, c, ', '.join(sorted(LEN_FUNCS))))
+    for i in ids:
+        if i.startswith('MPI_'):
+            continue
+        if i not in params:
+            errors.append('%s: %s: %s %r names %r, which is no parameter' % (fn.where, fn.name, what, expr, i))
+
+
+def validate(api):
+    """Every error of meaning (the syntax was checked by load)."""
+    errors = []
+    seen = {}
+    for fn in api.functions():
+        if fn.name in seen:
+            errors.append('%s: %s declared twice (also %s)' % (fn.where, fn.name, seen[fn.name]))
+        seen[fn.name] = fn.where
+    for fn in api.blocks:
+        params = {}
+        for p in fn.params:
+            if p.name in params:
+                errors.append('%s: %s: parameter %s twice' % (p.where, fn.name, p.name))
+            params[p.name] = p
+        has_c_only = any(p.base == '-' for p in fn.params)
+        split = any(p.base != p.base_c for p in fn.params)
+        if (split or has_c_only) and 'large' not in fn.flags:
+            errors.append('%s: %s: a type with | but no large flag' % (fn.where, fn.name))
+        for p in fn.params:
+            for d in p.dims:
+                check_expr(fn, d, 'the length of ' + p.name, errors)
+            if p.base == 'char' and p.dir == 'in':
+                errors.append('%s: %s: %s: an input string is "string", char[N] is an output buffer' % (p.where, fn.name, p.name))
+            if p.buf:
+                count, dtype, displs = p.buf
+                check_expr(fn, count, 'the count of ' + p.name, errors)
+                if dtype == count and params.get(count) is not None and params[count].base.startswith('T_'):
+                    pass        # buf(handle): the tool handle knows both
+                elif not dtype.startswith('MPI_'):
+                    dp = params.get(dtype)
+                    if dp is None or dp.base != 'Datatype':
+                        errors.append('%s: %s: buffer %s names datatype %r, which is no Datatype parameter' % (p.where, fn.name, p.name, dtype))
+                cp = params.get(count)
+                if cp is not None and cp.base_c not in ('int', 'Count', 'Aint') and dtype != count:
+                    errors.append('%s: %s: buffer %s names count %r, which is no integer' % (p.where, fn.name, p.name, count))
+                if displs is not None and (displs not in params or not params[displs].dims):
+                    errors.append('%s: %s: buffer %s names displacements %r, which is no array parameter' % (p.where, fn.name, p.name, displs))
+            if 'async' in p.attrs and not (p.buf or p.dims):
+                errors.append('%s: %s: %s: only a buffer or an array is async' % (p.where, fn.name, p.name))
+            if p.kind == 'strlen' and p.base not in ('int',):
+                errors.append('%s: %s: %s: a string length is an int' % (p.where, fn.name, p.name))
+    return errors
+
+
+# ---- prototypes of a C header -----------------------------------------
+
+def c_header_prototypes(text):
+    """name -> (return type, [parameter declarations]) of a C header's
+    MPI_ functions (also COREMPI_LEGACY_FN(ret, Name, (params)) rows)."""
+    protos = {}
+    flat = re.sub(r'/\*.*?\*/', ' ', text, flags=re.S)
+    for m in re.finditer(r'^\s*(int|double|MPI_\w+)\s+(MPI_\w+)\s*\(([^;{]*?)\)\s*;', flat, re.M):
+        protos[m.group(2)] = (m.group(1), split_c_params(m.group(3)))
+    for m in re.finditer(r'COREMPI_LEGACY_FN\((\w+),\s*(\w+),\s*\((.*?)\)\)', flat, re.S):
+        protos['MPI_' + m.group(2)] = (m.group(1), split_c_params(m.group(3)))
+    return protos
+
+
+def split_c_params(s):
+    s = ' '.join(s.split())
+    if s in ('', 'void'):
+        return []
+    return [p.strip() for p in s.split(',')]
+
+
+def c_function_typedefs(text):
+    return set(re.findall(r'typedef\s+\w+\s*\(\s*\w*?(MPI_\w+)\s*\)', text))
+
+
+def normalise(decl, fntypes):
+    """(type, name) of a C parameter declaration with const and spacing
+    dropped and a first [] read as a pointer (C's own adjustment)."""
+    d = ' '.join(decl.replace('const', ' ').split())
+    if d == '...':
+        return ('...', '')
+    m = re.match(r'(.*?)([A-Za-z_]\w*)\s*((?:\[[^\]]*\])*)$', d)
+    if not m:
+        return (d, '')
+    t, name, arr = m.group(1), m.group(2), m.group(3)
+    t = t.replace(' ', '')
+    if t.rstrip('*') in fntypes and not t.endswith('*'):
+        t += '*'        # a parameter of function type is a pointer to it
+    if arr:
+        dims = re.findall(r'\[[^\]]*\]', arr)
+        t += '*' + ''.join(x.replace(' ', '') for x in dims[1:])
+    return (t, name)
+
+
+def compare_prototypes(api, protos, fntypes):
+    """Errors where a function's C prototype built from the spec differs
+    from protos (type by type, then name by name)."""
+    errors = []
+    for fn in api.functions():
+        if fn.name not in protos:
+            errors.append('%s: %s: no prototype in the reference header' % (fn.where, fn.name))
+            continue
+        ret, ref = protos[fn.name]
+        if RETURNS[fn.ret] != ret:
+            errors.append('%s: %s returns %s in the spec, %s in the header' % (fn.where, fn.name, RETURNS[fn.ret], ret))
+        mine = [normalise(c, fntypes) for c in fn.c_params()]
+        theirs = [normalise(c, fntypes) for c in ref]
+        if [t for t, _ in mine] != [t for t, _ in theirs]:
+            errors.append('%s: %s: parameter types differ\n    spec:   %s\n    header: %s' % (
+                fn.where, fn.name, ', '.join(fn.c_params()), ', '.join(ref)))
+        elif [n for _, n in mine] != [n for _, n in theirs]:
+            errors.append('%s: %s: parameter names differ: spec %s, header %s' % (
+                fn.where, fn.name, [n for _, n in mine], [n for _, n in theirs]))
+    return errors
+
+
+def main(argv):
+    import argparse
+    ap = argparse.ArgumentParser(description='check corempi\'s API spec')
+    ap.add_argument('--spec', default=os.path.dirname(os.path.abspath(__file__)))
+    ap.add_argument('--header', action='append', default=[],
+                    help='C header whose prototypes the spec must match (repeatable)')
+    ap.add_argument('--exports', help='file of the MPI_ names the library exports, one a line')
+    ap.add_argument('--show', nargs='*', help='print the C prototypes of these functions')
+    a = ap.parse_args(argv)
+    try:
+        api = load(a.spec)
+    except SpecError as e:
+        print('spec: %s' % e)
+        return 1
+    errors = validate(api)
+    names = set(api.by_name())
+    if a.header:
+        protos, fntypes = {}, set()
+        for h in a.header:
+            text = open(h).read()
+            protos.update(c_header_prototypes(text))
+            fntypes |= c_function_typedefs(text)
+        fntypes.add('MPI_Handler_function')
+        errors += compare_prototypes(api, protos, fntypes)
+    if a.exports:
+        exported = {l.split()[-1] for l in open(a.exports) if l.strip()}
+        exported = {n for n in exported if n.startswith('MPI_')}
+        for n in sorted(exported - names):
+            errors.append('%s is exported but not in the spec' % n)
+        for n in sorted(names - exported):
+            errors.append('%s is in the spec but not exported' % n)
+    for n in a.show or []:
+        f = api.by_name().get(n)
+        print(f.c_prototype() + ';' if f else '%s: not in the spec' % n)
+    for e in errors:
+        print('spec: ' + e)
+    nblocks = len(api.blocks)
+    print('spec: %d functions in %d blocks of %d files, %d error(s)' % (
+        len(names), nblocks, len(api.chapters), len(errors)))
+    return 1 if errors else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv[1:]))
