@@ -140,21 +140,23 @@ class Param:
         return '%s *%s' % (c, n)
 
 
-def split_top(s):
-    """Split s at the commas that are outside brackets."""
+def split_outside(s, is_sep, where='spec'):
+    """Split s at the characters is_sep accepts that are outside ( ) and [ ]."""
     out, depth, cur = [], 0, ''
     for ch in s:
-        if ch in '([':
-            depth += 1
-        elif ch in ')]':
-            depth -= 1
-        if ch == ',' and depth == 0:
+        depth += (ch in '([') - (ch in ')]')
+        if depth == 0 and is_sep(ch):
             out.append(cur)
             cur = ''
         else:
             cur += ch
-    out.append(cur)
-    return out
+    if depth:
+        raise SpecError('%s: unbalanced brackets' % where)
+    return out + [cur]
+
+
+def split_top(s):
+    return split_outside(s, lambda ch: ch == ',')
 
 
 def split_dims(s, where):
@@ -264,23 +266,7 @@ def read_file(api, path):
 
 def tokens(line, where):
     """Whitespace-separated words, except inside ( ) and [ ]."""
-    out, depth, cur = [], 0, ''
-    for ch in line:
-        if ch in '([':
-            depth += 1
-        elif ch in ')]':
-            depth -= 1
-        if ch.isspace() and depth == 0:
-            if cur:
-                out.append(cur)
-            cur = ''
-        else:
-            cur += ch
-    if depth:
-        raise SpecError('%s: unbalanced brackets' % where)
-    if cur:
-        out.append(cur)
-    return out
+    return [w for w in split_outside(line, str.isspace, where) if w]
 
 
 # ---- validation -------------------------------------------------------
@@ -417,17 +403,37 @@ def compare_prototypes(api, protos, fntypes):
     return errors
 
 
+def read_exports(path):
+    """The MPI_ functions of a shared library (read with nm -D) or of a
+    file of names, one a line."""
+    with open(path, 'rb') as fh:
+        elf = fh.read(4) == b'\x7fELF'
+    if elf:
+        import subprocess
+        out = subprocess.run(['nm', '-D', '--defined-only', path], check=True,
+                             stdout=subprocess.PIPE, text=True).stdout
+        names = [l.split()[2] for l in out.splitlines()
+                 if len(l.split()) == 3 and l.split()[1] in ('T', 'W')]
+    else:
+        names = [l.split()[-1] for l in open(path) if l.strip()]
+    names = {n for n in names if n.startswith('MPI_')}
+    if not names:
+        raise SpecError('%s: no MPI_ function in it' % path)
+    return names
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser(description='check corempi\'s API spec')
     ap.add_argument('--spec', default=os.path.dirname(os.path.abspath(__file__)))
     ap.add_argument('--header', action='append', default=[],
                     help='C header whose prototypes the spec must match (repeatable)')
-    ap.add_argument('--exports', help='file of the MPI_ names the library exports, one a line')
+    ap.add_argument('--exports', help='the library (or a file of its MPI_ names, one a line)')
     ap.add_argument('--show', nargs='*', help='print the C prototypes of these functions')
     a = ap.parse_args(argv)
     try:
         api = load(a.spec)
+        exported = read_exports(a.exports) if a.exports else None
     except SpecError as e:
         print('spec: %s' % e)
         return 1
@@ -441,9 +447,7 @@ def main(argv):
             fntypes |= c_function_typedefs(text)
         fntypes.add('MPI_Handler_function')
         errors += compare_prototypes(api, protos, fntypes)
-    if a.exports:
-        exported = {l.split()[-1] for l in open(a.exports) if l.strip()}
-        exported = {n for n in exported if n.startswith('MPI_')}
+    if exported is not None:
         for n in sorted(exported - names):
             errors.append('%s is exported but not in the spec' % n)
         for n in sorted(names - exported):
