@@ -269,6 +269,27 @@ def tokens(line, where):
     return [w for w in split_outside(line, str.isspace, where) if w]
 
 
+def format_text(text):
+    """text with each block's parameter lines in aligned columns (name,
+    direction, type, the rest); other lines as they are."""
+    lines, out, i = text.split('\n'), [], 0
+    while i < len(lines):
+        j = i
+        while j < len(lines) and lines[j].startswith('    ') and not lines[j].lstrip().startswith('#'):
+            j += 1
+        if j == i:
+            out.append(lines[i])
+            i += 1
+            continue
+        rows = [tokens(l.strip(), 'format') for l in lines[i:j]]
+        w0 = max(len(r[0]) for r in rows)
+        w2 = max(len(r[2]) for r in rows if len(r) > 2)
+        for r in rows:
+            out.append(('    %-*s %-5s %-*s %s' % (w0, r[0], r[1], w2, r[2], ' '.join(r[3:]))).rstrip())
+        i = j
+    return '\n'.join(out)
+
+
 # ---- validation -------------------------------------------------------
 
 def expr_names(expr):
@@ -429,6 +450,7 @@ def main(argv):
     ap.add_argument('--header', action='append', default=[],
                     help='C header whose prototypes the spec must match (repeatable)')
     ap.add_argument('--exports', help='the library (or a file of its MPI_ names, one a line)')
+    ap.add_argument('--format', action='store_true', help='align the columns of the .api files in place')
     ap.add_argument('--show', nargs='*', help='print the C prototypes of these functions')
     a = ap.parse_args(argv)
     try:
@@ -452,6 +474,14 @@ def main(argv):
             errors.append('%s is exported but not in the spec' % n)
         for n in sorted(names - exported):
             errors.append('%s is in the spec but not exported' % n)
+    if a.format:
+        for f in sorted(os.listdir(a.spec)):
+            if f.endswith('.api'):
+                path = os.path.join(a.spec, f)
+                text = open(path).read()
+                if format_text(text) != text:
+                    open(path, 'w').write(format_text(text))
+                    print('spec: aligned %s' % path)
     for n in a.show or []:
         f = api.by_name().get(n)
         print(f.c_prototype() + ';' if f else '%s: not in the spec' % n)
