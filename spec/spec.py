@@ -27,13 +27,8 @@ HANDLES = {'Comm', 'Group', 'Datatype', 'Op', 'Request', 'Info', 'Errhandler',
            'T_pvar_handle', 'T_pvar_session', 'T_event_registration',
            'T_event_instance', 'T_cb_safety', 'T_source_order'}
 # Types that are neither values nor handles (see docs/spec.md).
-SPECIAL_TYPES = {'buf', 'ptr', 'string', 'char', 'argv', 'Status', 'varargs'}
+SPECIAL_TYPES = {'buf', 'ptr', 'attrval', 'loc', 'string', 'char', 'argv', 'Status', 'varargs'}
 KINDS = {'count', 'disp', 'rank', 'tag', 'errcode', 'keyval', 'strlen'}
-SPECIALS = {'IN_PLACE', 'BOTTOM', 'PROC_NULL', 'ANY_SOURCE', 'ANY_TAG', 'ROOT',
-            'STATUS_IGNORE', 'STATUSES_IGNORE', 'ERRCODES_IGNORE', 'UNWEIGHTED',
-            'WEIGHTS_EMPTY', 'ARGV_NULL', 'ARGVS_NULL', 'INFO_NULL', 'UNDEFINED',
-            'BUFFER_AUTOMATIC', 'COMM_NULL', 'GROUP_EMPTY', 'REQUEST_NULL',
-            'DATATYPE_NULL', 'KEYVAL_INVALID', 'T_ENUM_NULL'}
 ATTRS = {'async', 'byref'}
 FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed'}
 # Functions a length expression may call: facts of a communicator or sum of an array.
@@ -72,9 +67,9 @@ class Param:
         self.specials = []
         self.attrs = set()
         for f in fields[3:]:
-            if f.startswith('+'):
-                if f[1:] not in SPECIALS:
-                    raise SpecError('%s: unknown special value %s' % (where, f))
+            if f.startswith('+'):     # MPI_<NAME>; compare_prototypes checks it exists
+                if not re.match(r'[A-Z][A-Z0-9_]*$', f[1:]):
+                    raise SpecError('%s: a special value is +NAME for MPI_NAME, not %s' % (where, f))
                 self.specials.append(f[1:])
             elif f in KINDS:
                 self.kind = f
@@ -116,7 +111,7 @@ class Param:
             return '...'
         if t == 'buf':
             return ('const void *' if self.dir == 'in' else 'void *') + n
-        if t == 'ptr':
+        if t in ('ptr', 'attrval', 'loc'):
             return 'void *' + n
         if t == 'char':
             return 'char *' + n
@@ -351,8 +346,8 @@ def validate(api):
                     errors.append('%s: %s: buffer %s names count %r, which is no integer' % (p.where, fn.name, p.name, count))
                 if displs is not None and (displs not in params or not params[displs].dims):
                     errors.append('%s: %s: buffer %s names displacements %r, which is no array parameter' % (p.where, fn.name, p.name, displs))
-            if 'async' in p.attrs and not (p.buf or p.dims):
-                errors.append('%s: %s: %s: only a buffer or an array is async' % (p.where, fn.name, p.name))
+            if 'async' in p.attrs and not (p.buf or p.dims or p.dir != 'in'):
+                errors.append('%s: %s: %s: only a buffer, an array or an output is async' % (p.where, fn.name, p.name))
             if p.kind == 'strlen' and p.base not in ('int',):
                 errors.append('%s: %s: %s: a string length is an int' % (p.where, fn.name, p.name))
     return errors
@@ -400,6 +395,13 @@ def normalise(decl, fntypes):
         dims = re.findall(r'\[[^\]]*\]', arr)
         t += '*' + ''.join(x.replace(' ', '') for x in dims[1:])
     return (t, name)
+
+
+def check_specials(api, header_text):
+    """Errors where a parameter's special value is no name of the header."""
+    names = set(re.findall(r'\bMPI_([A-Z][A-Z0-9_]*)\b', header_text))
+    return ['%s: %s: %s: +%s: the header has no MPI_%s' % (p.where, fn.name, p.name, v, v)
+            for fn in api.blocks for p in fn.params for v in p.specials if v not in names]
 
 
 def compare_prototypes(api, protos, fntypes):
@@ -464,13 +466,15 @@ def main(argv):
     errors = validate(api)
     names = set(api.by_name())
     if a.header:
-        protos, fntypes = {}, set()
+        protos, fntypes, texts = {}, set(), []
         for h in a.header:
             text = open(h).read()
             protos.update(c_header_prototypes(text))
             fntypes |= c_function_typedefs(text)
+            texts.append(text)
         fntypes.add('MPI_Handler_function')
         errors += compare_prototypes(api, protos, fntypes)
+        errors += check_specials(api, '\n'.join(texts))
     if exported is not None:
         for n in sorted(exported - names):
             errors.append('%s is exported but not in the spec' % n)

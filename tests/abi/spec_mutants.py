@@ -49,6 +49,8 @@ MUTANTS = [
      "names 'cnt', which is no parameter"),
     ('a function declared twice', 'env.api', r'^(MPI_Wtime\b.*\n)', r'\1\n\1',
      'declared twice'),
+    ('a special value of no name', 'p2p.api', r'^(    source +in +int +rank \+PROC_NULL \+ANY_)SOURCE', r'\1SAUCE',
+     'the header has no MPI_ANY_SAUCE'),
     ('an unknown word', 'p2p.api', r'^(    dest +in +int +rank)', r'\1 sometimes',
      "unknown word 'sometimes'"),
 ]
