@@ -287,26 +287,37 @@ def format_text(text):
 
 # ---- validation -------------------------------------------------------
 
-def expr_names(expr):
-    """(identifiers, called functions) of a length or count expression."""
-    names = re.findall(r'[A-Za-z_][A-Za-z_0-9]*(?=\s*\()|[A-Za-z_][A-Za-z_0-9]*', expr)
-    calls = set(re.findall(r'([A-Za-z_][A-Za-z_0-9]*)\s*\(', expr))
-    return [n for n in names if n not in calls], calls
+COMM_FACTS = LEN_FUNCS - {'sum'}
 
 
-def check_expr(fn, expr, what, errors, integral_only=True):
+def check_expr(fn, expr, what, errors):
+    """An expression names parameters of fn of the right sort: an integer
+    as a value, an array indexed or summed, a communicator inside a fact."""
     if not re.match(r'^[A-Za-z_0-9+\-*()\[\] ]+$', expr):
         errors.append('%s: %s: %s %r has characters an expression cannot have' % (fn.where, fn.name, what, expr))
         return
-    ids, calls = expr_names(expr)
     params = {p.name: p for p in fn.params}
-    for c in calls - LEN_FUNCS:
-        errors.append('%s: %s: %s %r calls unknown %s() (known: %s)' % (fn.where, fn.name, what, expr, c, ', '.join(sorted(LEN_FUNCS))))
-    for i in ids:
-        if i.startswith('MPI_'):
+    for m in re.finditer(r'[A-Za-z_][A-Za-z_0-9]*', expr):
+        name, after = m.group(0), expr[m.end():].lstrip()[:1]
+        inside = re.search(r'([A-Za-z_]\w*)\(\s*$', expr[:m.start()])
+        if after == '(':
+            if name not in LEN_FUNCS:
+                errors.append('%s: %s: %s %r calls unknown %s() (known: %s)' % (
+                    fn.where, fn.name, what, expr, name, ', '.join(sorted(LEN_FUNCS))))
             continue
-        if i not in params:
-            errors.append('%s: %s: %s %r names %r, which is no parameter' % (fn.where, fn.name, what, expr, i))
+        if name.startswith('MPI_'):
+            continue        # a constant: check_specials holds it to the header
+        p = params.get(name)
+        if p is None:
+            errors.append('%s: %s: %s %r names %r, which is no parameter' % (fn.where, fn.name, what, expr, name))
+        elif inside and inside.group(1) in COMM_FACTS:
+            if p.base != 'Comm':
+                errors.append('%s: %s: %s %r: %s() of %r, which is no Comm' % (fn.where, fn.name, what, expr, inside.group(1), name))
+        elif p.dims:
+            if after != '[' and not (inside and inside.group(1) == 'sum'):
+                errors.append('%s: %s: %s %r uses array %r as a number' % (fn.where, fn.name, what, expr, name))
+        elif p.base_c not in ('int', 'Count', 'Aint'):
+            errors.append('%s: %s: %s %r uses %r, which is no integer' % (fn.where, fn.name, what, expr, name))
 
 
 def validate(api):
@@ -334,18 +345,17 @@ def validate(api):
                 errors.append('%s: %s: %s: an input string is "string", char[N] is an output buffer' % (p.where, fn.name, p.name))
             if p.buf:
                 count, dtype, displs = p.buf
-                check_expr(fn, count, 'the count of ' + p.name, errors)
-                if dtype == count and params.get(count) is not None and params[count].base.startswith('T_'):
-                    pass        # buf(handle): the tool handle knows both
-                elif not dtype.startswith('MPI_'):
-                    dp = params.get(dtype)
-                    if dp is None or dp.base != 'Datatype':
-                        errors.append('%s: %s: buffer %s names datatype %r, which is no Datatype parameter' % (p.where, fn.name, p.name, dtype))
-                cp = params.get(count)
-                if cp is not None and cp.base_c not in ('int', 'Count', 'Aint') and dtype != count:
-                    errors.append('%s: %s: buffer %s names count %r, which is no integer' % (p.where, fn.name, p.name, count))
+                cp, dp = params.get(count), params.get(dtype)
+                if dtype == count and cp is not None and cp.base.startswith('T_'):
+                    continue    # buf(handle): the tool handle knows both
+                if displs is None:
+                    check_expr(fn, count, 'the count of ' + p.name, errors)
+                elif cp is None or not cp.dims or cp.base_c not in ('int', 'Count'):
+                    errors.append('%s: %s: buffer %s with displacements names counts %r, which is no integer array' % (p.where, fn.name, p.name, count))
                 if displs is not None and (displs not in params or not params[displs].dims):
                     errors.append('%s: %s: buffer %s names displacements %r, which is no array parameter' % (p.where, fn.name, p.name, displs))
+                if not dtype.startswith('MPI_') and (dp is None or dp.base != 'Datatype'):
+                    errors.append('%s: %s: buffer %s names datatype %r, which is no Datatype parameter' % (p.where, fn.name, p.name, dtype))
             if 'async' in p.attrs and not (p.buf or p.dims or p.dir != 'in'):
                 errors.append('%s: %s: %s: only a buffer, an array or an output is async' % (p.where, fn.name, p.name))
             if p.kind == 'strlen' and p.base not in ('int',):
@@ -398,10 +408,18 @@ def normalise(decl, fntypes):
 
 
 def check_specials(api, header_text):
-    """Errors where a parameter's special value is no name of the header."""
+    """Errors where a special value or a constant of an expression is no
+    name of the header."""
     names = set(re.findall(r'\bMPI_([A-Z][A-Z0-9_]*)\b', header_text))
-    return ['%s: %s: %s: +%s: the header has no MPI_%s' % (p.where, fn.name, p.name, v, v)
-            for fn in api.blocks for p in fn.params for v in p.specials if v not in names]
+    errors = []
+    for fn in api.blocks:
+        for p in fn.params:
+            errors += ['%s: %s: %s: +%s: the header has no MPI_%s' % (p.where, fn.name, p.name, v, v)
+                       for v in p.specials if v not in names]
+            exprs = ' '.join(p.dims + [e for e in (p.buf or ()) if e])
+            errors += ['%s: %s: %s: the header has no %s' % (p.where, fn.name, p.name, c)
+                       for c in re.findall(r'\bMPI_\w+', exprs) if c[4:] not in names]
+    return errors
 
 
 def compare_prototypes(api, protos, fntypes):
