@@ -290,11 +290,11 @@ def format_text(text):
 COMM_FACTS = LEN_FUNCS - {'sum'}
 
 
-def check_expr(fn, expr, what, errors):
+def check_expr(fn, where, expr, what, errors):
     """An expression names parameters of fn of the right sort: an integer
     as a value, an array indexed or summed, a communicator inside a fact."""
     if not re.match(r'^[A-Za-z_0-9+\-*()\[\] ]+$', expr):
-        errors.append('%s: %s: %s %r has characters an expression cannot have' % (fn.where, fn.name, what, expr))
+        errors.append('%s: %s: %s %r has characters an expression cannot have' % (where, fn.name, what, expr))
         return
     params = {p.name: p for p in fn.params}
     for m in re.finditer(r'[A-Za-z_][A-Za-z_0-9]*', expr):
@@ -303,21 +303,21 @@ def check_expr(fn, expr, what, errors):
         if after == '(':
             if name not in LEN_FUNCS:
                 errors.append('%s: %s: %s %r calls unknown %s() (known: %s)' % (
-                    fn.where, fn.name, what, expr, name, ', '.join(sorted(LEN_FUNCS))))
+                    where, fn.name, what, expr, name, ', '.join(sorted(LEN_FUNCS))))
             continue
         if name.startswith('MPI_'):
             continue        # a constant: check_specials holds it to the header
         p = params.get(name)
         if p is None:
-            errors.append('%s: %s: %s %r names %r, which is no parameter' % (fn.where, fn.name, what, expr, name))
+            errors.append('%s: %s: %s %r names %r, which is no parameter' % (where, fn.name, what, expr, name))
         elif inside and inside.group(1) in COMM_FACTS:
             if p.base != 'Comm':
-                errors.append('%s: %s: %s %r: %s() of %r, which is no Comm' % (fn.where, fn.name, what, expr, inside.group(1), name))
+                errors.append('%s: %s: %s %r: %s() of %r, which is no Comm' % (where, fn.name, what, expr, inside.group(1), name))
         elif p.dims:
             if after != '[' and not (inside and inside.group(1) == 'sum'):
-                errors.append('%s: %s: %s %r uses array %r as a number' % (fn.where, fn.name, what, expr, name))
+                errors.append('%s: %s: %s %r uses array %r as a number' % (where, fn.name, what, expr, name))
         elif p.base_c not in ('int', 'Count', 'Aint'):
-            errors.append('%s: %s: %s %r uses %r, which is no integer' % (fn.where, fn.name, what, expr, name))
+            errors.append('%s: %s: %s %r uses %r, which is no integer' % (where, fn.name, what, expr, name))
 
 
 def validate(api):
@@ -340,7 +340,7 @@ def validate(api):
             errors.append('%s: %s: a type with | but no large flag' % (fn.where, fn.name))
         for p in fn.params:
             for d in p.dims:
-                check_expr(fn, d, 'the length of ' + p.name, errors)
+                check_expr(fn, p.where, d, 'the length of ' + p.name, errors)
             if p.base == 'char' and p.dir == 'in':
                 errors.append('%s: %s: %s: an input string is "string", char[N] is an output buffer' % (p.where, fn.name, p.name))
             if p.buf:
@@ -349,7 +349,7 @@ def validate(api):
                 if dtype == count and cp is not None and cp.base.startswith('T_'):
                     continue    # buf(handle): the tool handle knows both
                 if displs is None:
-                    check_expr(fn, count, 'the count of ' + p.name, errors)
+                    check_expr(fn, p.where, count, 'the count of ' + p.name, errors)
                 elif cp is None or not cp.dims or cp.base_c not in ('int', 'Count'):
                     errors.append('%s: %s: buffer %s with displacements names counts %r, which is no integer array' % (p.where, fn.name, p.name, count))
                 if displs is not None and (displs not in params or not params[displs].dims):
