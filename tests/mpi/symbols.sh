@@ -1,5 +1,6 @@
 #!/bin/sh
-# mpi.symbols: every function of tests/mpi/mpi41_functions.txt is exported by
+# mpi.symbols: every function of the list (generated from spec/ into the build
+# tree by spec/gen_symbols.py: mpi41_functions.txt) is exported by
 # libcorempi.so as MPI_<name> and PMPI_<name>, or listed in
 # tests/mpi/symbols_pending.txt with the issue item that will add it.
 # Fails on a function missing and not pending, and on one pending but
