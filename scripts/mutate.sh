@@ -23,8 +23,18 @@ jobs=${JOBS:-2}
 
 # A fresh copy of the committed tree and the working changes (never the
 # build directories), configured once with the fault points compiled in.
+# Only files whose content changed since the last run are copied over, with
+# the time of the copy: tar would restore the source's older mtime, and make
+# would keep an object built from the previous content by the last run.
 mkdir -p "$work/tree"
-(cd "$top" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf -) | tar -xf - -C "$work/tree"
+rm -rf "$work/stage" && mkdir -p "$work/stage"
+(cd "$top" && git ls-files -z --cached --others --exclude-standard | xargs -0 tar -cf -) | tar -xf - -C "$work/stage"
+(cd "$work/stage" && find . -type f) | while IFS= read -r f; do
+    cmp -s "$work/stage/$f" "$work/tree/$f" && continue
+    mkdir -p "$(dirname "$work/tree/$f")"
+    cp -p "$work/stage/$f" "$work/tree/$f" && touch "$work/tree/$f"
+done
+rm -rf "$work/stage"
 cmake -S "$work/tree" -B "$work/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCOREMPI_FAULTS=ON >/dev/null || exit 1
 
 results=$work/results.txt

@@ -2,11 +2,13 @@
  * mismatch.c -- collectives whose ranks disagree on the arguments (issue 18
  * item 4) never return success with wrong data, and never hang.
  *
- * usage: mismatch [--fatal] [--all | CASE...]
+ * usage: mismatch [--fatal] [--repeat N] [--all | CASE...]
  *   Without arguments: the cases the default check catches (docs/collectives.md,
  *   "Mismatched arguments"); --all: every case (COREMPI_CHECK=1 catches all).
  *   --fatal: keep the default error handler (the job must end with the
  *   library's one-line message: tests/coll/mismatch_tests.cmake checks it).
+ *   --repeat N: run each case N times (the stress variant of bcast_root: its
+ *   two roots race for one FIFO entry, started at one instant).
  *
  * Each case runs on a fresh duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN
  * (a mismatch may leave that communicator's collectives unusable; WORLD stays
@@ -24,7 +26,8 @@
 
 #define BIG 100000
 
-static int rank, size, failures, fatal;
+static int rank, size, failures, fatal, iter;
+static const char *other;           /* a different-collectives case: the call the error must name */
 static int *sbuf, *rbuf, *keep;
 
 static void fill(int *b, int n, int seed)
@@ -95,10 +98,24 @@ static int c_bcast_big(MPI_Comm comm, int *f, const char **c) { return bcast_cou
 static int c_bcast_big_root(MPI_Comm comm, int *f, const char **c) { return bcast_counts(comm, BIG, 10, 0, f, c); }
 static int c_bcast_mid(MPI_Comm comm, int *f, const char **c) { return bcast_counts(comm, 3000, 2000, 0, f, c); }
 
+/* Ranks 0 and 1 enter the call at one instant of the shared monotonic
+ * clock, rank 1 up to 0.5 us early or late by iteration: the two roots'
+ * claims of the FIFO entry (coll/direct/fifo.c) overlap in some runs. */
+static void roots_together(void)
+{
+    double t = MPI_Wtime() + 2e-4;
+    MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (rank == 1)
+        t += ((iter * 7) % 11 - 5) * 1e-7;
+    while (rank < 2 && MPI_Wtime() < t)
+        ;
+}
+
 static int c_bcast_root(MPI_Comm comm, int *must_fail, const char **call)
 {
     int root = rank == 0 ? 0 : 1;
     fill(rbuf, 10, rank);
+    roots_together();
     *must_fail = 0;             /* ranks 0 and 1 each think they are the root: one must see it */
     *call = "MPI_Bcast";
     return MPI_Bcast(rbuf, 10, MPI_INT, root, comm);
@@ -179,6 +196,7 @@ static int barrier_bcast(MPI_Comm comm, int root, int *must_fail, const char **c
     fill(rbuf, 10, rank);
     *must_fail = rank == 0 || root == 0;   /* the barrier, and readers of a root in it */
     *call = rank == 0 ? "MPI_Barrier" : "MPI_Bcast";
+    other = rank == 0 ? "MPI_Bcast" : "MPI_Barrier";
     return rank == 0 ? MPI_Barrier(comm) : MPI_Bcast(rbuf, 10, MPI_INT, root, comm);
 }
 static int c_barrier_bcast(MPI_Comm comm, int *f, const char **c) { return barrier_bcast(comm, 1, f, c); }
@@ -232,6 +250,7 @@ static void run_case(const struct mm_case *c)
     MPI_Barrier(comm);
     int must_fail = 0;
     const char *call = "?";
+    other = NULL;
     memset(rbuf, 0x5a, sizeof(int) * (size_t)size * BIG);
     memcpy(keep, rbuf, sizeof(int) * (size_t)size * BIG);
     int rc = c->run(comm, &must_fail, &call);
@@ -245,6 +264,13 @@ static void run_case(const struct mm_case *c)
         MPI_Error_class(rc, &cls);
         if (!strstr(text, call)) {
             printf("rank %d: %s: the error text does not name %s: %s\n", rank, c->name, call, text);
+            failures++;
+        }
+        /* The rank that went elsewhere left its word where this one saw it
+         * (a FIFO entry, a sync it joined): the text names its call. */
+        if (other && !strstr(text, other)) {
+            printf("rank %d: %s: the error text does not name the other rank's %s: %s\n", rank, c->name, other,
+                   text);
             failures++;
         }
         if (cls != MPI_ERR_TRUNCATE && cls != MPI_ERR_ARG && cls != MPI_ERR_ROOT && cls != MPI_ERR_OP &&
@@ -280,9 +306,11 @@ int main(int argc, char **argv)
     sbuf = malloc(n), rbuf = malloc(n), keep = malloc(n);
     if (!sbuf || !rbuf || !keep)
         MPI_Abort(MPI_COMM_WORLD, 2);
-    int first = 1;
-    if (argc > 1 && !strcmp(argv[1], "--fatal"))
-        fatal = 1, first = 2;
+    int first = 1, repeat = 1;
+    if (argc > first && !strcmp(argv[first], "--fatal"))
+        fatal = 1, first++;
+    if (argc > first + 1 && !strcmp(argv[first], "--repeat"))
+        repeat = atoi(argv[first + 1]), first += 2;
     int all = argc > first && !strcmp(argv[first], "--all"), named = argc > first && !all, ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         int pick = all || (!named && cases[i].by_default);
@@ -293,7 +321,8 @@ int main(int argc, char **argv)
         if (rank == 0 && getenv("MISMATCH_VERBOSE"))
             printf("case %s\n", cases[i].name);
         fflush(stdout);
-        run_case(&cases[i]);
+        for (iter = 0; iter < repeat; iter++)
+            run_case(&cases[i]);
         ran++;
     }
     int total;

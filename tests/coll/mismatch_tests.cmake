@@ -28,6 +28,17 @@ foreach(n 2 3 4 5)
   endforeach()
 endforeach()
 
+# Two roots of one broadcast-FIFO call race for its entry (coll/direct/fifo.c,
+# cm_direct_bfifo_own): 2000 rounds, the roots started at one instant of the
+# shared clock; exactly one may write the entry, the other must see it
+# (scripts/mutations/35: a claim by load and store is caught here only).
+foreach(n 2 3)
+  add_test(NAME coll.mismatch.roots_stress.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> --repeat 2000 bcast_root)
+  set_tests_properties(coll.mismatch.roots_stress.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20" PASS_REGULAR_EXPRESSION "mismatch ok")
+endforeach()
+
 # The default error handler: the job ends with the library's one-line
 # message naming the call, the rank and the argument.
 set(CM_MISMATCH_FAIL sh ${PROJECT_SOURCE_DIR}/tests/mpi/expect_fail.sh --status nonzero --max-seconds 20

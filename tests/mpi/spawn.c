@@ -18,6 +18,12 @@
  *                       disconnect -- in a universe with room for K children
  *                       only, so each round reuses the slots of the last;
  *                       the program's live processes stay at most world + K
+ *   spawn rounds_busy N K  the same, but every parent but the root makes
+ *                       progress sweeps (MPI_Iprobe) for 20 ms while mpirun
+ *                       gives the slots to the new children, and every
+ *                       parent exchanges a message with every child: a
+ *                       parent that looked at reuse_epoch too early (before
+ *                       the slots' gens moved) keeps the old rings
  *   spawn lookup DIR    (spawn_lookup.sh) commands without '/': found in the
  *                       current directory DIR, in the info key path, in wdir;
  *                       one found nowhere is MPI_ERR_SPAWN naming where it looked;
@@ -315,19 +321,33 @@ static int live_copies(void)
     return n;
 }
 
-static void parent_rounds(int rounds, int k)
+/* Progress sweeps for 20 ms: each looks at reuse_epoch (p2p/reuse.c). */
+static void sweep_a_while(void)
+{
+    double until = MPI_Wtime() + 0.02;
+    int flag;
+    while (MPI_Wtime() < until)
+        MPI_Iprobe(MPI_ANY_SOURCE, 99, MPI_COMM_WORLD, &flag, MPI_STATUS_IGNORE);
+}
+
+static void parent_rounds(int rounds, int k, int busy)
 {
     int *u, flag;
     MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_UNIVERSE_SIZE, &u, &flag);
     CHECK(flag && *u == wsize + k, "run with --universe-size %d (world + K), not %d", wsize + k, flag ? *u : -1);
-    char *args[] = { "child-round", NULL };
+    char *args[] = { busy ? "child-round-all" : "child-round", NULL };
     for (int i = 0; i < rounds; i++) {
         MPI_Comm inter;
+        if (busy) {
+            MPI_Barrier(MPI_COMM_WORLD);
+            if (wrank != 0)
+                sweep_a_while();    /* while the root's spawn is served */
+        }
         int rc = MPI_Comm_spawn(self_path, args, k, MPI_INFO_NULL, 0, MPI_COMM_WORLD, &inter, MPI_ERRCODES_IGNORE);
         CHECK(rc == MPI_SUCCESS, "round %d: spawn of %d returned %d", i, k, rc);
-        if (wrank == 0)
+        if (wrank == 0 || busy)
             for (int c = 0; c < k; c++) {
-                int v = i * 10 + c, back;
+                int v = i * 10 + c + 1000 * wrank, back;
                 MPI_Send(&v, 1, MPI_INT, c, 1, inter);
                 MPI_Recv(&back, 1, MPI_INT, c, 2, inter, MPI_STATUS_IGNORE);
                 CHECK(back == v + 1, "round %d: child %d answered %d to %d", i, c, back, v);
@@ -391,6 +411,16 @@ int main(int argc, char **argv)
             v++;
             MPI_Send(&v, 1, MPI_INT, 0, 2, parent);
             MPI_Comm_disconnect(&parent);
+        } else if (!strcmp(mode, "child-round-all")) {
+            int parents;
+            MPI_Comm_remote_size(parent, &parents);
+            for (int p = 0; p < parents; p++) {
+                int v;
+                MPI_Recv(&v, 1, MPI_INT, p, 1, parent, MPI_STATUS_IGNORE);
+                v++;
+                MPI_Send(&v, 1, MPI_INT, p, 2, parent);
+            }
+            MPI_Comm_disconnect(&parent);
         } else if (!strcmp(mode, "child-lookup")) {
             if (wrank == 0)
                 MPI_Send(self_path, (int)strlen(self_path) + 1, MPI_CHAR, 0, 0, parent);
@@ -425,7 +455,9 @@ int main(int argc, char **argv)
         CHECK(flag && *u == want, "default MPI_UNIVERSE_SIZE %d (world %d, %ld cores online; expected %ld)",
               flag ? *u : -1, wsize, cores, want);
     } else if (!strcmp(mode, "rounds")) {
-        parent_rounds(argc > 2 ? atoi(argv[2]) : 200, argc > 3 ? atoi(argv[3]) : 1);
+        parent_rounds(argc > 2 ? atoi(argv[2]) : 200, argc > 3 ? atoi(argv[3]) : 1, 0);
+    } else if (!strcmp(mode, "rounds_busy")) {
+        parent_rounds(argc > 2 ? atoi(argv[2]) : 100, argc > 3 ? atoi(argv[3]) : 2, 1);
     } else if (!strcmp(mode, "lookup")) {
         CHECK(argc > 2, "lookup needs DIR");
         parent_lookup(argv[2]);
