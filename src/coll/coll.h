@@ -65,6 +65,9 @@ enum cm_coll_tag {
     CM_TAG_SCATTERV, CM_TAG_ALLGATHER, CM_TAG_ALLGATHERV, CM_TAG_ALLTOALL,
     CM_TAG_ALLTOALLV, CM_TAG_ALLTOALLW, CM_TAG_REDUCE_SCATTER,
     CM_TAG_REDUCE_SCATTER_BLOCK, CM_TAG_SCAN, CM_TAG_EXSCAN, CM_TAG_COPY, CM_TAG_CHECK,
+    CM_TAG_AREA,             /* the shared-memory area's set-up (coll/direct/area.c): never a
+                              * collective's data, so a rank still setting up cannot take an
+                              * algorithm's message for it, nor the other way round */
     CM_TAG_NBC_BASE = 1024   /* nonblocking: base + (sequence % CM_NBC_TAGS) */
 };
 #define CM_NBC_TAGS 16384

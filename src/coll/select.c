@@ -18,6 +18,7 @@
 #include <string.h>
 
 #ifdef CM_IN_COREMPI
+#include "coll/check.h"
 #include "coll/direct/direct.h"
 #endif
 
@@ -53,6 +54,17 @@ static const unsigned char row_coll[CM_ROWS] = {
 #define CM_ALGO(coll, name, function, applies_to) CM_ID_##coll,
 #include "coll/algorithms.def"
 };
+
+#ifdef CM_IN_COREMPI
+/* 1 for the rows of the direct engine: they attach the communicator's
+ * shared-memory area themselves (cm_direct_get); the selector has every
+ * other algorithm attach it first (prepare_area below). */
+static const unsigned char row_direct[CM_ROWS] = {
+#define CM_ALGO(coll, name, function, applies_to) 0,
+#define CM_DIRECT(coll, name, function, applies_to) 1,
+#include "coll/algorithms.def"
+};
+#endif
 
 static const char *const coll_name[CM_COLL_NUM] = {
 #define CM_COLL(coll, COLL) #coll,
@@ -244,11 +256,17 @@ static void say_once(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_q
  * table, the forced names and every applies_to are fixed after start-up), and
  * a program calls the same collective with the same shape over and over: the
  * table walk and its applies_to calls cost a tiny collective a tenth of its
- * time.  Not used with COREMPI_VERBOSE=coll, which reports per communicator. */
-static struct {
+ * time.  Not used with COREMPI_VERBOSE=coll, which reports per communicator.
+ * Two of them: last_choice holds a direct-engine choice, last_p2p a
+ * point-to-point one, whose hits also make sure the communicator has its
+ * area (prepare_area); a hit in last_choice costs what it did before.  A
+ * point-to-point call empties last_choice, so the last call's algorithm is
+ * last_choice's if it has one, else last_p2p's (cm_coll_last_algo). */
+struct choice {
     struct cm_coll_query q;
     const struct cm_coll_algo *a;
-} last_choice[CM_COLL_NUM];
+};
+static struct choice last_choice[CM_COLL_NUM], last_p2p[CM_COLL_NUM];
 
 /* y is the caller's fresh query, just written field by field with 4-byte
  * stores.  Compared plainly, GCC merges two int compares into one 8-byte
@@ -265,27 +283,61 @@ static int same_query(const struct cm_coll_query *x, const struct cm_coll_query 
 
 static const struct cm_coll_algo *choose(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q);
 
+/* Before a point-to-point algorithm runs: the communicator's first
+ * blocking collective attaches its shared-memory area on every member,
+ * whichever algorithm each one's arguments chose (coll/direct/area.c,
+ * cm_direct_prepare).  Returns a. */
+static const struct cm_coll_algo *prepare_area(enum cm_coll_id coll, MPI_Comm comm,
+                                               const struct cm_coll_query *q, const struct cm_coll_algo *a)
+{
+#ifdef CM_IN_COREMPI
+    last_choice[coll].a = NULL;
+    if (q->size > 1 && !cm_direct_prepared(comm))
+        cm_direct_prepare(comm, cm_coll_call_name(coll));
+#else
+    (void)coll, (void)comm, (void)q;
+#endif
+    return a;
+}
+
+static int is_direct(const struct cm_coll_algo *a)
+{
+#ifdef CM_IN_COREMPI
+    return row_direct[a - algos];
+#else
+    (void)a;
+    return 0;
+#endif
+}
+
+/* A fresh choice a: kept in its cache, and the area prepared for it. */
+static const struct cm_coll_algo *remember(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q,
+                                           const struct cm_coll_algo *a)
+{
+    struct choice *c = is_direct(a) ? &last_choice[coll] : &last_p2p[coll];
+    c->q = *q;
+    c->a = a;
+    return is_direct(a) ? a : prepare_area(coll, comm, q, a);
+}
+
 const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q)
 {
     if (__builtin_expect(!resolved.ready, 0)) {
         read_env();
         resolve();
     }
-    if (env.verbose) {
-        last_choice[coll].a = choose(coll, comm, q);   /* for cm_coll_last_algo only */
-        return last_choice[coll].a;
-    }
+    if (env.verbose)       /* chooses every time: kept for cm_coll_last_algo only */
+        return remember(coll, comm, q, choose(coll, comm, q));
     if (last_choice[coll].a && same_query(&last_choice[coll].q, q))
         return last_choice[coll].a;
-    const struct cm_coll_algo *a = choose(coll, comm, q);
-    last_choice[coll].q = *q;
-    last_choice[coll].a = a;
-    return a;
+    if (last_p2p[coll].a && same_query(&last_p2p[coll].q, q))
+        return prepare_area(coll, comm, q, last_p2p[coll].a);
+    return remember(coll, comm, q, choose(coll, comm, q));
 }
 
 int cm_coll_last_algo(enum cm_coll_id coll)
 {
-    const struct cm_coll_algo *a = last_choice[coll].a;
+    const struct cm_coll_algo *a = last_choice[coll].a ? last_choice[coll].a : last_p2p[coll].a;
     return a ? (int)(a - &algos[first_row[coll]]) : -1;
 }
 

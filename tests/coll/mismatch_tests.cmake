@@ -3,15 +3,21 @@
 # and 5 ranks.  Without COREMPI_CHECK the cases the default check catches,
 # by the tuned selection and with the shared-memory algorithms forced; with
 # COREMPI_CHECK=1 every case, by the tuned selection and with the
-# shared-memory and the point-to-point algorithms forced.  A hang ends in the
-# deadlock report (COREMPI_DEADLOCK_TIMEOUT) and fails the test.
+# shared-memory and the point-to-point algorithms forced; "fresh": the
+# default cases, each as its communicator's first collective (no matched
+# warm-up call: the ranks attach the shared-memory area in that call).  A
+# hang ends in the deadlock report (COREMPI_DEADLOCK_TIMEOUT) and fails the
+# test.
 cm_coll_program(mismatch)
 set(CM_MISMATCH_SHM "COREMPI_ALLREDUCE=shm;COREMPI_BCAST=shm;COREMPI_REDUCE=shm;COREMPI_GATHER=shm;COREMPI_SCATTER=shm")
 set(CM_MISMATCH_P2P "COREMPI_ALLREDUCE=rdb;COREMPI_BCAST=binomial_ordered;COREMPI_REDUCE=binomial;COREMPI_GATHER=linear;COREMPI_SCATTER=linear")
 foreach(n 2 3 4 5)
-  foreach(mode default shm check check_shm check_p2p)
+  foreach(mode default fresh shm check check_shm check_p2p)
     set(env "COREMPI_DEADLOCK_TIMEOUT=20")
     set(args "")
+    if(mode STREQUAL "fresh")
+      set(args --fresh)
+    endif()
     if(mode MATCHES "^check")
       list(APPEND env "COREMPI_CHECK=1")
       set(args --all)
@@ -51,14 +57,17 @@ add_test(NAME coll.mismatch.fatal_check.n3
                  -- ${CM_COLL_MPIRUN} -n 3 $<TARGET_FILE:colltest_mismatch> --fatal bcast_big)
 # Issue 32 item 2: the ranks take different paths (FIFO, slots, point to
 # point) or different collectives; on main 913623a each of these hung or
-# passed silently.  The default error handler ends the job with the line.
+# passed silently (the *_fresh ones, a communicator's first collective, on
+# main d2e4243).  The default error handler ends the job with the line.
 foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ranks.*7600 bytes on rank 0"
           "reduce_5_10;2;MPI_Reduce on rank 0: message size differs across ranks.*20 bytes here, 40 bytes on rank 1"
           "gather_1000_10;2;MPI_Gather on rank 0: message size differs across ranks"
           "barrier_bcast;2;MPI_Barrier on rank 0: rank 1 is in MPI_Bcast at the same point"
           "barrier_bcast0;3;MPI_(Barrier|Bcast) on rank [0-2]: .*(different collectives)"
           "allreduce_int_float;2;MPI_Allreduce on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
-          "bcast_root;2;MPI_Bcast on rank [01]: root differs across ranks")
+          "bcast_root;2;MPI_Bcast on rank [01]: root differs across ranks"
+          "bcast_5_1900_fresh;4;MPI_Bcast on rank [1-3]: message size differs across ranks.*7600 bytes here, 20 bytes on rank 0"
+          "bcast_1900_5_fresh;4;MPI_Bcast on rank [1-3]: message size differs across ranks.*20 bytes here, 7600 bytes on rank 0")
   list(GET c 0 name)
   list(GET c 1 n)
   list(GET c 2 line)

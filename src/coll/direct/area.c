@@ -274,7 +274,8 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
         msg[0] = create_area(c->size, slot);
         msg[1] = cm_g.cma_ok;
     }
-    if (c->size > 1 && cm_coll_bcast_binomial_ordered(msg, 2, MPI_INT64_T, 0, cc) != MPI_SUCCESS)
+    struct cm_members all = {0, 1, c->size, 0, 0};
+    if (c->size > 1 && cm_part_bcast_binomial(msg, 2, MPI_INT64_T, &all, c->rank, 0, CM_TAG_AREA, cc) != MPI_SUCCESS)
         msg[0] = -1;                /* cannot happen without the leader knowing too */
     if (msg[0] < 0) {
         pc->direct_failed = 1;
@@ -304,6 +305,24 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     pc->direct = s;
     pc->direct_failed = 0;
     return s;
+}
+
+/* The selector (select.c), before a point-to-point algorithm runs: attach
+ * the area as a shared-memory algorithm would.  So every member has set it
+ * up before its first blocking collective's algorithm sends anything,
+ * whichever path its arguments chose: ranks that disagree on bytes or root
+ * take different paths, and a member still in the set-up broadcast while
+ * another already waits in the algorithm neither ends (docs/collectives.md,
+ * "Ranks on different paths").  The selector calls it unless
+ * cm_direct_prepared(cc).  (Persistent _init calls use it too:
+ * coll/direct/nbc.c.) */
+void cm_direct_prepare(MPI_Comm cc, const char *coll)
+{
+    struct cm_coll_state *pc = cm_coll_state_of(cc, 0);
+    if (pc && pc->direct)
+        cm_direct_recent = pc->direct;      /* the next call's check is one compare */
+    else if (cm_direct_applies(NULL))
+        (void)cm_direct_get(cc, coll);
 }
 
 /* ---- applies_to ---------------------------------------------------------- */

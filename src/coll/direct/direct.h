@@ -251,6 +251,18 @@ static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
     return s;
 }
 
+/* cm_direct_get unless cc has its area already (then it drains nothing):
+ * every member calls it at the same point of a blocking collective that runs
+ * a point-to-point algorithm (select.c), so all attach at the first one. */
+void cm_direct_prepare(MPI_Comm cc, const char *coll);
+/* 1: cc's area is the one last asked for (cm_direct_prepare then has
+ * nothing to do; a caller may skip naming the call). */
+static inline int cm_direct_prepared(MPI_Comm cc)
+{
+    const struct cm_direct *s = cm_direct_recent;
+    return s && s->comm_index == cm_comm_index(cm_comm_plain(cc));
+}
+
 /* The epoch sync in two halves (nonblocking collectives): arrive, then test
  * or wait for everyone's arrival at the returned epoch. */
 uint32_t cm_direct_sync_arrive(struct cm_direct *s);

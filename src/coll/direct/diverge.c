@@ -96,29 +96,32 @@ static unsigned tag_coll(int tag, unsigned mine)
     }
 }
 
+/* The first message waiting from peer on the area's context, if it is a
+ * blocking collective algorithm's (tags 1 .. CM_TAG_NBC_BASE - 1, coll.h):
+ * not a nonblocking schedule's (which may legitimately be early), not the
+ * negative tags of the communicator calls (a Comm_idup's later rounds may
+ * legitimately wait there unexpected), nor the area's set-up (CM_TAG_AREA,
+ * no call's data).  Its size in *count. */
+static int coll_message(struct cm_direct *s, int peer, MPI_Status *st, int *count)
+{
+    int flag = 0;
+    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, st) != MPI_SUCCESS || !flag || st->MPI_TAG <= 0 ||
+        st->MPI_TAG >= CM_TAG_NBC_BASE || st->MPI_TAG == CM_TAG_AREA)
+        return 0;
+    PMPI_Get_count(st, MPI_BYTE, count);
+    return 1;
+}
+
 /* A FIFO reader whose writer has not published: a blocking collective's
  * point-to-point message from it waits here (it runs an algorithm of
  * another path).  Its word as far as the message shows: the collective by
- * the tag, the bytes by the size, my root and op.  Messages of nonblocking
- * schedules (tags from CM_TAG_NBC_BASE) may legitimately be early. */
-/* The first message from peer on s's collective context, when it is a
- * blocking collective's: tags 1 .. CM_TAG_NBC_BASE - 1 (coll.h).  Not the
- * negative tags of the communicator calls (a Comm_idup's later rounds may
- * legitimately wait there unexpected), nor the nonblocking ones. */
-static int probe_blocking(struct cm_direct *s, int peer, MPI_Status *st)
-{
-    int flag = 0;
-    return PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, st) == MPI_SUCCESS && flag && st->MPI_TAG > 0 &&
-           st->MPI_TAG < CM_TAG_NBC_BASE;
-}
-
+ * the tag, the bytes by the size, my root and op. */
 int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs)
 {
     int count = 0;
     MPI_Status st;
-    if (!probe_blocking(s, peer, &st))
+    if (!coll_message(s, peer, &st, &count))
         return 0;
-    PMPI_Get_count(&st, MPI_BYTE, &count);
     uint32_t w = cm_direct_word;
     int root = (int)((w >> 9) & 0xffu) - 1;
     *theirs = cm_direct_word_of(tag_coll(st.MPI_TAG, (w & 31u) - 1), (size_t)count, root, MPI_OP_NULL) |
@@ -134,9 +137,8 @@ void cm_direct_drop_sent(struct cm_direct *s, int peer)
 {
     int count = 0;
     MPI_Status st;
-    if (!probe_blocking(s, peer, &st))
+    if (!coll_message(s, peer, &st, &count))
         return;
-    PMPI_Get_count(&st, MPI_BYTE, &count);
     void *junk = malloc(count > 0 ? (size_t)count : 1);
     if (junk)
         cm_coll_recv(junk, count, MPI_BYTE, peer, st.MPI_TAG, s->cc, MPI_STATUS_IGNORE);

@@ -376,8 +376,8 @@ void cm_direct_nbc_prepare(MPI_Comm cc, const char *call)
 {
     /* An area already there is left alone: cm_direct_get would also drain
      * the nonblocking operations pending on it, which an _init need not. */
-    if (enabled() && cm_direct_applies(NULL) && !cm_direct_peek_slow(cc))
-        (void)cm_direct_get(cc, call);
+    if (enabled())
+        cm_direct_prepare(cc, call);
 }
 
 void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
