@@ -191,15 +191,44 @@ static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op
 #endif
 }
 
-/* The reductions without a root pass this as the root: their word carries
- * the type's signature class there (direct.h, cm_direct_typed). */
-static inline int api_sig_root(MPI_Datatype dt)
+/* The signature class of count elements of dt (core/datatype.h): 0, which
+ * agrees with any, when they hold no data. */
+static inline unsigned api_class(MPI_Datatype dt, size_t bytes)
 {
 #ifdef CM_IN_COREMPI
-    return (int)cm_dt_lookup(dt)->sig_class - 1;
+    return bytes ? cm_dt_lookup(dt)->sig_class : 0u;
 #else
-    (void)dt;
-    return -1;
+    (void)dt, (void)bytes;
+    return 0;
+#endif
+}
+
+/* 1 when some of the n counts is not 0 (the v forms: a class only then). */
+static inline size_t api_any(const int *counts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (counts[i])
+            return 1;
+    return 0;
+}
+
+/* The collectives without a root whose ranks all use one signature class
+ * (direct.h, cm_direct_typed) pass this as the root: their word carries the
+ * class there. */
+static inline int api_sig_root(MPI_Datatype dt)
+{
+    return (int)api_class(dt, 1) - 1;
+}
+
+/* The rooted collectives without an op (direct.h, cm_direct_typed_op): the
+ * word with a hash of the class in the op bits. */
+static inline void api_word_rooted(enum cm_coll_id coll, size_t bytes, int root, unsigned sig_class)
+{
+#ifdef CM_IN_COREMPI
+    cm_direct_word = cm_direct_word_of((unsigned)coll, bytes, root, MPI_OP_NULL) | cm_direct_class_hash(sig_class) << 5;
+    cm_direct_class_here = sig_class;
+#else
+    (void)coll, (void)bytes, (void)root, (void)sig_class;
 #endif
 }
 

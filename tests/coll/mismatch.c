@@ -173,6 +173,98 @@ static int c_allreduce_int_float(MPI_Comm comm, int *must_fail, const char **cal
     return MPI_Allreduce(sbuf, rbuf, 4, rank == 0 ? MPI_INT : MPI_FLOAT, MPI_MAX, comm);
 }
 
+/* Issue 32 item 2 (a): 4 MPI_INT against 4 MPI_FLOAT (same bytes, other
+ * signature) in the collectives other than the reductions.  Rank 0 (the
+ * root) uses MPI_INT, the others MPI_FLOAT. */
+static MPI_Datatype int_or_float(void) { return rank == 0 ? MPI_INT : MPI_FLOAT; }
+
+static int c_bcast_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(rbuf, 4, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Bcast";
+    return MPI_Bcast(rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_gather_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Gather";
+    return MPI_Gather(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_scatter_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Scatter";
+    return MPI_Scatter(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_allgather_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Allgather";
+    return MPI_Allgather(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), comm);
+}
+
+static int c_alltoall_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Alltoall";
+    return MPI_Alltoall(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), comm);
+}
+
+/* Issue 32 item 2 (c): the v forms carry the class where all ranks agree. */
+static int *v_counts(int each)
+{
+    static int c[2][64];
+    for (int i = 0; i < size && i < 64; i++)
+        c[0][i] = each, c[1][i] = each * i;
+    return c[0];
+}
+#define V_DISPLS(c) ((c) + 64)
+
+static int c_gatherv_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Gatherv";
+    return MPI_Gatherv(sbuf, 4, int_or_float(), rbuf, c, V_DISPLS(c), int_or_float(), 0, comm);
+}
+
+static int c_scatterv_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Scatterv";
+    return MPI_Scatterv(sbuf, c, V_DISPLS(c), int_or_float(), rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_allgatherv_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Allgatherv";
+    return MPI_Allgatherv(sbuf, 4, int_or_float(), rbuf, c, V_DISPLS(c), int_or_float(), comm);
+}
+
+/* MPI_BYTE matches only MPI_BYTE (MPI 4.1, 3.3.1, example 3.2): 4 MPI_INT
+ * at the root against 16 MPI_BYTE elsewhere is erroneous. */
+static int c_bcast_int_byte(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(rbuf, 4, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Bcast";
+    return MPI_Bcast(rbuf, rank == 0 ? 4 : 16, rank == 0 ? MPI_INT : MPI_BYTE, 0, comm);
+}
+
 /* Rank 0 in a barrier, the others in a broadcast from rank 1 (or 0). */
 static int barrier_bcast(MPI_Comm comm, int root, int *must_fail, const char **call)
 {
@@ -197,6 +289,15 @@ static const struct mm_case cases[] = {
     { "barrier_bcast", 1, c_barrier_bcast },
     { "barrier_bcast0", 1, c_barrier_bcast0 },
     { "allreduce_int_float", 1, c_allreduce_int_float },
+    { "bcast_int_float", 1, c_bcast_int_float },
+    { "gather_int_float", 1, c_gather_int_float },
+    { "scatter_int_float", 1, c_scatter_int_float },
+    { "allgather_int_float", 1, c_allgather_int_float },
+    { "alltoall_int_float", 1, c_alltoall_int_float },
+    { "bcast_int_byte", 1, c_bcast_int_byte },
+    { "gatherv_int_float", 1, c_gatherv_int_float },
+    { "scatterv_int_float", 1, c_scatterv_int_float },
+    { "allgatherv_int_float", 1, c_allgatherv_int_float },
     { "allreduce_5_1900", 1, c_allreduce_5_1900 },
     { "allreduce_1900_5", 1, c_allreduce_1900_5 },
     { "allreduce_big", 1, c_allreduce_big },

@@ -336,11 +336,13 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
  * point to point): waits that last look for the others there (below,
  * direct/diverge.c; docs/collectives.md, "Ranks on different paths").
  * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),
- * 9-16 root + 1 (low 8 bits) in rooted collectives, and in the reductions
- * without a root (cm_direct_typed) the datatype's signature class
- * (core/datatype.h: cm_dt_sig_class_of, read from the type, computed once
- * when the type is made), 17-31 bytes (exact below 2^14, else 2^14 | a hash
- * of them).  Outside front ends the word is 0 on every rank. */
+ * in the rooted collectives without an op (cm_direct_typed_op) a 4-bit hash
+ * of the datatype's signature class (core/datatype.h: cm_dt_sig_class_of,
+ * read from the type, computed once when the type is made), 9-16 root + 1
+ * (low 8 bits) in rooted collectives, and in the collectives without a root
+ * whose ranks all use one class (cm_direct_typed) that class, 17-31 bytes
+ * (exact below 2^14, else 2^14 | a hash of them).  A call that moves no
+ * data carries class 0 (an empty signature matches any).  Outside front ends the word is 0 on every rank. */
 extern uint32_t cm_direct_word;
 struct cm_direct_mismatch {
     int on;           /* a mismatch was seen in this call */
@@ -348,6 +350,9 @@ struct cm_direct_mismatch {
     uint32_t mine, theirs;
 };
 extern struct cm_direct_mismatch cm_direct_mm;
+/* The class the rooted front ends hashed into their word, kept whole for the
+ * message (the word has room for 4 bits of it only). */
+extern unsigned cm_direct_class_here;
 static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, MPI_Op op)
 {
     uint32_t b = bytes < 0x4000 ? (uint32_t)bytes
@@ -378,16 +383,47 @@ int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
 int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
 int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs);
 void cm_direct_drop_sent(struct cm_direct *s, int peer);
-/* The collectives whose word carries a signature class where a root would be. */
+/* The collectives whose word carries a signature class where a root would be
+ * (no root; every rank's data has one class in a correct program: the
+ * reductions, and allgather(v)/alltoall, whose ranks also send to
+ * themselves). */
 static inline int cm_direct_typed(unsigned coll)
 {
     return coll == CM_COLL_ALLREDUCE || coll == CM_COLL_SCAN || coll == CM_COLL_EXSCAN ||
-           coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK;
+           coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK || coll == CM_COLL_ALLGATHER ||
+           coll == CM_COLL_ALLGATHERV || coll == CM_COLL_ALLTOALL;
+}
+/* The rooted collectives without an op: a 4-bit hash of the class in the op
+ * bits (cm_direct_class_hash).  Reduce has both a root and an op and carries
+ * no class; alltoallv/w carry none either (ranks that exchange nothing may
+ * use unrelated types). */
+static inline int cm_direct_typed_op(unsigned coll)
+{
+    return coll == CM_COLL_BCAST || coll == CM_COLL_GATHER || coll == CM_COLL_GATHERV || coll == CM_COLL_SCATTER ||
+           coll == CM_COLL_SCATTERV;
+}
+/* Class 0 (MPI_PACKED, or no data) stays 0, the value that agrees with any;
+ * the others map onto 1..15, so that the first fifteen C types (MPI_CHAR to
+ * MPI_LONG_DOUBLE, dense indices 1..15) all differ. */
+static inline uint32_t cm_direct_class_hash(unsigned c)
+{
+    return c ? 1u + (c - 1u) % 15u : 0u;
+}
+/* The bits of a word of collective coll that hold a signature class, 0 if
+ * none. */
+static inline uint32_t cm_direct_class_field(unsigned coll)
+{
+    return cm_direct_typed(coll) ? 0xffu << 9 : cm_direct_typed_op(coll) ? 15u << 5 : 0u;
 }
 /* Two words that differ agree all the same when they differ only in the
  * signature class and one of them is MPI_PACKED's (class 0, matches any).
  * Off the fast path: only asked once two words compare unequal. */
 int cm_direct_words_agree(uint32_t a, uint32_t b);
+/* A FIFO reader's (or the reduce root's) comparison with a writer's word. */
+static inline int cm_direct_words_differ(uint32_t a, uint32_t b)
+{
+    return __builtin_expect(a != b, 0) && !cm_direct_words_agree(a, b);
+}
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
