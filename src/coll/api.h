@@ -232,6 +232,43 @@ static inline void api_word_rooted(enum cm_coll_id coll, size_t bytes, int root,
 #endif
 }
 
+/* The bytes of count elements of dt (the word's byte field). */
+static inline size_t api_bytes(int count, MPI_Datatype dt)
+{
+#ifdef CM_IN_COREMPI
+    return (size_t)count * cm_dt_lookup(dt)->size;
+#else
+    (void)count, (void)dt;
+    return 0;
+#endif
+}
+
+/* A nonblocking (or persistent) call's word, as its blocking twin makes it,
+ * for the shared-memory engine's record (direct.h, cm_direct_nbc_args); the
+ * class goes where the collective has room for it.  API_NBC sets it around
+ * the engine's entry (engine: the call of cm_direct_nbc_<coll>). */
+static inline void api_nbc_word(MPI_Comm comm, const char *call, enum cm_coll_id coll, size_t bytes, int root,
+                                MPI_Op op, unsigned sig_class)
+{
+#ifdef CM_IN_COREMPI
+    uint32_t w = cm_direct_word_of((unsigned)coll, bytes, cm_direct_typed(coll) ? (int)sig_class - 1 : root, op);
+    if (cm_direct_typed_op(coll))
+        w |= cm_direct_class_hash(sig_class) << 5;
+    cm_direct_nbc_next = (struct cm_direct_nbc_args){ w, sig_class, comm, call };
+#else
+    (void)comm, (void)call, (void)coll, (void)bytes, (void)root, (void)op, (void)sig_class;
+#endif
+}
+static inline int api_nbc_after(int rc)
+{
+#ifdef CM_IN_COREMPI
+    cm_direct_nbc_next.word = 0;
+#endif
+    return rc;
+}
+#define API_NBC(comm, call, coll, bytes, root, op, sig_class, engine) \
+    (api_nbc_word(comm, call, coll, bytes, root, op, sig_class), api_nbc_after(engine))
+
 /* After the algorithm: a mismatch its syncs saw, or errors reported by
  * point-to-point inside it. */
 static inline int api_done(MPI_Comm comm, const char *call, int rc)

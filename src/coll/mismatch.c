@@ -22,6 +22,7 @@
 uint32_t cm_direct_word;
 struct cm_direct_mismatch cm_direct_mm;
 unsigned cm_direct_class_here;
+struct cm_direct_nbc_args cm_direct_nbc_next;
 
 int cm_direct_words_agree(uint32_t a, uint32_t b)
 {
@@ -79,8 +80,13 @@ int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
     struct cm_direct_mismatch m = cm_direct_mm;
     cm_direct_mm.on = 0;
     cm_direct_word = 0;
+    return cm_coll_mismatch_report(comm, call, &m, cm_direct_class_here);
+}
+
+int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *mm, unsigned class_here)
+{
+    struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
-    unsigned class_here = cm_direct_class_here;
     char x[48], y[48];
     if (diff & 31u)
         return cm_error(comm, MPI_ERR_ARG, call,

@@ -265,6 +265,103 @@ static int c_bcast_int_byte(MPI_Comm comm, int *must_fail, const char **call)
     return MPI_Bcast(rbuf, rank == 0 ? 4 : 16, rank == 0 ? MPI_INT : MPI_BYTE, 0, comm);
 }
 
+/* Issue 32 item 2 (b): nonblocking and persistent calls carry their word;
+ * the mismatch comes out of MPI_Wait, naming the call. */
+static int wait_named(MPI_Request *req, int rc)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    if (*req != MPI_REQUEST_NULL)
+        MPI_Request_free(req);
+    return rc;
+}
+
+/* Persistent: one start of the plan the _init returned (rc), then free it. */
+static int start_once(MPI_Request *req, int rc)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Start(req);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    MPI_Request_free(req);
+    return rc;
+}
+
+/* a ints on rank 0, b elsewhere: MPI_Iallreduce, or MPI_Allreduce_init (persistent). */
+static int iallreduce_counts(MPI_Comm comm, int a, int b, int persistent, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int count = rank == 0 ? a : b;
+    fill(sbuf, count, rank);
+    *must_fail = 1;
+    *call = persistent ? "MPI_Allreduce_init" : "MPI_Iallreduce";
+    if (persistent)
+        return start_once(&req, MPI_Allreduce_init(sbuf, rbuf, count, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &req));
+    return wait_named(&req, MPI_Iallreduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, comm, &req));
+}
+static int c_iallreduce_5_1900(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 5, 1900, 0, f, c); }
+static int c_iallreduce_1_2(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 1, 2, 0, f, c); }
+static int c_iallreduce_big(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 5000, 9000, 0, f, c); }
+static int c_allreduce_init_5_1900(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 5, 1900, 1, f, c); }
+static int c_allreduce_init_1_2(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 1, 2, 1, f, c); }
+
+static int c_iallreduce_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Iallreduce";
+    return wait_named(&req, MPI_Iallreduce(sbuf, rbuf, 4, int_or_float(), MPI_MAX, comm, &req));
+}
+
+static int c_ibcast_root(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(rbuf, 10, rank);
+    *must_fail = 0;             /* ranks 0 and 1 each think they are the root: one must see it */
+    *call = "MPI_Ibcast";
+    return wait_named(&req, MPI_Ibcast(rbuf, 10, MPI_INT, rank == 0 ? 0 : 1, comm, &req));
+}
+
+static int c_ibcast_10_5(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(rbuf, 10, rank == 0 ? 7 : 9);
+    *must_fail = rank != 0;
+    *call = "MPI_Ibcast";
+    return wait_named(&req, MPI_Ibcast(rbuf, rank == 0 ? 10 : 5, MPI_INT, 0, comm, &req));
+}
+
+static int c_ireduce_5_10(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int count = rank == 0 ? 5 : 10;
+    fill(sbuf, count, rank);
+    *must_fail = rank == 0;
+    *call = "MPI_Ireduce";
+    return wait_named(&req, MPI_Ireduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, 0, comm, &req));
+}
+
+static int c_igather_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Igather";
+    return wait_named(&req, MPI_Igather(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), 0, comm, &req));
+}
+
+static int c_bcast_init_root(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(rbuf, 10, rank);
+    *must_fail = 0;
+    *call = "MPI_Bcast_init";
+    return start_once(&req, MPI_Bcast_init(rbuf, 10, MPI_INT, rank == 0 ? 0 : 1, comm, MPI_INFO_NULL, &req));
+}
+
 /* Rank 0 in a barrier, the others in a broadcast from rank 1 (or 0). */
 static int barrier_bcast(MPI_Comm comm, int root, int *must_fail, const char **call)
 {
@@ -298,6 +395,17 @@ static const struct mm_case cases[] = {
     { "gatherv_int_float", 1, c_gatherv_int_float },
     { "scatterv_int_float", 1, c_scatterv_int_float },
     { "allgatherv_int_float", 1, c_allgatherv_int_float },
+    { "iallreduce_5_1900", 1, c_iallreduce_5_1900 },
+    { "iallreduce_1_2", 1, c_iallreduce_1_2 },
+    { "iallreduce_big", 1, c_iallreduce_big },
+    { "iallreduce_int_float", 1, c_iallreduce_int_float },
+    { "ibcast_root", 1, c_ibcast_root },
+    { "ibcast_10_5", 1, c_ibcast_10_5 },
+    { "ireduce_5_10", 1, c_ireduce_5_10 },
+    { "igather_int_float", 1, c_igather_int_float },
+    { "allreduce_init_5_1900", 1, c_allreduce_init_5_1900 },
+    { "allreduce_init_1_2", 1, c_allreduce_init_1_2 },
+    { "bcast_init_root", 1, c_bcast_init_root },
     { "allreduce_5_1900", 1, c_allreduce_5_1900 },
     { "allreduce_1900_5", 1, c_allreduce_1900_5 },
     { "allreduce_big", 1, c_allreduce_big },

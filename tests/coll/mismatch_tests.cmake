@@ -49,7 +49,10 @@ foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ra
           "allreduce_int_float;2;MPI_Allreduce on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
           "bcast_root;2;MPI_Bcast on rank [01]: root differs across ranks"
           "bcast_int_float;3;MPI_Bcast on rank [12]: type signature differs across ranks: MPI_FLOAT here, another type on rank 0"
-          "allgather_int_float;2;MPI_Allgather on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here")
+          "allgather_int_float;2;MPI_Allgather on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
+          "iallreduce_5_1900;2;MPI_Iallreduce on rank [01]: message size differs across ranks"
+          "allreduce_init_1_2;3;MPI_Allreduce_init on rank [0-2]: message size differs across ranks"
+          "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks")
   list(GET c 0 name)
   list(GET c 1 n)
   list(GET c 2 line)

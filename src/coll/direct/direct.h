@@ -253,14 +253,14 @@ static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
 
 /* The epoch sync in two halves (nonblocking collectives): arrive, then test
  * or wait for everyone's arrival at the returned epoch. */
-uint32_t cm_direct_sync_arrive(struct cm_direct *s);
+uint32_t cm_direct_sync_arrive(struct cm_direct *s, uint32_t word);
 int cm_direct_sync_test(struct cm_direct *s, uint32_t e);
 void cm_direct_sync_await(struct cm_direct *s, uint32_t e);
 /* The same two halves on the meeting line of a 2-rank area with flag syncs
  * (s->meet && cm_direct_flag_syncs(s)), for a caller that checked that once
  * (a persistent plan): the same words as cm_direct_sync_arrive/await write
  * and read there, without deciding the kind of sync at each call. */
-uint32_t cm_direct_meet_arrive(struct cm_direct *s);
+uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint32_t word);
 void cm_direct_meet_await(struct cm_direct *s, uint32_t e);
 /* 1 when the other rank arrived at epoch e or later (never waits). */
 static inline int cm_direct_meet_test(const struct cm_direct *s, uint32_t e)
@@ -369,13 +369,25 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
  * sync would have let the wait end.  cm_direct_peer_in_sync: rank peer has arrived at the sync
  * after my last one (its word in *theirs); cm_direct_sync_join: arrive there
  * with my word without waiting, so that peer's comparison sees mine.
- * Only blocking calls ask (word != 0): a nonblocking call's word is 0. */
+ * Only blocking calls ask (word != 0, no nonblocking call queued): the
+ * nonblocking ones compare their words after each sync and FIFO read, into
+ * their own record (direct/nbc.c, nbc_mismatch). */
 int cm_direct_fifo_ahead(struct cm_direct *s, uint32_t word, int *peer, uint32_t *theirs);
 int cm_direct_peer_in_sync(struct cm_direct *s, int peer, uint32_t *theirs);
+/* A nonblocking call's sync at epoch e has completed (every member arrived,
+ * with the word it passed to cm_direct_sync_arrive): 1, with the first rank
+ * whose word differs from mine and that word.  Every member asks before it
+ * arrives anywhere else, so a member that stops on a mismatch leaves its
+ * word in place for the others to see (the meeting line keeps one word per
+ * rank: a rank already past e had found the words equal). */
+int cm_direct_sync_words(struct cm_direct *s, uint32_t e, uint32_t word, int *peer, uint32_t *theirs);
 void cm_direct_sync_join(struct cm_direct *s);
 /* The root of broadcast-FIFO call k takes entry k: 0 when another rank has
  * published or taken it as root (the roots differ: recorded). */
 int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
+/* The same once entry k is claimed, for a caller that records the
+ * mismatch itself (a nonblocking call): 0 with the other root and its word. */
+int cm_direct_bfifo_take(struct cm_direct *s, uint32_t k, int *peer, uint32_t *theirs);
 /* The other way round: a rank in a point-to-point algorithm whose source
  * went through the area (p2p.h, cm_p2p_coll_stalled); and a rank waiting in
  * the area for a peer that sent it a blocking collective's point-to-point
@@ -424,6 +436,21 @@ static inline int cm_direct_words_differ(uint32_t a, uint32_t b)
 {
     return __builtin_expect(a != b, 0) && !cm_direct_words_agree(a, b);
 }
+/* A nonblocking (or persistent) call's word, from its front end to the
+ * engine's record (direct/nbc.c copies cm_direct_nbc_next when it queues a
+ * record; the front end clears it after): the word as a blocking call
+ * makes it, the class for the message, the communicator and call to report
+ * a mismatch on at completion. */
+struct cm_direct_nbc_args {
+    uint32_t word;
+    unsigned sig_class;
+    MPI_Comm comm;
+    const char *call;
+};
+extern struct cm_direct_nbc_args cm_direct_nbc_next;
+/* The error of a mismatch recorded in m (cm_coll_mismatch_raise's for a
+ * nonblocking call's record). */
+int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *m, unsigned class_here);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */

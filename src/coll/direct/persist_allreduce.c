@@ -74,12 +74,22 @@ static void arrive_first(struct pallreduce *a)
         a->stage = 0;
     } else if (a->meet) {
         cm_copy_small(s->meet->inl[s->rank][p], a->sb, a->bytes);
-        a->run.k = cm_direct_meet_arrive(s);
+        a->run.k = cm_direct_meet_arrive(s, a->run.args.word);
         return;
     } else {
         cm_copy_small(cm_direct_data(s, s->rank, p, a->bytes), a->sb, a->bytes);
     }
-    a->run.k = cm_direct_sync_arrive(s);
+    a->run.k = cm_direct_sync_arrive(s, a->run.args.word);
+}
+
+/* The meeting lane once both arrived at epoch k: 1 when the other rank came
+ * with another word (recorded: no fold). */
+static int meet_differs(struct pallreduce *a, uint32_t k)
+{
+    uint32_t theirs = (uint32_t)(atomic_load_explicit(&a->s->meet->arrived[a->s->rank ^ 1], memory_order_relaxed) >> 32);
+    if (__builtin_expect(theirs == a->run.args.word, 1))
+        return 0;
+    return cm_direct_nbc_words(&a->run, k);
 }
 
 /* 2 ranks, after both arrived at the epoch of parity p: both vectors
@@ -116,6 +126,8 @@ static int slots_step(struct pallreduce *a, int block)
         cm_direct_sync_await(s, o->k);
     else if (!cm_direct_sync_test(s, o->k))
         return 0;
+    if (cm_direct_nbc_words(o, o->k))
+        return 1;
     int p = (int)(o->k & 1);
     if (a->kernel3) {
         fold_pair(a, p);
@@ -188,6 +200,8 @@ static int single_step(struct pallreduce *a, int block)
             cm_direct_sync_await(s, o->k);
         else if (!cm_direct_sync_test(s, o->k))
             return 0;
+        if (a->stage == 0 && cm_direct_nbc_words(o, o->k))
+            return 1;       /* every member sees it at e1 and stops before reading */
         /* The addresses are in the flag lines of e1's parity: nobody
          * writes them again before every member arrived at e3. */
         switch (a->stage++) {
@@ -200,7 +214,7 @@ static int single_step(struct pallreduce *a, int block)
         default:
             return 1;
         }
-        o->k = cm_direct_sync_arrive(s);
+        o->k = cm_direct_sync_arrive(s, o->args.word);
     }
 }
 
@@ -221,6 +235,7 @@ static int pa_begin(void *plan)
     a->run.next = NULL;
     a->run.started = 0;
     a->run.done = 0;
+    a->run.mm.on = 0;
     /* Arrive first, queue after: the arrival is what the others wait for. */
     if (!s->nbc_head && !s->nbc_busy)
         arrive_first(a);
@@ -246,12 +261,16 @@ static int pa_start(struct cm_request *r, const char *call)
     if (s->nbc_head || s->nbc_busy)
         return cm_coll_plan_start(r, call);
     a->run.next = NULL;
+    a->run.mm.on = 0;
     r->active = 1;
     r->cancelled = 0;
     arrive_first(a);
     uint32_t k = a->run.k;
     if (cm_direct_meet_test(s, k)) {
-        fold_meet(a, (int)(k & 1));
+        if (meet_differs(a, k))
+            r->quick_finish = 0;    /* Wait/Test raise it (coll/persist.c) */
+        else
+            fold_meet(a, (int)(k & 1));
         a->run.done = 1;
         r->complete = 1;
         return MPI_SUCCESS;
@@ -284,12 +303,19 @@ static void pa_block(void *plan)
          * MPI_Waitall) would otherwise step and pop it under us. */
         s->nbc_busy = 1;
         cm_direct_meet_await(s, a->run.k);
-        fold_meet(a, (int)(a->run.k & 1));
+        if (!meet_differs(a, a->run.k))
+            fold_meet(a, (int)(a->run.k & 1));
         cm_direct_nbc_pop(s);
         s->nbc_busy = 0;
         return;
     }
     cm_direct_nbc_block(&a->run);
+}
+
+static int pa_report(void *plan)
+{
+    struct pallreduce *a = plan;
+    return cm_coll_mismatch_report(a->run.args.comm, a->run.args.call, &a->run.mm, a->run.args.sig_class);
 }
 
 static void pa_free(void *plan)
@@ -350,6 +376,7 @@ int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
         }
         a->own = a->tmp + a->chunk;
     }
+    a->run.args = cm_direct_nbc_next;
     a->run.kind = NBC_HOOK;
     a->run.hook = pallreduce_step;
     a->run.s = s;
@@ -357,6 +384,8 @@ int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
     cm_op_retain(op);
     int rc = cm_coll_keep(a, pa_begin, pa_poll, pa_block, pa_free, request);
     cm_coll_capture.no_first_poll = 1;
+    cm_coll_capture.failed = &a->run.mm.on;
+    cm_coll_capture.report = pa_report;
     if (a->meet)
         cm_coll_capture.start = pa_start;
     return rc;
