@@ -31,37 +31,25 @@
 
 #include <stdlib.h>
 
-/* A start that found the ranks' arguments different (nbc.h, failed): its
- * Wait/Test take the full finish, whose query raises the error. */
-static void plan_check(struct cm_coll_plan *p)
-{
-    if (__builtin_expect(p->failed && *p->failed, 0))
-        p->req->quick_finish = 0;
-}
-
 static int plan_poll(void *state)
 {
     struct cm_coll_plan *p = state;
-    int done = p->poll(p->plan);
-    if (done)
-        plan_check(p);
-    return done;
+    return p->poll(p->plan);
 }
 
 static void plan_block(void *state)
 {
     struct cm_coll_plan *p = state;
     p->block(p->plan);
-    plan_check(p);
 }
 
-/* Wait/Test after plan_check: the error, and quick_finish back for the next
- * start. */
+/* Wait/Test of a start that cleared quick_finish (nbc.h, report): the
+ * error, and quick_finish back for the next start. */
 static int plan_query(struct cm_request *r)
 {
     struct cm_coll_plan *p = r->state;
     r->quick_finish = 1;
-    return p->failed && *p->failed ? p->report(p->plan) : MPI_SUCCESS;
+    return p->report(p->plan);
 }
 
 static void plan_destroy(void *state)
@@ -79,7 +67,7 @@ int cm_coll_plan_start(struct cm_request *r, const char *call)
         return cm_error(r->comm, rc, call, "could not start the persistent %s", p->call);
     r->active = 1;
     r->cancelled = 0;
-    if (!p->no_first_poll && plan_poll(p))
+    if (!p->no_first_poll && p->poll(p->plan))
         r->complete = 1;
     else {
         r->complete = 0;
@@ -145,9 +133,10 @@ int cm_coll_persist_end(int rc, MPI_Request inner, MPI_Comm comm, MPI_Request *r
     r->complete = 1;
     r->start = p->start ? p->start : cm_coll_plan_start;
     r->comm = comm;
-    p->req = r;
-    if (p->failed)
+    if (p->req) {
+        *p->req = r;
         r->query = plan_query;
+    }
     *request = cm_request_handle(r);
     return MPI_SUCCESS;
 }

@@ -260,13 +260,20 @@ void cm_direct_sync_await(struct cm_direct *s, uint32_t e);
  * (s->meet && cm_direct_flag_syncs(s)), for a caller that checked that once
  * (a persistent plan): the same words as cm_direct_sync_arrive/await write
  * and read there, without deciding the kind of sync at each call. */
-uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint32_t word);
-void cm_direct_meet_await(struct cm_direct *s, uint32_t e);
-/* 1 when the other rank arrived at epoch e or later (never waits). */
-static inline int cm_direct_meet_test(const struct cm_direct *s, uint32_t e)
+/* word_hi: the call's argument word in the high half (word << 32, made once
+ * by a plan).  meet_await returns 0 when the other rank arrived with the same
+ * word, else what it saw (another word, or a later epoch: cm_direct_sync_words
+ * tells). */
+uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint64_t word_hi);
+uint64_t cm_direct_meet_await(struct cm_direct *s, uint32_t e, uint64_t word_hi);
+/* The other rank's arrival, as meet_await sees it, without waiting: 0 not
+ * yet at epoch e, 1 arrived with the same word, 2 with another word or later. */
+static inline int cm_direct_meet_test(const struct cm_direct *s, uint32_t e, uint64_t word_hi)
 {
     uint64_t v = atomic_load_explicit(&s->meet->arrived[s->rank ^ 1], memory_order_acquire);
-    return (int32_t)((uint32_t)v - e) >= 0;
+    if (__builtin_expect(v == (word_hi | e), 1))
+        return 1;
+    return (int32_t)((uint32_t)v - e) >= 0 ? 2 : 0;
 }
 
 /* Parity of the epoch the next sync will close. */

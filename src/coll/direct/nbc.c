@@ -452,6 +452,7 @@ void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
 struct kept {
     struct cm_direct_nbc pristine;
     struct cm_direct_nbc run;
+    struct cm_request *req;     /* the persistent request (coll/persist.c) */
 };
 
 static int kept_begin(void *state)
@@ -462,8 +463,28 @@ static int kept_begin(void *state)
     return MPI_SUCCESS;
 }
 
-static int kept_poll(void *state) { return poll_op(&((struct kept *)state)->run); }
-static void kept_block(void *state) { block_op(&((struct kept *)state)->run); }
+/* A start that saw a mismatch: Wait/Test raise it (nbc.h, report). */
+static void kept_check(struct kept *k)
+{
+    if (__builtin_expect(k->run.mm.on, 0))
+        k->req->quick_finish = 0;
+}
+
+static int kept_poll(void *state)
+{
+    struct kept *k = state;
+    int done = poll_op(&k->run);
+    if (done)
+        kept_check(k);
+    return done;
+}
+
+static void kept_block(void *state)
+{
+    struct kept *k = state;
+    block_op(&k->run);
+    kept_check(k);
+}
 /* The record outlives the call (the _init of a kept plan): its types and
  * op stay usable after the user frees them (released with the record). */
 static void kept_hold(const struct cm_direct_nbc *o, int take)
@@ -478,6 +499,9 @@ static void kept_hold(const struct cm_direct_nbc *o, int take)
 static int kept_report(void *state)
 {
     struct kept *k = state;
+    if (!k->run.mm.on)
+        return MPI_SUCCESS;
+    k->run.mm.on = 0;
     return cm_coll_mismatch_report(k->run.args.comm, k->run.args.call, &k->run.mm, k->run.args.sig_class);
 }
 
@@ -509,7 +533,7 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
         kept_hold(o, 1);
         free(o);
         int rc = cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
-        cm_coll_capture.failed = &k->run.mm.on;
+        cm_coll_capture.req = &k->req;
         cm_coll_capture.report = kept_report;
         return rc;
     }

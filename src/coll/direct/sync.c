@@ -426,22 +426,23 @@ int cm_direct_sync_test(struct cm_direct *s, uint32_t e)
  * cm_direct_sync_arrive and cm_direct_sync_await with arrival_word's meeting
  * line, so a member running these and one running those meet at the same
  * epoch: the word is (0 << 32 | e) in meet->arrived[rank] either way. */
-uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint32_t word)
+uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint64_t word_hi)
 {
     uint32_t e = ++s->epoch;
     _Atomic uint64_t *mine = &s->meet->arrived[s->rank];
-    atomic_store_explicit(mine, (uint64_t)word << 32 | e, memory_order_release);
+    atomic_store_explicit(mine, word_hi | e, memory_order_release);
     flag_wake(hdr(s), mine);
     return e;
 }
 
-void cm_direct_meet_await(struct cm_direct *s, uint32_t e)
+uint64_t cm_direct_meet_await(struct cm_direct *s, uint32_t e, uint64_t word_hi)
 {
     int woken = 1, announced = 0;       /* woken: cm_direct_meet_arrive did */
-    await_arrival(s, &s->meet->arrived[s->rank ^ 1], (uint64_t)e, &s->meet->arrived[s->rank], &woken,
-                  &announced);
+    uint64_t seen = await_arrival(s, &s->meet->arrived[s->rank ^ 1], word_hi | e, &s->meet->arrived[s->rank],
+                                  &woken, &announced);
     if (announced)
         cm_direct_announce_blocked(0);
+    return seen;
 }
 
 /* Where rank r stores its arrival at epoch e for a sync of any kind (the
