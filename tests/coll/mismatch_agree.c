@@ -196,6 +196,55 @@ static void c_alltoallv_self(MPI_Comm comm)
     free(sc), free(d);
 }
 
+/* The nonblocking and persistent calls carry the same words (issue 32
+ * item 2 b): signature-equal shapes and packed data pass there too. */
+static void c_nonblocking_shapes(MPI_Comm comm)
+{
+    int b[N], count, *all = malloc(sizeof(int) * N * (size_t)size);
+    MPI_Datatype dt;
+    MPI_Request req;
+    for (int root = 0; root < size; root++) {
+        for (int i = 0; i < N; i++)
+            b[i] = rank == root ? 100 * root + i : -1;
+        shape((rank + root) % 3, &count, &dt);
+        ok("ibcast_shapes", MPI_Ibcast(b, count, dt, root, comm, &req));
+        ok("ibcast_shapes", MPI_Wait(&req, MPI_STATUS_IGNORE));
+        expect("ibcast_shapes", b, N, 100 * root);
+    }
+    for (int i = 0; i < N; i++)
+        b[i] = 10 * rank + i;
+    int rcount;
+    MPI_Datatype rdt;
+    shape(rank % 3, &count, &dt);
+    shape((rank + 1) % 3, &rcount, &rdt);
+    ok("iallgather_shapes", MPI_Iallgather(b, count, dt, all, rcount, rdt, comm, &req));
+    ok("iallgather_shapes", MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int r = 0; r < size; r++)
+        expect("iallgather_shapes", all + N * r, N, 10 * r);
+    ok("igather_shapes", MPI_Igather(b, count, dt, all, rcount, rdt, size - 1, comm, &req));
+    ok("igather_shapes", MPI_Wait(&req, MPI_STATUS_IGNORE));
+    for (int r = 0; rank == size - 1 && r < size; r++)
+        expect("igather_shapes", all + N * r, N, 10 * r);
+    for (int i = 0; i < N; i++)
+        b[i] = rank == 0 ? 40 + i : -1;
+    char packed[64];
+    int pos = 0;
+    if (rank == 0)
+        MPI_Pack(b, N, MPI_INT, packed, sizeof packed, &pos, comm);
+    ok("ibcast_packed", rank == 0 ? MPI_Ibcast(packed, pos, MPI_PACKED, 0, comm, &req)
+                                  : MPI_Ibcast(b, N, MPI_INT, 0, comm, &req));
+    ok("ibcast_packed", MPI_Wait(&req, MPI_STATUS_IGNORE));
+    expect("ibcast_packed", b, N, 40);
+    ok("bcast_init_shapes", MPI_Bcast_init(b, count, dt, 0, comm, MPI_INFO_NULL, &req));
+    for (int rep = 0; rep < 2; rep++) {
+        ok("bcast_init_shapes", MPI_Start(&req));
+        ok("bcast_init_shapes", MPI_Wait(&req, MPI_STATUS_IGNORE));
+        expect("bcast_init_shapes", b, N, 40);
+    }
+    MPI_Request_free(&req);
+    free(all);
+}
+
 static const struct {
     const char *name;
     void (*run)(MPI_Comm);
@@ -208,6 +257,7 @@ static const struct {
     { "empty_any_type", c_empty_any_type },
     { "v_zero_senders", c_v_zero_senders },
     { "alltoallv_self", c_alltoallv_self },
+    { "nonblocking_shapes", c_nonblocking_shapes },
 };
 
 int main(int argc, char **argv)
