@@ -191,17 +191,83 @@ static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op
 #endif
 }
 
-/* The reductions without a root pass this as the root: their word carries
- * the type's signature class there (direct.h, cm_direct_typed). */
-static inline int api_sig_root(MPI_Datatype dt)
+/* The signature class of count elements of dt (core/datatype.h): 0, which
+ * agrees with any, when they hold no data. */
+static inline unsigned api_class(MPI_Datatype dt, size_t bytes)
 {
 #ifdef CM_IN_COREMPI
-    return (int)cm_dt_lookup(dt)->sig_class - 1;
+    return bytes ? cm_dt_lookup(dt)->sig_class : 0u;
 #else
-    (void)dt;
-    return -1;
+    (void)dt, (void)bytes;
+    return 0;
 #endif
 }
+
+/* 1 when some of the n counts is not 0 (the v forms: a class only then). */
+static inline size_t api_any(const int *counts, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (counts[i])
+            return 1;
+    return 0;
+}
+
+/* The collectives without a root whose ranks all use one signature class
+ * (direct.h, cm_direct_typed) pass this as the root: their word carries the
+ * class there. */
+static inline int api_sig_root(MPI_Datatype dt)
+{
+    return (int)api_class(dt, 1) - 1;
+}
+
+/* The rooted collectives without an op (direct.h, cm_direct_typed_op): the
+ * word with a hash of the class in the op bits. */
+static inline void api_word_rooted(enum cm_coll_id coll, size_t bytes, int root, unsigned sig_class)
+{
+#ifdef CM_IN_COREMPI
+    cm_direct_word = cm_direct_word_of((unsigned)coll, bytes, root, MPI_OP_NULL) | cm_direct_class_hash(sig_class) << 5;
+    cm_direct_class_here = sig_class;
+#else
+    (void)coll, (void)bytes, (void)root, (void)sig_class;
+#endif
+}
+
+/* The bytes of count elements of dt (the word's byte field). */
+static inline size_t api_bytes(int count, MPI_Datatype dt)
+{
+#ifdef CM_IN_COREMPI
+    return (size_t)count * cm_dt_lookup(dt)->size;
+#else
+    (void)count, (void)dt;
+    return 0;
+#endif
+}
+
+/* A nonblocking (or persistent) call's word, as its blocking twin makes it,
+ * for the shared-memory engine's record (direct.h, cm_direct_nbc_args); the
+ * class goes where the collective has room for it.  API_NBC sets it around
+ * the engine's entry (engine: the call of cm_direct_nbc_<coll>). */
+static inline void api_nbc_word(MPI_Comm comm, const char *call, enum cm_coll_id coll, size_t bytes, int root,
+                                MPI_Op op, unsigned sig_class)
+{
+#ifdef CM_IN_COREMPI
+    uint32_t w = cm_direct_word_of((unsigned)coll, bytes, cm_direct_typed(coll) ? (int)sig_class - 1 : root, op);
+    if (cm_direct_typed_op(coll))
+        w |= cm_direct_class_hash(sig_class) << 5;
+    cm_direct_nbc_next = (struct cm_direct_nbc_args){ w, sig_class, comm, call };
+#else
+    (void)comm, (void)call, (void)coll, (void)bytes, (void)root, (void)op, (void)sig_class;
+#endif
+}
+static inline int api_nbc_after(int rc)
+{
+#ifdef CM_IN_COREMPI
+    cm_direct_nbc_next.word = 0;
+#endif
+    return rc;
+}
+#define API_NBC(comm, call, coll, bytes, root, op, sig_class, engine) \
+    (api_nbc_word(comm, call, coll, bytes, root, op, sig_class), api_nbc_after(engine))
 
 /* After the algorithm: a mismatch its syncs saw, or errors reported by
  * point-to-point inside it. */

@@ -187,7 +187,7 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHER, cc, &q);
-    api_word(CM_COLL_ALLGATHER, q.bytes, -1, MPI_OP_NULL);
+    api_word(CM_COLL_ALLGATHER, q.bytes, (int)api_class(recvtype, q.bytes) - 1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_allgather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                            recvtype, cc));
 }
@@ -208,7 +208,7 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcounts[rank], recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHERV, cc, &q);
-    api_word(CM_COLL_ALLGATHERV, 0, -1, MPI_OP_NULL);
+    api_word(CM_COLL_ALLGATHERV, 0, (int)api_class(recvtype, api_any(recvcounts, size)) - 1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_allgatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                                             displs, recvtype, cc));
 }
@@ -232,7 +232,7 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLTOALL, cc, &q);
-    api_word(CM_COLL_ALLTOALL, q.bytes, -1, MPI_OP_NULL);
+    api_word(CM_COLL_ALLTOALL, q.bytes, (int)api_class(recvtype, q.bytes) - 1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_alltoall_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                           recvtype, cc));
 }

@@ -76,7 +76,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     struct cm_nbc *s;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
-    if (cm_direct_nbc_barrier(cc, request) == MPI_SUCCESS)
+    if (API_NBC(comm, call, CM_COLL_BARRIER, 0, -1, MPI_OP_NULL, 0, cm_direct_nbc_barrier(cc, request)) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -96,7 +96,9 @@ int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Co
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
         return rc;
-    if (cm_direct_nbc_bcast(buffer, count, datatype, root, cc, request) == MPI_SUCCESS)
+    size_t bytes = api_bytes(count, datatype);
+    if (API_NBC(comm, call, CM_COLL_BCAST, bytes, root, MPI_OP_NULL, api_class(datatype, bytes),
+                cm_direct_nbc_bcast(buffer, count, datatype, root, cc, request)) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -138,7 +140,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, root, rank, 0)))
         return rc;
-    if (cm_direct_nbc_reduce(sendbuf, recvbuf, count, datatype, op, root, cc, request) == MPI_SUCCESS)
+    if (API_NBC(comm, call, CM_COLL_REDUCE, api_bytes(count, datatype), root, op, 0,
+                cm_direct_nbc_reduce(sendbuf, recvbuf, count, datatype, op, root, cc, request)) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -158,7 +161,9 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
         return rc;
     if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, 0, rank, 1)))
         return rc;
-    if (cm_direct_nbc_allreduce(sendbuf, recvbuf, count, datatype, op, cc, request) == MPI_SUCCESS)
+    size_t bytes = api_bytes(count, datatype);
+    if (API_NBC(comm, call, CM_COLL_ALLREDUCE, bytes, -1, op, api_class(datatype, bytes),
+                cm_direct_nbc_allreduce(sendbuf, recvbuf, count, datatype, op, cc, request)) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))
         return rc;
@@ -183,7 +188,10 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
         return fail(s, rc);
     if (recvcount == 0)
         return start(comm, call, s, MPI_SUCCESS, request);
-    if (cm_direct_nbc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, cc, request) == MPI_SUCCESS)
+    size_t bytes = api_bytes(recvcount, datatype);
+    if (API_NBC(comm, call, CM_COLL_REDUCE_SCATTER_BLOCK, bytes, -1, op, api_class(datatype, bytes),
+                cm_direct_nbc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, cc, request)) ==
+        MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     void *full = rank == 0 ? cm_nbc_scratch(s, datatype, recvcount * size) : NULL;
     if (rank == 0 && !full)
@@ -213,7 +221,11 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))))
         return fail(s, rc);
-    if (cm_direct_nbc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
+    MPI_Datatype mine = rank == root ? recvtype : sendtype;
+    size_t bytes = api_bytes(rank == root ? recvcount : sendcount, mine);
+    if (API_NBC(comm, call, CM_COLL_GATHER, bytes, root, MPI_OP_NULL, api_class(mine, bytes),
+                cm_direct_nbc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request)) ==
+        MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
@@ -239,7 +251,11 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
          (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))))
         return fail(s, rc);
-    if (cm_direct_nbc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request) == MPI_SUCCESS)
+    MPI_Datatype mine = rank == root ? sendtype : recvtype;
+    size_t bytes = api_bytes(rank == root ? sendcount : recvcount, mine);
+    if (API_NBC(comm, call, CM_COLL_SCATTER, bytes, root, MPI_OP_NULL, api_class(mine, bytes),
+                cm_direct_nbc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request)) ==
+        MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
@@ -261,7 +277,10 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return fail(s, rc);
-    if (cm_direct_nbc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
+    size_t bytes = api_bytes(recvcount, recvtype);
+    if (API_NBC(comm, call, CM_COLL_ALLGATHER, bytes, -1, MPI_OP_NULL, api_class(recvtype, bytes),
+                cm_direct_nbc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request)) ==
+        MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
@@ -283,7 +302,10 @@ int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
         return fail(s, rc);
-    if (cm_direct_nbc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request) == MPI_SUCCESS)
+    size_t bytes = api_bytes(recvcount, recvtype);
+    if (API_NBC(comm, call, CM_COLL_ALLTOALL, bytes, -1, MPI_OP_NULL, api_class(recvtype, bytes),
+                cm_direct_nbc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request)) ==
+        MPI_SUCCESS)
         return fail(s, MPI_SUCCESS);
     return start(comm, call, s,
                  cm_nbc_build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),

@@ -27,7 +27,7 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BCAST, cc, &q);
-    api_word(CM_COLL_BCAST, q.bytes, root, MPI_OP_NULL);
+    api_word_rooted(CM_COLL_BCAST, q.bytes, root, api_class(datatype, q.bytes));
     return api_done(comm, call, ((cm_bcast_fn)a->fn)(buffer, count, datatype, root, cc));
 }
 
@@ -88,7 +88,7 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     struct cm_coll_query q = api_query(size, rank == root ? recvcount : sendcount,
                                        rank == root ? recvtype : sendtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHER, cc, &q);
-    api_word(CM_COLL_GATHER, q.bytes, root, MPI_OP_NULL);
+    api_word_rooted(CM_COLL_GATHER, q.bytes, root, api_class(rank == root ? recvtype : sendtype, q.bytes));
     return api_done(comm, call, ((cm_gather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                         recvtype, root, cc));
 }
@@ -110,7 +110,9 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct cm_coll_query q = api_query(size, sendcount, sendtype == MPI_DATATYPE_NULL ? recvtype : sendtype,
                                        MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHERV, cc, &q);
-    api_word(CM_COLL_GATHERV, 0, root, MPI_OP_NULL);
+    api_word_rooted(CM_COLL_GATHERV, 0, root,
+                    rank == root ? api_class(recvtype, api_any(recvcounts, size))
+                                 : api_class(sendtype, (size_t)sendcount));
     return api_done(comm, call, ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                                          displs, recvtype, root, cc));
 }
@@ -137,7 +139,7 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     struct cm_coll_query q = api_query(size, rank == root ? sendcount : recvcount,
                                        rank == root ? sendtype : recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTER, cc, &q);
-    api_word(CM_COLL_SCATTER, q.bytes, root, MPI_OP_NULL);
+    api_word_rooted(CM_COLL_SCATTER, q.bytes, root, api_class(rank == root ? sendtype : recvtype, q.bytes));
     return api_done(comm, call, ((cm_scatter_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
                                                          recvtype, root, cc));
 }
@@ -159,7 +161,9 @@ int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[
     struct cm_coll_query q = api_query(size, recvcount, recvbuf == MPI_IN_PLACE ? sendtype : recvtype,
                                        MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTERV, cc, &q);
-    api_word(CM_COLL_SCATTERV, 0, root, MPI_OP_NULL);
+    api_word_rooted(CM_COLL_SCATTERV, 0, root,
+                    rank == root ? api_class(sendtype, api_any(sendcounts, size))
+                                 : api_class(recvtype, (size_t)recvcount));
     return api_done(comm, call, ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf,
                                                           recvcount, recvtype, root, cc));
 }

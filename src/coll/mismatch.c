@@ -21,11 +21,13 @@
 
 uint32_t cm_direct_word;
 struct cm_direct_mismatch cm_direct_mm;
+unsigned cm_direct_class_here;
+struct cm_direct_nbc_args cm_direct_nbc_next;
 
 int cm_direct_words_agree(uint32_t a, uint32_t b)
 {
-    uint32_t field = 0xffu << 9;
-    return a == b || (((a ^ b) & ~field) == 0 && cm_direct_typed((a & 31u) - 1) && (!(a & field) || !(b & field)));
+    uint32_t field = cm_direct_class_field((a & 31u) - 1);
+    return a == b || (field && ((a ^ b) & ~field) == 0 && (!(a & field) || !(b & field)));
 }
 
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
@@ -67,6 +69,8 @@ static const char *sig_name(unsigned c)
 {
     if (c == CM_DT_SIG_MIXED)
         return "a mix of types";
+    if (c == 0)
+        return "MPI_PACKED";
     const struct cm_datatype *t = c < CM_DT_NUM_PREDEFINED ? cm_dt_table[c] : NULL;
     return t ? t->name : "a predefined type";
 }
@@ -76,18 +80,29 @@ int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
     struct cm_direct_mismatch m = cm_direct_mm;
     cm_direct_mm.on = 0;
     cm_direct_word = 0;
+    return cm_coll_mismatch_report(comm, call, &m, cm_direct_class_here);
+}
+
+int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *mm, unsigned class_here)
+{
+    struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];
     if (diff & 31u)
         return cm_error(comm, MPI_ERR_ARG, call,
                         "rank %d is in %s at the same point: the ranks call different collectives", m.peer,
                         word_coll(b));
+    unsigned coll = (a & 31u) - 1;
+    if ((diff & (15u << 5)) && cm_direct_typed_op(coll))
+        return cm_error(comm, MPI_ERR_TYPE, call,
+                        "type signature differs across ranks: %s here, another type on rank %d",
+                        sig_name(class_here), m.peer);
     if (diff & (15u << 5)) {
         word_op(a, x, sizeof x);
         word_op(b, y, sizeof y);
         return cm_error(comm, MPI_ERR_OP, call, "op differs across ranks: %s here, %s on rank %d", x, y, m.peer);
     }
-    if ((diff & (0xffu << 9)) && cm_direct_typed((a & 31u) - 1)) {
+    if ((diff & (0xffu << 9)) && cm_direct_typed(coll)) {
         unsigned ca = (a >> 9) & 0xffu, cb = (b >> 9) & 0xffu;
         return cm_error(comm, MPI_ERR_TYPE, call, "type signature differs across ranks (same size): %s here, %s on rank %d",
                         sig_name(ca), sig_name(cb), m.peer);

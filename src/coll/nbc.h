@@ -103,6 +103,13 @@ struct cm_coll_plan {
      * hook, instead of cm_coll_plan_start around begin), for a plan whose
      * Start is its hot path.  It may hand a case back to cm_coll_plan_start. */
     int (*start)(struct cm_request *r, const char *call);
+    /* Optional (argument agreement, coll/direct/direct.h): coll/persist.c
+     * stores the persistent request in *req; a start that finds the ranks'
+     * arguments different clears its quick_finish, so that Wait/Test take
+     * the full finish, whose query calls report (which raises the error and
+     * clears the plan's record for the next start). */
+    struct cm_request **req;
+    int (*report)(void *plan);
 };
 extern struct cm_coll_plan cm_coll_capture;
 #define CM_COLL_CALL(name) (cm_coll_capture.on ? cm_coll_capture.call : (name))

@@ -43,6 +43,15 @@ static void plan_block(void *state)
     p->block(p->plan);
 }
 
+/* Wait/Test of a start that cleared quick_finish (nbc.h, report): the
+ * error, and quick_finish back for the next start. */
+static int plan_query(struct cm_request *r)
+{
+    struct cm_coll_plan *p = r->state;
+    r->quick_finish = 1;
+    return p->report(p->plan);
+}
+
 static void plan_destroy(void *state)
 {
     struct cm_coll_plan *p = state;
@@ -124,6 +133,10 @@ int cm_coll_persist_end(int rc, MPI_Request inner, MPI_Comm comm, MPI_Request *r
     r->complete = 1;
     r->start = p->start ? p->start : cm_coll_plan_start;
     r->comm = comm;
+    if (p->req) {
+        *p->req = r;
+        r->query = plan_query;
+    }
     *request = cm_request_handle(r);
     return MPI_SUCCESS;
 }

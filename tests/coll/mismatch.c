@@ -194,6 +194,195 @@ static int c_allreduce_int_float(MPI_Comm comm, int *must_fail, const char **cal
     return MPI_Allreduce(sbuf, rbuf, 4, rank == 0 ? MPI_INT : MPI_FLOAT, MPI_MAX, comm);
 }
 
+/* Issue 32 item 2 (a): 4 MPI_INT against 4 MPI_FLOAT (same bytes, other
+ * signature) in the collectives other than the reductions.  Rank 0 (the
+ * root) uses MPI_INT, the others MPI_FLOAT. */
+static MPI_Datatype int_or_float(void) { return rank == 0 ? MPI_INT : MPI_FLOAT; }
+
+static int c_bcast_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(rbuf, 4, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Bcast";
+    return MPI_Bcast(rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_gather_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Gather";
+    return MPI_Gather(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_scatter_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Scatter";
+    return MPI_Scatter(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_allgather_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Allgather";
+    return MPI_Allgather(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), comm);
+}
+
+static int c_alltoall_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Alltoall";
+    return MPI_Alltoall(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), comm);
+}
+
+/* Issue 32 item 2 (c): the v forms carry the class where all ranks agree. */
+static int *v_counts(int each)
+{
+    static int c[2][64];
+    for (int i = 0; i < size && i < 64; i++)
+        c[0][i] = each, c[1][i] = each * i;
+    return c[0];
+}
+#define V_DISPLS(c) ((c) + 64)
+
+static int c_gatherv_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Gatherv";
+    return MPI_Gatherv(sbuf, 4, int_or_float(), rbuf, c, V_DISPLS(c), int_or_float(), 0, comm);
+}
+
+static int c_scatterv_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Scatterv";
+    return MPI_Scatterv(sbuf, c, V_DISPLS(c), int_or_float(), rbuf, 4, int_or_float(), 0, comm);
+}
+
+static int c_allgatherv_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Allgatherv";
+    return MPI_Allgatherv(sbuf, 4, int_or_float(), rbuf, c, V_DISPLS(c), int_or_float(), comm);
+}
+
+/* MPI_BYTE matches only MPI_BYTE (MPI 4.1, 3.3.1, example 3.2): 4 MPI_INT
+ * at the root against 16 MPI_BYTE elsewhere is erroneous. */
+static int c_bcast_int_byte(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(rbuf, 4, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Bcast";
+    return MPI_Bcast(rbuf, rank == 0 ? 4 : 16, rank == 0 ? MPI_INT : MPI_BYTE, 0, comm);
+}
+
+/* Issue 32 item 2 (b): nonblocking and persistent calls carry their word;
+ * the mismatch comes out of MPI_Wait, naming the call. */
+static int wait_named(MPI_Request *req, int rc)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    if (*req != MPI_REQUEST_NULL)
+        MPI_Request_free(req);
+    return rc;
+}
+
+/* Persistent: one start of the plan the _init returned (rc), then free it. */
+static int start_once(MPI_Request *req, int rc)
+{
+    if (rc != MPI_SUCCESS)
+        return rc;
+    rc = MPI_Start(req);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(req, MPI_STATUS_IGNORE);
+    MPI_Request_free(req);
+    return rc;
+}
+
+/* a ints on rank 0, b elsewhere: MPI_Iallreduce, or MPI_Allreduce_init (persistent). */
+static int iallreduce_counts(MPI_Comm comm, int a, int b, int persistent, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int count = rank == 0 ? a : b;
+    fill(sbuf, count, rank);
+    *must_fail = 1;
+    *call = persistent ? "MPI_Allreduce_init" : "MPI_Iallreduce";
+    if (persistent)
+        return start_once(&req, MPI_Allreduce_init(sbuf, rbuf, count, MPI_INT, MPI_SUM, comm, MPI_INFO_NULL, &req));
+    return wait_named(&req, MPI_Iallreduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, comm, &req));
+}
+static int c_iallreduce_5_1900(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 5, 1900, 0, f, c); }
+static int c_iallreduce_1_2(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 1, 2, 0, f, c); }
+static int c_iallreduce_big(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 5000, 9000, 0, f, c); }
+static int c_allreduce_init_5_1900(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 5, 1900, 1, f, c); }
+static int c_allreduce_init_1_2(MPI_Comm comm, int *f, const char **c) { return iallreduce_counts(comm, 1, 2, 1, f, c); }
+
+static int c_iallreduce_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Iallreduce";
+    return wait_named(&req, MPI_Iallreduce(sbuf, rbuf, 4, int_or_float(), MPI_MAX, comm, &req));
+}
+
+static int c_ibcast_root(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(rbuf, 10, rank);
+    *must_fail = 0;             /* ranks 0 and 1 each think they are the root: one must see it */
+    *call = "MPI_Ibcast";
+    return wait_named(&req, MPI_Ibcast(rbuf, 10, MPI_INT, rank == 0 ? 0 : 1, comm, &req));
+}
+
+static int c_ibcast_10_5(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(rbuf, 10, rank == 0 ? 7 : 9);
+    *must_fail = rank != 0;
+    *call = "MPI_Ibcast";
+    return wait_named(&req, MPI_Ibcast(rbuf, rank == 0 ? 10 : 5, MPI_INT, 0, comm, &req));
+}
+
+static int c_ireduce_5_10(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int count = rank == 0 ? 5 : 10;
+    fill(sbuf, count, rank);
+    *must_fail = rank == 0;
+    *call = "MPI_Ireduce";
+    return wait_named(&req, MPI_Ireduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, 0, comm, &req));
+}
+
+static int c_igather_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Igather";
+    return wait_named(&req, MPI_Igather(sbuf, 4, int_or_float(), rbuf, 4, int_or_float(), 0, comm, &req));
+}
+
+static int c_bcast_init_root(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(rbuf, 10, rank);
+    *must_fail = 0;
+    *call = "MPI_Bcast_init";
+    return start_once(&req, MPI_Bcast_init(rbuf, 10, MPI_INT, rank == 0 ? 0 : 1, comm, MPI_INFO_NULL, &req));
+}
+
 /* Rank 0 in a barrier, the others in a broadcast from rank 1 (or 0). */
 static int barrier_bcast(MPI_Comm comm, int root, int *must_fail, const char **call)
 {
@@ -226,6 +415,26 @@ static const struct mm_case cases[] = {
     { "barrier_bcast", 1, c_barrier_bcast },
     { "barrier_bcast0", 1, c_barrier_bcast0 },
     { "allreduce_int_float", 1, c_allreduce_int_float },
+    { "bcast_int_float", 1, c_bcast_int_float },
+    { "gather_int_float", 1, c_gather_int_float },
+    { "scatter_int_float", 1, c_scatter_int_float },
+    { "allgather_int_float", 1, c_allgather_int_float },
+    { "alltoall_int_float", 1, c_alltoall_int_float },
+    { "bcast_int_byte", 1, c_bcast_int_byte },
+    { "gatherv_int_float", 1, c_gatherv_int_float },
+    { "scatterv_int_float", 1, c_scatterv_int_float },
+    { "allgatherv_int_float", 1, c_allgatherv_int_float },
+    { "iallreduce_5_1900", 1, c_iallreduce_5_1900 },
+    { "iallreduce_1_2", 1, c_iallreduce_1_2 },
+    { "iallreduce_big", 1, c_iallreduce_big },
+    { "iallreduce_int_float", 1, c_iallreduce_int_float },
+    { "ibcast_root", 1, c_ibcast_root },
+    { "ibcast_10_5", 1, c_ibcast_10_5 },
+    { "ireduce_5_10", 1, c_ireduce_5_10 },
+    { "igather_int_float", 1, c_igather_int_float },
+    { "allreduce_init_5_1900", 1, c_allreduce_init_5_1900 },
+    { "allreduce_init_1_2", 1, c_allreduce_init_1_2 },
+    { "bcast_init_root", 1, c_bcast_init_root },
     { "allreduce_5_1900", 1, c_allreduce_5_1900 },
     { "allreduce_1900_5", 1, c_allreduce_1900_5 },
     { "allreduce_big", 1, c_allreduce_big },

@@ -67,7 +67,12 @@ foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ra
           "allreduce_int_float;2;MPI_Allreduce on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
           "bcast_root;2;MPI_Bcast on rank [01]: root differs across ranks"
           "bcast_5_1900_fresh;4;MPI_Bcast on rank [1-3]: message size differs across ranks.*7600 bytes here, 20 bytes on rank 0"
-          "bcast_1900_5_fresh;4;MPI_Bcast on rank [1-3]: message size differs across ranks.*20 bytes here, 7600 bytes on rank 0")
+          "bcast_1900_5_fresh;4;MPI_Bcast on rank [1-3]: message size differs across ranks.*20 bytes here, 7600 bytes on rank 0"
+          "bcast_int_float;3;MPI_Bcast on rank [12]: type signature differs across ranks: MPI_FLOAT here, another type on rank 0"
+          "allgather_int_float;2;MPI_Allgather on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
+          "iallreduce_5_1900;2;MPI_Iallreduce on rank [01]: message size differs across ranks"
+          "allreduce_init_1_2;3;MPI_Allreduce_init on rank [0-2]: message size differs across ranks"
+          "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks")
   list(GET c 0 name)
   list(GET c 1 n)
   list(GET c 2 line)
@@ -88,3 +93,21 @@ add_test(NAME coll.mismatch.check_coll_test.n3 COMMAND ${CM_COLL_MPIRUN} -n 3 $<
 set_tests_properties(coll.mismatch.check_coll_test.n3 PROPERTIES
   TIMEOUT 300 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_CHECK=1;COREMPI_DEADLOCK_TIMEOUT=30"
   PASS_REGULAR_EXPRESSION "checks passed")
+
+# No false alarms from the default check (issue 32 item 2): signature-equal
+# types, MPI_PACKED, MPI_BYTE, empty calls with any type, v forms whose
+# zero-count ranks name other types; by the tuned selection and with the
+# shared-memory algorithms forced.
+cm_coll_program(mismatch_agree)
+foreach(n 2 3 4 5)
+  foreach(mode default shm)
+    set(env "COREMPI_DEADLOCK_TIMEOUT=20")
+    if(mode STREQUAL "shm")
+      list(APPEND env ${CM_MISMATCH_SHM} "COREMPI_ALLGATHER=shm;COREMPI_ALLTOALL=shm;COREMPI_GATHERV=shm;COREMPI_SCATTERV=shm;COREMPI_ALLTOALLV=shm")
+    endif()
+    add_test(NAME coll.mismatch_agree.${mode}.n${n}
+             COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch_agree>)
+    set_tests_properties(coll.mismatch_agree.${mode}.n${n} PROPERTIES
+      TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "mismatch_agree ok")
+  endforeach()
+endforeach()

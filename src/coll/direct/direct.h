@@ -265,20 +265,27 @@ static inline int cm_direct_prepared(MPI_Comm cc)
 
 /* The epoch sync in two halves (nonblocking collectives): arrive, then test
  * or wait for everyone's arrival at the returned epoch. */
-uint32_t cm_direct_sync_arrive(struct cm_direct *s);
+uint32_t cm_direct_sync_arrive(struct cm_direct *s, uint32_t word);
 int cm_direct_sync_test(struct cm_direct *s, uint32_t e);
 void cm_direct_sync_await(struct cm_direct *s, uint32_t e);
 /* The same two halves on the meeting line of a 2-rank area with flag syncs
  * (s->meet && cm_direct_flag_syncs(s)), for a caller that checked that once
  * (a persistent plan): the same words as cm_direct_sync_arrive/await write
  * and read there, without deciding the kind of sync at each call. */
-uint32_t cm_direct_meet_arrive(struct cm_direct *s);
-void cm_direct_meet_await(struct cm_direct *s, uint32_t e);
-/* 1 when the other rank arrived at epoch e or later (never waits). */
-static inline int cm_direct_meet_test(const struct cm_direct *s, uint32_t e)
+/* word_hi: the call's argument word in the high half (word << 32, made once
+ * by a plan).  meet_await returns 0 when the other rank arrived with the same
+ * word, else what it saw (another word, or a later epoch: cm_direct_sync_words
+ * tells). */
+uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint64_t word_hi);
+uint64_t cm_direct_meet_await(struct cm_direct *s, uint32_t e, uint64_t word_hi);
+/* The other rank's arrival, as meet_await sees it, without waiting: 0 not
+ * yet at epoch e, 1 arrived with the same word, 2 with another word or later. */
+static inline int cm_direct_meet_test(const struct cm_direct *s, uint32_t e, uint64_t word_hi)
 {
     uint64_t v = atomic_load_explicit(&s->meet->arrived[s->rank ^ 1], memory_order_acquire);
-    return (int32_t)((uint32_t)v - e) >= 0;
+    if (__builtin_expect(v == (word_hi | e), 1))
+        return 1;
+    return (int32_t)((uint32_t)v - e) >= 0 ? 2 : 0;
 }
 
 /* Parity of the epoch the next sync will close. */
@@ -348,11 +355,13 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
  * point to point): waits that last look for the others there (below,
  * direct/diverge.c; docs/collectives.md, "Ranks on different paths").
  * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),
- * 9-16 root + 1 (low 8 bits) in rooted collectives, and in the reductions
- * without a root (cm_direct_typed) the datatype's signature class
- * (core/datatype.h: cm_dt_sig_class_of, read from the type, computed once
- * when the type is made), 17-31 bytes (exact below 2^14, else 2^14 | a hash
- * of them).  Outside front ends the word is 0 on every rank. */
+ * in the rooted collectives without an op (cm_direct_typed_op) a 4-bit hash
+ * of the datatype's signature class (core/datatype.h: cm_dt_sig_class_of,
+ * read from the type, computed once when the type is made), 9-16 root + 1
+ * (low 8 bits) in rooted collectives, and in the collectives without a root
+ * whose ranks all use one class (cm_direct_typed) that class, 17-31 bytes
+ * (exact below 2^14, else 2^14 | a hash of them).  A call that moves no
+ * data carries class 0 (an empty signature matches any).  Outside front ends the word is 0 on every rank. */
 extern uint32_t cm_direct_word;
 struct cm_direct_mismatch {
     int on;           /* a mismatch was seen in this call */
@@ -360,6 +369,9 @@ struct cm_direct_mismatch {
     uint32_t mine, theirs;
 };
 extern struct cm_direct_mismatch cm_direct_mm;
+/* The class the rooted front ends hashed into their word, kept whole for the
+ * message (the word has room for 4 bits of it only). */
+extern unsigned cm_direct_class_here;
 static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, MPI_Op op)
 {
     uint32_t b = bytes < 0x4000 ? (uint32_t)bytes
@@ -376,13 +388,25 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
  * sync would have let the wait end.  cm_direct_peer_in_sync: rank peer has arrived at the sync
  * after my last one (its word in *theirs); cm_direct_sync_join: arrive there
  * with my word without waiting, so that peer's comparison sees mine.
- * Only blocking calls ask (word != 0): a nonblocking call's word is 0. */
+ * Only blocking calls ask (word != 0, no nonblocking call queued): the
+ * nonblocking ones compare their words after each sync and FIFO read, into
+ * their own record (direct/nbc.c, nbc_mismatch). */
 int cm_direct_fifo_ahead(struct cm_direct *s, uint32_t word, int *peer, uint32_t *theirs);
 int cm_direct_peer_in_sync(struct cm_direct *s, int peer, uint32_t *theirs);
+/* A nonblocking call's sync at epoch e has completed (every member arrived,
+ * with the word it passed to cm_direct_sync_arrive): 1, with the first rank
+ * whose word differs from mine and that word.  Every member asks before it
+ * arrives anywhere else, so a member that stops on a mismatch leaves its
+ * word in place for the others to see (the meeting line keeps one word per
+ * rank: a rank already past e had found the words equal). */
+int cm_direct_sync_words(struct cm_direct *s, uint32_t e, uint32_t word, int *peer, uint32_t *theirs);
 void cm_direct_sync_join(struct cm_direct *s);
 /* The root of broadcast-FIFO call k takes entry k: 0 when another rank has
  * published or taken it as root (the roots differ: recorded). */
 int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
+/* The same once entry k is claimed, for a caller that records the
+ * mismatch itself (a nonblocking call): 0 with the other root and its word. */
+int cm_direct_bfifo_take(struct cm_direct *s, uint32_t k, int *peer, uint32_t *theirs);
 /* The other way round: a rank in a point-to-point algorithm whose source
  * went through the area (p2p.h, cm_p2p_coll_stalled); and a rank waiting in
  * the area for a peer that sent it a blocking collective's point-to-point
@@ -390,16 +414,62 @@ int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
 int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
 int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs);
 void cm_direct_drop_sent(struct cm_direct *s, int peer);
-/* The collectives whose word carries a signature class where a root would be. */
+/* The collectives whose word carries a signature class where a root would be
+ * (no root; every rank's data has one class in a correct program: the
+ * reductions, and allgather(v)/alltoall, whose ranks also send to
+ * themselves). */
 static inline int cm_direct_typed(unsigned coll)
 {
     return coll == CM_COLL_ALLREDUCE || coll == CM_COLL_SCAN || coll == CM_COLL_EXSCAN ||
-           coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK;
+           coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK || coll == CM_COLL_ALLGATHER ||
+           coll == CM_COLL_ALLGATHERV || coll == CM_COLL_ALLTOALL;
+}
+/* The rooted collectives without an op: a 4-bit hash of the class in the op
+ * bits (cm_direct_class_hash).  Reduce has both a root and an op and carries
+ * no class; alltoallv/w carry none either (ranks that exchange nothing may
+ * use unrelated types). */
+static inline int cm_direct_typed_op(unsigned coll)
+{
+    return coll == CM_COLL_BCAST || coll == CM_COLL_GATHER || coll == CM_COLL_GATHERV || coll == CM_COLL_SCATTER ||
+           coll == CM_COLL_SCATTERV;
+}
+/* Class 0 (MPI_PACKED, or no data) stays 0, the value that agrees with any;
+ * the others map onto 1..15, so that the first fifteen C types (MPI_CHAR to
+ * MPI_LONG_DOUBLE, dense indices 1..15) all differ. */
+static inline uint32_t cm_direct_class_hash(unsigned c)
+{
+    return c ? 1u + (c - 1u) % 15u : 0u;
+}
+/* The bits of a word of collective coll that hold a signature class, 0 if
+ * none. */
+static inline uint32_t cm_direct_class_field(unsigned coll)
+{
+    return cm_direct_typed(coll) ? 0xffu << 9 : cm_direct_typed_op(coll) ? 15u << 5 : 0u;
 }
 /* Two words that differ agree all the same when they differ only in the
  * signature class and one of them is MPI_PACKED's (class 0, matches any).
  * Off the fast path: only asked once two words compare unequal. */
 int cm_direct_words_agree(uint32_t a, uint32_t b);
+/* A FIFO reader's (or the reduce root's) comparison with a writer's word. */
+static inline int cm_direct_words_differ(uint32_t a, uint32_t b)
+{
+    return __builtin_expect(a != b, 0) && !cm_direct_words_agree(a, b);
+}
+/* A nonblocking (or persistent) call's word, from its front end to the
+ * engine's record (direct/nbc.c copies cm_direct_nbc_next when it queues a
+ * record; the front end clears it after): the word as a blocking call
+ * makes it, the class for the message, the communicator and call to report
+ * a mismatch on at completion. */
+struct cm_direct_nbc_args {
+    uint32_t word;
+    unsigned sig_class;
+    MPI_Comm comm;
+    const char *call;
+};
+extern struct cm_direct_nbc_args cm_direct_nbc_next;
+/* The error of a mismatch recorded in m (cm_coll_mismatch_raise's for a
+ * nonblocking call's record). */
+int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *m, unsigned class_here);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */

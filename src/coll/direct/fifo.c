@@ -55,20 +55,32 @@ void cm_direct_bfifo_claim(struct cm_direct *s, uint32_t k)
  * so readers keep waiting until the publish. */
 #define BFIFO_TAKEN(k) ((k) + 1u + 0x80000000u)
 
-int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k)
+int cm_direct_bfifo_take(struct cm_direct *s, uint32_t k, int *peer, uint32_t *theirs)
 {
-    cm_direct_bfifo_claim(s, k);
     struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, k);
     uint32_t old = atomic_exchange_explicit(&e->seq, BFIFO_TAKEN(k), memory_order_acq_rel);
     if (__builtin_expect(old != k + 1 && old != BFIFO_TAKEN(k), 1))
         return 1;
-    /* Another rank is root of this call too: its word, once published. */
+    /* Another rank is root of this call too: its word, once published (it
+     * publishes right after filling the entry, waiting for nobody). */
     if (old == k + 1)
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-    uint32_t theirs = e->word;
-    int peer = (int)((theirs >> 9) & 0xffu) - 1;
-    cm_direct_mismatch_seen(peer >= 0 && peer < s->n ? peer : 0, cm_direct_word, theirs);
+    *theirs = e->word;
+    *peer = (int)((*theirs >> 9) & 0xffu) - 1;
+    if (*peer < 0 || *peer >= s->n)
+        *peer = 0;
+    return 0;
+}
+
+int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k)
+{
+    cm_direct_bfifo_claim(s, k);
+    int peer;
+    uint32_t theirs;
+    if (__builtin_expect(cm_direct_bfifo_take(s, k, &peer, &theirs), 1))
+        return 1;
+    cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
     return 0;
 }
 

@@ -64,6 +64,10 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
             continue;
         struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, k);
         cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
+        if (cm_direct_words_differ(e->word, cm_direct_word)) {   /* direct.h: argument agreement */
+            cm_direct_mismatch_seen(r, cm_direct_word, e->word);
+            continue;
+        }
         if (!fifo_block((size_t)rcounts[r] * (size_t)d.size))
             continue;
         int urc = cm_direct_unpack(e->data, cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype);

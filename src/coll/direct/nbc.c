@@ -74,12 +74,40 @@ static int barrier_step(struct cm_direct_nbc *o, int block)
     struct cm_direct *s = o->s;
     if (!o->started) {
         o->started = 1;
-        o->k = cm_direct_sync_arrive(s);
+        o->k = cm_direct_sync_arrive(s, o->args.word);
     }
     if (block)
         cm_direct_sync_await(s, o->k);
     else if (!cm_direct_sync_test(s, o->k))
         return 0;
+    cm_direct_nbc_words(o, o->k);
+    return 1;
+}
+
+/* A mismatch seen in a FIFO entry of o (direct.h, argument agreement). */
+static int nbc_mismatch(struct cm_direct_nbc *o, int peer, uint32_t theirs)
+{
+    o->mm = (struct cm_direct_mismatch){ 1, peer, o->args.word, theirs };
+    return 1;
+}
+
+/* A broadcast-FIFO reader of o saw another word in the entry: its writer is
+ * the root that word names (another one than mine when the roots differ). */
+static void reader_mismatch(struct cm_direct_nbc *o, uint32_t theirs)
+{
+    int writer = (int)((theirs >> 9) & 0xffu) - 1;
+    nbc_mismatch(o, writer >= 0 && writer < o->s->n ? writer : o->root, theirs);
+}
+
+/* The root of broadcast-FIFO call o->k: the entry claimed, take it (0: another
+ * rank took it as root too, recorded). */
+static int root_takes(struct cm_direct_nbc *o, struct cm_direct_bfifo_entry *e)
+{
+    int peer;
+    uint32_t theirs;
+    if (__builtin_expect(!cm_direct_bfifo_take(o->s, o->k, &peer, &theirs), 0))
+        return !nbc_mismatch(o, peer, theirs);
+    e->word = o->args.word;
     return 1;
 }
 
@@ -100,6 +128,8 @@ static int bcast_step(struct cm_direct_nbc *o, int block)
             cm_direct_bfifo_claim(s, o->k);
         else if (!cm_direct_bfifo_try_claim(s, o->k))
             return 0;
+        if (!root_takes(o, e))
+            return 1;
         cm_direct_pack(data, o->rbuf, o->count, o->dt);
         atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
         cm_direct_wake32(&e->seq, &e->seq_waiters);
@@ -108,7 +138,10 @@ static int bcast_step(struct cm_direct_nbc *o, int block)
             cm_direct_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
-        cm_direct_unpack(data, o->rbuf, o->count, o->dt);
+        if (cm_direct_words_differ(e->word, o->args.word))
+            reader_mismatch(o, e->word);
+        else
+            cm_direct_unpack(data, o->rbuf, o->count, o->dt);
     }
     cm_direct_bfifo_done(s, o->k);
     return 1;
@@ -129,6 +162,11 @@ static int entries_in(struct cm_direct_nbc *o, int block)
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
     }
+    for (int r = 0; r < s->n && !o->mm.on; r++) {
+        uint32_t w = cm_direct_rfifo(s, r, o->k)->word;
+        if (r != s->rank && cm_direct_words_differ(w, o->args.word))
+            nbc_mismatch(o, r, w);
+    }
     return 1;
 }
 
@@ -143,6 +181,7 @@ static int entry_out(struct cm_direct_nbc *o, int block, void (*fill)(struct cm_
     else if (!cm_direct_rfifo_try_claim(s, o->k))
         return 0;
     fill(o, e->data);
+    e->word = o->args.word;
     atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);
     return 1;
@@ -172,6 +211,10 @@ static int gather_step(struct cm_direct_nbc *o, int block)
         return entry_out(o, block, fill_block);
     if (!entries_in(o, block))
         return 0;
+    if (o->mm.on) {
+        cm_direct_rfifo_done(s, o->k);
+        return 1;
+    }
     if (!o->inplace)
         cm_direct_nbc_copy_block(o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)s->rank * o->rblk, o->rcount,
                               o->rtype);
@@ -199,6 +242,8 @@ static int scatter_step(struct cm_direct_nbc *o, int block)
             cm_direct_bfifo_claim(s, o->k);
         else if (!cm_direct_bfifo_try_claim(s, o->k))
             return 0;
+        if (!root_takes(o, e))
+            return 1;
         for (int i = 0; i < s->n; i++)
             if (i != s->rank)
                 cm_direct_pack(data + (size_t)i * o->bytes, (const char *)o->sbuf + (size_t)i * o->sblk, o->scount,
@@ -213,7 +258,10 @@ static int scatter_step(struct cm_direct_nbc *o, int block)
             cm_direct_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
-        cm_direct_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
+        if (cm_direct_words_differ(e->word, o->args.word))
+            reader_mismatch(o, e->word);
+        else
+            cm_direct_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
     }
     cm_direct_bfifo_done(s, o->k);
     return 1;
@@ -232,6 +280,10 @@ static int reduce_fifo_step(struct cm_direct_nbc *o, int block, int root, char *
         return entry_out(o, block, fill_vector);
     if (!entries_in(o, block))
         return 0;
+    if (o->mm.on) {
+        cm_direct_rfifo_done(s, o->k);
+        return 1;
+    }
     /* Right fold in rank order; in place the root's input is out itself. */
     unsigned char own[CM_DIRECT_RFIFO_BYTES];
     cm_copy(own, sb, o->bytes);
@@ -270,12 +322,14 @@ static int allreduce_step(struct cm_direct_nbc *o, int block)
         o->started = 1;
         int p = cm_direct_parity(s);
         cm_copy(cm_direct_data(s, s->rank, p, o->bytes), (const char *)o->sbuf + o->tlb, o->bytes);
-        o->k = cm_direct_sync_arrive(s);
+        o->k = cm_direct_sync_arrive(s, o->args.word);
     }
     if (block)
         cm_direct_sync_await(s, o->k);
     else if (!cm_direct_sync_test(s, o->k))
         return 0;
+    if (cm_direct_nbc_words(o, o->k))
+        return 1;
     cm_direct_fold_slots(s, (int)(o->k & 1), o->bytes, (char *)o->rbuf + o->tlb, o->count, o->dt, o->op, 0);
     return 1;
 }
@@ -398,6 +452,7 @@ void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
 struct kept {
     struct cm_direct_nbc pristine;
     struct cm_direct_nbc run;
+    struct cm_request *req;     /* the persistent request (coll/persist.c) */
 };
 
 static int kept_begin(void *state)
@@ -408,8 +463,28 @@ static int kept_begin(void *state)
     return MPI_SUCCESS;
 }
 
-static int kept_poll(void *state) { return poll_op(&((struct kept *)state)->run); }
-static void kept_block(void *state) { block_op(&((struct kept *)state)->run); }
+/* A start that saw a mismatch: Wait/Test raise it (nbc.h, report). */
+static void kept_check(struct kept *k)
+{
+    if (__builtin_expect(k->run.mm.on, 0))
+        k->req->quick_finish = 0;
+}
+
+static int kept_poll(void *state)
+{
+    struct kept *k = state;
+    int done = poll_op(&k->run);
+    if (done)
+        kept_check(k);
+    return done;
+}
+
+static void kept_block(void *state)
+{
+    struct kept *k = state;
+    block_op(&k->run);
+    kept_check(k);
+}
 /* The record outlives the call (the _init of a kept plan): its types and
  * op stay usable after the user frees them (released with the record). */
 static void kept_hold(const struct cm_direct_nbc *o, int take)
@@ -421,6 +496,15 @@ static void kept_hold(const struct cm_direct_nbc *o, int take)
     (take ? cm_op_retain : cm_op_release)(o->op);
 }
 
+static int kept_report(void *state)
+{
+    struct kept *k = state;
+    if (!k->run.mm.on)
+        return MPI_SUCCESS;
+    k->run.mm.on = 0;
+    return cm_coll_mismatch_report(k->run.args.comm, k->run.args.call, &k->run.mm, k->run.args.sig_class);
+}
+
 static void kept_free(void *state)
 {
     struct kept *k = state;
@@ -428,8 +512,16 @@ static void kept_free(void *state)
     free(k);
 }
 
+/* Wait/Test of a nonblocking call's request: the mismatch its steps saw. */
+static int query_op(struct cm_request *r)
+{
+    const struct cm_direct_nbc *o = r->state;
+    return o->mm.on ? cm_coll_mismatch_report(o->args.comm, o->args.call, &o->mm, o->args.sig_class) : MPI_SUCCESS;
+}
+
 int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
 {
+    o->args = cm_direct_nbc_next;
     if (cm_coll_capture.on) {
         struct kept *k = malloc(sizeof *k);
         if (!k) {
@@ -440,13 +532,19 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
         k->pristine = *o;
         kept_hold(o, 1);
         free(o);
-        return cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
+        int rc = cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
+        cm_coll_capture.req = &k->req;
+        cm_coll_capture.report = kept_report;
+        return rc;
     }
     kept_hold(o, 1);
     cm_direct_nbc_enqueue(s, o);
     /* Born complete when the protocol needs nobody else now (a root's
      * broadcast, a non-root's reduce): cm_request_generic polls once. */
-    *request = cm_request_generic_blocking(poll_op, free_op, block_op, o);
+    struct cm_request *r = cm_request_generic_new(poll_op, free_op, o);
+    r->block = block_op;
+    r->query = query_op;
+    *request = cm_request_generic_go(r);
     return MPI_SUCCESS;
 }
 

@@ -53,6 +53,12 @@ struct cm_direct_nbc {
     size_t sblk, rblk;          /* stride of the blocks in sbuf, rbuf (extents) */
     size_t piece;               /* bytes of one block per round */
     size_t off;                 /* bytes of each block done */
+    /* Argument agreement (direct.h): the call's word, set by its front end
+     * (cm_direct_nbc_args), and what its syncs and FIFO reads saw.  A
+     * mismatch ends the operation at once (no more steps, no data moved)
+     * and its request reports it (nbc.c). */
+    struct cm_direct_nbc_args args;
+    struct cm_direct_mismatch mm;
     /* NBC_HOOK: the step of a record embedded first in a plan of its own
      * (direct/persist_allreduce.c); returns as step() does. */
     int (*hook)(struct cm_direct_nbc *o, int block);
@@ -75,6 +81,18 @@ static inline void cm_direct_nbc_pop(struct cm_direct *s)
     s->nbc_head = h->next;
     if (!s->nbc_head)
         s->nbc_tail = NULL;
+}
+
+/* A sync of o completed at epoch e: 1 if some rank came with another word
+ * (recorded in o->mm: the operation must stop). */
+static inline int cm_direct_nbc_words(struct cm_direct_nbc *o, uint32_t e)
+{
+    int peer;
+    uint32_t theirs;
+    if (__builtin_expect(!cm_direct_sync_words(o->s, e, o->args.word, &peer, &theirs), 1))
+        return 0;
+    o->mm = (struct cm_direct_mismatch){ 1, peer, o->args.word, theirs };
+    return 1;
 }
 
 /* At a persistent collective's _init (collective on cc): set up cc's area

@@ -45,13 +45,15 @@ int cm_direct_nbc_pieces_step(struct cm_direct_nbc *o, int block)
         size_t len = o->bytes - o->off < o->piece ? o->bytes - o->off : o->piece;
         if (!o->arrived) {
             o->pk->fill[o->epoch](o, cm_direct_parity(s), o->off, len);
-            o->k = cm_direct_sync_arrive(s);
+            o->k = cm_direct_sync_arrive(s, o->args.word);
             o->arrived = 1;
         }
         if (block)
             cm_direct_sync_await(s, o->k);
         else if (!cm_direct_sync_test(s, o->k))
             return 0;
+        if (cm_direct_nbc_words(o, o->k))
+            return 1;       /* every member sees it at this sync and stops */
         if (o->pk->drain[o->epoch])
             o->pk->drain[o->epoch](o, (int)(o->k & 1), o->off, len);
         o->arrived = 0;

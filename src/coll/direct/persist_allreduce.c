@@ -58,6 +58,8 @@ struct pallreduce {
     int lo, hi;                  /* my slice (elements) */
     size_t chunk;                /* bytes of tmp and own */
     char *tmp, *own;
+    uint64_t word_hi;            /* run.args.word << 32: the meeting line's high half */
+    struct cm_request *req;      /* the persistent request (coll/persist.c) */
 };
 
 /* The first step's arrival (both protocols), made by Start when the record
@@ -74,12 +76,20 @@ static void arrive_first(struct pallreduce *a)
         a->stage = 0;
     } else if (a->meet) {
         cm_copy_small(s->meet->inl[s->rank][p], a->sb, a->bytes);
-        a->run.k = cm_direct_meet_arrive(s);
+        a->run.k = cm_direct_meet_arrive(s, a->word_hi);
         return;
     } else {
         cm_copy_small(cm_direct_data(s, s->rank, p, a->bytes), a->sb, a->bytes);
     }
-    a->run.k = cm_direct_sync_arrive(s);
+    a->run.k = cm_direct_sync_arrive(s, a->run.args.word);
+}
+
+/* After a start's step: a mismatch it saw makes Wait/Test raise it (nbc.h,
+ * report), through the full finish. */
+static void pa_check(struct pallreduce *a)
+{
+    if (__builtin_expect(a->run.mm.on, 0))
+        a->req->quick_finish = 0;
 }
 
 /* 2 ranks, after both arrived at the epoch of parity p: both vectors
@@ -116,6 +126,8 @@ static int slots_step(struct pallreduce *a, int block)
         cm_direct_sync_await(s, o->k);
     else if (!cm_direct_sync_test(s, o->k))
         return 0;
+    if (cm_direct_nbc_words(o, o->k))
+        return 1;
     int p = (int)(o->k & 1);
     if (a->kernel3) {
         fold_pair(a, p);
@@ -188,6 +200,8 @@ static int single_step(struct pallreduce *a, int block)
             cm_direct_sync_await(s, o->k);
         else if (!cm_direct_sync_test(s, o->k))
             return 0;
+        if (a->stage == 0 && cm_direct_nbc_words(o, o->k))
+            return 1;       /* every member sees it at e1 and stops before reading */
         /* The addresses are in the flag lines of e1's parity: nobody
          * writes them again before every member arrived at e3. */
         switch (a->stage++) {
@@ -200,7 +214,7 @@ static int single_step(struct pallreduce *a, int block)
         default:
             return 1;
         }
-        o->k = cm_direct_sync_arrive(s);
+        o->k = cm_direct_sync_arrive(s, o->args.word);
     }
 }
 
@@ -250,8 +264,12 @@ static int pa_start(struct cm_request *r, const char *call)
     r->cancelled = 0;
     arrive_first(a);
     uint32_t k = a->run.k;
-    if (cm_direct_meet_test(s, k)) {
-        fold_meet(a, (int)(k & 1));
+    int seen = cm_direct_meet_test(s, k, a->word_hi);
+    if (seen) {
+        if (__builtin_expect(seen == 2, 0) && cm_direct_nbc_words(&a->run, k))
+            r->quick_finish = 0;    /* Wait/Test raise it (coll/persist.c) */
+        else
+            fold_meet(a, (int)(k & 1));
         a->run.done = 1;
         r->complete = 1;
         return MPI_SUCCESS;
@@ -266,7 +284,12 @@ static int pa_start(struct cm_request *r, const char *call)
 static int pa_poll(void *plan)
 {
     struct pallreduce *a = plan;
-    return a->run.done || cm_direct_nbc_poll(&a->run);   /* done: after the meeting lane's Wait */
+    if (a->run.done)
+        return 1;   /* after the meeting lane's Wait */
+    int done = cm_direct_nbc_poll(&a->run);
+    if (done)
+        pa_check(a);
+    return done;
 }
 /* Wait.  The meeting lane, when this plan is the area's head and arrived
  * (Start found the queue empty: the usual case), waits on the meeting line
@@ -283,13 +306,25 @@ static void pa_block(void *plan)
          * engine, whose poll of this request (still listed under
          * MPI_Waitall) would otherwise step and pop it under us. */
         s->nbc_busy = 1;
-        cm_direct_meet_await(s, a->run.k);
-        fold_meet(a, (int)(a->run.k & 1));
+        if (!cm_direct_meet_await(s, a->run.k, a->word_hi) || !cm_direct_nbc_words(&a->run, a->run.k))
+            fold_meet(a, (int)(a->run.k & 1));
+        else
+            pa_check(a);
         cm_direct_nbc_pop(s);
         s->nbc_busy = 0;
         return;
     }
     cm_direct_nbc_block(&a->run);
+    pa_check(a);
+}
+
+static int pa_report(void *plan)
+{
+    struct pallreduce *a = plan;
+    if (!a->run.mm.on)
+        return MPI_SUCCESS;
+    a->run.mm.on = 0;
+    return cm_coll_mismatch_report(a->run.args.comm, a->run.args.call, &a->run.mm, a->run.args.sig_class);
 }
 
 static void pa_free(void *plan)
@@ -350,6 +385,8 @@ int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
         }
         a->own = a->tmp + a->chunk;
     }
+    a->run.args = cm_direct_nbc_next;
+    a->word_hi = (uint64_t)a->run.args.word << 32;
     a->run.kind = NBC_HOOK;
     a->run.hook = pallreduce_step;
     a->run.s = s;
@@ -357,6 +394,8 @@ int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
     cm_op_retain(op);
     int rc = cm_coll_keep(a, pa_begin, pa_poll, pa_block, pa_free, request);
     cm_coll_capture.no_first_poll = 1;
+    cm_coll_capture.req = &a->req;
+    cm_coll_capture.report = pa_report;
     if (a->meet)
         cm_coll_capture.start = pa_start;
     return rc;

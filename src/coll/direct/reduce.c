@@ -41,7 +41,7 @@ static int reduce_fifo(struct cm_direct *s, const char *sb, char *rb, size_t byt
             struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, k);
             cm_direct_wait32_from(s, &e->seq, &e->seq_waiters, k + 1, r);
             cm_direct_prefetch(cm_direct_rfifo(s, r, k + 1));
-            if (__builtin_expect(e->word != cm_direct_word, 0))    /* direct.h: argument agreement */
+            if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
                 cm_direct_mismatch_seen(r, cm_direct_word, e->word);
             if (__builtin_expect(cm_direct_mm.on, 0))
                 return MPI_SUCCESS;     /* rb untouched; the front end raises it */

@@ -41,7 +41,7 @@ static int scatter_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_D
         cm_direct_prefetch(cm_direct_bfifo(s, k + 1));
         if (__builtin_expect(cm_direct_mm.on, 0))
             return MPI_SUCCESS;     /* the root went elsewhere: the front end raises it */
-        if (__builtin_expect(e->word != cm_direct_word, 0))    /* direct.h: argument agreement */
+        if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
             cm_direct_mismatch_seen(root, cm_direct_word, e->word);
         else
             rc = cm_direct_unpack(data + (size_t)me * b, rbuf, rcount, rtype);

@@ -54,7 +54,9 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
         } else {
             /* Wait even for an empty block: the ack below promises entry k read. */
             cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
-            if (w != WAY_NONE)
+            if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
+                cm_direct_mismatch_seen(root, cm_direct_word, e->word);
+            else if (w != WAY_NONE)
                 rc = cm_direct_unpack(at, rbuf, rcount, rtype);
         }
         cm_direct_bfifo_done(s, k);
@@ -75,6 +77,7 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
         if (w == WAY_INLINE || w == WAY_DATA)
             rc = cm_direct_pack(at, blk, scounts[r], stype);
     }
+    e->word = cm_direct_word;
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);

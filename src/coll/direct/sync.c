@@ -261,7 +261,10 @@ static __attribute__((noinline, cold)) int counted_diverged(struct cm_direct *s,
     /* The word I arrived with: 0 for a nonblocking call's sync, which a
      * blocking call may be draining under its own cm_direct_word. */
     uint32_t mine = (uint32_t)(atomic_load_explicit(&cm_direct_flag(s, s->rank, p)->arrived, memory_order_relaxed) >> 32);
-    for (int r = 0; r < s->n && !cm_direct_mm.on; r++) {
+    /* A nonblocking call's sync (one is queued): its members compare the
+     * words themselves once it completes (cm_direct_sync_words), into the
+     * call's own record, not this blocking-call record. */
+    for (int r = 0; r < s->n && !cm_direct_mm.on && !s->nbc_head; r++) {
         uint64_t v = atomic_load_explicit(&cm_direct_flag(s, r, p)->arrived, memory_order_acquire);
         if (r != s->rank && (uint32_t)v == e && !cm_direct_words_agree((uint32_t)(v >> 32), mine))
             cm_direct_mismatch_seen(r, mine, (uint32_t)(v >> 32));
@@ -380,22 +383,22 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
  * nonblocking call, so no blocking call compares against it either).  The
  * wake-up owed to ranks sleeping on my arrival is paid now, not at the end
  * as flag_sync does: this rank may not come back soon. */
-uint32_t cm_direct_sync_arrive(struct cm_direct *s)
+uint32_t cm_direct_sync_arrive(struct cm_direct *s, uint32_t word)
 {
     struct area_hdr *a = hdr(s);
     uint32_t e = ++s->epoch;
     int p = (int)(e & 1);
     if (use_flag_sync(s)) {
         _Atomic uint64_t *mine = arrival_word(s, s->rank, p);
-        atomic_store_explicit(mine, (uint64_t)e, memory_order_release);
+        atomic_store_explicit(mine, (uint64_t)word << 32 | e, memory_order_release);
         flag_wake(a, mine);
         return e;
     }
     uint32_t k = ++s->counted_syncs;
-    atomic_store_explicit(&cm_direct_flag(s, s->rank, p)->arrived, (uint64_t)e, memory_order_relaxed);
+    atomic_store_explicit(&cm_direct_flag(s, s->rank, p)->arrived, (uint64_t)word << 32 | e, memory_order_relaxed);
     uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
     if (old + 1 == k * (uint32_t)s->n) {
-        a->verdict = 0;     /* every word is 0: nothing to compare */
+        a->verdict = 0;     /* the members compare words themselves (cm_direct_sync_words) */
         atomic_store_explicit(&a->release, e, memory_order_release);
         cm_wake_fence();
         if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
@@ -423,22 +426,23 @@ int cm_direct_sync_test(struct cm_direct *s, uint32_t e)
  * cm_direct_sync_arrive and cm_direct_sync_await with arrival_word's meeting
  * line, so a member running these and one running those meet at the same
  * epoch: the word is (0 << 32 | e) in meet->arrived[rank] either way. */
-uint32_t cm_direct_meet_arrive(struct cm_direct *s)
+uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint64_t word_hi)
 {
     uint32_t e = ++s->epoch;
     _Atomic uint64_t *mine = &s->meet->arrived[s->rank];
-    atomic_store_explicit(mine, (uint64_t)e, memory_order_release);
+    atomic_store_explicit(mine, word_hi | e, memory_order_release);
     flag_wake(hdr(s), mine);
     return e;
 }
 
-void cm_direct_meet_await(struct cm_direct *s, uint32_t e)
+uint64_t cm_direct_meet_await(struct cm_direct *s, uint32_t e, uint64_t word_hi)
 {
     int woken = 1, announced = 0;       /* woken: cm_direct_meet_arrive did */
-    await_arrival(s, &s->meet->arrived[s->rank ^ 1], (uint64_t)e, &s->meet->arrived[s->rank], &woken,
-                  &announced);
+    uint64_t seen = await_arrival(s, &s->meet->arrived[s->rank ^ 1], word_hi | e, &s->meet->arrived[s->rank],
+                                  &woken, &announced);
     if (announced)
         cm_direct_announce_blocked(0);
+    return seen;
 }
 
 /* Where rank r stores its arrival at epoch e for a sync of any kind (the
@@ -447,6 +451,19 @@ void cm_direct_meet_await(struct cm_direct *s, uint32_t e)
 static _Atomic uint64_t *any_arrival_word(struct cm_direct *s, int r, uint32_t e)
 {
     return use_flag_sync(s) ? arrival_word(s, r, (int)(e & 1)) : &cm_direct_flag(s, r, (int)(e & 1))->arrived;
+}
+
+int cm_direct_sync_words(struct cm_direct *s, uint32_t e, uint32_t word, int *peer, uint32_t *theirs)
+{
+    for (int r = 0; r < s->n; r++) {
+        uint64_t v = atomic_load_explicit(any_arrival_word(s, r, e), memory_order_acquire);
+        if (r != s->rank && (uint32_t)v == e && cm_direct_words_differ((uint32_t)(v >> 32), word)) {
+            *peer = r;
+            *theirs = (uint32_t)(v >> 32);
+            return 1;
+        }
+    }
+    return 0;
 }
 
 int cm_direct_peer_in_sync(struct cm_direct *s, int peer, uint32_t *theirs)
