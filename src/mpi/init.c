@@ -26,6 +26,7 @@
 #include "mpi/process.h"
 #include "mpi/dyn.h"
 #include "shm/dyn.h"
+#include "fe_env.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -45,11 +46,6 @@
 #pragma weak MPI_Query_thread = PMPI_Query_thread
 #pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
 #pragma weak MPI_Abort = PMPI_Abort
-#pragma weak MPI_Wtime = PMPI_Wtime
-#pragma weak MPI_Wtick = PMPI_Wtick
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
-#pragma weak MPI_Get_version = PMPI_Get_version
-#pragma weak MPI_Get_library_version = PMPI_Get_library_version
 #pragma weak MPI_Pcontrol = PMPI_Pcontrol
 
 static int env_int(const char *name, int def)
@@ -308,21 +304,21 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     cm_abort_job(errorcode, 0);
 }
 
-double PMPI_Wtime(void)
+double cm_Wtime(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double PMPI_Wtick(void)
+double cm_Wtick(void)
 {
     struct timespec ts;
     clock_getres(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int PMPI_Get_processor_name(char *name, int *resultlen)
+int cm_Get_processor_name(char *name, int *resultlen)
 {
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
         strcpy(name, "localhost");
@@ -331,14 +327,14 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_version(int *version, int *subversion)
+int cm_Get_version(int *version, int *subversion)
 {
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_library_version(char *version, int *resultlen)
+int cm_Get_library_version(char *version, int *resultlen)
 {
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "corempi %s: MPI %d.%d for the cores of one node", COREMPI_VERSION_STRING,

@@ -25,6 +25,7 @@
 #include "mpi/process.h"
 #include "mpi/session.h"
 #include "p2p/bsend.h"
+#include "fe_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,9 +38,6 @@
 #pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
 #pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
 #pragma weak MPI_Session_get_info = PMPI_Session_get_info
-#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
-#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
-#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
 #pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 
 /* Index 0 is MPI_SESSION_NULL (core/handle.h); a slot is live while used. */
@@ -257,9 +255,8 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
     return PMPI_Info_set(*info_used, "thread_level", level_names[k]);
 }
 
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+int cm_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    CM_ENTER(Session_set_errhandler);
     struct cm_session *s = lookup(session);
     if (!s)
         return bad_session(session, "MPI_Session_set_errhandler");
@@ -270,9 +267,8 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+int cm_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    CM_ENTER(Session_get_errhandler);
     struct cm_session *s = lookup(session);
     if (!s)
         return bad_session(session, "MPI_Session_get_errhandler");
@@ -283,9 +279,8 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+int cm_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    CM_ENTER(Session_call_errhandler);
     struct cm_session *s = lookup(session);
     if (!s)
         return bad_session(session, "MPI_Session_call_errhandler");
