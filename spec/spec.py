@@ -132,7 +132,9 @@ class Param:
             return 'MPI_%s *%s' % (t, n)
         c = VALUES.get(t) or 'MPI_' + t
         if self.dims:
-            const = 'const ' if self.dir == 'in' else ''
+            # C's bindings const an input array, but not an array of arrays
+            # (MPI_Group_range_incl's int ranges[][3])
+            const = 'const ' if self.dir == 'in' and len(self.dims) == 1 else ''
             return '%s%s %s[]%s' % (const, c, n, ''.join('[%s]' % d for d in self.dims[1:]))
         if self.dir == 'in' and 'byref' not in self.attrs:
             return '%s %s' % (c, n)
