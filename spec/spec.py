@@ -29,7 +29,7 @@ HANDLES = {'Comm', 'Group', 'Datatype', 'Op', 'Request', 'Info', 'Errhandler',
 # Types that are neither values nor handles (see docs/spec.md).
 SPECIAL_TYPES = {'buf', 'ptr', 'attrval', 'loc', 'string', 'char', 'argv', 'Status', 'varargs'}
 KINDS = {'count', 'disp', 'rank', 'tag', 'errcode', 'keyval', 'strlen'}
-ATTRS = {'async', 'byref', 'const'}
+ATTRS = {'async', 'byref', 'const', 'exposed'}
 FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed', 'manual'}
 # Flags with a value (NAME=VALUE): where the front end of a generated chapter
 # goes (docs/spec.md, "Front ends").  impl/layer for the block's plain form,
@@ -114,7 +114,7 @@ class Param:
         if t == 'varargs':
             return '...'
         if t == 'buf':
-            return ('const void *' if self.dir == 'in' else 'void *') + n
+            return ('const void *' if self.dir == 'in' and 'exposed' not in self.attrs else 'void *') + n
         if t in ('ptr', 'attrval', 'loc'):
             return ('const void *' if 'const' in self.attrs else 'void *') + n
         if t == 'char':
