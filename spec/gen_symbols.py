@@ -50,14 +50,8 @@ def main(argv):
     if len(argv) != 3:
         sys.stderr.write(__doc__)
         return 2
-    try:
-        api = spec.load(argv[0])
-    except spec.SpecError as e:
-        print('gen_symbols.py: %s' % e)
-        return 1
-    errors = spec.validate(api)
-    if errors:
-        print('\n'.join('gen_symbols.py: ' + e for e in errors))
+    api = spec.load_checked(argv[0], 'gen_symbols.py')
+    if api is None:
         return 1
     order = sorted(api.chapters, key=lambda s: api.chapters[s][0])
     write_if_changed(argv[1], listing(api, [s for s in order if s != 'osc'],

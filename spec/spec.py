@@ -29,8 +29,12 @@ HANDLES = {'Comm', 'Group', 'Datatype', 'Op', 'Request', 'Info', 'Errhandler',
 # Types that are neither values nor handles (see docs/spec.md).
 SPECIAL_TYPES = {'buf', 'ptr', 'attrval', 'loc', 'string', 'char', 'argv', 'Status', 'varargs'}
 KINDS = {'count', 'disp', 'rank', 'tag', 'errcode', 'keyval', 'strlen'}
-ATTRS = {'async', 'byref'}
-FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed'}
+ATTRS = {'async', 'byref', 'const', 'exposed'}
+FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed', 'manual'}
+# Flags with a value (NAME=VALUE): where the front end of a generated chapter
+# goes (docs/spec.md, "Front ends").  impl/layer for the block's plain form,
+# impl_c/layer_c for its _c form.
+VALUED_FLAGS = {'impl', 'impl_c', 'layer', 'layer_c'}
 # Functions a length expression may call: facts of a communicator or sum of an array.
 LEN_FUNCS = {'size', 'rsize', 'rank', 'indegree', 'outdegree', 'ndims', 'sum'}
 RETURNS = {'int': 'int', 'double': 'double', 'Aint': 'MPI_Aint'}
@@ -110,9 +114,9 @@ class Param:
         if t == 'varargs':
             return '...'
         if t == 'buf':
-            return ('const void *' if self.dir == 'in' else 'void *') + n
+            return ('const void *' if self.dir == 'in' and 'exposed' not in self.attrs else 'void *') + n
         if t in ('ptr', 'attrval', 'loc'):
-            return 'void *' + n
+            return ('const void *' if 'const' in self.attrs else 'void *') + n
         if t == 'char':
             return 'char *' + n
         if t == 'Status':
@@ -128,7 +132,9 @@ class Param:
             return 'MPI_%s *%s' % (t, n)
         c = VALUES.get(t) or 'MPI_' + t
         if self.dims:
-            const = 'const ' if self.dir == 'in' else ''
+            # C's bindings const an input array, but not an array of arrays
+            # (MPI_Group_range_incl's int ranges[][3])
+            const = 'const ' if self.dir == 'in' and len(self.dims) == 1 else ''
             return '%s%s %s[]%s' % (const, c, n, ''.join('[%s]' % d for d in self.dims[1:]))
         if self.dir == 'in' and 'byref' not in self.attrs:
             return '%s %s' % (c, n)
@@ -174,17 +180,34 @@ def split_dims(s, where):
 
 
 class Function:
-    def __init__(self, name, ret, flags, chapter, where):
+    def __init__(self, name, ret, flags, chapter, where, values=None):
         self.name, self.ret, self.flags = name, ret, flags
         self.chapter, self.where = chapter, where
+        self.values = values or {}   # the NAME=VALUE flags of the block
         self.params = []
         self.large = False      # True for the _c form made from a 'large' block
         self.base = self        # the block this function comes from
 
     def large_form(self):
-        f = Function(self.name + '_c', self.ret, self.flags, self.chapter, self.where)
+        f = Function(self.name + '_c', self.ret, self.flags, self.chapter, self.where, self.values)
         f.params, f.large, f.base = self.params, True, self
         return f
+
+    def impl(self):
+        """The internal function the generated front end calls: impl= (impl_c=
+        for the _c form), else cm_ and the name without MPI_."""
+        return self.values.get('impl_c' if self.large else 'impl', 'cm_' + self.name[4:])
+
+    def layer(self, api):
+        """The layer (src/layers.txt) the front end compiles in: layer=
+        (layer_c= for the _c form, else the block's), else the chapter's."""
+        v = self.values
+        return (self.large and v.get('layer_c')) or v.get('layer') or api.frontends.get(self.chapter)
+
+    def arg_names(self):
+        """The parameter names of this form, in order (varargs excluded)."""
+        return [p.name for p in self.params
+                if (p.base_c if self.large else p.base) not in ('-', 'varargs')]
 
     def c_params(self):
         """The C parameter declarations, in order."""
@@ -199,6 +222,7 @@ class Api:
     def __init__(self):
         self.blocks = []        # Function, as written (one per block)
         self.chapters = {}      # file stem -> (number, title)
+        self.frontends = {}     # file stem -> layer, for chapters whose front ends are generated
 
     def functions(self):
         """Every function the spec declares, the _c forms after their block."""
@@ -223,6 +247,20 @@ def load(directory):
     return api
 
 
+def load_checked(directory, who, more_checks=None):
+    """load + validate (+ more_checks(api), a list of errors) for a
+    generator: the Api, or None after printing each error prefixed by who."""
+    try:
+        api = load(directory)
+    except SpecError as e:
+        print('%s: %s' % (who, e))
+        return None
+    errors = validate(api) + (more_checks(api) if more_checks else [])
+    for e in errors:
+        print('%s: %s' % (who, e))
+    return None if errors else api
+
+
 def read_file(api, path):
     stem = os.path.basename(path)[:-4]
     fn = None
@@ -236,6 +274,12 @@ def read_file(api, path):
                 words = line.split(None, 2)
                 api.chapters[stem] = (float(words[1]), words[2] if len(words) > 2 else '')
                 continue
+            if line.startswith('frontends '):
+                words = line.split()
+                if len(words) != 2:
+                    raise SpecError('%s: "frontends LAYER" names one layer of src/layers.txt' % where)
+                api.frontends[stem] = words[1]
+                continue
             if not line[0].isspace():
                 if stem not in api.chapters:
                     raise SpecError('%s: a "chapter N Title" line comes first' % where)
@@ -247,10 +291,12 @@ def read_file(api, path):
                     if len(rest) < 2 or rest[1] not in RETURNS:
                         raise SpecError('%s: return type after -> is one of %s' % (where, sorted(RETURNS)))
                     ret, rest = rest[1], rest[2:]
-                bad = [w for w in rest if w not in FLAGS]
+                values = dict(w.split('=', 1) for w in rest if '=' in w)
+                rest = [w for w in rest if '=' not in w]
+                bad = [w for w in rest if w not in FLAGS] + [k + '=' for k in values if k not in VALUED_FLAGS]
                 if bad:
                     raise SpecError('%s: unknown flag(s) %s' % (where, ' '.join(bad)))
-                fn = Function(name, ret, set(rest), stem, where)
+                fn = Function(name, ret, set(rest), stem, where, values)
                 api.blocks.append(fn)
                 continue
             if fn is None:

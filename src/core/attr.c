@@ -19,15 +19,10 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Comm_create_keyval = PMPI_Comm_create_keyval
-#pragma weak MPI_Comm_free_keyval = PMPI_Comm_free_keyval
-#pragma weak MPI_Comm_set_attr = PMPI_Comm_set_attr
-#pragma weak MPI_Comm_get_attr = PMPI_Comm_get_attr
-#pragma weak MPI_Comm_delete_attr = PMPI_Comm_delete_attr
 
 #define FIRST_USER_KEYVAL 16
 /* The standard ABI's predefined keys are 501..507 (comm) and 601..605
@@ -300,7 +295,7 @@ int cm_attr_delete_all(struct cm_comm *c)
 /* ---- the calls, for any kind of object ------------------------------- */
 
 int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(void), int *keyval, void *extra,
-                          const char *call)
+                        const char *call)
 {
     if (!keyval)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind_arg[kind]);
@@ -428,28 +423,25 @@ int cm_attr_delete(const struct cm_attr_obj *o, int k, const char *call)
 
 /* ---- communicator calls --------------------------------------------- */
 
-int PMPI_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
-                            MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
+int cm_Comm_create_keyval(MPI_Comm_copy_attr_function *comm_copy_attr_fn,
+                          MPI_Comm_delete_attr_function *comm_delete_attr_fn, int *comm_keyval, void *extra_state)
 {
     static const char call[] = "MPI_Comm_create_keyval";
-    CM_ENTER(Comm_create_keyval);
     cm_check_initialized(call);
     return cm_attr_keyval_create(CM_ATTR_COMM, (void (*)(void))comm_copy_attr_fn, (void (*)(void))comm_delete_attr_fn,
                                  comm_keyval, extra_state, call);
 }
 
-int PMPI_Comm_free_keyval(int *comm_keyval)
+int cm_Comm_free_keyval(int *comm_keyval)
 {
     static const char call[] = "MPI_Comm_free_keyval";
-    CM_ENTER(Comm_free_keyval);
     cm_check_initialized(call);
     return cm_attr_keyval_free(CM_ATTR_COMM, comm_keyval, call);
 }
 
-int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
+int cm_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
     static const char call[] = "MPI_Comm_set_attr";
-    CM_ENTER(Comm_set_attr);
     int rc;
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)
@@ -458,10 +450,9 @@ int PMPI_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
     return cm_attr_set(&o, comm_keyval, attribute_val, call);
 }
 
-int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
+int cm_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
     static const char call[] = "MPI_Comm_get_attr";
-    CM_ENTER(Comm_get_attr);
     int rc;
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)
@@ -470,10 +461,9 @@ int PMPI_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int 
     return cm_attr_get(&o, comm_keyval, attribute_val, flag, call);
 }
 
-int PMPI_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
+int cm_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
     static const char call[] = "MPI_Comm_delete_attr";
-    CM_ENTER(Comm_delete_attr);
     int rc;
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)

@@ -12,12 +12,7 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
-
-#pragma weak MPI_Type_create_keyval = PMPI_Type_create_keyval
-#pragma weak MPI_Type_free_keyval = PMPI_Type_free_keyval
-#pragma weak MPI_Type_set_attr = PMPI_Type_set_attr
-#pragma weak MPI_Type_get_attr = PMPI_Type_get_attr
-#pragma weak MPI_Type_delete_attr = PMPI_Type_delete_attr
+#include "fe_comm.h"
 
 /* The datatype as an attribute holder, or an error raised naming call. */
 static int type_obj(MPI_Datatype type, const char *call, struct cm_attr_obj *o)
@@ -48,46 +43,41 @@ int cm_attr_type_free(MPI_Datatype type)
     return cm_attr_obj_delete_all(&o);
 }
 
-int PMPI_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
-                            MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
+int cm_Type_create_keyval(MPI_Type_copy_attr_function *type_copy_attr_fn,
+                          MPI_Type_delete_attr_function *type_delete_attr_fn, int *type_keyval, void *extra_state)
 {
     static const char call[] = "MPI_Type_create_keyval";
-    CM_ENTER(Type_create_keyval);
     cm_check_initialized(call);
     return cm_attr_keyval_create(CM_ATTR_TYPE, (void (*)(void))type_copy_attr_fn, (void (*)(void))type_delete_attr_fn,
                                  type_keyval, extra_state, call);
 }
 
-int PMPI_Type_free_keyval(int *type_keyval)
+int cm_Type_free_keyval(int *type_keyval)
 {
     static const char call[] = "MPI_Type_free_keyval";
-    CM_ENTER(Type_free_keyval);
     cm_check_initialized(call);
     return cm_attr_keyval_free(CM_ATTR_TYPE, type_keyval, call);
 }
 
-int PMPI_Type_set_attr(MPI_Datatype type, int type_keyval, void *attribute_val)
+int cm_Type_set_attr(MPI_Datatype type, int type_keyval, void *attribute_val)
 {
     static const char call[] = "MPI_Type_set_attr";
-    CM_ENTER(Type_set_attr);
     struct cm_attr_obj o;
     int rc = type_obj(type, call, &o);
     return rc ? rc : cm_attr_set(&o, type_keyval, attribute_val, call);
 }
 
-int PMPI_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
+int cm_Type_get_attr(MPI_Datatype type, int type_keyval, void *attribute_val, int *flag)
 {
     static const char call[] = "MPI_Type_get_attr";
-    CM_ENTER(Type_get_attr);
     struct cm_attr_obj o;
     int rc = type_obj(type, call, &o);
     return rc ? rc : cm_attr_get(&o, type_keyval, attribute_val, flag, call);
 }
 
-int PMPI_Type_delete_attr(MPI_Datatype type, int type_keyval)
+int cm_Type_delete_attr(MPI_Datatype type, int type_keyval)
 {
     static const char call[] = "MPI_Type_delete_attr";
-    CM_ENTER(Type_delete_attr);
     struct cm_attr_obj o;
     int rc = type_obj(type, call, &o);
     return rc ? rc : cm_attr_delete(&o, type_keyval, call);

@@ -7,12 +7,10 @@
 #include "core/remote.h"
 #include "core/error.h"
 #include "core/info.h"
+#include "fe_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Comm_rank = PMPI_Comm_rank
-#pragma weak MPI_Comm_size = PMPI_Comm_size
 
 struct cm_comm **cm_comm_table;
 int cm_comm_table_len;
@@ -208,7 +206,7 @@ void cm_comm_finalize(void)
     cm_info_finalize();
 }
 
-int PMPI_Comm_rank(MPI_Comm comm, int *rank)
+int cm_Comm_rank(MPI_Comm comm, int *rank)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
@@ -217,7 +215,7 @@ int PMPI_Comm_rank(MPI_Comm comm, int *rank)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_size(MPI_Comm comm, int *size)
+int cm_Comm_size(MPI_Comm comm, int *size)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)

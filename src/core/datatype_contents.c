@@ -10,13 +10,10 @@
  */
 #include "core/datatype.h"
 #include "core/error.h"
+#include "fe_dt.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Type_get_contents = PMPI_Type_get_contents
-#pragma weak MPI_Type_get_envelope_c = PMPI_Type_get_envelope_c
-#pragma weak MPI_Type_get_contents_c = PMPI_Type_get_contents_c
 
 struct cm_dt_contents {
     int combiner, ni, na, nd;
@@ -28,7 +25,7 @@ struct cm_dt_contents {
 };
 
 int cm_dt_set_contents(struct cm_datatype *t, int combiner, int ni, const int *ints, int na,
-                       const MPI_Aint *addrs, int nd, const MPI_Datatype *types)
+                     const MPI_Aint *addrs, int nd, const MPI_Datatype *types)
 {
     size_t bytes = sizeof(struct cm_dt_contents) + (size_t)na * sizeof(MPI_Aint) +
                    (size_t)ni * sizeof(int) + (size_t)nd * sizeof(MPI_Datatype);
@@ -59,7 +56,7 @@ int cm_dt_set_contents(struct cm_datatype *t, int combiner, int ni, const int *i
 }
 
 int cm_dt_set_contents_large(struct cm_datatype *t, int combiner, int nl, const MPI_Count *large, int nd,
-                             const MPI_Datatype *types)
+                           const MPI_Datatype *types)
 {
     /* The large counts ride in the address slots (both 8 bytes wide), then
      * move to their own field so the int calls see no addresses. */
@@ -143,16 +140,16 @@ static int contents(const char *call, int with_large, MPI_Datatype datatype, MPI
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
-                           int array_of_integers[], MPI_Aint array_of_addresses[],
-                           MPI_Datatype array_of_datatypes[])
+int cm_Type_get_contents(MPI_Datatype datatype, int max_integers, int max_addresses, int max_datatypes,
+                         int array_of_integers[], MPI_Aint array_of_addresses[],
+                         MPI_Datatype array_of_datatypes[])
 {
     return contents("MPI_Type_get_contents", 0, datatype, max_integers, max_addresses, 0, max_datatypes,
                     array_of_integers, array_of_addresses, NULL, array_of_datatypes);
 }
 
-int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
-                             MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
+int cm_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI_Count *num_addresses,
+                           MPI_Count *num_large_counts, MPI_Count *num_datatypes, int *combiner)
 {
     const char *call = "MPI_Type_get_envelope_c";
     struct cm_datatype *t = cm_dt_lookup(datatype);
@@ -174,10 +171,10 @@ int PMPI_Type_get_envelope_c(MPI_Datatype datatype, MPI_Count *num_integers, MPI
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
-                             MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
-                             MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
-                             MPI_Datatype array_of_datatypes[])
+int cm_Type_get_contents_c(MPI_Datatype datatype, MPI_Count max_integers, MPI_Count max_addresses,
+                           MPI_Count max_large_counts, MPI_Count max_datatypes, int array_of_integers[],
+                           MPI_Aint array_of_addresses[], MPI_Count array_of_large_counts[],
+                           MPI_Datatype array_of_datatypes[])
 {
     return contents("MPI_Type_get_contents_c", 1, datatype, max_integers, max_addresses, max_large_counts,
                     max_datatypes, array_of_integers, array_of_addresses, array_of_large_counts,

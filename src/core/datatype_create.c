@@ -11,34 +11,12 @@
 #include "core/attr.h"
 #include "core/datatype.h"
 #include "core/error.h"
+#include "fe_dt.h"
 
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Type_contiguous = PMPI_Type_contiguous
-#pragma weak MPI_Type_vector = PMPI_Type_vector
-#pragma weak MPI_Type_create_hvector = PMPI_Type_create_hvector
-#pragma weak MPI_Type_contiguous_c = PMPI_Type_contiguous_c
-#pragma weak MPI_Type_vector_c = PMPI_Type_vector_c
-#pragma weak MPI_Type_create_hvector_c = PMPI_Type_create_hvector_c
-#pragma weak MPI_Type_indexed = PMPI_Type_indexed
-#pragma weak MPI_Type_create_hindexed = PMPI_Type_create_hindexed
-#pragma weak MPI_Type_create_indexed_block = PMPI_Type_create_indexed_block
-#pragma weak MPI_Type_create_hindexed_block = PMPI_Type_create_hindexed_block
-#pragma weak MPI_Type_create_struct = PMPI_Type_create_struct
-#pragma weak MPI_Type_create_subarray = PMPI_Type_create_subarray
-#pragma weak MPI_Type_create_darray = PMPI_Type_create_darray
-#pragma weak MPI_Type_create_resized = PMPI_Type_create_resized
-#pragma weak MPI_Type_dup = PMPI_Type_dup
-#pragma weak MPI_Type_commit = PMPI_Type_commit
-#pragma weak MPI_Type_free = PMPI_Type_free
-#pragma weak MPI_Type_set_name = PMPI_Type_set_name
-#pragma weak MPI_Type_get_name = PMPI_Type_get_name
-#pragma weak MPI_Get_address = PMPI_Get_address
-#pragma weak MPI_Aint_add = PMPI_Aint_add
-#pragma weak MPI_Aint_diff = PMPI_Aint_diff
 
 /* Errors of calls without a communicator go to MPI_COMM_WORLD's handler, as
  * in the rest of the datatype code. */
@@ -153,7 +131,7 @@ static int make(const char *call, struct pieces *p, size_t np, size_t vec_count,
     return publish(call, t, rc, newtype);
 }
 
-int PMPI_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_contiguous(int count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_contiguous";
     struct cm_datatype *old = NULL;
@@ -187,7 +165,7 @@ static int vector(const char *call, int count, int blocklength, MPI_Aint stride_
                 newtype);
 }
 
-int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     struct cm_datatype *old = cm_dt_lookup(oldtype);
     int ints[3] = { count, blocklength, stride };
@@ -199,8 +177,8 @@ int PMPI_Type_vector(int count, int blocklength, int stride, MPI_Datatype oldtyp
                   MPI_COMBINER_VECTOR, 3, ints, 0, NULL, oldtype, newtype);
 }
 
-int PMPI_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
-                             MPI_Datatype *newtype)
+int cm_Type_create_hvector(int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
+                           MPI_Datatype *newtype)
 {
     int ints[2] = { count, blocklength };
     return vector("MPI_Type_create_hvector", count, blocklength, stride, MPI_COMBINER_HVECTOR, 2, ints, 1,
@@ -238,7 +216,7 @@ static int vector_large(const char *call, MPI_Count count, MPI_Count blocklength
     return publish(call, t, rc, newtype);
 }
 
-int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     /* count elements = one block of count elements */
     if (count < 0)
@@ -247,16 +225,16 @@ int PMPI_Type_contiguous_c(MPI_Count count, MPI_Datatype oldtype, MPI_Datatype *
                         newtype);
 }
 
-int PMPI_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
-                       MPI_Datatype *newtype)
+int cm_Type_vector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                     MPI_Datatype *newtype)
 {
     MPI_Count rec[3] = { count, blocklength, stride };
     return vector_large("MPI_Type_vector_c", count, blocklength, stride, 0, MPI_COMBINER_VECTOR, 3, rec, oldtype,
                         newtype);
 }
 
-int PMPI_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
-                               MPI_Datatype *newtype)
+int cm_Type_create_hvector_c(MPI_Count count, MPI_Count blocklength, MPI_Count stride, MPI_Datatype oldtype,
+                             MPI_Datatype *newtype)
 {
     MPI_Count rec[3] = { count, blocklength, stride };
     return vector_large("MPI_Type_create_hvector_c", count, blocklength, stride, 1, MPI_COMBINER_HVECTOR, 3, rec,
@@ -321,37 +299,37 @@ static int indexed(const char *call, int count, const int *bls, int one_bl, cons
     return rc;
 }
 
-int PMPI_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
-                      MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_indexed(int count, const int array_of_blocklengths[], const int array_of_displacements[],
+                    MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return indexed("MPI_Type_indexed", count, array_of_blocklengths, 0, array_of_displacements, NULL,
                    oldtype, newtype, MPI_COMBINER_INDEXED);
 }
 
-int PMPI_Type_create_hindexed(int count, const int array_of_blocklengths[],
-                              const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
+int cm_Type_create_hindexed(int count, const int array_of_blocklengths[],
+                            const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
 {
     return indexed("MPI_Type_create_hindexed", count, array_of_blocklengths, 0, NULL,
                    array_of_displacements, oldtype, newtype, MPI_COMBINER_HINDEXED);
 }
 
-int PMPI_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
-                                   MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_create_indexed_block(int count, int blocklength, const int array_of_displacements[],
+                                 MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return indexed("MPI_Type_create_indexed_block", count, NULL, blocklength, array_of_displacements, NULL,
                    oldtype, newtype, MPI_COMBINER_INDEXED_BLOCK);
 }
 
-int PMPI_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
-                                    MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_create_hindexed_block(int count, int blocklength, const MPI_Aint array_of_displacements[],
+                                  MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     return indexed("MPI_Type_create_hindexed_block", count, NULL, blocklength, NULL, array_of_displacements,
                    oldtype, newtype, MPI_COMBINER_HINDEXED_BLOCK);
 }
 
-int PMPI_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
-                            const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
+int cm_Type_create_struct(int count, const int array_of_blocklengths[], const MPI_Aint array_of_displacements[],
+                          const MPI_Datatype array_of_types[], MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_create_struct";
     int rc;
@@ -461,9 +439,9 @@ static int grid_dims(int ndims, int order, int *dims)
     return 0;
 }
 
-int PMPI_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
-                              const int array_of_starts[], int order, MPI_Datatype oldtype,
-                              MPI_Datatype *newtype)
+int cm_Type_create_subarray(int ndims, const int array_of_sizes[], const int array_of_subsizes[],
+                            const int array_of_starts[], int order, MPI_Datatype oldtype,
+                            MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_create_subarray";
     struct cm_datatype *old = NULL;
@@ -559,10 +537,10 @@ static int darray_dim(const char *call, int d, int gsize, int distrib, int darg,
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
-                            const int array_of_distribs[], const int array_of_dargs[],
-                            const int array_of_psizes[], int order, MPI_Datatype oldtype,
-                            MPI_Datatype *newtype)
+int cm_Type_create_darray(int size, int rank, int ndims, const int array_of_gsizes[],
+                          const int array_of_distribs[], const int array_of_dargs[],
+                          const int array_of_psizes[], int order, MPI_Datatype oldtype,
+                          MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_create_darray";
     struct cm_datatype *old = NULL;
@@ -662,7 +640,7 @@ static int copy_type(struct cm_datatype *t, const struct cm_datatype *old)
     return cm_dt_copy_layout(t, old);
 }
 
-int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
+int cm_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent, MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_create_resized";
     struct cm_datatype *old = NULL;
@@ -685,7 +663,7 @@ int PMPI_Type_create_resized(MPI_Datatype oldtype, MPI_Aint lb, MPI_Aint extent,
     return publish(call, t, rc, newtype);
 }
 
-int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
     const char *call = "MPI_Type_dup";
     struct cm_datatype *old = NULL;
@@ -711,7 +689,7 @@ int PMPI_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 /* --- commit, free, names ----------------------------------------------------------- */
 
-int PMPI_Type_commit(MPI_Datatype *datatype)
+int cm_Type_commit(MPI_Datatype *datatype)
 {
     const char *call = "MPI_Type_commit";
     struct cm_datatype *t = NULL;
@@ -725,7 +703,7 @@ int PMPI_Type_commit(MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_free(MPI_Datatype *datatype)
+int cm_Type_free(MPI_Datatype *datatype)
 {
     const char *call = "MPI_Type_free";
     struct cm_datatype *t = NULL;
@@ -747,7 +725,7 @@ int PMPI_Type_free(MPI_Datatype *datatype)
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
+int cm_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
     const char *call = "MPI_Type_set_name";
     struct cm_datatype *t = NULL;
@@ -764,7 +742,7 @@ int PMPI_Type_set_name(MPI_Datatype datatype, const char *type_name)
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
+int cm_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 {
     const char *call = "MPI_Type_get_name";
     struct cm_datatype *t = NULL;
@@ -787,7 +765,7 @@ int PMPI_Type_get_name(MPI_Datatype datatype, char *type_name, int *resultlen)
 
 /* --- addresses ------------------------------------------------------------------------ */
 
-int PMPI_Get_address(const void *location, MPI_Aint *address)
+int cm_Get_address(const void *location, MPI_Aint *address)
 {
     if (!address)
         return ERR(MPI_ERR_ARG, "MPI_Get_address", "address is NULL");
@@ -795,12 +773,12 @@ int PMPI_Get_address(const void *location, MPI_Aint *address)
     return MPI_SUCCESS;
 }
 
-MPI_Aint PMPI_Aint_add(MPI_Aint base, MPI_Aint disp)
+MPI_Aint cm_Aint_add(MPI_Aint base, MPI_Aint disp)
 {
     return (MPI_Aint)((uintptr_t)base + (uintptr_t)disp);
 }
 
-MPI_Aint PMPI_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
+MPI_Aint cm_Aint_diff(MPI_Aint addr1, MPI_Aint addr2)
 {
     return (MPI_Aint)((uintptr_t)addr1 - (uintptr_t)addr2);
 }

@@ -19,11 +19,7 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
-
-#pragma weak MPI_Type_match_size = PMPI_Type_match_size
-#pragma weak MPI_Type_create_f90_integer = PMPI_Type_create_f90_integer
-#pragma weak MPI_Type_create_f90_real = PMPI_Type_create_f90_real
-#pragma weak MPI_Type_create_f90_complex = PMPI_Type_create_f90_complex
+#include "fe_lang.h"
 
 /* Decimal precision and exponent range of the real kinds (Fortran's
  * PRECISION() and RANGE() of gfortran's kinds 4, 8, 10, 16).  Kind 10 (x87
@@ -70,7 +66,7 @@ static int f90_type(const char *call, int combiner, int ni, const int *ints, MPI
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
+int cm_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
 {
     static const char call[] = "MPI_Type_match_size";
     /* the Fortran sized types, as MPI-4.1 §19.1.9 asks (MPI_REAL4 for a
@@ -80,7 +76,6 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     static const MPI_Datatype cpxs[] = { MPI_COMPLEX4, MPI_COMPLEX8, MPI_COMPLEX16, MPI_COMPLEX32 };
     /* MPIX_TYPECLASS_LOGICAL: the ABI header reserves it (191); same rule */
     static const MPI_Datatype logs[] = { MPI_LOGICAL1, MPI_LOGICAL2, MPI_LOGICAL4, MPI_LOGICAL8, MPI_LOGICAL16 };
-    CM_ENTER(Type_match_size);
     cm_check_initialized(call);
     if (!datatype)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "datatype is NULL");
@@ -100,13 +95,12 @@ int PMPI_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
                     size);
 }
 
-int PMPI_Type_create_f90_integer(int r, MPI_Datatype *newtype)
+int cm_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 {
     static const char call[] = "MPI_Type_create_f90_integer";
     /* decimal exponent range of INTEGER1..16: 10^r - 1 must fit */
     static const struct { int r; MPI_Datatype t; } ints[] = {
         { 2, MPI_INTEGER1 }, { 4, MPI_INTEGER2 }, { 9, MPI_INTEGER4 }, { 18, MPI_INTEGER8 }, { 38, MPI_INTEGER16 } };
-    CM_ENTER(Type_create_f90_integer);
     cm_check_initialized(call);
     if (!newtype)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "newtype is NULL");
@@ -135,14 +129,12 @@ static int f90_real(const char *call, int p, int r, int complex, MPI_Datatype *n
                     usable_size(MPI_REAL16) ? 33 : 18);
 }
 
-int PMPI_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
+int cm_Type_create_f90_real(int p, int r, MPI_Datatype *newtype)
 {
-    CM_ENTER(Type_create_f90_real);
     return f90_real("MPI_Type_create_f90_real", p, r, 0, newtype);
 }
 
-int PMPI_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
+int cm_Type_create_f90_complex(int p, int r, MPI_Datatype *newtype)
 {
-    CM_ENTER(Type_create_f90_complex);
     return f90_real("MPI_Type_create_f90_complex", p, r, 1, newtype);
 }

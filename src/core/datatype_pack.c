@@ -12,6 +12,7 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "shm/copy.h"
+#include "fe_dt.h"
 
 #include <limits.h>
 #include <stdlib.h>
@@ -314,13 +315,6 @@ void cm_dt_external32_swap(const struct cm_datatype *t, void *packed, size_t byt
 
 /* --- the MPI calls ------------------------------------------------------------ */
 
-#pragma weak MPI_Pack = PMPI_Pack
-#pragma weak MPI_Unpack = PMPI_Unpack
-#pragma weak MPI_Pack_size = PMPI_Pack_size
-#pragma weak MPI_Pack_external = PMPI_Pack_external
-#pragma weak MPI_Unpack_external = PMPI_Unpack_external
-#pragma weak MPI_Pack_external_size = PMPI_Pack_external_size
-
 static int check_comm(MPI_Comm comm, const char *call)
 {
     if (!cm_comm_lookup(comm, NULL))
@@ -365,8 +359,8 @@ static int typed_and_packed(MPI_Comm comm, const char *call, const void *typed, 
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
-              int *position, MPI_Comm comm)
+int cm_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbuf, int outsize,
+            int *position, MPI_Comm comm)
 {
     const char *call = "MPI_Pack";
     int rc = check_comm(comm, call);
@@ -384,8 +378,8 @@ int PMPI_Pack(const void *inbuf, int incount, MPI_Datatype datatype, void *outbu
     return MPI_SUCCESS;
 }
 
-int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
-                MPI_Datatype datatype, MPI_Comm comm)
+int cm_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int outcount,
+              MPI_Datatype datatype, MPI_Comm comm)
 {
     const char *call = "MPI_Unpack";
     int rc = check_comm(comm, call);
@@ -403,7 +397,7 @@ int PMPI_Unpack(const void *inbuf, int insize, int *position, void *outbuf, int 
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
+int cm_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
 {
     const char *call = "MPI_Pack_size";
     int rc = check_comm(comm, call);
@@ -418,8 +412,8 @@ int PMPI_Pack_size(int incount, MPI_Datatype datatype, MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
-                       void *outbuf, MPI_Aint outsize, MPI_Aint *position)
+int cm_Pack_external(const char datarep[], const void *inbuf, int incount, MPI_Datatype datatype,
+                     void *outbuf, MPI_Aint outsize, MPI_Aint *position)
 {
     const char *call = "MPI_Pack_external";
     int rc = check_datarep(datarep, call);
@@ -440,8 +434,8 @@ int PMPI_Pack_external(const char datarep[], const void *inbuf, int incount, MPI
     return MPI_SUCCESS;
 }
 
-int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
-                         void *outbuf, int outcount, MPI_Datatype datatype)
+int cm_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insize, MPI_Aint *position,
+                       void *outbuf, int outcount, MPI_Datatype datatype)
 {
     const char *call = "MPI_Unpack_external";
     int rc = check_datarep(datarep, call);
@@ -468,7 +462,7 @@ int PMPI_Unpack_external(const char datarep[], const void *inbuf, MPI_Aint insiz
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
+int cm_Pack_external_size(const char datarep[], int incount, MPI_Datatype datatype, MPI_Aint *size)
 {
     const char *call = "MPI_Pack_external_size";
     int rc = check_datarep(datarep, call);

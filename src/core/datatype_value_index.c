@@ -7,17 +7,15 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_dt.h"
 
-#pragma weak MPI_Type_get_value_index = PMPI_Type_get_value_index
-
-int PMPI_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
+int cm_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MPI_Datatype *pair_type)
 {
     static const char call[] = "MPI_Type_get_value_index";
     static const struct { MPI_Datatype value, pair; } pairs[] = {
         { MPI_FLOAT, MPI_FLOAT_INT }, { MPI_DOUBLE, MPI_DOUBLE_INT },  { MPI_LONG, MPI_LONG_INT },
         { MPI_INT, MPI_2INT },        { MPI_SHORT, MPI_SHORT_INT },    { MPI_LONG_DOUBLE, MPI_LONG_DOUBLE_INT },
     };
-    CM_ENTER(Type_get_value_index);
     cm_check_initialized(call);
     if (!pair_type)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "pair_type is NULL");

@@ -9,6 +9,7 @@
 #include "core/handle.h"
 #include "core/state.h"
 #include "core/comm.h"
+#include "fe_env.h"
 
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -16,15 +17,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-
-#pragma weak MPI_Error_string = PMPI_Error_string
-#pragma weak MPI_Error_class = PMPI_Error_class
-#pragma weak MPI_Comm_create_errhandler = PMPI_Comm_create_errhandler
-#pragma weak MPI_Session_create_errhandler = PMPI_Session_create_errhandler
-#pragma weak MPI_Comm_set_errhandler = PMPI_Comm_set_errhandler
-#pragma weak MPI_Comm_get_errhandler = PMPI_Comm_get_errhandler
-#pragma weak MPI_Comm_call_errhandler = PMPI_Comm_call_errhandler
-#pragma weak MPI_Errhandler_free = PMPI_Errhandler_free
 
 /* The predefined classes are 0..MPI_ERR_ABI (the last one the standard
  * added, MPI-5.0); MPI_ERR_LASTCODE is far above them (0x3fff in the
@@ -242,7 +234,7 @@ int cm_error_on(MPI_Errhandler e, void *obj, int errclass, const char *call, con
     return rc;
 }
 
-int PMPI_Error_string(int errorcode, char *string, int *resultlen)
+int cm_Error_string(int errorcode, char *string, int *resultlen)
 {
     const char *mpit = cm_err_mpit_text(errorcode);
     if (mpit) {
@@ -270,7 +262,7 @@ int PMPI_Error_string(int errorcode, char *string, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int PMPI_Error_class(int errorcode, int *errorclass)
+int cm_Error_class(int errorcode, int *errorclass)
 {
     if (cm_err_mpit_text(errorcode)) {
         *errorclass = errorcode;
@@ -302,23 +294,20 @@ static int create_errh(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhand
     return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "too many error handlers (%d)", ERRH_MAX);
 }
 
-int PMPI_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
+int cm_Comm_create_errhandler(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    CM_ENTER(Comm_create_errhandler);
     return create_errh(fn, errhandler, "MPI_Comm_create_errhandler");
 }
 
 /* A session handler is called with an MPI_Session * where a communicator
  * one gets an MPI_Comm *: same calling convention, one table. */
-int PMPI_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
+int cm_Session_create_errhandler(MPI_Session_errhandler_function *fn, MPI_Errhandler *errhandler)
 {
-    CM_ENTER(Session_create_errhandler);
     return create_errh((MPI_Comm_errhandler_function *)fn, errhandler, "MPI_Session_create_errhandler");
 }
 
-int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
+int cm_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
 {
-    CM_ENTER(Comm_set_errhandler);
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_set_errhandler", "invalid communicator %ld", (long)(intptr_t)comm);
@@ -328,9 +317,8 @@ int PMPI_Comm_set_errhandler(MPI_Comm comm, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
+int cm_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
 {
-    CM_ENTER(Comm_get_errhandler);
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_get_errhandler", "invalid communicator %ld", (long)(intptr_t)comm);
@@ -339,18 +327,16 @@ int PMPI_Comm_get_errhandler(MPI_Comm comm, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_call_errhandler(MPI_Comm comm, int errorcode)
+int cm_Comm_call_errhandler(MPI_Comm comm, int errorcode)
 {
-    CM_ENTER(Comm_call_errhandler);
     if (!cm_comm_lookup(comm, NULL))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_call_errhandler", "invalid communicator %ld", (long)(intptr_t)comm);
     cm_error(comm, errorcode, "MPI_Comm_call_errhandler", "error code %d raised by the program", errorcode);
     return MPI_SUCCESS;
 }
 
-int PMPI_Errhandler_free(MPI_Errhandler *errhandler)
+int cm_Errhandler_free(MPI_Errhandler *errhandler)
 {
-    CM_ENTER(Errhandler_free);
     MPI_Errhandler e = *errhandler;
     if (!valid_errh(e))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Errhandler_free", "invalid error handler %ld", (long)(intptr_t)e);

@@ -15,18 +15,12 @@
  * threads of an MPI_THREAD_MULTIPLE program apart.
  */
 #include "core/error.h"
+#include "fe_env.h"
 
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Add_error_class = PMPI_Add_error_class
-#pragma weak MPI_Add_error_code = PMPI_Add_error_code
-#pragma weak MPI_Add_error_string = PMPI_Add_error_string
-#pragma weak MPI_Remove_error_class = PMPI_Remove_error_class
-#pragma weak MPI_Remove_error_code = PMPI_Remove_error_code
-#pragma weak MPI_Remove_error_string = PMPI_Remove_error_string
 
 #define UCODE_MAX 1024
 
@@ -98,7 +92,7 @@ static int is_class(int cls)
     return u && u->cls == cls;
 }
 
-int PMPI_Add_error_class(int *errorclass)
+int cm_Add_error_class(int *errorclass)
 {
     static const char call[] = "MPI_Add_error_class";
     if (!errorclass)
@@ -112,7 +106,7 @@ int PMPI_Add_error_class(int *errorclass)
     return MPI_SUCCESS;
 }
 
-int PMPI_Add_error_code(int errorclass, int *errorcode)
+int cm_Add_error_code(int errorclass, int *errorcode)
 {
     static const char call[] = "MPI_Add_error_code";
     if (!errorcode)
@@ -128,7 +122,7 @@ int PMPI_Add_error_code(int errorclass, int *errorcode)
     return MPI_SUCCESS;
 }
 
-int PMPI_Add_error_string(int errorcode, const char *string)
+int cm_Add_error_string(int errorcode, const char *string)
 {
     static const char call[] = "MPI_Add_error_string";
     if (!string)
@@ -158,7 +152,7 @@ int PMPI_Add_error_string(int errorcode, const char *string)
 }
 
 /* MPI-4.1 9.5: a class goes only when no code refers to it any more. */
-int PMPI_Remove_error_class(int errorclass)
+int cm_Remove_error_class(int errorclass)
 {
     static const char call[] = "MPI_Remove_error_class";
     pthread_mutex_lock(&lock);
@@ -177,7 +171,7 @@ int PMPI_Remove_error_class(int errorclass)
     return MPI_SUCCESS;
 }
 
-int PMPI_Remove_error_code(int errorcode)
+int cm_Remove_error_code(int errorcode)
 {
     static const char call[] = "MPI_Remove_error_code";
     pthread_mutex_lock(&lock);
@@ -196,7 +190,7 @@ int PMPI_Remove_error_code(int errorcode)
     return MPI_SUCCESS;
 }
 
-int PMPI_Remove_error_string(int errorcode)
+int cm_Remove_error_string(int errorcode)
 {
     static const char call[] = "MPI_Remove_error_string";
     pthread_mutex_lock(&lock);

@@ -9,23 +9,10 @@
 #include "core/comm.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "fe_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Group_size = PMPI_Group_size
-#pragma weak MPI_Group_rank = PMPI_Group_rank
-#pragma weak MPI_Group_incl = PMPI_Group_incl
-#pragma weak MPI_Group_excl = PMPI_Group_excl
-#pragma weak MPI_Group_range_incl = PMPI_Group_range_incl
-#pragma weak MPI_Group_range_excl = PMPI_Group_range_excl
-#pragma weak MPI_Group_union = PMPI_Group_union
-#pragma weak MPI_Group_intersection = PMPI_Group_intersection
-#pragma weak MPI_Group_difference = PMPI_Group_difference
-#pragma weak MPI_Group_translate_ranks = PMPI_Group_translate_ranks
-#pragma weak MPI_Group_compare = PMPI_Group_compare
-#pragma weak MPI_Group_free = PMPI_Group_free
-#pragma weak MPI_Comm_group = PMPI_Comm_group
 
 static struct cm_group **table;
 static int table_len, table_cap;
@@ -115,21 +102,21 @@ void cm_group_finalize(void)
     if (!var)                                                                              \
         return cm_error(MPI_COMM_WORLD, MPI_ERR_GROUP, call, "invalid group %ld", (long)(intptr_t)(h))
 
-int PMPI_Group_size(MPI_Group group, int *size)
+int cm_Group_size(MPI_Group group, int *size)
 {
     GET_GROUP(g, group, "MPI_Group_size");
     *size = g->size;
     return MPI_SUCCESS;
 }
 
-int PMPI_Group_rank(MPI_Group group, int *rank)
+int cm_Group_rank(MPI_Group group, int *rank)
 {
     GET_GROUP(g, group, "MPI_Group_rank");
     *rank = cm_group_rank_of(g, cm_g.rank);
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_group(MPI_Comm comm, MPI_Group *group)
+int cm_Comm_group(MPI_Comm comm, MPI_Group *group)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
@@ -164,7 +151,7 @@ static int make_or_fail(const int *world, int n, MPI_Group *out, const char *cal
     return rc ? cm_error(MPI_COMM_WORLD, rc, call, "out of memory") : MPI_SUCCESS;
 }
 
-int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+int cm_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     GET_GROUP(g, group, "MPI_Group_incl");
     char *seen = calloc((size_t)g->size + 1, 1);
@@ -182,7 +169,7 @@ int PMPI_Group_incl(MPI_Group group, int n, const int ranks[], MPI_Group *newgro
     return rc;
 }
 
-int PMPI_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
+int cm_Group_excl(MPI_Group group, int n, const int ranks[], MPI_Group *newgroup)
 {
     GET_GROUP(g, group, "MPI_Group_excl");
     char *seen = calloc((size_t)g->size + 1, 1);
@@ -228,7 +215,7 @@ static int expand_ranges(const struct cm_group *g, int n, int ranges[][3], int *
     return MPI_SUCCESS;
 }
 
-int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+int cm_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     GET_GROUP(g, group, "MPI_Group_range_incl");
     int *ranks, k;
@@ -240,7 +227,7 @@ int PMPI_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *ne
     return rc;
 }
 
-int PMPI_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+int cm_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
     GET_GROUP(g, group, "MPI_Group_range_excl");
     int *ranks, k;
@@ -286,22 +273,22 @@ static int set_op(MPI_Group g1, MPI_Group g2, MPI_Group *out, int mode, const ch
     return rc;
 }
 
-int PMPI_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+int cm_Group_union(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return set_op(group1, group2, newgroup, 0, "MPI_Group_union");
 }
 
-int PMPI_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+int cm_Group_intersection(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return set_op(group1, group2, newgroup, 1, "MPI_Group_intersection");
 }
 
-int PMPI_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
+int cm_Group_difference(MPI_Group group1, MPI_Group group2, MPI_Group *newgroup)
 {
     return set_op(group1, group2, newgroup, 2, "MPI_Group_difference");
 }
 
-int PMPI_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
+int cm_Group_translate_ranks(MPI_Group group1, int n, const int ranks1[], MPI_Group group2, int ranks2[])
 {
     GET_GROUP(a, group1, "MPI_Group_translate_ranks");
     GET_GROUP(b, group2, "MPI_Group_translate_ranks");
@@ -344,7 +331,7 @@ int cm_group_compare_lists(const int *a, int na, const int *b, int nb)
     return same ? MPI_SIMILAR : MPI_UNEQUAL;
 }
 
-int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
+int cm_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
 {
     GET_GROUP(a, group1, "MPI_Group_compare");
     GET_GROUP(b, group2, "MPI_Group_compare");
@@ -352,7 +339,7 @@ int PMPI_Group_compare(MPI_Group group1, MPI_Group group2, int *result)
     return MPI_SUCCESS;
 }
 
-int PMPI_Group_free(MPI_Group *group)
+int cm_Group_free(MPI_Group *group)
 {
     if (!group)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Group_free", "group pointer is NULL");

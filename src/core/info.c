@@ -13,24 +13,13 @@
 #include "core/handle.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_info.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 #include <sys/utsname.h>
-
-#pragma weak MPI_Info_create = PMPI_Info_create
-#pragma weak MPI_Info_set = PMPI_Info_set
-#pragma weak MPI_Info_get = PMPI_Info_get
-#pragma weak MPI_Info_get_string = PMPI_Info_get_string
-#pragma weak MPI_Info_get_valuelen = PMPI_Info_get_valuelen
-#pragma weak MPI_Info_delete = PMPI_Info_delete
-#pragma weak MPI_Info_dup = PMPI_Info_dup
-#pragma weak MPI_Info_free = PMPI_Info_free
-#pragma weak MPI_Info_get_nkeys = PMPI_Info_get_nkeys
-#pragma weak MPI_Info_get_nthkey = PMPI_Info_get_nthkey
-#pragma weak MPI_Info_create_env = PMPI_Info_create_env
 
 struct info_entry {
     char *key, *value;
@@ -288,10 +277,9 @@ static int start(const char *call, MPI_Info info, struct cm_info **in)
 
 /* ---- MPI calls ------------------------------------------------------ */
 
-int PMPI_Info_create(MPI_Info *info)
+int cm_Info_create(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_create";
-    CM_ENTER(Info_create);
     if (!info)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
     struct cm_info *in = calloc(1, sizeof *in);
@@ -304,10 +292,9 @@ int PMPI_Info_create(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
+int cm_Info_set(MPI_Info info, const char *key, const char *value)
 {
     static const char call[] = "MPI_Info_set";
-    CM_ENTER(Info_set);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
@@ -324,10 +311,9 @@ int PMPI_Info_set(MPI_Info info, const char *key, const char *value)
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
+int cm_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
     static const char call[] = "MPI_Info_get";
-    CM_ENTER(Info_get);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
@@ -349,10 +335,9 @@ int PMPI_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
+int cm_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
     static const char call[] = "MPI_Info_get_string";
-    CM_ENTER(Info_get_string);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
@@ -378,10 +363,9 @@ int PMPI_Info_get_string(MPI_Info info, const char *key, int *buflen, char *valu
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
+int cm_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
     static const char call[] = "MPI_Info_get_valuelen";
-    CM_ENTER(Info_get_valuelen);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
@@ -395,10 +379,9 @@ int PMPI_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *f
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_delete(MPI_Info info, const char *key)
+int cm_Info_delete(MPI_Info info, const char *key)
 {
     static const char call[] = "MPI_Info_delete";
-    CM_ENTER(Info_delete);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
@@ -435,10 +418,9 @@ static int dup_object(const struct cm_info *src, MPI_Info *out)
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
+int cm_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
     static const char call[] = "MPI_Info_dup";
-    CM_ENTER(Info_dup);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)))
@@ -450,10 +432,9 @@ int PMPI_Info_dup(MPI_Info info, MPI_Info *newinfo)
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_free(MPI_Info *info)
+int cm_Info_free(MPI_Info *info)
 {
     static const char call[] = "MPI_Info_free";
-    CM_ENTER(Info_free);
     if (!info)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
     if (*info == MPI_INFO_ENV)
@@ -465,10 +446,9 @@ int PMPI_Info_free(MPI_Info *info)
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
+int cm_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
     static const char call[] = "MPI_Info_get_nkeys";
-    CM_ENTER(Info_get_nkeys);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)))
@@ -479,10 +459,9 @@ int PMPI_Info_get_nkeys(MPI_Info info, int *nkeys)
     return MPI_SUCCESS;
 }
 
-int PMPI_Info_get_nthkey(MPI_Info info, int n, char *key)
+int cm_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
     static const char call[] = "MPI_Info_get_nthkey";
-    CM_ENTER(Info_get_nthkey);
     struct cm_info *in;
     int rc;
     if ((rc = start(call, info, &in)))
@@ -508,10 +487,9 @@ int cm_info_copy(MPI_Info info, MPI_Info *copy)
     return dup_object(in, copy);
 }
 
-int PMPI_Info_create_env(int argc, char *argv[], MPI_Info *info)
+int cm_Info_create_env(int argc, char *argv[], MPI_Info *info)
 {
     static const char call[] = "MPI_Info_create_env";
-    CM_ENTER(Info_create_env);
     if (!info)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
     if (argc < 0 || (argc > 0 && !argv))

@@ -9,9 +9,7 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/state.h"
-
-#pragma weak MPI_Comm_set_info = PMPI_Comm_set_info
-#pragma weak MPI_Comm_get_info = PMPI_Comm_get_info
+#include "fe_comm.h"
 
 static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
 {
@@ -26,10 +24,9 @@ static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
     return c;
 }
 
-int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
+int cm_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char call[] = "MPI_Comm_set_info";
-    CM_ENTER(Comm_set_info);
     int rc;
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)
@@ -46,10 +43,9 @@ int PMPI_Comm_set_info(MPI_Comm comm, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
+int cm_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Comm_get_info";
-    CM_ENTER(Comm_get_info);
     int rc;
     struct cm_comm *c = user_comm(comm, call, &rc);
     if (!c)

@@ -14,17 +14,14 @@
 #include "core/info.h"
 #include "core/state.h"
 #include "osc/osc.h"
+#include "fe_env.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 
-#pragma weak MPI_Alloc_mem = PMPI_Alloc_mem
-#pragma weak MPI_Free_mem = PMPI_Free_mem
-
-int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
+int cm_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
 {
     static const char call[] = "MPI_Alloc_mem";
-    CM_ENTER(Alloc_mem);
     if (size < 0)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_SIZE, call, "size %ld is negative", (long)size);
     if (!baseptr)
@@ -43,9 +40,8 @@ int PMPI_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     return MPI_SUCCESS;
 }
 
-int PMPI_Free_mem(void *base)
+int cm_Free_mem(void *base)
 {
-    CM_ENTER(Free_mem);
     if (!cm_osc_mem_free(base))
         free(base);
     return MPI_SUCCESS;

@@ -17,19 +17,10 @@
 #include "core/request.h"
 #include "p2p/p2p.h"
 #include "mpi/comm_create.h"
+#include "fe_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Comm_dup = PMPI_Comm_dup
-#pragma weak MPI_Comm_dup_with_info = PMPI_Comm_dup_with_info
-#pragma weak MPI_Comm_split = PMPI_Comm_split
-#pragma weak MPI_Comm_create = PMPI_Comm_create
-#pragma weak MPI_Comm_create_group = PMPI_Comm_create_group
-#pragma weak MPI_Comm_free = PMPI_Comm_free
-#pragma weak MPI_Comm_compare = PMPI_Comm_compare
-#pragma weak MPI_Comm_set_name = PMPI_Comm_set_name
-#pragma weak MPI_Comm_get_name = PMPI_Comm_get_name
 
 /* core/info.c may not be linked into every build of the unit tests. */
 #pragma weak PMPI_Comm_set_info
@@ -170,15 +161,13 @@ int cm_comm_dup_props(struct cm_comm *p, MPI_Info info, MPI_Comm *newcomm, const
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
+int cm_Comm_dup(MPI_Comm comm, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_dup);
     return dup_common(comm, MPI_INFO_NULL, newcomm, "MPI_Comm_dup");
 }
 
-int PMPI_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
+int cm_Comm_dup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_dup_with_info);
     return dup_common(comm, info, newcomm, "MPI_Comm_dup_with_info");
 }
 
@@ -196,9 +185,8 @@ static int cmp_by_key(const void *a, const void *b)
     return x[1] < y[1] ? -1 : x[1] > y[1];
 }
 
-int PMPI_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
+int cm_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_split);
     int rc;
     struct cm_comm *p = parent_or_error(comm, "MPI_Comm_split", &rc);
     if (!p)
@@ -277,9 +265,8 @@ static int group_to_parent(struct cm_comm *p, struct cm_group *g, int *ranks)
     return 0;
 }
 
-int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
+int cm_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_create);
     int rc;
     struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create", &rc);
     if (!p)
@@ -313,9 +300,8 @@ int PMPI_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     return finish_new(p, g->world, g->size, myrank, ctx, newcomm, "MPI_Comm_create");
 }
 
-int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
+int cm_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_create_group);
     int rc;
     struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create_group", &rc);
     if (!p)
@@ -346,9 +332,8 @@ int PMPI_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *ne
     return finish_new(p, g->world, g->size, myrank, ctx, newcomm, "MPI_Comm_create_group");
 }
 
-int PMPI_Comm_free(MPI_Comm *comm)
+int cm_Comm_free(MPI_Comm *comm)
 {
-    CM_ENTER(Comm_free);
     if (!comm)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Comm_free", "comm pointer is NULL");
     if (*comm == MPI_COMM_WORLD || *comm == MPI_COMM_SELF)
@@ -367,9 +352,8 @@ int PMPI_Comm_free(MPI_Comm *comm)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
+int cm_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
 {
-    CM_ENTER(Comm_compare);
     struct cm_comm *a = cm_comm_lookup(comm1, NULL), *b = cm_comm_lookup(comm2, NULL);
     if (!a || !b)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_compare", "invalid communicator %ld",
@@ -387,7 +371,7 @@ int PMPI_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
+int cm_Comm_set_name(MPI_Comm comm, const char *comm_name)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
@@ -399,7 +383,7 @@ int PMPI_Comm_set_name(MPI_Comm comm, const char *comm_name)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
+int cm_Comm_get_name(MPI_Comm comm, char *comm_name, int *resultlen)
 {
     if (!comm_name || !resultlen)
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_get_name", "%s is NULL", !comm_name ? "comm_name" : "resultlen");

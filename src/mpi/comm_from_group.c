@@ -21,11 +21,10 @@
 #include "core/context.h"
 #include "mpi/comm_create.h"
 #include "mpi/comm_from_group.h"
+#include "fe_proc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Comm_create_from_group = PMPI_Comm_create_from_group
 
 #define CHANNEL_BASE (-(1 << 24))
 #define CHANNEL_SPAN (1 << 24)
@@ -47,10 +46,9 @@ int cm_group_agree_context(const struct cm_group *g, int myrank, const char *str
     return cm_comm_agree_context(world, g->world, g->size, myrank, cm_stringtag_channel(stringtag), ctx);
 }
 
-int PMPI_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
-                                MPI_Comm *newcomm)
+int cm_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
+                              MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_create_from_group);
     static const char call[] = "MPI_Comm_create_from_group";
     int rc = cm_check_initialized(call);
     if (rc)

@@ -40,12 +40,10 @@
 #include "mpi/comm_create.h"
 #include "p2p/p2p.h"
 #include "p2p/request_wait.h"
+#include "fe_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Comm_idup = PMPI_Comm_idup
-#pragma weak MPI_Comm_idup_with_info = PMPI_Comm_idup_with_info
 
 /* Internal tags are negative; -11/-12 are the blocking dup's and split's. */
 #define TAG_IDUP_BASE (-1000)
@@ -219,14 +217,12 @@ static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Requ
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
+int cm_Comm_idup(MPI_Comm comm, MPI_Comm *newcomm, MPI_Request *request)
 {
-    CM_ENTER(Comm_idup);
     return idup_common(comm, MPI_INFO_NULL, newcomm, request, "MPI_Comm_idup");
 }
 
-int PMPI_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
+int cm_Comm_idup_with_info(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Request *request)
 {
-    CM_ENTER(Comm_idup_with_info);
     return idup_common(comm, info, newcomm, request, "MPI_Comm_idup_with_info");
 }

@@ -27,12 +27,12 @@
 #include "core/error.h"
 #include "topo/domain.h"
 #include "topo/machine.h"
+#include "fe_comm.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#pragma weak MPI_Comm_split_type = PMPI_Comm_split_type
 #pragma weak PMPI_Info_get
 
 /* The machine of topo/domain.c, loaded once for every layer that asks. */
@@ -126,9 +126,8 @@ static int pset_named(MPI_Info info, char *value, int rank, int *color)
     return 1;
 }
 
-int PMPI_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
+int cm_Comm_split_type(MPI_Comm comm, int split_type, int key, MPI_Info info, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_split_type);
     const char *resource = NULL; /* the level the split was made at, for the info key */
     const char *key_name = "mpi_hw_resource_type";
     char value[MPI_MAX_INFO_VAL + 1] = "";

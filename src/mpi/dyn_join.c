@@ -13,13 +13,12 @@
 #include "mpi/dyn.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_proc.h"
 
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#pragma weak MPI_Comm_join = PMPI_Comm_join
 
 #define RECORD 32
 
@@ -62,10 +61,9 @@ static int join_jobs(int fd, int opener, MPI_Comm *intercomm)
     return PMPI_Comm_connect(port, MPI_INFO_NULL, 0, MPI_COMM_SELF, intercomm);
 }
 
-int PMPI_Comm_join(int fd, MPI_Comm *intercomm)
+int cm_Comm_join(int fd, MPI_Comm *intercomm)
 {
     static const char call[] = "MPI_Comm_join";
-    CM_ENTER(Comm_join);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;

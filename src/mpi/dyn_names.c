@@ -19,15 +19,12 @@
 #include "core/state.h"
 #include "shm/dyn.h"
 #include "shm/names_dir.h"
+#include "fe_proc.h"
 
 #include <fcntl.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
-
-#pragma weak MPI_Publish_name = PMPI_Publish_name
-#pragma weak MPI_Lookup_name = PMPI_Lookup_name
-#pragma weak MPI_Unpublish_name = PMPI_Unpublish_name
 
 static struct cm_dyn_area *lock_names(void)
 {
@@ -178,24 +175,21 @@ static int change(const char *call, const char *service, const char *port, int a
     return MPI_SUCCESS;
 }
 
-int PMPI_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
+int cm_Publish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    CM_ENTER(Publish_name);
     (void)info;
     return change("MPI_Publish_name", service_name, port_name, 1);
 }
 
-int PMPI_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
+int cm_Unpublish_name(const char *service_name, MPI_Info info, const char *port_name)
 {
-    CM_ENTER(Unpublish_name);
     (void)info;
     return change("MPI_Unpublish_name", service_name, port_name, 0);
 }
 
-int PMPI_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
+int cm_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
 {
     static const char call[] = "MPI_Lookup_name";
-    CM_ENTER(Lookup_name);
     (void)info;
     int rc = check_args(call, service_name, NULL, 0);
     if (rc)

@@ -13,12 +13,10 @@
 #include "p2p/p2p.h"
 #include "p2p/outq.h"
 #include "shm/dyn.h"
+#include "fe_proc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Comm_get_parent = PMPI_Comm_get_parent
-#pragma weak MPI_Comm_disconnect = PMPI_Comm_disconnect
 
 /* The parent intercommunicator, until it is freed or disconnected: the
  * object is remembered too, so that a handle reused after MPI_Comm_free
@@ -41,10 +39,9 @@ int cm_dyn_init_parent(void)
     return rc;
 }
 
-int PMPI_Comm_get_parent(MPI_Comm *out)
+int cm_Comm_get_parent(MPI_Comm *out)
 {
     static const char call[] = "MPI_Comm_get_parent";
-    CM_ENTER(Comm_get_parent);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
@@ -62,10 +59,9 @@ static int outq_empty(void *unused)
     return !cm_outq_active();
 }
 
-int PMPI_Comm_disconnect(MPI_Comm *comm)
+int cm_Comm_disconnect(MPI_Comm *comm)
 {
     static const char call[] = "MPI_Comm_disconnect";
-    CM_ENTER(Comm_disconnect);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;

@@ -19,15 +19,11 @@
 #include "core/error.h"
 #include "core/state.h"
 #include "shm/dyn.h"
+#include "fe_proc.h"
 
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
-
-#pragma weak MPI_Open_port = PMPI_Open_port
-#pragma weak MPI_Close_port = PMPI_Close_port
-#pragma weak MPI_Comm_accept = PMPI_Comm_accept
-#pragma weak MPI_Comm_connect = PMPI_Comm_connect
 
 static long job_id(void)
 {
@@ -72,10 +68,9 @@ static int parse_port(const char *name, struct port *p, char *why, size_t len)
     return MPI_SUCCESS;
 }
 
-int PMPI_Open_port(MPI_Info info, char *port_name)
+int cm_Open_port(MPI_Info info, char *port_name)
 {
     static const char call[] = "MPI_Open_port";
-    CM_ENTER(Open_port);
     (void)info;
     int rc = cm_check_initialized(call);
     if (rc)
@@ -91,10 +86,9 @@ int PMPI_Open_port(MPI_Info info, char *port_name)
     return MPI_SUCCESS;
 }
 
-int PMPI_Close_port(const char *port_name)
+int cm_Close_port(const char *port_name)
 {
     static const char call[] = "MPI_Close_port";
-    CM_ENTER(Close_port);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
@@ -156,16 +150,14 @@ static int meet(const char *call, const char *port_name, int root, MPI_Comm comm
     return cm_dyn_bridge(c, root, v.peer_slot, CM_TAG_DYN_PORT - (int)v.number, call, newcomm);
 }
 
-int PMPI_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+int cm_Comm_accept(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_accept);
     (void)info;
     return meet("MPI_Comm_accept", port_name, root, comm, newcomm, 1);
 }
 
-int PMPI_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
+int cm_Comm_connect(const char *port_name, MPI_Info info, int root, MPI_Comm comm, MPI_Comm *newcomm)
 {
-    CM_ENTER(Comm_connect);
     (void)info;
     return meet("MPI_Comm_connect", port_name, root, comm, newcomm, 0);
 }

@@ -15,6 +15,7 @@
 #include "core/state.h"
 #include "shm/dyn.h"
 #include "p2p/p2p.h"
+#include "fe_proc.h"
 
 #include <errno.h>
 #include <limits.h>
@@ -26,9 +27,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#pragma weak MPI_Comm_spawn = PMPI_Comm_spawn
-#pragma weak MPI_Comm_spawn_multiple = PMPI_Comm_spawn_multiple
 
 /* What the root broadcasts: the outcome, for every parent alike. */
 struct outcome {
@@ -270,20 +268,18 @@ static int spawn(const char *call, int count, char **commands, char ***argvs, co
     return cm_dyn_bridge(c, root, o.first_slot, CM_TAG_DYN_SPAWN - o.first_slot, call, intercomm);
 }
 
-int PMPI_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
-                    MPI_Comm *intercomm, int array_of_errcodes[])
+int cm_Comm_spawn(const char *command, char *argv[], int maxprocs, MPI_Info info, int root, MPI_Comm comm,
+                  MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    CM_ENTER(Comm_spawn);
     char *cmd = (char *)command;
     char **argvs[1] = { argv };
     return spawn("MPI_Comm_spawn", 1, &cmd, argvs, &maxprocs, &info, root, comm, intercomm, array_of_errcodes);
 }
 
-int PMPI_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
-                             const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
-                             MPI_Comm *intercomm, int array_of_errcodes[])
+int cm_Comm_spawn_multiple(int count, char *array_of_commands[], char **array_of_argv[],
+                           const int array_of_maxprocs[], const MPI_Info array_of_info[], int root, MPI_Comm comm,
+                           MPI_Comm *intercomm, int array_of_errcodes[])
 {
-    CM_ENTER(Comm_spawn_multiple);
     return spawn("MPI_Comm_spawn_multiple", count, array_of_commands, array_of_argv, array_of_maxprocs,
                  array_of_info, root, comm, intercomm, array_of_errcodes);
 }

@@ -17,11 +17,10 @@
 #include "core/state.h"
 #include "shm/segment.h"
 #include "topo/domain.h"
+#include "fe_env.h"
 
 #include <stdio.h>
 #include <stdlib.h>
-
-#pragma weak MPI_Get_hw_resource_info = PMPI_Get_hw_resource_info
 
 static int set_index(MPI_Info info, const char *key, int value)
 {
@@ -30,10 +29,9 @@ static int set_index(MPI_Info info, const char *key, int value)
     return PMPI_Info_set(info, key, text);
 }
 
-int PMPI_Get_hw_resource_info(MPI_Info *hw_info)
+int cm_Get_hw_resource_info(MPI_Info *hw_info)
 {
     static const char call[] = "MPI_Get_hw_resource_info";
-    CM_ENTER(Get_hw_resource_info);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;

@@ -26,6 +26,9 @@
 #include "mpi/process.h"
 #include "mpi/dyn.h"
 #include "shm/dyn.h"
+#include "fe_env.h"
+#include "fe_proc.h"
+#include "fe_tool.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -36,21 +39,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-#pragma weak MPI_Init = PMPI_Init
-#pragma weak MPI_Init_thread = PMPI_Init_thread
-#pragma weak MPI_Finalize = PMPI_Finalize
-#pragma weak MPI_Initialized = PMPI_Initialized
-#pragma weak MPI_Finalized = PMPI_Finalized
-#pragma weak MPI_Query_thread = PMPI_Query_thread
-#pragma weak MPI_Is_thread_main = PMPI_Is_thread_main
-#pragma weak MPI_Abort = PMPI_Abort
-#pragma weak MPI_Wtime = PMPI_Wtime
-#pragma weak MPI_Wtick = PMPI_Wtick
-#pragma weak MPI_Get_processor_name = PMPI_Get_processor_name
-#pragma weak MPI_Get_version = PMPI_Get_version
-#pragma weak MPI_Get_library_version = PMPI_Get_library_version
-#pragma weak MPI_Pcontrol = PMPI_Pcontrol
 
 static int env_int(const char *name, int def)
 {
@@ -237,23 +225,20 @@ static int init_common(int required, int *provided)
     return MPI_SUCCESS;
 }
 
-int PMPI_Init(int *argc, char ***argv)
+int cm_Init(int *argc, char ***argv)
 {
     (void)argc; (void)argv;
-    CM_ENTER(Init);
     return init_common(MPI_THREAD_SINGLE, NULL);
 }
 
-int PMPI_Init_thread(int *argc, char ***argv, int required, int *provided)
+int cm_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc; (void)argv;
-    CM_ENTER(Init_thread);
     return init_common(required, provided);
 }
 
-int PMPI_Finalize(void)
+int cm_Finalize(void)
 {
-    CM_ENTER(Finalize);
     int rc = cm_check_initialized("MPI_Finalize");
     if (rc)
         return rc;
@@ -274,33 +259,32 @@ int PMPI_Finalize(void)
     return MPI_SUCCESS;
 }
 
-int PMPI_Initialized(int *flag)
+int cm_Initialized(int *flag)
 {
     *flag = world_inited;
     return MPI_SUCCESS;
 }
 
-int PMPI_Finalized(int *flag)
+int cm_Finalized(int *flag)
 {
     *flag = world_finalized;
     return MPI_SUCCESS;
 }
 
-int PMPI_Query_thread(int *provided)
+int cm_Query_thread(int *provided)
 {
     *provided = cm_g.thread_level;
     return MPI_SUCCESS;
 }
 
-int PMPI_Is_thread_main(int *flag)
+int cm_Is_thread_main(int *flag)
 {
     *flag = pthread_equal(pthread_self(), cm_g.main_thread);
     return MPI_SUCCESS;
 }
 
-int PMPI_Abort(MPI_Comm comm, int errorcode)
+int cm_Abort(MPI_Comm comm, int errorcode)
 {
-    CM_ENTER(Abort);
     (void)comm;
     if (!cm_g.hdr || cm_g.singleton)
         fprintf(stderr, "corempi: MPI_Abort called on rank %d with code %d\n",
@@ -308,21 +292,21 @@ int PMPI_Abort(MPI_Comm comm, int errorcode)
     cm_abort_job(errorcode, 0);
 }
 
-double PMPI_Wtime(void)
+double cm_Wtime(void)
 {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-double PMPI_Wtick(void)
+double cm_Wtick(void)
 {
     struct timespec ts;
     clock_getres(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-int PMPI_Get_processor_name(char *name, int *resultlen)
+int cm_Get_processor_name(char *name, int *resultlen)
 {
     if (gethostname(name, MPI_MAX_PROCESSOR_NAME) != 0)
         strcpy(name, "localhost");
@@ -331,14 +315,14 @@ int PMPI_Get_processor_name(char *name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_version(int *version, int *subversion)
+int cm_Get_version(int *version, int *subversion)
 {
     *version = MPI_VERSION;
     *subversion = MPI_SUBVERSION;
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_library_version(char *version, int *resultlen)
+int cm_Get_library_version(char *version, int *resultlen)
 {
     int n = snprintf(version, MPI_MAX_LIBRARY_VERSION_STRING,
                      "corempi %s: MPI %d.%d for the cores of one node", COREMPI_VERSION_STRING,
@@ -347,6 +331,7 @@ int PMPI_Get_library_version(char *version, int *resultlen)
     return MPI_SUCCESS;
 }
 
+#pragma weak MPI_Pcontrol = PMPI_Pcontrol
 int PMPI_Pcontrol(const int level, ...)
 {
     (void)level;

@@ -11,23 +11,17 @@
 #include "core/error.h"
 #include "core/group.h"
 #include "core/state.h"
+#include "fe_comm.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#pragma weak MPI_Intercomm_create = PMPI_Intercomm_create
-#pragma weak MPI_Intercomm_create_from_groups = PMPI_Intercomm_create_from_groups
-#pragma weak MPI_Intercomm_merge = PMPI_Intercomm_merge
-#pragma weak MPI_Comm_test_inter = PMPI_Comm_test_inter
-#pragma weak MPI_Comm_remote_size = PMPI_Comm_remote_size
-#pragma weak MPI_Comm_remote_group = PMPI_Comm_remote_group
-
 /* core/info.c may not be linked into every build of the unit tests. */
 #pragma weak PMPI_Comm_set_info
 
 int cm_inter_new(const int *local, int nlocal, int myrank, const int *remote, int nremote, const uint16_t *ctx,
-                 MPI_Errhandler errh, MPI_Comm *out)
+               MPI_Errhandler errh, MPI_Comm *out)
 {
     struct cm_comm *l = cm_comm_create_raw(local, nlocal, myrank, ctx[1]);
     struct cm_comm *c = l ? cm_comm_create_raw(local, nlocal, myrank, ctx[0]) : NULL;
@@ -65,7 +59,7 @@ int *cm_inter_payload(const int *world, int n, size_t *bytes)
 
 /* Both groups now know each other: check they are disjoint, build. */
 int cm_inter_build(const char *call, MPI_Comm errcomm, const int *local, int nlocal, int myrank, const int *theirs,
-                 const uint16_t *ctx, MPI_Errhandler errh, MPI_Comm *out)
+               const uint16_t *ctx, MPI_Errhandler errh, MPI_Comm *out)
 {
     int nremote = theirs[0];
     for (int i = 0; i < nremote; i++) {
@@ -82,11 +76,10 @@ int cm_inter_build(const char *call, MPI_Comm errcomm, const int *local, int nlo
     return rc ? cm_error(errcomm, rc, call, "out of memory") : MPI_SUCCESS;
 }
 
-int PMPI_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
-                          MPI_Comm *newintercomm)
+int cm_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
+                        MPI_Comm *newintercomm)
 {
     static const char call[] = "MPI_Intercomm_create";
-    CM_ENTER(Intercomm_create);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
@@ -161,12 +154,11 @@ static int string_tag(const char *s)
 /* All processes of a corempi job share MPI_COMM_WORLD, so the groups agree
  * over WORLD's hidden (collective) context, addressed by world rank, with a
  * tag made of stringtag: no parent communicator is needed. */
-int PMPI_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
-                                      int remote_leader, const char *stringtag, MPI_Info info,
-                                      MPI_Errhandler errhandler, MPI_Comm *newintercomm)
+int cm_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI_Group remote_group,
+                                    int remote_leader, const char *stringtag, MPI_Info info,
+                                    MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
     static const char call[] = "MPI_Intercomm_create_from_groups";
-    CM_ENTER(Intercomm_create_from_groups);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
@@ -224,10 +216,9 @@ out:
     return rc;
 }
 
-int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
+int cm_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
     static const char call[] = "MPI_Intercomm_merge";
-    CM_ENTER(Intercomm_merge);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
@@ -268,7 +259,7 @@ int PMPI_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_test_inter(MPI_Comm comm, int *flag)
+int cm_Comm_test_inter(MPI_Comm comm, int *flag)
 {
     struct cm_comm *c = cm_comm_user_lookup(comm);
     if (!c)
@@ -292,7 +283,7 @@ static struct cm_comm *inter_or_error(MPI_Comm comm, const char *call, int *rc)
     return NULL;
 }
 
-int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
+int cm_Comm_remote_size(MPI_Comm comm, int *size)
 {
     int rc;
     struct cm_comm *c = inter_or_error(comm, "MPI_Comm_remote_size", &rc);
@@ -304,9 +295,8 @@ int PMPI_Comm_remote_size(MPI_Comm comm, int *size)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
+int cm_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    CM_ENTER(Comm_remote_group);
     int rc;
     struct cm_comm *c = inter_or_error(comm, "MPI_Comm_remote_group", &rc);
     if (!c)

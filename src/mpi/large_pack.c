@@ -10,15 +10,10 @@
 #include "mpi/large.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_dt.h"
 
 #include <limits.h>
 
-#pragma weak MPI_Pack_c = PMPI_Pack_c
-#pragma weak MPI_Unpack_c = PMPI_Unpack_c
-#pragma weak MPI_Pack_size_c = PMPI_Pack_size_c
-#pragma weak MPI_Pack_external_c = PMPI_Pack_external_c
-#pragma weak MPI_Unpack_external_c = PMPI_Unpack_external_c
-#pragma weak MPI_Pack_external_size_c = PMPI_Pack_external_size_c
 #pragma weak MPI_Reduce_local_c = PMPI_Reduce_local_c
 
 /* The room left after *position in a buffer of size bytes, for an int twin. */
@@ -37,13 +32,12 @@ static int room(MPI_Comm comm, const char *call, const char *sizename, MPI_Count
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
-                MPI_Count *position, MPI_Comm comm)
+int cm_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+              MPI_Count *position, MPI_Comm comm)
 {
-    CM_ENTER_LARGE(Pack_c);
     const char *call = "MPI_Pack_c";
     struct cm_lc x;
-    int left, pos = 0;
+    int left = 0, pos = 0;
     int rc = room(comm, call, "outsize", outsize, position, &left);
     if (rc || (rc = cm_lc_one(comm, call, "incount", incount, datatype, &x)))
         return rc;
@@ -54,13 +48,12 @@ int PMPI_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, voi
     return rc;
 }
 
-int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
-                  MPI_Datatype datatype, MPI_Comm comm)
+int cm_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
+                MPI_Datatype datatype, MPI_Comm comm)
 {
-    CM_ENTER_LARGE(Unpack_c);
     const char *call = "MPI_Unpack_c";
     struct cm_lc x;
-    int left, pos = 0;
+    int left = 0, pos = 0;
     int rc = room(comm, call, "insize", insize, position, &left);
     if (rc || (rc = cm_lc_one(comm, call, "outcount", outcount, datatype, &x)))
         return rc;
@@ -71,9 +64,8 @@ int PMPI_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void
     return rc;
 }
 
-int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
+int cm_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)
 {
-    CM_ENTER_LARGE(Pack_size_c);
     const char *call = "MPI_Pack_size_c";
     int none;
     /* the twin with no elements checks comm, datatype and size */
@@ -94,10 +86,9 @@ int PMPI_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MP
     return MPI_SUCCESS;
 }
 
-int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
-                         void *outbuf, MPI_Count outsize, MPI_Count *position)
+int cm_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incount, MPI_Datatype datatype,
+                       void *outbuf, MPI_Count outsize, MPI_Count *position)
 {
-    CM_ENTER_LARGE(Pack_external_c);
     struct cm_lc x;
     int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Pack_external_c", "incount", incount, datatype, &x);
     if (rc)
@@ -110,10 +101,9 @@ int PMPI_Pack_external_c(const char *datarep, const void *inbuf, MPI_Count incou
     return rc;
 }
 
-int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
-                           void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
+int cm_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count insize, MPI_Count *position,
+                         void *outbuf, MPI_Count outcount, MPI_Datatype datatype)
 {
-    CM_ENTER_LARGE(Unpack_external_c);
     struct cm_lc x;
     int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Unpack_external_c", "outcount", outcount, datatype, &x);
     if (rc)
@@ -126,9 +116,8 @@ int PMPI_Unpack_external_c(const char datarep[], const void *inbuf, MPI_Count in
     return rc;
 }
 
-int PMPI_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
+int cm_Pack_external_size_c(const char *datarep, MPI_Count incount, MPI_Datatype datatype, MPI_Count *size)
 {
-    CM_ENTER_LARGE(Pack_external_size_c);
     struct cm_lc x;
     int rc = cm_lc_one(MPI_COMM_WORLD, "MPI_Pack_external_size_c", "incount", incount, datatype, &x);
     if (rc)

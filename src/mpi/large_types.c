@@ -9,19 +9,11 @@
 #include "mpi/large.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_dt.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-#pragma weak MPI_Type_indexed_c = PMPI_Type_indexed_c
-#pragma weak MPI_Type_create_hindexed_c = PMPI_Type_create_hindexed_c
-#pragma weak MPI_Type_create_indexed_block_c = PMPI_Type_create_indexed_block_c
-#pragma weak MPI_Type_create_hindexed_block_c = PMPI_Type_create_hindexed_block_c
-#pragma weak MPI_Type_create_struct_c = PMPI_Type_create_struct_c
-#pragma weak MPI_Type_create_subarray_c = PMPI_Type_create_subarray_c
-#pragma weak MPI_Type_create_darray_c = PMPI_Type_create_darray_c
-#pragma weak MPI_Type_create_resized_c = PMPI_Type_create_resized_c
 
 #define ERR(cls, call, ...) cm_error(MPI_COMM_WORLD, cls, call, __VA_ARGS__)
 
@@ -74,10 +66,9 @@ static int aints(const char *call, const MPI_Count *a, int n, MPI_Aint **out)
     return MPI_SUCCESS;
 }
 
-int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                        const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_indexed_c);
     const char *call = "MPI_Type_indexed_c";
     int n = 0, *bl = NULL, *d = NULL;
     int rc = one(call, "count", count, 0, &n);
@@ -89,11 +80,10 @@ int PMPI_Type_indexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[]
     return rc;
 }
 
-int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                                const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                MPI_Datatype *newtype)
+int cm_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                              const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_create_hindexed_c);
     const char *call = "MPI_Type_create_hindexed_c";
     int n = 0, *bl = NULL;
     MPI_Aint *d = NULL;
@@ -106,11 +96,10 @@ int PMPI_Type_create_hindexed_c(MPI_Count count, const MPI_Count array_of_blockl
     return rc;
 }
 
-int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                     const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                     MPI_Datatype *newtype)
+int cm_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                   const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                   MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_create_indexed_block_c);
     const char *call = "MPI_Type_create_indexed_block_c";
     int n = 0, b = 0, *d = NULL;
     int rc = one(call, "count", count, 0, &n);
@@ -121,11 +110,10 @@ int PMPI_Type_create_indexed_block_c(MPI_Count count, MPI_Count blocklength,
     return rc;
 }
 
-int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
-                                      const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
-                                      MPI_Datatype *newtype)
+int cm_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
+                                    const MPI_Count array_of_displacements[], MPI_Datatype oldtype,
+                                    MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_create_hindexed_block_c);
     const char *call = "MPI_Type_create_hindexed_block_c";
     int n = 0, b = 0;
     MPI_Aint *d = NULL;
@@ -137,11 +125,10 @@ int PMPI_Type_create_hindexed_block_c(MPI_Count count, MPI_Count blocklength,
     return rc;
 }
 
-int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
-                              const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
-                              MPI_Datatype *newtype)
+int cm_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklengths[],
+                            const MPI_Count array_of_displacements[], const MPI_Datatype array_of_types[],
+                            MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_create_struct_c);
     const char *call = "MPI_Type_create_struct_c";
     int n = 0, *bl = NULL;
     MPI_Aint *d = NULL;
@@ -154,11 +141,10 @@ int PMPI_Type_create_struct_c(MPI_Count count, const MPI_Count array_of_blocklen
     return rc;
 }
 
-int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
-                                const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
-                                MPI_Datatype *newtype)
+int cm_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], const MPI_Count array_of_subsizes[],
+                              const MPI_Count array_of_starts[], int order, MPI_Datatype oldtype,
+                              MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_create_subarray_c);
     const char *call = "MPI_Type_create_subarray_c";
     int *sz = NULL, *sub = NULL, *st = NULL;
     int rc = ints(call, "array_of_sizes", array_of_sizes, ndims, 0, &sz);
@@ -171,11 +157,10 @@ int PMPI_Type_create_subarray_c(int ndims, const MPI_Count array_of_sizes[], con
     return rc;
 }
 
-int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
-                              const int array_of_distribs[], const int array_of_dargs[],
-                              const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
+int cm_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count array_of_gsizes[],
+                            const int array_of_distribs[], const int array_of_dargs[],
+                            const int array_of_psizes[], int order, MPI_Datatype oldtype, MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_create_darray_c);
     int *g = NULL;
     int rc = ints("MPI_Type_create_darray_c", "array_of_gsizes", array_of_gsizes, ndims, 0, &g);
     if (!rc)
@@ -185,8 +170,7 @@ int PMPI_Type_create_darray_c(int size, int rank, int ndims, const MPI_Count arr
     return rc;
 }
 
-int PMPI_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
+int cm_Type_create_resized_c(MPI_Datatype oldtype, MPI_Count lb, MPI_Count extent, MPI_Datatype *newtype)
 {
-    CM_ENTER_LARGE(Type_create_resized_c);
     return PMPI_Type_create_resized(oldtype, (MPI_Aint)lb, (MPI_Aint)extent, newtype);
 }

@@ -7,18 +7,9 @@
  * changed-number MPI_T_category_changed returns never moves.
  */
 #include "mpi/mpit.h"
+#include "fe_tool.h"
 
 #include <string.h>
-
-#pragma weak MPI_T_category_get_num = PMPI_T_category_get_num
-#pragma weak MPI_T_category_get_info = PMPI_T_category_get_info
-#pragma weak MPI_T_category_get_index = PMPI_T_category_get_index
-#pragma weak MPI_T_category_get_cvars = PMPI_T_category_get_cvars
-#pragma weak MPI_T_category_get_pvars = PMPI_T_category_get_pvars
-#pragma weak MPI_T_category_get_categories = PMPI_T_category_get_categories
-#pragma weak MPI_T_category_get_num_events = PMPI_T_category_get_num_events
-#pragma weak MPI_T_category_get_events = PMPI_T_category_get_events
-#pragma weak MPI_T_category_changed = PMPI_T_category_changed
 
 static const struct { const char *name, *desc; } cats[CM_CAT_NUM] = {
     [CM_CAT_P2P] = {"p2p", "point-to-point: protocol sizes, waiting, traffic counters, the unexpected queue"},
@@ -47,9 +38,8 @@ static int members(int c, int n, int (*cat_of)(int), int len, int out[])
     return found;
 }
 
-int PMPI_T_category_get_num(int *num_cat)
+int cm_T_category_get_num(int *num_cat)
 {
-    CM_ENTER(T_category_get_num);
     CM_MPIT_CHECK();
     if (!num_cat)
         return MPI_T_ERR_INVALID;
@@ -57,10 +47,9 @@ int PMPI_T_category_get_num(int *num_cat)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
-                             int *num_pvars, int *num_categories)
+int cm_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
+                           int *num_pvars, int *num_categories)
 {
-    CM_ENTER(T_category_get_info);
     CM_MPIT_CHECK();
     if (cat_index < 0 || cat_index >= CM_CAT_NUM)
         return MPI_T_ERR_INVALID_INDEX;
@@ -75,9 +64,8 @@ int PMPI_T_category_get_info(int cat_index, char *name, int *name_len, char *des
     return MPI_SUCCESS;
 }
 
-int PMPI_T_category_get_index(const char *name, int *cat_index)
+int cm_T_category_get_index(const char *name, int *cat_index)
 {
-    CM_ENTER(T_category_get_index);
     CM_MPIT_CHECK();
     if (!name || !cat_index)
         return MPI_T_ERR_INVALID;
@@ -99,16 +87,14 @@ static int list(int cat_index, int len, int indices[], int n, int (*cat_of)(int)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_category_get_cvars(int cat_index, int len, int indices[])
+int cm_T_category_get_cvars(int cat_index, int len, int indices[])
 {
-    CM_ENTER(T_category_get_cvars);
     CM_MPIT_CHECK();
     return list(cat_index, len, indices, cm_mpit_cvar_count(), cm_mpit_cvar_category);
 }
 
-int PMPI_T_category_get_pvars(int cat_index, int len, int indices[])
+int cm_T_category_get_pvars(int cat_index, int len, int indices[])
 {
-    CM_ENTER(T_category_get_pvars);
     CM_MPIT_CHECK();
     return list(cat_index, len, indices, cm_mpit_pvar_count(), pvar_category);
 }
@@ -122,23 +108,20 @@ static int no_members(int cat_index, int len, int indices[])
     return len < 0 ? MPI_T_ERR_INVALID : MPI_SUCCESS;
 }
 
-int PMPI_T_category_get_categories(int cat_index, int len, int indices[])
+int cm_T_category_get_categories(int cat_index, int len, int indices[])
 {
-    CM_ENTER(T_category_get_categories);
     CM_MPIT_CHECK();
     return no_members(cat_index, len, indices);
 }
 
-int PMPI_T_category_get_events(int cat_index, int len, int indices[])
+int cm_T_category_get_events(int cat_index, int len, int indices[])
 {
-    CM_ENTER(T_category_get_events);
     CM_MPIT_CHECK();
     return no_members(cat_index, len, indices);
 }
 
-int PMPI_T_category_get_num_events(int cat_index, int *num_events)
+int cm_T_category_get_num_events(int cat_index, int *num_events)
 {
-    CM_ENTER(T_category_get_num_events);
     CM_MPIT_CHECK();
     if (cat_index < 0 || cat_index >= CM_CAT_NUM)
         return MPI_T_ERR_INVALID_INDEX;
@@ -148,9 +131,8 @@ int PMPI_T_category_get_num_events(int cat_index, int *num_events)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_category_changed(int *update_number)
+int cm_T_category_changed(int *update_number)
 {
-    CM_ENTER(T_category_changed);
     CM_MPIT_CHECK();
     if (!update_number)
         return MPI_T_ERR_INVALID;

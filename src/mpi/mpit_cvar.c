@@ -33,18 +33,11 @@
 #include "mpi/mpit.h"
 #include "core/state.h"
 #include "coll/coll.h"
+#include "fe_tool.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_T_cvar_get_num = PMPI_T_cvar_get_num
-#pragma weak MPI_T_cvar_get_info = PMPI_T_cvar_get_info
-#pragma weak MPI_T_cvar_get_index = PMPI_T_cvar_get_index
-#pragma weak MPI_T_cvar_handle_alloc = PMPI_T_cvar_handle_alloc
-#pragma weak MPI_T_cvar_handle_free = PMPI_T_cvar_handle_free
-#pragma weak MPI_T_cvar_read = PMPI_T_cvar_read
-#pragma weak MPI_T_cvar_write = PMPI_T_cvar_write
 
 enum { CVAR_TEXT = 256 };
 enum kind { FLAG, SIZE, COUNT, SECONDS, WORDS, ONEOF, TEXT, FAMILY };
@@ -150,9 +143,8 @@ int cm_mpit_cvar_category(int i)
     return CM_CAT_LAUNCH;
 }
 
-int PMPI_T_cvar_get_num(int *num_cvar)
+int cm_T_cvar_get_num(int *num_cvar)
 {
-    CM_ENTER(T_cvar_get_num);
     CM_MPIT_CHECK();
     if (!num_cvar)
         return MPI_T_ERR_INVALID;
@@ -160,10 +152,9 @@ int PMPI_T_cvar_get_num(int *num_cvar)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
-                         MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
+int cm_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
+                       MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind, int *scope)
 {
-    CM_ENTER(T_cvar_get_info);
     CM_MPIT_CHECK();
     if (cvar_index < 0 || cvar_index >= cm_mpit_cvar_count())
         return MPI_T_ERR_INVALID_INDEX;
@@ -184,9 +175,8 @@ int PMPI_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosi
     return MPI_SUCCESS;
 }
 
-int PMPI_T_cvar_get_index(const char *name, int *cvar_index)
+int cm_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    CM_ENTER(T_cvar_get_index);
     CM_MPIT_CHECK();
     if (!name || !cvar_index)
         return MPI_T_ERR_INVALID;
@@ -214,9 +204,8 @@ static struct MPI_ABI_T_cvar_handle *lookup(MPI_T_cvar_handle h)
     return NULL;
 }
 
-int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
+int cm_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
 {
-    CM_ENTER(T_cvar_handle_alloc);
     CM_MPIT_CHECK();
     (void)obj_handle; /* every variable is MPI_T_BIND_NO_OBJECT: ignored, as the standard says */
     if (cvar_index < 0 || cvar_index >= cm_mpit_cvar_count())
@@ -235,9 +224,8 @@ int PMPI_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle
     return MPI_SUCCESS;
 }
 
-int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
+int cm_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
-    CM_ENTER(T_cvar_handle_free);
     CM_MPIT_CHECK();
     if (!handle || !lookup(*handle))
         return MPI_T_ERR_INVALID_HANDLE;
@@ -251,9 +239,8 @@ int PMPI_T_cvar_handle_free(MPI_T_cvar_handle *handle)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
+int cm_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
 {
-    CM_ENTER(T_cvar_read);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_cvar_handle *h = lookup(handle);
     if (!h)
@@ -283,9 +270,8 @@ int PMPI_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
+int cm_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
 {
-    CM_ENTER(T_cvar_write);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_cvar_handle *h = lookup(handle);
     if (!h)

@@ -8,29 +8,10 @@
  * event was registered.
  */
 #include "mpi/mpit.h"
+#include "fe_tool.h"
 
-#pragma weak MPI_T_source_get_num = PMPI_T_source_get_num
-#pragma weak MPI_T_source_get_info = PMPI_T_source_get_info
-#pragma weak MPI_T_source_get_timestamp = PMPI_T_source_get_timestamp
-#pragma weak MPI_T_event_get_num = PMPI_T_event_get_num
-#pragma weak MPI_T_event_get_info = PMPI_T_event_get_info
-#pragma weak MPI_T_event_get_index = PMPI_T_event_get_index
-#pragma weak MPI_T_event_handle_alloc = PMPI_T_event_handle_alloc
-#pragma weak MPI_T_event_handle_get_info = PMPI_T_event_handle_get_info
-#pragma weak MPI_T_event_handle_set_info = PMPI_T_event_handle_set_info
-#pragma weak MPI_T_event_register_callback = PMPI_T_event_register_callback
-#pragma weak MPI_T_event_callback_get_info = PMPI_T_event_callback_get_info
-#pragma weak MPI_T_event_callback_set_info = PMPI_T_event_callback_set_info
-#pragma weak MPI_T_event_handle_free = PMPI_T_event_handle_free
-#pragma weak MPI_T_event_set_dropped_handler = PMPI_T_event_set_dropped_handler
-#pragma weak MPI_T_event_read = PMPI_T_event_read
-#pragma weak MPI_T_event_copy = PMPI_T_event_copy
-#pragma weak MPI_T_event_get_timestamp = PMPI_T_event_get_timestamp
-#pragma weak MPI_T_event_get_source = PMPI_T_event_get_source
-
-int PMPI_T_source_get_num(int *num_sources)
+int cm_T_source_get_num(int *num_sources)
 {
-    CM_ENTER(T_source_get_num);
     CM_MPIT_CHECK();
     if (!num_sources)
         return MPI_T_ERR_INVALID;
@@ -38,28 +19,25 @@ int PMPI_T_source_get_num(int *num_sources)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
-                           MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
-                           MPI_Info *info)
+int cm_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
+                         MPI_T_source_order *ordering, MPI_Count *ticks_per_second, MPI_Count *max_ticks,
+                         MPI_Info *info)
 {
-    CM_ENTER(T_source_get_info);
     CM_MPIT_CHECK();
     (void)source_index, (void)name, (void)name_len, (void)desc, (void)desc_len, (void)ordering;
     (void)ticks_per_second, (void)max_ticks, (void)info;
     return MPI_T_ERR_INVALID_INDEX;
 }
 
-int PMPI_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
+int cm_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 {
-    CM_ENTER(T_source_get_timestamp);
     CM_MPIT_CHECK();
     (void)source_index, (void)timestamp;
     return MPI_T_ERR_INVALID_INDEX;
 }
 
-int PMPI_T_event_get_num(int *num_events)
+int cm_T_event_get_num(int *num_events)
 {
-    CM_ENTER(T_event_get_num);
     CM_MPIT_CHECK();
     if (!num_events)
         return MPI_T_ERR_INVALID;
@@ -67,11 +45,10 @@ int PMPI_T_event_get_num(int *num_events)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
-                          MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
-                          MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
+int cm_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
+                        MPI_Datatype array_of_datatypes[], MPI_Aint array_of_displacements[], int *num_elements,
+                        MPI_T_enum *enumtype, MPI_Info *info, char *desc, int *desc_len, int *bind)
 {
-    CM_ENTER(T_event_get_info);
     CM_MPIT_CHECK();
     (void)event_index, (void)name, (void)name_len, (void)verbosity, (void)array_of_datatypes;
     (void)array_of_displacements, (void)num_elements, (void)enumtype, (void)info, (void)desc, (void)desc_len;
@@ -79,19 +56,17 @@ int PMPI_T_event_get_info(int event_index, char *name, int *name_len, int *verbo
     return MPI_T_ERR_INVALID_INDEX;
 }
 
-int PMPI_T_event_get_index(const char *name, int *event_index)
+int cm_T_event_get_index(const char *name, int *event_index)
 {
-    CM_ENTER(T_event_get_index);
     CM_MPIT_CHECK();
     if (!name || !event_index)
         return MPI_T_ERR_INVALID;
     return MPI_T_ERR_INVALID_NAME;
 }
 
-int PMPI_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
-                              MPI_T_event_registration *event_registration)
+int cm_T_event_handle_alloc(int event_index, void *obj_handle, MPI_Info info,
+                            MPI_T_event_registration *event_registration)
 {
-    CM_ENTER(T_event_handle_alloc);
     CM_MPIT_CHECK();
     (void)event_index, (void)obj_handle, (void)info, (void)event_registration;
     return MPI_T_ERR_INVALID_INDEX;
@@ -104,84 +79,73 @@ static int no_such_handle(void)
     return MPI_T_ERR_INVALID_HANDLE;
 }
 
-int PMPI_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
+int cm_T_event_handle_get_info(MPI_T_event_registration event_registration, MPI_Info *info_used)
 {
-    CM_ENTER(T_event_handle_get_info);
     (void)event_registration, (void)info_used;
     return no_such_handle();
 }
 
-int PMPI_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
+int cm_T_event_handle_set_info(MPI_T_event_registration event_registration, MPI_Info info)
 {
-    CM_ENTER(T_event_handle_set_info);
     (void)event_registration, (void)info;
     return no_such_handle();
 }
 
-int PMPI_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                   MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
+int cm_T_event_register_callback(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                 MPI_Info info, void *user_data, MPI_T_event_cb_function event_cb_function)
 {
-    CM_ENTER(T_event_register_callback);
     (void)event_registration, (void)cb_safety, (void)info, (void)user_data, (void)event_cb_function;
     return no_such_handle();
 }
 
-int PMPI_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                   MPI_Info *info_used)
+int cm_T_event_callback_get_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                 MPI_Info *info_used)
 {
-    CM_ENTER(T_event_callback_get_info);
     (void)event_registration, (void)cb_safety, (void)info_used;
     return no_such_handle();
 }
 
-int PMPI_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
-                                   MPI_Info info)
+int cm_T_event_callback_set_info(MPI_T_event_registration event_registration, MPI_T_cb_safety cb_safety,
+                                 MPI_Info info)
 {
-    CM_ENTER(T_event_callback_set_info);
     (void)event_registration, (void)cb_safety, (void)info;
     return no_such_handle();
 }
 
-int PMPI_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
-                             MPI_T_event_free_cb_function free_cb_function)
+int cm_T_event_handle_free(MPI_T_event_registration event_registration, void *user_data,
+                           MPI_T_event_free_cb_function free_cb_function)
 {
-    CM_ENTER(T_event_handle_free);
     (void)event_registration, (void)user_data, (void)free_cb_function;
     return no_such_handle();
 }
 
-int PMPI_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
-                                     MPI_T_event_dropped_cb_function dropped_cb_function)
+int cm_T_event_set_dropped_handler(MPI_T_event_registration event_registration,
+                                   MPI_T_event_dropped_cb_function dropped_cb_function)
 {
-    CM_ENTER(T_event_set_dropped_handler);
     (void)event_registration, (void)dropped_cb_function;
     return no_such_handle();
 }
 
-int PMPI_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
+int cm_T_event_read(MPI_T_event_instance event_instance, int element_index, void *buffer)
 {
-    CM_ENTER(T_event_read);
     (void)event_instance, (void)element_index, (void)buffer;
     return no_such_handle();
 }
 
-int PMPI_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
+int cm_T_event_copy(MPI_T_event_instance event_instance, void *buffer)
 {
-    CM_ENTER(T_event_copy);
     (void)event_instance, (void)buffer;
     return no_such_handle();
 }
 
-int PMPI_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
+int cm_T_event_get_timestamp(MPI_T_event_instance event_instance, MPI_Count *event_timestamp)
 {
-    CM_ENTER(T_event_get_timestamp);
     (void)event_instance, (void)event_timestamp;
     return no_such_handle();
 }
 
-int PMPI_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
+int cm_T_event_get_source(MPI_T_event_instance event_instance, int *source_index)
 {
-    CM_ENTER(T_event_get_source);
     (void)event_instance, (void)source_index;
     return no_such_handle();
 }

@@ -11,14 +11,10 @@
 #include "mpi/mpit.h"
 #include "core/state.h"
 #include "coll/coll.h"
+#include "fe_tool.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_T_init_thread = PMPI_T_init_thread
-#pragma weak MPI_T_finalize = PMPI_T_finalize
-#pragma weak MPI_T_enum_get_info = PMPI_T_enum_get_info
-#pragma weak MPI_T_enum_get_item = PMPI_T_enum_get_item
 
 int cm_mpit_depth;
 
@@ -79,9 +75,8 @@ const struct MPI_ABI_T_enum *cm_mpit_enum_check(MPI_T_enum e)
     return NULL;
 }
 
-int PMPI_T_init_thread(int required, int *provided)
+int cm_T_init_thread(int required, int *provided)
 {
-    CM_ENTER(T_init_thread);
     if (!provided)
         return MPI_T_ERR_INVALID;
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
@@ -96,17 +91,15 @@ int PMPI_T_init_thread(int required, int *provided)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_finalize(void)
+int cm_T_finalize(void)
 {
-    CM_ENTER(T_finalize);
     CM_MPIT_CHECK();
     cm_mpit_depth--;
     return MPI_SUCCESS;
 }
 
-int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
+int cm_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)
 {
-    CM_ENTER(T_enum_get_info);
     CM_MPIT_CHECK();
     const struct MPI_ABI_T_enum *e = cm_mpit_enum_check(enumtype);
     if (!e)
@@ -117,9 +110,8 @@ int PMPI_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_le
     return MPI_SUCCESS;
 }
 
-int PMPI_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
+int cm_T_enum_get_item(MPI_T_enum enumtype, int indx, int *value, char *name, int *name_len)
 {
-    CM_ENTER(T_enum_get_item);
     CM_MPIT_CHECK();
     const struct MPI_ABI_T_enum *e = cm_mpit_enum_check(enumtype);
     if (!e)

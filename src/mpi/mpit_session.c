@@ -15,23 +15,10 @@
  * never by reading through a pointer the tool passed.
  */
 #include "mpi/mpit.h"
+#include "fe_tool.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_T_pvar_get_num = PMPI_T_pvar_get_num
-#pragma weak MPI_T_pvar_get_info = PMPI_T_pvar_get_info
-#pragma weak MPI_T_pvar_get_index = PMPI_T_pvar_get_index
-#pragma weak MPI_T_pvar_session_create = PMPI_T_pvar_session_create
-#pragma weak MPI_T_pvar_session_free = PMPI_T_pvar_session_free
-#pragma weak MPI_T_pvar_handle_alloc = PMPI_T_pvar_handle_alloc
-#pragma weak MPI_T_pvar_handle_free = PMPI_T_pvar_handle_free
-#pragma weak MPI_T_pvar_start = PMPI_T_pvar_start
-#pragma weak MPI_T_pvar_stop = PMPI_T_pvar_stop
-#pragma weak MPI_T_pvar_read = PMPI_T_pvar_read
-#pragma weak MPI_T_pvar_write = PMPI_T_pvar_write
-#pragma weak MPI_T_pvar_reset = PMPI_T_pvar_reset
-#pragma weak MPI_T_pvar_readreset = PMPI_T_pvar_readreset
 
 struct MPI_ABI_T_pvar_handle {
     int index, count, running;
@@ -67,9 +54,8 @@ static int datatype_is_int(const struct cm_mpit_pvar *v)
     return v->var_class == MPI_T_PVAR_CLASS_STATE;
 }
 
-int PMPI_T_pvar_get_num(int *num_pvar)
+int cm_T_pvar_get_num(int *num_pvar)
 {
-    CM_ENTER(T_pvar_get_num);
     CM_MPIT_CHECK();
     if (!num_pvar)
         return MPI_T_ERR_INVALID;
@@ -77,11 +63,10 @@ int PMPI_T_pvar_get_num(int *num_pvar)
     return MPI_SUCCESS;
 }
 
-int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
-                         MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
-                         int *readonly, int *continuous, int *atomic)
+int cm_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
+                       MPI_Datatype *datatype, MPI_T_enum *enumtype, char *desc, int *desc_len, int *bind,
+                       int *readonly, int *continuous, int *atomic)
 {
-    CM_ENTER(T_pvar_get_info);
     CM_MPIT_CHECK();
     const struct cm_mpit_pvar *v = cm_mpit_pvar(pvar_index);
     if (!v)
@@ -107,9 +92,8 @@ int PMPI_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosi
     return MPI_SUCCESS;
 }
 
-int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
+int cm_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    CM_ENTER(T_pvar_get_index);
     CM_MPIT_CHECK();
     if (!name || !pvar_index)
         return MPI_T_ERR_INVALID;
@@ -123,9 +107,8 @@ int PMPI_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
     return MPI_T_ERR_INVALID_NAME;
 }
 
-int PMPI_T_pvar_session_create(MPI_T_pvar_session *session)
+int cm_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    CM_ENTER(T_pvar_session_create);
     CM_MPIT_CHECK();
     if (!session)
         return MPI_T_ERR_INVALID;
@@ -146,9 +129,8 @@ static void handle_destroy(struct MPI_ABI_T_pvar_handle *h)
     free(h);
 }
 
-int PMPI_T_pvar_session_free(MPI_T_pvar_session *session)
+int cm_T_pvar_session_free(MPI_T_pvar_session *session)
 {
-    CM_ENTER(T_pvar_session_free);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_session *s = session ? find_session(*session) : NULL;
     if (!s)
@@ -174,10 +156,9 @@ static uint64_t now_of(const struct MPI_ABI_T_pvar_handle *h, int k)
     return cm_mpit_pvar_value(h->index, h->world_of ? h->world_of[k] : 0);
 }
 
-int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
-                             MPI_T_pvar_handle *handle, int *count)
+int cm_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                           MPI_T_pvar_handle *handle, int *count)
 {
-    CM_ENTER(T_pvar_handle_alloc);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_session *s = find_session(session);
     if (!s)
@@ -219,9 +200,8 @@ int PMPI_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *o
     return MPI_SUCCESS;
 }
 
-int PMPI_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+int cm_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
-    CM_ENTER(T_pvar_handle_free);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_session *s = find_session(session);
     if (!s)
@@ -291,23 +271,20 @@ static int operate(MPI_T_pvar_session session, MPI_T_pvar_handle handle, enum op
     return apply(h, op, 0);
 }
 
-int PMPI_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+int cm_T_pvar_start(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    CM_ENTER(T_pvar_start);
     CM_MPIT_CHECK();
     return operate(session, handle, START);
 }
 
-int PMPI_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+int cm_T_pvar_stop(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    CM_ENTER(T_pvar_stop);
     CM_MPIT_CHECK();
     return operate(session, handle, STOP);
 }
 
-int PMPI_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
+int cm_T_pvar_reset(MPI_T_pvar_session session, MPI_T_pvar_handle handle)
 {
-    CM_ENTER(T_pvar_reset);
     CM_MPIT_CHECK();
     return operate(session, handle, RESET);
 }
@@ -322,9 +299,8 @@ static int one_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle, stru
     return *out ? MPI_SUCCESS : MPI_T_ERR_INVALID_HANDLE;
 }
 
-int PMPI_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+int cm_T_pvar_read(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    CM_ENTER(T_pvar_read);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_handle *h;
     int rc = one_handle(session, handle, &h);
@@ -362,9 +338,8 @@ static int writable_handle(MPI_T_pvar_session session, MPI_T_pvar_handle handle,
     return buf ? MPI_SUCCESS : MPI_T_ERR_INVALID;
 }
 
-int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
+int cm_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, const void *buf)
 {
-    CM_ENTER(T_pvar_write);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_handle *h;
     int rc = writable_handle(session, handle, buf, &h);
@@ -379,9 +354,8 @@ int PMPI_T_pvar_write(MPI_T_pvar_session session, MPI_T_pvar_handle handle, cons
     return MPI_SUCCESS;
 }
 
-int PMPI_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
+int cm_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, void *buf)
 {
-    CM_ENTER(T_pvar_readreset);
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_handle *h;
     int rc = writable_handle(session, handle, buf, &h);

@@ -25,22 +25,13 @@
 #include "mpi/process.h"
 #include "mpi/session.h"
 #include "p2p/bsend.h"
+#include "fe_env.h"
+#include "fe_proc.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-
-#pragma weak MPI_Session_init = PMPI_Session_init
-#pragma weak MPI_Session_finalize = PMPI_Session_finalize
-#pragma weak MPI_Session_get_num_psets = PMPI_Session_get_num_psets
-#pragma weak MPI_Session_get_nth_pset = PMPI_Session_get_nth_pset
-#pragma weak MPI_Session_get_pset_info = PMPI_Session_get_pset_info
-#pragma weak MPI_Session_get_info = PMPI_Session_get_info
-#pragma weak MPI_Session_set_errhandler = PMPI_Session_set_errhandler
-#pragma weak MPI_Session_get_errhandler = PMPI_Session_get_errhandler
-#pragma weak MPI_Session_call_errhandler = PMPI_Session_call_errhandler
-#pragma weak MPI_Group_from_session_pset = PMPI_Group_from_session_pset
 
 /* Index 0 is MPI_SESSION_NULL (core/handle.h); a slot is live while used. */
 #define SESSIONS_MAX 64
@@ -101,9 +92,8 @@ static int requested_level(MPI_Info info)
     return MPI_THREAD_SINGLE;
 }
 
-int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
+int cm_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *session)
 {
-    CM_ENTER(Session_init);
     static const char call[] = "MPI_Session_init";
     MPI_Session none = MPI_SESSION_NULL;
     if (!cm_errh_valid(errhandler))
@@ -132,9 +122,8 @@ int PMPI_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *ses
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_finalize(MPI_Session *session)
+int cm_Session_finalize(MPI_Session *session)
 {
-    CM_ENTER(Session_finalize);
     static const char call[] = "MPI_Session_finalize";
     if (!session)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "session pointer is NULL");
@@ -153,9 +142,8 @@ int PMPI_Session_finalize(MPI_Session *session)
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
+int cm_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_names)
 {
-    CM_ENTER(Session_get_num_psets);
     (void)info;
     struct cm_session *s = lookup(session);
     if (!s)
@@ -169,9 +157,8 @@ int PMPI_Session_get_num_psets(MPI_Session session, MPI_Info info, int *npset_na
 /* pset_len 0 asks for the length (with the terminating NUL); otherwise the
  * name is copied, cut to pset_len - 1 characters, and pset_len says the
  * whole length again. */
-int PMPI_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
+int cm_Session_get_nth_pset(MPI_Session session, MPI_Info info, int n, int *pset_len, char *pset_name)
 {
-    CM_ENTER(Session_get_nth_pset);
     static const char call[] = "MPI_Session_get_nth_pset";
     (void)info;
     struct cm_session *s = lookup(session);
@@ -219,9 +206,8 @@ static int pset_error(struct cm_session *s, MPI_Session session, const char *nam
                        "unknown process set \"%.200s\" (corempi has \"mpi://WORLD\" and \"mpi://SELF\")", name);
 }
 
-int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
+int cm_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_Info *info)
 {
-    CM_ENTER(Session_get_pset_info);
     static const char call[] = "MPI_Session_get_pset_info";
     struct cm_session *s = lookup(session);
     if (!s)
@@ -238,9 +224,8 @@ int PMPI_Session_get_pset_info(MPI_Session session, const char *pset_name, MPI_I
     return rc ? rc : PMPI_Info_set(*info, "mpi_size", v);
 }
 
-int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
+int cm_Session_get_info(MPI_Session session, MPI_Info *info_used)
 {
-    CM_ENTER(Session_get_info);
     static const char call[] = "MPI_Session_get_info";
     struct cm_session *s = lookup(session);
     if (!s)
@@ -257,9 +242,8 @@ int PMPI_Session_get_info(MPI_Session session, MPI_Info *info_used)
     return PMPI_Info_set(*info_used, "thread_level", level_names[k]);
 }
 
-int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
+int cm_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
 {
-    CM_ENTER(Session_set_errhandler);
     struct cm_session *s = lookup(session);
     if (!s)
         return bad_session(session, "MPI_Session_set_errhandler");
@@ -270,9 +254,8 @@ int PMPI_Session_set_errhandler(MPI_Session session, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
+int cm_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
 {
-    CM_ENTER(Session_get_errhandler);
     struct cm_session *s = lookup(session);
     if (!s)
         return bad_session(session, "MPI_Session_get_errhandler");
@@ -283,9 +266,8 @@ int PMPI_Session_get_errhandler(MPI_Session session, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
+int cm_Session_call_errhandler(MPI_Session session, int errorcode)
 {
-    CM_ENTER(Session_call_errhandler);
     struct cm_session *s = lookup(session);
     if (!s)
         return bad_session(session, "MPI_Session_call_errhandler");
@@ -294,9 +276,8 @@ int PMPI_Session_call_errhandler(MPI_Session session, int errorcode)
     return MPI_SUCCESS;
 }
 
-int PMPI_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
+int cm_Group_from_session_pset(MPI_Session session, const char *pset_name, MPI_Group *newgroup)
 {
-    CM_ENTER(Group_from_session_pset);
     static const char call[] = "MPI_Group_from_session_pset";
     struct cm_session *s = lookup(session);
     if (!s)

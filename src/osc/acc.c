@@ -27,17 +27,11 @@
 #include "core/error.h"
 #include "core/op.h"
 #include "core/state.h"
+#include "fe_osc.h"
 
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Accumulate = PMPI_Accumulate
-#pragma weak MPI_Get_accumulate = PMPI_Get_accumulate
-#pragma weak MPI_Fetch_and_op = PMPI_Fetch_and_op
-#pragma weak MPI_Compare_and_swap = PMPI_Compare_and_swap
-#pragma weak MPI_Raccumulate = PMPI_Raccumulate
-#pragma weak MPI_Rget_accumulate = PMPI_Rget_accumulate
 
 /* ---- the accumulate lock ------------------------------------------------- */
 
@@ -343,39 +337,35 @@ static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
     return rc;
 }
 
-int PMPI_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+int cm_Accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                  MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    CM_ENTER(Accumulate);
     struct acc_args x = { origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
                           target_disp, target_count, target_datatype, op };
     return accumulate("MPI_Accumulate", &x, win);
 }
 
-int PMPI_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
-                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
+int cm_Get_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                      int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                      int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win)
 {
-    CM_ENTER(Get_accumulate);
     struct acc_args x = { origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                           target_rank, target_disp, target_count, target_datatype, op };
     return accumulate("MPI_Get_accumulate", &x, win);
 }
 
-int PMPI_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
-                      MPI_Aint target_disp, MPI_Op op, MPI_Win win)
+int cm_Fetch_and_op(const void *origin_addr, void *result_addr, MPI_Datatype datatype, int target_rank,
+                    MPI_Aint target_disp, MPI_Op op, MPI_Win win)
 {
-    CM_ENTER(Fetch_and_op);
     struct acc_args x = { origin_addr, 1, datatype, result_addr, 1, datatype, target_rank, target_disp, 1, datatype,
                           op };
     return accumulate("MPI_Fetch_and_op", &x, win);
 }
 
-int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-                     MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
-                     MPI_Request *request)
+int cm_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+                   MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
+                   MPI_Request *request)
 {
-    CM_ENTER(Raccumulate);
     if (!request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Raccumulate", "request is NULL");
     struct acc_args x = { origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
@@ -384,11 +374,10 @@ int PMPI_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype ori
     return rc ? rc : cm_osc_done_request(request);
 }
 
-int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
-                         int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
-                         int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
+int cm_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, void *result_addr,
+                       int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
+                       int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    CM_ENTER(Rget_accumulate);
     if (!request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rget_accumulate", "request is NULL");
     struct acc_args x = { origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
@@ -399,11 +388,10 @@ int PMPI_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype
 
 /* ---- compare and swap --------------------------------------------------------- */
 
-int PMPI_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype,
-                          int target_rank, MPI_Aint target_disp, MPI_Win win)
+int cm_Compare_and_swap(const void *origin_addr, const void *compare_addr, void *result_addr, MPI_Datatype datatype,
+                        int target_rank, MPI_Aint target_disp, MPI_Win win)
 {
     static const char call[] = "MPI_Compare_and_swap";
-    CM_ENTER(Compare_and_swap);
     int rc;
     struct cm_datatype *t, *t2;
     struct cm_osc_tgt tgt;

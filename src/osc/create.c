@@ -16,6 +16,7 @@
 #include "core/error.h"
 #include "core/info.h"
 #include "core/state.h"
+#include "fe_osc.h"
 
 #include <fcntl.h>
 #include <stdio.h>
@@ -23,13 +24,6 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-
-#pragma weak MPI_Win_create = PMPI_Win_create
-#pragma weak MPI_Win_allocate = PMPI_Win_allocate
-#pragma weak MPI_Win_allocate_shared = PMPI_Win_allocate_shared
-#pragma weak MPI_Win_create_dynamic = PMPI_Win_create_dynamic
-#pragma weak MPI_Win_free = PMPI_Win_free
-#pragma weak MPI_Win_shared_query = PMPI_Win_shared_query
 
 #define PAGE 4096
 
@@ -264,39 +258,34 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+int cm_Win_create(void *base, MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    CM_ENTER(Win_create);
     return create("MPI_Win_create", MPI_WIN_FLAVOR_CREATE, base, size, disp_unit, info, comm, NULL, win);
 }
 
-int PMPI_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+int cm_Win_allocate(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    CM_ENTER(Win_allocate);
     return create("MPI_Win_allocate", MPI_WIN_FLAVOR_ALLOCATE, NULL, size, disp_unit, info, comm, baseptr, win);
 }
 
-int PMPI_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                             MPI_Win *win)
+int cm_Win_allocate_shared(MPI_Aint size, int disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                           MPI_Win *win)
 {
-    CM_ENTER(Win_allocate_shared);
     return create("MPI_Win_allocate_shared", MPI_WIN_FLAVOR_SHARED, NULL, size, disp_unit, info, comm, baseptr,
                   win);
 }
 
-int PMPI_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
+int cm_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    CM_ENTER(Win_create_dynamic);
     return create("MPI_Win_create_dynamic", MPI_WIN_FLAVOR_DYNAMIC, NULL, 0, 1, info, comm, NULL, win);
 }
 
 /* Collective.  Every epoch this process opened must be over; the barrier
  * then waits for every other rank's, so no rank still reaches into memory
  * that goes away. */
-int PMPI_Win_free(MPI_Win *win)
+int cm_Win_free(MPI_Win *win)
 {
     static const char call[] = "MPI_Win_free";
-    CM_ENTER(Win_free);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
@@ -323,10 +312,9 @@ int PMPI_Win_free(MPI_Win *win)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
+int cm_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
     static const char call[] = "MPI_Win_shared_query";
-    CM_ENTER(Win_shared_query);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;

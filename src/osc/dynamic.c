@@ -8,9 +8,7 @@
  */
 #include "osc/osc.h"
 #include "core/state.h"
-
-#pragma weak MPI_Win_attach = PMPI_Win_attach
-#pragma weak MPI_Win_detach = PMPI_Win_detach
+#include "fe_osc.h"
 
 static struct cm_win *dyn_window(MPI_Win win, const char *call, int *rc)
 {
@@ -25,10 +23,9 @@ static struct cm_win *dyn_window(MPI_Win win, const char *call, int *rc)
     return w;
 }
 
-int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
+int cm_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
     static const char call[] = "MPI_Win_attach";
-    CM_ENTER(Win_attach);
     int rc;
     struct cm_win *w = dyn_window(win, call, &rc);
     if (!w)
@@ -57,10 +54,9 @@ int PMPI_Win_attach(MPI_Win win, void *base, MPI_Aint size)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_detach(MPI_Win win, const void *base)
+int cm_Win_detach(MPI_Win win, const void *base)
 {
     static const char call[] = "MPI_Win_detach";
-    CM_ENTER(Win_detach);
     int rc;
     struct cm_win *w = dyn_window(win, call, &rc);
     if (!w)

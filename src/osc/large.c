@@ -31,21 +31,9 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_osc.h"
 
 #include <limits.h>
-
-#pragma weak MPI_Put_c = PMPI_Put_c
-#pragma weak MPI_Get_c = PMPI_Get_c
-#pragma weak MPI_Accumulate_c = PMPI_Accumulate_c
-#pragma weak MPI_Get_accumulate_c = PMPI_Get_accumulate_c
-#pragma weak MPI_Rput_c = PMPI_Rput_c
-#pragma weak MPI_Rget_c = PMPI_Rget_c
-#pragma weak MPI_Raccumulate_c = PMPI_Raccumulate_c
-#pragma weak MPI_Rget_accumulate_c = PMPI_Rget_accumulate_c
-#pragma weak MPI_Win_allocate_c = PMPI_Win_allocate_c
-#pragma weak MPI_Win_allocate_shared_c = PMPI_Win_allocate_shared_c
-#pragma weak MPI_Win_create_c = PMPI_Win_create_c
-#pragma weak MPI_Win_shared_query_c = PMPI_Win_shared_query_c
 
 /* 0 when every count fits an int, else the error raised (on win's handler
  * when win is valid). */
@@ -189,117 +177,105 @@ static int big_call(struct big_op *b, MPI_Request *request, int r_form)
     return issue(b, b->origin, (int)b->ocount, b->result, (int)b->rcount, b->disp, (int)b->tcount, b->req);
 }
 
-int PMPI_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
-               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+int cm_Put_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    CM_ENTER_LARGE(Put_c);
     struct big_op b = { BIG_PUT, "MPI_Put_c", origin_addr, origin_count, origin_datatype, NULL, 0,
                         MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL,
                         win, NULL };
     return big_call(&b, NULL, 0);
 }
 
-int PMPI_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
-               MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
+int cm_Get_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+             MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    CM_ENTER_LARGE(Get_c);
     struct big_op b = { BIG_GET, "MPI_Get_c", origin_addr, origin_count, origin_datatype, NULL, 0,
                         MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL,
                         win, NULL };
     return big_call(&b, NULL, 0);
 }
 
-int PMPI_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
-                      MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-                      MPI_Win win)
+int cm_Accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+                    MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                    MPI_Win win)
 {
-    CM_ENTER_LARGE(Accumulate_c);
     struct big_op b = { BIG_ACC, "MPI_Accumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0,
                         MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op, win, NULL };
     return big_call(&b, NULL, 0);
 }
 
-int PMPI_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                          void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
-                          MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-                          MPI_Win win)
+int cm_Get_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                        void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                        MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                        MPI_Win win)
 {
-    CM_ENTER_LARGE(Get_accumulate_c);
     struct big_op b = { BIG_GACC, "MPI_Get_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr,
                         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op,
                         win, NULL };
     return big_call(&b, NULL, 0);
 }
 
-int PMPI_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
-                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
-                MPI_Request *request)
+int cm_Rput_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
 {
-    CM_ENTER_LARGE(Rput_c);
     struct big_op b = { BIG_PUT, "MPI_Rput_c", origin_addr, origin_count, origin_datatype, NULL, 0,
                         MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL,
                         win, NULL };
     return big_call(&b, request, 1);
 }
 
-int PMPI_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
-                MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
-                MPI_Request *request)
+int cm_Rget_c(void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype, int target_rank,
+              MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Win win,
+              MPI_Request *request)
 {
-    CM_ENTER_LARGE(Rget_c);
     struct big_op b = { BIG_GET, "MPI_Rget_c", origin_addr, origin_count, origin_datatype, NULL, 0,
                         MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, MPI_OP_NULL,
                         win, NULL };
     return big_call(&b, request, 1);
 }
 
-int PMPI_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                       int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
-                       MPI_Op op, MPI_Win win, MPI_Request *request)
+int cm_Raccumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                     int target_rank, MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype,
+                     MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    CM_ENTER_LARGE(Raccumulate_c);
     struct big_op b = { BIG_ACC, "MPI_Raccumulate_c", origin_addr, origin_count, origin_datatype, NULL, 0,
                         MPI_DATATYPE_NULL, target_rank, target_disp, target_count, target_datatype, op, win, NULL };
     return big_call(&b, request, 1);
 }
 
-int PMPI_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
-                           void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
-                           MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
-                           MPI_Win win, MPI_Request *request)
+int cm_Rget_accumulate_c(const void *origin_addr, MPI_Count origin_count, MPI_Datatype origin_datatype,
+                         void *result_addr, MPI_Count result_count, MPI_Datatype result_datatype, int target_rank,
+                         MPI_Aint target_disp, MPI_Count target_count, MPI_Datatype target_datatype, MPI_Op op,
+                         MPI_Win win, MPI_Request *request)
 {
-    CM_ENTER_LARGE(Rget_accumulate_c);
     struct big_op b = { BIG_GACC, "MPI_Rget_accumulate_c", origin_addr, origin_count, origin_datatype, result_addr,
                         result_count, result_datatype, target_rank, target_disp, target_count, target_datatype, op,
                         win, NULL };
     return big_call(&b, request, 1);
 }
 
-int PMPI_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
+int cm_Win_allocate_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr, MPI_Win *win)
 {
-    CM_ENTER_LARGE(Win_allocate_c);
     int rc = unit_fits(comm, "MPI_Win_allocate_c", disp_unit);
     return rc ? rc : PMPI_Win_allocate(size, (int)disp_unit, info, comm, baseptr, win);
 }
 
-int PMPI_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
-                               MPI_Win *win)
+int cm_Win_allocate_shared_c(MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, void *baseptr,
+                             MPI_Win *win)
 {
-    CM_ENTER_LARGE(Win_allocate_shared_c);
     int rc = unit_fits(comm, "MPI_Win_allocate_shared_c", disp_unit);
     return rc ? rc : PMPI_Win_allocate_shared(size, (int)disp_unit, info, comm, baseptr, win);
 }
 
-int PMPI_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
+int cm_Win_create_c(void *base, MPI_Aint size, MPI_Aint disp_unit, MPI_Info info, MPI_Comm comm, MPI_Win *win)
 {
-    CM_ENTER_LARGE(Win_create_c);
     int rc = unit_fits(comm, "MPI_Win_create_c", disp_unit);
     return rc ? rc : PMPI_Win_create(base, size, (int)disp_unit, info, comm, win);
 }
 
-int PMPI_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
+int cm_Win_shared_query_c(MPI_Win win, int rank, MPI_Aint *size, MPI_Aint *disp_unit, void *baseptr)
 {
-    CM_ENTER_LARGE(Win_shared_query_c);
     if (!disp_unit)
         return PMPI_Win_shared_query(win, rank, size, NULL, baseptr);
     int du = 0;

@@ -13,24 +13,10 @@
 #include "core/error.h"
 #include "core/info.h"
 #include "core/state.h"
+#include "fe_osc.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Win_get_group = PMPI_Win_get_group
-#pragma weak MPI_Win_set_name = PMPI_Win_set_name
-#pragma weak MPI_Win_get_name = PMPI_Win_get_name
-#pragma weak MPI_Win_set_info = PMPI_Win_set_info
-#pragma weak MPI_Win_get_info = PMPI_Win_get_info
-#pragma weak MPI_Win_create_keyval = PMPI_Win_create_keyval
-#pragma weak MPI_Win_free_keyval = PMPI_Win_free_keyval
-#pragma weak MPI_Win_set_attr = PMPI_Win_set_attr
-#pragma weak MPI_Win_get_attr = PMPI_Win_get_attr
-#pragma weak MPI_Win_delete_attr = PMPI_Win_delete_attr
-#pragma weak MPI_Win_create_errhandler = PMPI_Win_create_errhandler
-#pragma weak MPI_Win_set_errhandler = PMPI_Win_set_errhandler
-#pragma weak MPI_Win_get_errhandler = PMPI_Win_get_errhandler
-#pragma weak MPI_Win_call_errhandler = PMPI_Win_call_errhandler
 
 static struct cm_attr_obj obj_of(struct cm_win *w)
 {
@@ -43,10 +29,9 @@ int cm_osc_free_attrs(struct cm_win *w)
     return cm_attr_obj_delete_all(&o);
 }
 
-int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
+int cm_Win_get_group(MPI_Win win, MPI_Group *group)
 {
     static const char call[] = "MPI_Win_get_group";
-    CM_ENTER(Win_get_group);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -64,10 +49,9 @@ int PMPI_Win_get_group(MPI_Win win, MPI_Group *group)
     return rc;
 }
 
-int PMPI_Win_set_name(MPI_Win win, const char *win_name)
+int cm_Win_set_name(MPI_Win win, const char *win_name)
 {
     static const char call[] = "MPI_Win_set_name";
-    CM_ENTER(Win_set_name);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -79,10 +63,9 @@ int PMPI_Win_set_name(MPI_Win win, const char *win_name)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
+int cm_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 {
     static const char call[] = "MPI_Win_get_name";
-    CM_ENTER(Win_get_name);
     int rc;
     /* MPI-4.1 section 7.8: the null handle is named after itself */
     if (win == MPI_WIN_NULL) {
@@ -104,10 +87,9 @@ int PMPI_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
+int cm_Win_set_info(MPI_Win win, MPI_Info info)
 {
     static const char call[] = "MPI_Win_set_info";
-    CM_ENTER(Win_set_info);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -120,10 +102,9 @@ int PMPI_Win_set_info(MPI_Win win, MPI_Info info)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
+int cm_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Win_get_info";
-    CM_ENTER(Win_get_info);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -135,21 +116,19 @@ int PMPI_Win_get_info(MPI_Win win, MPI_Info *info_used)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn,
-                           int *win_keyval, void *extra_state)
+int cm_Win_create_keyval(MPI_Win_copy_attr_function *win_copy_attr_fn, MPI_Win_delete_attr_function *win_delete_attr_fn,
+                         int *win_keyval, void *extra_state)
 {
     static const char call[] = "MPI_Win_create_keyval";
-    CM_ENTER(Win_create_keyval);
     int rc = cm_check_initialized(call);
     return rc ? rc
               : cm_attr_keyval_create(CM_ATTR_WIN, (void (*)(void))win_copy_attr_fn, (void (*)(void))win_delete_attr_fn,
                                       win_keyval, extra_state, call);
 }
 
-int PMPI_Win_free_keyval(int *win_keyval)
+int cm_Win_free_keyval(int *win_keyval)
 {
     static const char call[] = "MPI_Win_free_keyval";
-    CM_ENTER(Win_free_keyval);
     int rc = cm_check_initialized(call);
     return rc ? rc : cm_attr_keyval_free(CM_ATTR_WIN, win_keyval, call);
 }
@@ -160,10 +139,9 @@ static int predefined_key(int k)
            k == MPI_WIN_MODEL;
 }
 
-int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
+int cm_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
     static const char call[] = "MPI_Win_set_attr";
-    CM_ENTER(Win_set_attr);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -175,11 +153,10 @@ int PMPI_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
     return cm_attr_set(&o, win_keyval, attribute_val, call);
 }
 
-int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
+int cm_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 {
     static const char call[] = "MPI_Win_get_attr";
     static const int unified = MPI_WIN_UNIFIED;
-    CM_ENTER(Win_get_attr);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -203,10 +180,9 @@ int PMPI_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *fla
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
+int cm_Win_delete_attr(MPI_Win win, int win_keyval)
 {
     static const char call[] = "MPI_Win_delete_attr";
-    CM_ENTER(Win_delete_attr);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -219,10 +195,9 @@ int PMPI_Win_delete_attr(MPI_Win win, int win_keyval)
 
 /* A window handler is called with an MPI_Win * where a communicator's gets
  * an MPI_Comm *: the same calling convention, one table (core/error.c). */
-int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
+int cm_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Win_create_errhandler";
-    CM_ENTER(Win_create_errhandler);
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
@@ -232,10 +207,9 @@ int PMPI_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, M
     return PMPI_Comm_create_errhandler((MPI_Comm_errhandler_function *)win_errhandler_fn, errhandler);
 }
 
-int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
+int cm_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_Win_set_errhandler";
-    CM_ENTER(Win_set_errhandler);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -246,10 +220,9 @@ int PMPI_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
+int cm_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_Win_get_errhandler";
-    CM_ENTER(Win_get_errhandler);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -261,10 +234,9 @@ int PMPI_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_call_errhandler(MPI_Win win, int errorcode)
+int cm_Win_call_errhandler(MPI_Win win, int errorcode)
 {
     static const char call[] = "MPI_Win_call_errhandler";
-    CM_ENTER(Win_call_errhandler);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)

@@ -19,14 +19,9 @@
 #include "osc/osc.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_osc.h"
 
 #include <stdlib.h>
-
-#pragma weak MPI_Win_post = PMPI_Win_post
-#pragma weak MPI_Win_start = PMPI_Win_start
-#pragma weak MPI_Win_complete = PMPI_Win_complete
-#pragma weak MPI_Win_wait = PMPI_Win_wait
-#pragma weak MPI_Win_test = PMPI_Win_test
 
 /* The window ranks of group's members (malloc'ed, *n of them), or NULL
  * after raising. */
@@ -58,10 +53,9 @@ static int *ranks_of(struct cm_win *w, MPI_Group group, int *n, const char *call
     return out;
 }
 
-int PMPI_Win_post(MPI_Group group, int assert, MPI_Win win)
+int cm_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_post";
-    CM_ENTER(Win_post);
     int rc, n;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -100,10 +94,9 @@ static int posted(void *p)
     return (int32_t)(atomic_load(a->word) - a->consumed) > 0;
 }
 
-int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
+int cm_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_start";
-    CM_ENTER(Win_start);
     int rc, n;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -130,10 +123,9 @@ int PMPI_Win_start(MPI_Group group, int assert, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_complete(MPI_Win win)
+int cm_Win_complete(MPI_Win win)
 {
     static const char call[] = "MPI_Win_complete";
-    CM_ENTER(Win_complete);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -186,15 +178,13 @@ static int wait_or_test(MPI_Win win, int *flag, const char *call)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_wait(MPI_Win win)
+int cm_Win_wait(MPI_Win win)
 {
-    CM_ENTER(Win_wait);
     return wait_or_test(win, NULL, "MPI_Win_wait");
 }
 
-int PMPI_Win_test(MPI_Win win, int *flag)
+int cm_Win_test(MPI_Win win, int *flag)
 {
-    CM_ENTER(Win_test);
     if (!flag)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Win_test", "flag is NULL");
     return wait_or_test(win, flag, "MPI_Win_test");

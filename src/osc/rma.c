@@ -13,15 +13,11 @@
 #include "core/datatype.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "fe_osc.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Put = PMPI_Put
-#pragma weak MPI_Get = PMPI_Get
-#pragma weak MPI_Rput = PMPI_Rput
-#pragma weak MPI_Rget = PMPI_Rget
 
 /* The kernel refused a single copy (or the window never had one): from now
  * on this window's operations on other ranks go as active messages (am.c),
@@ -35,7 +31,7 @@ int cm_osc_fallback(struct cm_win *w, const char *call, int rc)
 }
 
 int cm_osc_types(struct cm_win *w, const char *call, int ocount, MPI_Datatype odt, int tcount, MPI_Datatype tdt,
-                 struct cm_datatype **ot, struct cm_datatype **tt)
+               struct cm_datatype **ot, struct cm_datatype **tt)
 {
     if (ocount < 0 || tcount < 0)
         return cm_win_error(w, MPI_ERR_COUNT, call, "%s count %d is negative", ocount < 0 ? "origin" : "target",
@@ -56,7 +52,7 @@ int cm_osc_types(struct cm_win *w, const char *call, int ocount, MPI_Datatype od
 }
 
 int cm_osc_locate(struct cm_win *w, const char *call, int rank, MPI_Aint disp, int tcount,
-                  const struct cm_datatype *tt, struct cm_osc_tgt *tgt)
+                const struct cm_datatype *tt, struct cm_osc_tgt *tgt)
 {
     char why[256];
     int rc = cm_osc_target(w, rank, disp, tcount, tt, tgt, why, sizeof why);
@@ -149,27 +145,24 @@ static int get(const char *call, void *origin, int ocount, MPI_Datatype odt, int
     return rc;
 }
 
-int PMPI_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+int cm_Put(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    CM_ENTER(Put);
     return put("MPI_Put", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                target_datatype, win);
 }
 
-int PMPI_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
+int cm_Get(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+           MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win)
 {
-    CM_ENTER(Get);
     return get("MPI_Get", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                target_datatype, win);
 }
 
-int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-              MPI_Request *request)
+int cm_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+            MPI_Request *request)
 {
-    CM_ENTER(Rput);
     if (!request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rput", "request is NULL");
     int rc = put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
@@ -177,11 +170,10 @@ int PMPI_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_dat
     return rc ? rc : cm_osc_done_request(request);
 }
 
-int PMPI_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
-              MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
-              MPI_Request *request)
+int cm_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, int target_rank,
+            MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
+            MPI_Request *request)
 {
-    CM_ENTER(Rget);
     if (!request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rget", "request is NULL");
     int rc = get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,

@@ -19,24 +19,13 @@
  */
 #include "osc/osc.h"
 #include "core/state.h"
-
-#pragma weak MPI_Win_fence = PMPI_Win_fence
-#pragma weak MPI_Win_lock = PMPI_Win_lock
-#pragma weak MPI_Win_unlock = PMPI_Win_unlock
-#pragma weak MPI_Win_lock_all = PMPI_Win_lock_all
-#pragma weak MPI_Win_unlock_all = PMPI_Win_unlock_all
-#pragma weak MPI_Win_flush = PMPI_Win_flush
-#pragma weak MPI_Win_flush_all = PMPI_Win_flush_all
-#pragma weak MPI_Win_flush_local = PMPI_Win_flush_local
-#pragma weak MPI_Win_flush_local_all = PMPI_Win_flush_local_all
-#pragma weak MPI_Win_sync = PMPI_Win_sync
+#include "fe_osc.h"
 
 #define NOCHECK_BIT 4   /* w->lock[t]: taken with MPI_MODE_NOCHECK, no word held */
 
-int PMPI_Win_fence(int assert, MPI_Win win)
+int cm_Win_fence(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_fence";
-    CM_ENTER(Win_fence);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -84,10 +73,9 @@ static void unlock_word(struct cm_win *w, int rank, int exclusive)
         cm_osc_wake(word, &w->rctl[rank].lock_sleepers);
 }
 
-int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
+int cm_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_lock";
-    CM_ENTER(Win_lock);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -116,10 +104,9 @@ int PMPI_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_unlock(int rank, MPI_Win win)
+int cm_Win_unlock(int rank, MPI_Win win)
 {
     static const char call[] = "MPI_Win_unlock";
-    CM_ENTER(Win_unlock);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -141,10 +128,9 @@ int PMPI_Win_unlock(int rank, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_lock_all(int assert, MPI_Win win)
+int cm_Win_lock_all(int assert, MPI_Win win)
 {
     static const char call[] = "MPI_Win_lock_all";
-    CM_ENTER(Win_lock_all);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -164,10 +150,9 @@ int PMPI_Win_lock_all(int assert, MPI_Win win)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_unlock_all(MPI_Win win)
+int cm_Win_unlock_all(MPI_Win win)
 {
     static const char call[] = "MPI_Win_unlock_all";
-    CM_ENTER(Win_unlock_all);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)
@@ -212,36 +197,31 @@ static int flush(MPI_Win win, int rank, int all, int local, const char *call)
     return MPI_SUCCESS;
 }
 
-int PMPI_Win_flush(int rank, MPI_Win win)
+int cm_Win_flush(int rank, MPI_Win win)
 {
-    CM_ENTER(Win_flush);
     return flush(win, rank, 0, 0, "MPI_Win_flush");
 }
 
-int PMPI_Win_flush_all(MPI_Win win)
+int cm_Win_flush_all(MPI_Win win)
 {
-    CM_ENTER(Win_flush_all);
     return flush(win, 0, 1, 0, "MPI_Win_flush_all");
 }
 
-int PMPI_Win_flush_local(int rank, MPI_Win win)
+int cm_Win_flush_local(int rank, MPI_Win win)
 {
-    CM_ENTER(Win_flush_local);
     return flush(win, rank, 0, 1, "MPI_Win_flush_local");
 }
 
-int PMPI_Win_flush_local_all(MPI_Win win)
+int cm_Win_flush_local_all(MPI_Win win)
 {
-    CM_ENTER(Win_flush_local_all);
     return flush(win, 0, 1, 1, "MPI_Win_flush_local_all");
 }
 
 /* The public and private copies are one (MPI_WIN_UNIFIED): a full memory
  * barrier is the whole synchronisation. */
-int PMPI_Win_sync(MPI_Win win)
+int cm_Win_sync(MPI_Win win)
 {
     static const char call[] = "MPI_Win_sync";
-    CM_ENTER(Win_sync);
     int rc;
     struct cm_win *w = cm_win_enter(win, call, &rc);
     if (!w)

@@ -55,6 +55,8 @@ MUTANTS = [
      'the header has no MPI_MAX_OBJ_NAME'),
     ('a special value of no name', 'p2p.api', r'^(    source +in +int +rank \+PROC_NULL \+ANY_)SOURCE', r'\1SAUCE',
      'the header has no MPI_ANY_SAUCE'),
+    ('a front-end flag misspelt', 'dt.api', r'^(MPI_Type_size +large) impl_c=', r'\1 implc=',
+     'unknown flag(s) implc='),
     ('an unknown word', 'p2p.api', r'^(    dest +in +int +rank)', r'\1 sometimes',
      "unknown word 'sometimes'"),
 ]

@@ -1,0 +1,46 @@
+/*
+ * frontend.h -- the one enter/exit template of every generated front end.
+ *
+ * spec/gen_frontends.py writes each MPI_/PMPI_ function of a generated
+ * chapter (docs/spec.md, "Front ends") as
+ *
+ *     int PMPI_X(args)
+ *     {
+ *         CM_FRONT_ENTER(X);           or CM_FRONT_ENTER_LARGE(X_c)
+ *         int cm_rc = cm_X(args);      the hand-written body (its impl)
+ *         return CM_FRONT_LEAVE(cm_rc);
+ *     }
+ *
+ * so what every call does on the way in and out is written here once.  The
+ * thread hook of MPI_THREAD_MULTIPLE (the next issue) goes into these two
+ * macros: ENTER takes it, LEAVE gives it back.  Invariant: LEAVE runs on
+ * every return of a generated front end (the impl returns into it; the
+ * front end has no other return).
+ */
+#ifndef CM_CORE_FRONTEND_H
+#define CM_CORE_FRONTEND_H
+
+#include "core/state.h"
+
+/* Record the call for crash and deadlock reports ("last MPI call"). */
+#define CM_FRONT_ENTER(name) CM_ENTER(name)
+/* A _c form: errors its int twin raises are named after it and the twin
+ * records nothing (core/state.h, cm_enter_large); left when the scope ends.
+ * Called inside another _c call (mpi/large.c builds MPI_Send_c's temporary
+ * type with MPI_Type_contiguous_c), it leaves the outer call's name on the
+ * errors, as core/error.c expects of that helper. */
+static inline unsigned cm_front_enter_large(enum cm_call_id id)
+{
+    unsigned outer = cm_large_call;
+    cm_enter(id);
+    cm_coll_depth++;
+    if (!outer)
+        cm_large_call = (unsigned)id;
+    return outer;
+}
+#define CM_FRONT_ENTER_LARGE(name) \
+    unsigned cm_large_ __attribute__((cleanup(cm_leave_large), unused)) = cm_front_enter_large(CM_CALL_##name)
+/* The value the front end returns. */
+#define CM_FRONT_LEAVE(rc) (rc)
+
+#endif
