@@ -12,6 +12,7 @@
 #ifdef CM_IN_COREMPI
 #include "core/state.h"
 #include "coll/p2p.h"
+#include "p2p/p2p.h"
 /* Record the call (crash / deadlock reports) and the flags of its
  * point-to-point messages (coll/p2p.h), and refuse calls outside
  * Init..Finalize. */
@@ -186,6 +187,9 @@ static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op
 {
 #ifdef CM_IN_COREMPI
     cm_direct_word = cm_direct_word_of((unsigned)coll, bytes, root, op);
+    cm_coll_tag_word = (cm_direct_word & ((1u << CM_P2P_TAG_WORD_BITS) - 1)) << CM_P2P_TAG_BASE_BITS;
+    cm_p2p_coll_word_differs = cm_coll_word_differs;   /* stores: no init hook in this layer */
+    cm_p2p_coll_stalled = cm_direct_p2p_stalled;
 #else
     (void)coll, (void)bytes, (void)root, (void)op;
 #endif
@@ -209,6 +213,7 @@ static inline int api_done(MPI_Comm comm, const char *call, int rc)
 {
 #ifdef CM_IN_COREMPI
     cm_direct_word = 0;
+    cm_coll_tag_word = 0;
     if (__builtin_expect(cm_direct_mm.on, 0))
         return cm_coll_mismatch_raise(comm, call);
 #endif

@@ -348,10 +348,14 @@ struct cm_direct_mismatch {
     uint32_t mine, theirs;
 };
 extern struct cm_direct_mismatch cm_direct_mm;
+/* The word's bytes field (bits 17-31). */
+static inline uint32_t cm_direct_bytes_field(size_t bytes)
+{
+    return bytes < 0x4000 ? (uint32_t)bytes : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
+}
 static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, MPI_Op op)
 {
-    uint32_t b = bytes < 0x4000 ? (uint32_t)bytes
-                                : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
+    uint32_t b = cm_direct_bytes_field(bytes);
     unsigned oi = (unsigned)cm_op_index(op); /* dense: predefined ones are 1..14 */
     uint32_t o = op == MPI_OP_NULL ? 0u : oi < 15u ? (uint32_t)oi : 15u;
     return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
@@ -390,6 +394,10 @@ static inline int cm_direct_typed(unsigned coll)
 int cm_direct_words_agree(uint32_t a, uint32_t b);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
+/* A blocking collective's point-to-point receive got another word or size
+ * (p2p/coll_entry.h, "the argument word"): record it as a mismatch with
+ * rank source. */
+void cm_coll_word_differs(int source, int my_tag, int their_tag, size_t posted, size_t got);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call);
 

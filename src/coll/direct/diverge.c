@@ -61,7 +61,9 @@ int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm)
 {
     uint32_t word = cm_direct_word, theirs = 0;
     struct cm_direct *s = cm_direct_recent;
-    if (!word || cm_direct_mm.on || src < 0)
+    if (word && cm_direct_mm.on)
+        return 1;       /* this call has gone wrong already: a message still missing may never come */
+    if (!word || src < 0)
         return 0;
     if (!s || s->comm_index != cm_comm_index(cm_comm_plain(cc)))
         s = cm_direct_peek_slow(cc);
@@ -96,6 +98,12 @@ static unsigned tag_coll(int tag, unsigned mine)
     }
 }
 
+/* A message's tag without the argument word (p2p/coll_entry.h). */
+static int base_tag(int tag)
+{
+    return (unsigned)tag < CM_P2P_TAG_LIMIT ? (int)((unsigned)tag & CM_P2P_TAG_BASE_MASK) : tag;
+}
+
 /* A FIFO reader whose writer has not published: a blocking collective's
  * point-to-point message from it waits here (it runs an algorithm of
  * another path).  Its word as far as the message shows: the collective by
@@ -105,7 +113,8 @@ int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs)
 {
     int flag = 0, count = 0;
     MPI_Status st;
-    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, &st) != MPI_SUCCESS || !flag || st.MPI_TAG >= CM_TAG_NBC_BASE)
+    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, &st) != MPI_SUCCESS || !flag ||
+        (st.MPI_TAG = base_tag(st.MPI_TAG)) >= CM_TAG_NBC_BASE)
         return 0;
     PMPI_Get_count(&st, MPI_BYTE, &count);
     uint32_t w = cm_direct_word;
@@ -123,7 +132,8 @@ void cm_direct_drop_sent(struct cm_direct *s, int peer)
 {
     int flag = 0, count = 0;
     MPI_Status st;
-    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, &st) != MPI_SUCCESS || !flag || st.MPI_TAG >= CM_TAG_NBC_BASE)
+    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, &st) != MPI_SUCCESS || !flag ||
+        (st.MPI_TAG = base_tag(st.MPI_TAG)) >= CM_TAG_NBC_BASE)
         return;
     PMPI_Get_count(&st, MPI_BYTE, &count);
     void *junk = malloc(count > 0 ? (size_t)count : 1);
