@@ -41,7 +41,7 @@ void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
         cm_coll_tag_word = CM_COLL_TAG_POISON;   /* coll/p2p.h: tell the ranks downstream */
 }
 
-void cm_coll_word_differs(int source, int my_tag, int their_tag, size_t posted, size_t got)
+void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
 {
     uint32_t low = (1u << CM_P2P_TAG_WORD_BITS) - 1, mine = cm_direct_word;
     uint32_t theirs = (mine & ~low) | (((uint32_t)their_tag >> CM_P2P_TAG_BASE_BITS) & low);
@@ -61,7 +61,6 @@ void cm_coll_word_differs(int source, int my_tag, int their_tag, size_t posted, 
         theirs ^= 1u << 17;     /* two large sizes whose hashes meet: still a mismatch */
     if (mine != theirs)
         cm_direct_mismatch_seen(source, mine, theirs);
-    (void)my_tag;
 }
 
 static const char *word_coll(uint32_t w)

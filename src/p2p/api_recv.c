@@ -150,7 +150,7 @@ recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     else
         cm_request_wait(&r, call_id);
     if (flags & CM_P2P_CALL_MASK)
-        cm_p2p_coll_received(&r);
+        cm_p2p_coll_check(&r);
     cm_status_out(status, &r.status);
     return r.status.MPI_ERROR ? cm_recv_report(&r, cm_call_name(call_id)) : MPI_SUCCESS;
 }

@@ -29,7 +29,7 @@ static inline const char *call_name(unsigned flags, unsigned own)
     return cm_call_name(call_id(flags, own));
 }
 
-void (*cm_p2p_coll_word_differs)(int source, int my_tag, int their_tag, size_t posted, size_t got);
+void (*cm_p2p_coll_word_differs)(int source, int their_tag, size_t posted, size_t got);
 
 /* A receive whose posted tag carries a word (coll_entry.h): only a
  * blocking collective's. */
@@ -44,7 +44,7 @@ void cm_p2p_coll_received(struct cm_request *r)
         return;
     if (__builtin_expect(r->status.MPI_TAG == r->tag && r->msg_len == r->bytes, 1))
         return;
-    cm_p2p_coll_word_differs(r->status.MPI_SOURCE, r->tag, r->status.MPI_TAG, r->bytes, r->msg_len);
+    cm_p2p_coll_word_differs(r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, r->msg_len);
     if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE)
         r->status.MPI_ERROR = MPI_SUCCESS;
 }
@@ -57,7 +57,7 @@ static void received_all(int count, MPI_Request requests[], unsigned call)
         struct cm_request *r = cm_request_get(requests[i]);
         if (r && carries_word(r)) {
             cm_request_wait(r, call);
-            cm_p2p_coll_received(r);
+            cm_p2p_coll_check(r);
         }
     }
 }
@@ -139,7 +139,7 @@ int cm_p2p_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, i
     cm_request_wait(&sr, call_id(flags, CM_CALL_Sendrecv));
     cm_request_wait(&rr, call_id(flags, CM_CALL_Sendrecv));
     if (flags & CM_P2P_CALL_MASK)
-        cm_p2p_coll_received(&rr);
+        cm_p2p_coll_check(&rr);
     if (status != MPI_STATUS_IGNORE)
         *status = rr.status;
     return rr.status.MPI_ERROR ? cm_recv_report(&rr, name) : MPI_SUCCESS;

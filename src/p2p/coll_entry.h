@@ -25,6 +25,7 @@
 #define CM_P2P_COLL_ENTRY_H
 
 #include "mpi.h"
+#include "core/request.h"
 
 #define CM_P2P_CALL_MASK 0xffffu   /* the collective's cm_call_id */
 /* Bulk collective data: nothing reads the received bytes right after (the
@@ -53,9 +54,9 @@
 
 /* Set by the collective layer (coll/mismatch.c): a blocking collective's
  * receive from comm rank source got a message whose tag (their_tag) or size
- * (got bytes) differs from what it posted (my_tag, posted bytes).  It
+ * (got bytes) differs from what it posted (the call's word, posted bytes).  It
  * records the mismatch for the front end to raise. */
-extern void (*cm_p2p_coll_word_differs)(int source, int my_tag, int their_tag, size_t posted, size_t got);
+extern void (*cm_p2p_coll_word_differs)(int source, int their_tag, size_t posted, size_t got);
 
 int cm_p2p_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm, unsigned flags);
 int cm_p2p_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm, MPI_Status *status,
@@ -84,8 +85,14 @@ int cm_recv_blocking(void *buf, int count, MPI_Datatype dt, int source, int tag,
  * collective layer and clear a truncation (the receive then succeeds with
  * what fit, so the algorithm goes on and its peers are not left waiting;
  * the front end raises the mismatch). */
-struct cm_request;
 void cm_p2p_coll_received(struct cm_request *r);
+/* Its inline front: the common case (the tag and size it posted) costs two
+ * comparisons. */
+static inline void cm_p2p_coll_check(struct cm_request *r)
+{
+    if (__builtin_expect(r->status.MPI_TAG != r->tag || r->msg_len != r->bytes, 0))
+        cm_p2p_coll_received(r);
+}
 int cm_testall_requests(int count, MPI_Request requests[], int *flag, MPI_Status statuses[], const char *call);
 
 #endif

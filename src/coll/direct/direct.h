@@ -376,7 +376,8 @@ void cm_direct_sync_join(struct cm_direct *s);
  * published or taken it as root (the roots differ: recorded). */
 int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
 /* The other way round: a rank in a point-to-point algorithm whose source
- * went through the area (p2p.h, cm_p2p_coll_stalled); and a rank waiting in
+ * went through the area (p2p.h, cm_p2p_coll_stalled), or whose call has
+ * seen a mismatch already (its other messages may never come); and a rank waiting in
  * the area for a peer that sent it a blocking collective's point-to-point
  * message instead (1, with a word made of what the message shows). */
 int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
@@ -397,7 +398,7 @@ void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
 /* A blocking collective's point-to-point receive got another word or size
  * (p2p/coll_entry.h, "the argument word"): record it as a mismatch with
  * rank source. */
-void cm_coll_word_differs(int source, int my_tag, int their_tag, size_t posted, size_t got);
+void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call);
 
