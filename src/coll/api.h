@@ -273,10 +273,14 @@ static inline void api_nbc_word(MPI_Comm comm, const char *call, enum cm_coll_id
     (void)comm, (void)call, (void)coll, (void)bytes, (void)root, (void)op, (void)sig_class;
 #endif
 }
+/* The engine took the call, or declined it: then the word stays for the
+ * schedule the front end builds instead (api_nonblocking.c, start), which
+ * clears it. */
 static inline int api_nbc_after(int rc)
 {
 #ifdef CM_IN_COREMPI
-    cm_direct_nbc_next.word = 0;
+    if (rc == MPI_SUCCESS)
+        cm_direct_nbc_next.word = 0;
 #endif
     return rc;
 }

@@ -45,10 +45,15 @@ void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
 
 void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
 {
-    uint32_t low = (1u << CM_P2P_TAG_WORD_BITS) - 1, mine = cm_direct_word;
+    uint32_t mine = cm_direct_word, theirs;
+    if (mine && !cm_direct_mm.on && cm_coll_tag_words(&mine, their_tag, posted, got, &theirs))
+        cm_direct_mismatch_seen(source, mine, theirs);
+}
+
+int cm_coll_tag_words(uint32_t *mine_io, int their_tag, size_t posted, size_t got, uint32_t *theirs_out)
+{
+    uint32_t low = (1u << CM_P2P_TAG_WORD_BITS) - 1, mine = *mine_io;
     uint32_t theirs = (mine & ~low) | (((uint32_t)their_tag >> CM_P2P_TAG_BASE_BITS) & low);
-    if (!mine || cm_direct_mm.on)
-        return;
     /* The tag holds 6 of the root field's 8 bits: in the collectives whose
      * field is a signature class (cm_direct_typed), 0 there is MPI_PACKED's
      * class, which agrees with any (cm_direct_words_agree); a root's field
@@ -63,8 +68,9 @@ void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
     }
     if (got != posted && mine == theirs)
         theirs ^= 1u << 17;     /* two large sizes whose hashes meet: still a mismatch */
-    if (mine != theirs)
-        cm_direct_mismatch_seen(source, mine, theirs);
+    *mine_io = mine;
+    *theirs_out = theirs;
+    return mine != theirs;
 }
 
 static const char *word_coll(uint32_t w)

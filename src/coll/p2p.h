@@ -115,6 +115,10 @@ static inline int cm_coll_testall(int count, MPI_Request requests[], int *flag, 
 {
     return cm_p2p_testall(count, requests, flag, statuses, cm_coll_p2p_flags);
 }
+static inline int cm_coll_testall_got(int count, MPI_Request requests[], int *flag, struct cm_p2p_got got[])
+{
+    return cm_p2p_testall_got(count, requests, flag, got, cm_coll_p2p_flags);
+}
 #else
 #define cm_coll_send PMPI_Send
 #define cm_coll_recv PMPI_Recv

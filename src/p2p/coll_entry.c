@@ -35,7 +35,8 @@ void (*cm_p2p_coll_word_differs)(int source, int their_tag, size_t posted, size_
  * blocking collective's. */
 static inline int carries_word(const struct cm_request *r)
 {
-    return r->kind == CM_REQ_RECV && (unsigned)r->tag > CM_P2P_TAG_BASE_MASK && (unsigned)r->tag < CM_P2P_TAG_LIMIT;
+    return r->kind == CM_REQ_RECV && (unsigned)r->tag > CM_P2P_TAG_BASE_MASK && (unsigned)r->tag < CM_P2P_TAG_LIMIT &&
+           ((unsigned)r->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST;
 }
 
 void cm_p2p_coll_received(struct cm_request *r)
@@ -188,6 +189,27 @@ int cm_p2p_waitall(int count, MPI_Request requests[], MPI_Status statuses[], uns
         received_all(count, requests, call_id(flags, CM_CALL_Waitall));
     return cm_waitall_requests(count, requests, statuses, call_id(flags, CM_CALL_Waitall),
                                call_name(flags, CM_CALL_Waitall));
+}
+
+int cm_p2p_testall_got(int count, MPI_Request requests[], int *flag, struct cm_p2p_got got[], unsigned flags)
+{
+    if (!all_complete(count, requests)) {
+        cm_progress(-1);
+        if (!all_complete(count, requests)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = cm_request_get(requests[i]);
+        got[i] = (struct cm_p2p_got){ 0 };
+        if (!r || r->kind != CM_REQ_RECV)
+            continue;
+        got[i] = (struct cm_p2p_got){ 1, r->status.MPI_TAG, r->bytes, r->msg_len };
+        if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE)
+            r->status.MPI_ERROR = MPI_SUCCESS;
+    }
+    return cm_testall_requests(count, requests, flag, MPI_STATUSES_IGNORE, call_name(flags, CM_CALL_Testall));
 }
 
 int cm_p2p_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[], unsigned flags)

@@ -95,4 +95,19 @@ static inline void cm_p2p_coll_check(struct cm_request *r)
 }
 int cm_testall_requests(int count, MPI_Request requests[], int *flag, MPI_Status statuses[], const char *call);
 
+/* A nonblocking schedule's round (coll/nbc.c), whose tags carry the call's
+ * word from base CM_P2P_TAG_NBC_FIRST on: cm_p2p_testall, and once every
+ * request is complete, before they are freed, got[i] tells what receive i
+ * got (recv 0 for a send).  A truncation is cleared: the schedule compares
+ * the sizes itself and reports at its own request's completion, so the
+ * round goes on with what fit and its peers are not left waiting.  The
+ * blocking collectives' comparison (cm_p2p_coll_received) leaves these
+ * receives alone: a schedule may progress inside a blocking call. */
+#define CM_P2P_TAG_NBC_FIRST 1024   /* coll/coll.h: CM_TAG_NBC_BASE */
+struct cm_p2p_got {
+    int recv, tag;          /* the message's tag */
+    size_t posted, got;     /* bytes */
+};
+int cm_p2p_testall_got(int count, MPI_Request requests[], int *flag, struct cm_p2p_got got[], unsigned flags);
+
 #endif

@@ -119,7 +119,8 @@ void cm_unexp_drop_worded(uint16_t ctx)
     for (struct cm_unexp *u = unexp_head, *next; u; u = next) {
         next = u->next;
         if (u->ctx == ctx && u->kind == CM_MSG_EAGER && !(u->flags & CM_MSGF_SYNC) &&
-            (unsigned)u->tag > CM_P2P_TAG_BASE_MASK && (unsigned)u->tag < CM_P2P_TAG_LIMIT) {
+            (unsigned)u->tag > CM_P2P_TAG_BASE_MASK && (unsigned)u->tag < CM_P2P_TAG_LIMIT &&
+            ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST) {
             unexp_unlink(u);
             free(u->data);
             free(u);

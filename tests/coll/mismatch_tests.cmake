@@ -83,7 +83,10 @@ foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ra
           "allgather_int_float;2;MPI_Allgather on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
           "iallreduce_5_1900;2;MPI_Iallreduce on rank [01]: message size differs across ranks"
           "allreduce_init_1_2;3;MPI_Allreduce_init on rank [0-2]: message size differs across ranks"
-          "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks")
+          "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks"
+          "iallreduce_5_1900_fresh;3;MPI_Iallreduce on rank [0-2]: message size differs across ranks"
+          "ireduce_5_10_fresh;2;MPI_Ireduce on rank 0: message size differs across ranks.*20 bytes here, 40 bytes on rank 1"
+          "igather_int_float_fresh;2;MPI_Igather on rank 0: type signature differs across ranks")
   cm_mismatch_fatal(fatal ${c} "")
 endforeach()
 set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERTIES
@@ -101,13 +104,17 @@ set_tests_properties(coll.mismatch.check_coll_test.n3 PROPERTIES
 # No false alarms from the default check (issue 32 item 2): signature-equal
 # types, MPI_PACKED, MPI_BYTE, empty calls with any type, v forms whose
 # zero-count ranks name other types; by the tuned selection and with the
-# shared-memory algorithms forced.
+# shared-memory algorithms forced; "sched": the nonblocking and persistent
+# calls on point-to-point schedules (COREMPI_SHM_NBC=0), whose receives
+# compare what they get (coll/nbc.c).
 cm_coll_program(mismatch_agree)
 foreach(n 2 3 4 5)
-  foreach(mode default shm)
+  foreach(mode default shm sched)
     set(env "COREMPI_DEADLOCK_TIMEOUT=20")
     if(mode STREQUAL "shm")
       list(APPEND env ${CM_MISMATCH_SHM} "COREMPI_ALLGATHER=shm;COREMPI_ALLTOALL=shm;COREMPI_GATHERV=shm;COREMPI_SCATTERV=shm;COREMPI_ALLTOALLV=shm")
+    elseif(mode STREQUAL "sched")
+      list(APPEND env "COREMPI_SHM_NBC=0")
     endif()
     add_test(NAME coll.mismatch_agree.${mode}.n${n}
              COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch_agree>)
@@ -144,6 +151,23 @@ foreach(v RANGE 0 ${cm_mm_last})
       RESOURCE_LOCK colltest_mismatch)
   endforeach()
 endforeach()
+
+# The nonblocking and persistent calls on point-to-point schedules
+# (COREMPI_SHM_NBC=0: never the shared-memory engine; coll/nbc.c compares
+# what every receive gets): on main 714fc05 each returned MPI_SUCCESS with
+# wrong data.  ibcast_root and bcast_init_root are not caught there (two
+# roots: no rank need receive from the wrong one).
+set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce_int_float ibcast_10_5
+    ireduce_5_10 igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
+foreach(n 2 3 4 5)
+  add_test(NAME coll.mismatch.sched.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> ${CM_MISMATCH_SCHED})
+  set_tests_properties(coll.mismatch.sched.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20;COREMPI_SHM_NBC=0"
+    PASS_REGULAR_EXPRESSION "mismatch ok")
+endforeach()
+cm_mismatch_fatal(fatal_sched allreduce_init_1_2 3 "MPI_Allreduce_init on rank [0-2]: message size differs across ranks"
+                  "COREMPI_SHM_NBC=0")
 
 # The default error handler with point-to-point algorithms: the job ends with
 # the same one-line message as the shared-memory check's (in the ring, a rank

@@ -481,6 +481,11 @@ void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
  * (p2p/coll_entry.h, "the argument word"): record it as a mismatch with
  * rank source. */
 void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got);
+/* The comparison behind it, for a nonblocking schedule's receive too
+ * (coll/nbc.c): *mine (the call's word; its bytes become the posted size's
+ * when the sizes differ) against the other rank's as its tag and size show
+ * it (*theirs).  1 when they differ. */
+int cm_coll_tag_words(uint32_t *mine, int their_tag, size_t posted, size_t got, uint32_t *theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call);
 
