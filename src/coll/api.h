@@ -12,6 +12,7 @@
 #ifdef CM_IN_COREMPI
 #include "core/state.h"
 #include "coll/p2p.h"
+#include "p2p/p2p.h"
 /* Record the call (crash / deadlock reports) and the flags of its
  * point-to-point messages (coll/p2p.h), and refuse calls outside
  * Init..Finalize. */
@@ -179,6 +180,17 @@ static inline int api_v_counts(MPI_Comm comm, const char *call, const int *count
     return 0;
 }
 
+#ifdef CM_IN_COREMPI
+/* The word just set in cm_direct_word goes on the point-to-point
+ * algorithms' messages too (coll/p2p.h, cm_coll_tag_word). */
+static inline void api_tag_word(void)
+{
+    cm_coll_tag_word = (cm_direct_word & ((1u << CM_P2P_TAG_WORD_BITS) - 1)) << CM_P2P_TAG_BASE_BITS;
+    cm_p2p_coll_word_differs = cm_coll_word_differs;   /* stores: no init hook in this layer */
+    cm_p2p_coll_stalled = cm_direct_p2p_stalled;
+}
+#endif
+
 /* Before running the algorithm: the argument word its shared-memory syncs
  * carry (coll/direct/direct.h): what all ranks must agree on.  bytes 0 where the ranks may
  * legitimately move different amounts (v and w variants). */
@@ -186,6 +198,7 @@ static inline void api_word(enum cm_coll_id coll, size_t bytes, int root, MPI_Op
 {
 #ifdef CM_IN_COREMPI
     cm_direct_word = cm_direct_word_of((unsigned)coll, bytes, root, op);
+    api_tag_word();
 #else
     (void)coll, (void)bytes, (void)root, (void)op;
 #endif
@@ -227,6 +240,7 @@ static inline void api_word_rooted(enum cm_coll_id coll, size_t bytes, int root,
 #ifdef CM_IN_COREMPI
     cm_direct_word = cm_direct_word_of((unsigned)coll, bytes, root, MPI_OP_NULL) | cm_direct_class_hash(sig_class) << 5;
     cm_direct_class_here = sig_class;
+    api_tag_word();
 #else
     (void)coll, (void)bytes, (void)root, (void)sig_class;
 #endif
@@ -259,10 +273,14 @@ static inline void api_nbc_word(MPI_Comm comm, const char *call, enum cm_coll_id
     (void)comm, (void)call, (void)coll, (void)bytes, (void)root, (void)op, (void)sig_class;
 #endif
 }
+/* The engine took the call, or declined it: then the word stays for the
+ * schedule the front end builds instead (api_nonblocking.c, start), which
+ * clears it. */
 static inline int api_nbc_after(int rc)
 {
 #ifdef CM_IN_COREMPI
-    cm_direct_nbc_next.word = 0;
+    if (rc == MPI_SUCCESS)
+        cm_direct_nbc_next.word = 0;
 #endif
     return rc;
 }
@@ -275,6 +293,7 @@ static inline int api_done(MPI_Comm comm, const char *call, int rc)
 {
 #ifdef CM_IN_COREMPI
     cm_direct_word = 0;
+    cm_coll_tag_word = 0;
     if (__builtin_expect(cm_direct_mm.on, 0))
         return cm_coll_mismatch_raise(comm, call);
 #endif

@@ -32,8 +32,15 @@
 #pragma weak MPI_Ialltoall = PMPI_Ialltoall
 #pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 
+/* Every schedule of these front ends ends here: the word API_NBC left
+ * (api.h, api_nbc_after) goes on it, and is cleared. */
 static int start(MPI_Comm comm, const char *call, struct cm_nbc *s, int rc, MPI_Request *request)
 {
+#ifdef CM_IN_COREMPI
+    if (cm_direct_nbc_next.word)
+        cm_nbc_word(s, &cm_direct_nbc_next);
+    cm_direct_nbc_next.word = 0;
+#endif
     if (rc != MPI_SUCCESS) {
         cm_nbc_free(s);
         return cm_error(comm, rc, call, "could not build the schedule");
@@ -48,6 +55,10 @@ static int start(MPI_Comm comm, const char *call, struct cm_nbc *s, int rc, MPI_
 static int new_schedule(MPI_Comm comm, const char *call, MPI_Comm cc, struct cm_nbc **s)
 {
     *s = cm_nbc_new(cc);
+#ifdef CM_IN_COREMPI
+    if (!*s)
+        cm_direct_nbc_next.word = 0;   /* no start() to take it */
+#endif
     return *s ? 0 : cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
 }
 

@@ -71,6 +71,11 @@ enum cm_coll_tag {
     CM_TAG_NBC_BASE = 1024   /* nonblocking: base + (sequence % CM_NBC_TAGS) */
 };
 #define CM_NBC_TAGS 16384
+#ifdef CM_IN_COREMPI
+_Static_assert(CM_TAG_CHECK == CM_COLL_TAG_PLAIN, "coll/p2p.h: the tags below CM_TAG_CHECK carry the argument word");
+_Static_assert(CM_TAG_NBC_BASE + CM_NBC_TAGS <= CM_P2P_TAG_BASE_MASK + 1, "p2p/coll_entry.h: tags fit the base bits");
+_Static_assert(CM_TAG_NBC_BASE == CM_P2P_TAG_NBC_FIRST, "p2p/coll_entry.h: the schedules' tags are told apart");
+#endif
 
 /* ---- algorithm signatures (comm is the collective communicator) ------- */
 /* cm_<coll>_sig is the function type every algorithm of <coll> has

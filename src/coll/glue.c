@@ -11,6 +11,7 @@
 #include "core/datatype.h"
 #include "core/op.h"
 #include "core/state.h"
+#include "p2p/p2p.h"
 
 #include <stdlib.h>
 
@@ -45,6 +46,11 @@ static void coll_state_free(void *p)
     struct cm_coll_state *cc = p;
     if (cc && cc->direct)
         cm_direct_detach(cc->direct);
+    /* A blocking collective whose ranks disagreed may have left messages
+     * nobody will receive (more segments than the receiver expected); the
+     * next communicator given this context must not match them. */
+    if (cc)
+        cm_unexp_drop_worded(cc->ctx);
     free(cc);
 }
 
@@ -57,8 +63,10 @@ struct cm_coll_state *cm_coll_state_of(MPI_Comm collcomm, int create)
         return NULL;
     if (!c->coll && create) {
         c->coll = calloc(1, sizeof(struct cm_coll_state));
-        if (c->coll)
+        if (c->coll) {
             c->coll_free = coll_state_free;
+            ((struct cm_coll_state *)c->coll)->ctx = (uint16_t)(c->ctx + 1);
+        }
     }
     return c->coll;
 }

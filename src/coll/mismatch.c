@@ -15,6 +15,7 @@
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/check.h"
 #include "coll/direct/direct.h"
+#include "coll/p2p.h"
 #include "core/error.h"
 
 #include <stdio.h>
@@ -38,6 +39,38 @@ void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
     cm_direct_mm.mine = mine;
     cm_direct_mm.theirs = theirs;
     cm_direct_mm.on = 1;
+    if (cm_coll_tag_word)
+        cm_coll_tag_word = CM_COLL_TAG_POISON;   /* coll/p2p.h: tell the ranks downstream */
+}
+
+void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
+{
+    uint32_t mine = cm_direct_word, theirs;
+    if (mine && !cm_direct_mm.on && cm_coll_tag_words(&mine, their_tag, posted, got, &theirs))
+        cm_direct_mismatch_seen(source, mine, theirs);
+}
+
+int cm_coll_tag_words(uint32_t *mine_io, int their_tag, size_t posted, size_t got, uint32_t *theirs_out)
+{
+    uint32_t low = (1u << CM_P2P_TAG_WORD_BITS) - 1, mine = *mine_io;
+    uint32_t theirs = (mine & ~low) | (((uint32_t)their_tag >> CM_P2P_TAG_BASE_BITS) & low);
+    /* The tag holds 6 of the root field's 8 bits: in the collectives whose
+     * field is a signature class (cm_direct_typed), 0 there is MPI_PACKED's
+     * class, which agrees with any (cm_direct_words_agree); a root's field
+     * (root + 1) may have those bits 0 (root 63) and stays as it is. */
+    if (cm_direct_typed((mine & 31u) - 1) && !(theirs & (0x3fu << 9)))
+        theirs &= ~(0xffu << 9);
+    if (theirs != mine && cm_direct_words_agree(mine, theirs))
+        theirs = mine;
+    if (got != posted) {
+        mine = (mine & 0x1ffffu) | cm_direct_bytes_field(posted) << 17;
+        theirs = (theirs & 0x1ffffu) | cm_direct_bytes_field(got) << 17;
+    }
+    if (got != posted && mine == theirs)
+        theirs ^= 1u << 17;     /* two large sizes whose hashes meet: still a mismatch */
+    *mine_io = mine;
+    *theirs_out = theirs;
+    return mine != theirs;
 }
 
 static const char *word_coll(uint32_t w)
@@ -80,6 +113,7 @@ int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
     struct cm_direct_mismatch m = cm_direct_mm;
     cm_direct_mm.on = 0;
     cm_direct_word = 0;
+    cm_coll_tag_word = 0;
     return cm_coll_mismatch_report(comm, call, &m, cm_direct_class_here);
 }
 
@@ -88,6 +122,9 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
     struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];
+    if ((b & 31u) == 31u)
+        return cm_error(comm, MPI_ERR_ARG, call,
+                        "rank %d saw the ranks' arguments differ earlier in this call (its error names them)", m.peer);
     if (diff & 31u)
         return cm_error(comm, MPI_ERR_ARG, call,
                         "rank %d is in %s at the same point: the ranks call different collectives", m.peer,

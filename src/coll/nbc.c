@@ -12,11 +12,26 @@
  * number a communicator's nonblocking collectives in the same (call) order.
  * Reductions keep rank order (binomial tree rooted at rank 0 for
  * non-commutative ops), like the blocking ones.
+ *
+ * Argument agreement (docs/collectives.md, "Nonblocking schedules"): a
+ * schedule made by a nonblocking front end that computed the call's word
+ * (cm_nbc_word) puts its low 15 bits above the tag, as the blocking
+ * algorithms do (coll/p2p.h), so a receive also matches a message of the
+ * same call whose sender has other arguments (p2p/match.c, fits).  Each
+ * completed round compares what every receive got with what it posted
+ * (the tag, so the word, and the size); a difference is kept in the
+ * schedule, the rest of its sends carry the poison word (ranks downstream
+ * learn of it), and the request's completion raises it under the call's
+ * name.  In a correct program every receive gets exactly what it posted:
+ * each is built from the same count and type arithmetic as its send
+ * (nbc_build*.c).
  */
 #include "coll/nbc.h"
 #ifdef CM_IN_COREMPI
+#include "coll/direct/direct.h"
 #include "core/datatype.h"
 #include "core/op.h"
+#include "core/request.h"
 #endif
 
 #include <stdlib.h>
@@ -38,7 +53,14 @@ struct step {
 struct cm_nbc {
     MPI_Comm comm;
     MPI_Comm cur;           /* what cm_nbc_use chose: the comm of new steps */
-    int tag;
+    int tag;                /* of sends and receives: base | the word's bits */
+    int base;               /* CM_TAG_NBC_BASE + this call's sequence */
+#ifdef CM_IN_COREMPI
+    struct cm_direct_nbc_args args;   /* word 0: no comparison (cm_nbc_word not called) */
+    struct cm_direct_mismatch mm;     /* the first difference a receive saw */
+    struct cm_p2p_got *got;           /* per request of the round (reqcap of them) */
+    struct cm_request *req;           /* a persistent one's request (coll/persist.c) */
+#endif
     struct step *steps;
     int nsteps, cap;
     int pos, posted;
@@ -56,9 +78,62 @@ struct cm_nbc *cm_nbc_new(MPI_Comm collcomm)
     if (!s)
         return NULL;
     s->comm = s->cur = collcomm;
-    s->tag = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(collcomm) % CM_NBC_TAGS);
+    s->tag = s->base = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(collcomm) % CM_NBC_TAGS);
     return s;
 }
+
+#ifdef CM_IN_COREMPI
+/* The word's bits above the base tag (the poison word once a receive saw a
+ * difference, for sends). */
+static int word_tag(const struct cm_nbc *s, int send)
+{
+    uint32_t w = (s->args.word & ((1u << CM_P2P_TAG_WORD_BITS) - 1)) << CM_P2P_TAG_BASE_BITS;
+    return s->base | (int)(send && s->mm.on ? CM_COLL_TAG_POISON : w);
+}
+
+void cm_nbc_word(struct cm_nbc *s, const struct cm_direct_nbc_args *args)
+{
+    s->args = *args;
+    s->tag = word_tag(s, 0);
+}
+
+/* A round is complete: compare what its receives got (nbc.c's header). */
+static void compare_round(struct cm_nbc *s, int from, int end)
+{
+    for (int i = from, j = 0; i < end && !s->mm.on; i++) {
+        const struct step *st = &s->steps[i];
+        if (st->kind != STEP_SEND && st->kind != STEP_RECV)
+            continue;
+        const struct cm_p2p_got *g = &s->got[j++];
+        uint32_t mine = s->args.word, theirs;
+        if (g->recv && (g->tag != s->tag || g->got != g->posted) &&
+            cm_coll_tag_words(&mine, g->tag, g->posted, g->got, &theirs))
+            s->mm = (struct cm_direct_mismatch){ 1, st->peer, mine, theirs };
+    }
+    if (s->mm.on && s->req)
+        s->req->quick_finish = 0;   /* Wait/Test take the full finish, which reports */
+}
+
+/* The request's completion (Wait/Test): the difference a receive saw. */
+static int query_schedule(struct cm_request *r)
+{
+    const struct cm_nbc *s = r->state;
+    return s->mm.on ? cm_coll_mismatch_report(s->args.comm, s->args.call, &s->mm, s->args.sig_class) : MPI_SUCCESS;
+}
+
+/* A persistent one's (coll/persist.c, report): the same, cleared for the
+ * next start. */
+static int sched_report(void *state)
+{
+    struct cm_nbc *s = state;
+    if (!s->mm.on)
+        return MPI_SUCCESS;
+    s->mm.on = 0;
+    return cm_coll_mismatch_report(s->args.comm, s->args.call, &s->mm, s->args.sig_class);
+}
+#else
+#define word_tag(s, send) ((s)->base)
+#endif
 
 void cm_nbc_use(struct cm_nbc *s, MPI_Comm collcomm) { s->cur = collcomm; }
 
@@ -85,6 +160,12 @@ static int push(struct cm_nbc *s, struct step st)
             if (!n)
                 return s->error = MPI_ERR_NO_MEM;
             s->reqs = n;
+#ifdef CM_IN_COREMPI
+            struct cm_p2p_got *g = realloc(s->got, sizeof(*g) * (size_t)cap);
+            if (!g)
+                return s->error = MPI_ERR_NO_MEM;
+            s->got = g;
+#endif
             s->reqcap = cap;
         }
     }
@@ -148,7 +229,8 @@ static int poll_schedule(void *state)
             for (int i = s->pos; i < end; i++) {
                 struct step *st = &s->steps[i];
                 if (st->kind == STEP_SEND)
-                    cm_coll_isend(st->src, st->count, st->dt, st->peer, s->tag, st->comm, &s->reqs[s->nreq++]);
+                    cm_coll_isend(st->src, st->count, st->dt, st->peer, word_tag(s, 1), st->comm,
+                                  &s->reqs[s->nreq++]);
                 else if (st->kind == STEP_RECV)
                     cm_coll_irecv(st->dst, st->count, st->dt, st->peer, s->tag, st->comm, &s->reqs[s->nreq++]);
             }
@@ -156,7 +238,14 @@ static int poll_schedule(void *state)
         }
         if (s->nreq > 0) {
             int flag = 0;
-            cm_coll_testall(s->nreq, s->reqs, &flag, MPI_STATUSES_IGNORE);
+#ifdef CM_IN_COREMPI
+            if (s->args.word) {
+                cm_coll_testall_got(s->nreq, s->reqs, &flag, s->got);
+                if (flag)
+                    compare_round(s, s->pos, end);
+            } else
+#endif
+                cm_coll_testall(s->nreq, s->reqs, &flag, MPI_STATUSES_IGNORE);
             if (!flag)
                 return 0;
         }
@@ -208,6 +297,9 @@ static void destroy_schedule(void *state)
         cm_coll_tmp_free(s->blocks[i]);
     free(s->steps);
     free(s->reqs);
+#ifdef CM_IN_COREMPI
+    free(s->got);
+#endif
     free(s);
 }
 
@@ -237,7 +329,8 @@ static int rearm_schedule(void *state)
     struct cm_nbc *s = state;
     s->pos = 0;
     s->posted = 0;
-    s->tag = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(s->comm) % CM_NBC_TAGS);
+    s->base = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(s->comm) % CM_NBC_TAGS);
+    s->tag = word_tag(s, 0);
     return MPI_SUCCESS;
 }
 
@@ -251,8 +344,24 @@ int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
         return rc;
     }
     hold(s, 1);
-    if (cm_coll_capture.on)
-        return cm_coll_keep(s, rearm_schedule, poll_schedule, NULL, destroy_schedule, request);
+    if (cm_coll_capture.on) {
+        rc = cm_coll_keep(s, rearm_schedule, poll_schedule, NULL, destroy_schedule, request);
+#ifdef CM_IN_COREMPI
+        if (s->args.word) {
+            cm_coll_capture.req = &s->req;
+            cm_coll_capture.report = sched_report;
+        }
+#endif
+        return rc;
+    }
+#ifdef CM_IN_COREMPI
+    if (s->args.word) {
+        struct cm_request *r = cm_request_generic_new(poll_schedule, destroy_schedule, s);
+        r->query = query_schedule;
+        *request = cm_request_generic_go(r);
+        return MPI_SUCCESS;
+    }
+#endif
     *request = cm_request_generic(poll_schedule, destroy_schedule, s);
     return MPI_SUCCESS;
 }

@@ -27,6 +27,13 @@ int cm_nbc_copy(struct cm_nbc *s, const void *src, int scount, MPI_Datatype styp
 int cm_nbc_round(struct cm_nbc *s);
 /* Scratch memory freed with the schedule (at most 4 per schedule). */
 void *cm_nbc_scratch(struct cm_nbc *s, MPI_Datatype dt, int count);
+#ifdef CM_IN_COREMPI
+/* The call's argument word (coll/direct/direct.h, cm_direct_nbc_args), from
+ * a front end that made one, before cm_nbc_start: its tags carry the word
+ * and its receives compare what they get (nbc.c's header). */
+struct cm_direct_nbc_args;
+void cm_nbc_word(struct cm_nbc *s, const struct cm_direct_nbc_args *args);
+#endif
 /* Hand the schedule to a generic request (which owns it from then on). */
 int cm_nbc_start(struct cm_nbc *s, MPI_Request *request);
 void cm_nbc_free(struct cm_nbc *s);

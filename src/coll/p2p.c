@@ -6,4 +6,5 @@
 #include "coll/p2p.h"
 
 unsigned cm_coll_p2p_flags;
+uint32_t cm_coll_tag_word;
 #endif

@@ -26,6 +26,29 @@
 #include "core/state.h"
 
 extern unsigned cm_coll_p2p_flags;
+/* The argument word on a blocking collective's messages (p2p/coll_entry.h,
+ * "the argument word"), shifted into place: the low bits of the call's word
+ * (coll/direct/direct.h, "argument agreement"), set by the blocking front
+ * ends (coll/api.h api_word) and 0 outside them.  A rank that has seen a
+ * mismatch in the call sends CM_COLL_TAG_POISON instead (coll/mismatch.c),
+ * so that ranks further down the algorithm's data flow, which only get its
+ * partial results, learn of it too. */
+extern uint32_t cm_coll_tag_word;
+#define CM_COLL_TAG_POISON (31u << CM_P2P_TAG_BASE_BITS)   /* the collective field: no collective */
+
+/* The tag on the wire: a blocking algorithm's tag (below CM_TAG_CHECK,
+ * coll.h) carries the word.  The nonblocking schedules' tags (from
+ * CM_TAG_NBC_BASE) never do: a schedule's rounds run both inside its front
+ * end and later from MPI_Wait, and a receive posted without a word matches
+ * only its exact tag.  The argument check's exchange (CM_TAG_CHECK)
+ * compares everything itself. */
+#define CM_COLL_TAG_PLAIN 20   /* coll.h: CM_TAG_CHECK */
+static inline int cm_coll_wire_tag(int tag)
+{
+    if ((unsigned)tag - 1u < CM_COLL_TAG_PLAIN - 1u)
+        return tag | (int)cm_coll_tag_word;
+    return tag;
+}
 
 /* The data-movement collectives: nothing reads the received bytes right
  * after they arrive, so large messages take the split copy sooner (see
@@ -56,29 +79,29 @@ static inline void cm_coll_p2p_leave(unsigned *prev) { cm_coll_p2p_flags = *prev
 
 static inline int cm_coll_send(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm)
 {
-    return cm_p2p_send(buf, count, dt, dest, tag, comm, cm_coll_p2p_flags);
+    return cm_p2p_send(buf, count, dt, dest, cm_coll_wire_tag(tag), comm, cm_coll_p2p_flags);
 }
 static inline int cm_coll_recv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                                MPI_Status *status)
 {
-    return cm_p2p_recv(buf, count, dt, source, tag, comm, status, cm_coll_p2p_flags);
+    return cm_p2p_recv(buf, count, dt, source, cm_coll_wire_tag(tag), comm, status, cm_coll_p2p_flags);
 }
 static inline int cm_coll_sendrecv(const void *sbuf, int scount, MPI_Datatype stype, int dest, int stag,
                                    void *rbuf, int rcount, MPI_Datatype rtype, int source, int rtag,
                                    MPI_Comm comm, MPI_Status *status)
 {
-    return cm_p2p_sendrecv(sbuf, scount, stype, dest, stag, rbuf, rcount, rtype, source, rtag, comm, status,
-                           cm_coll_p2p_flags);
+    return cm_p2p_sendrecv(sbuf, scount, stype, dest, cm_coll_wire_tag(stag), rbuf, rcount, rtype, source,
+                           cm_coll_wire_tag(rtag), comm, status, cm_coll_p2p_flags);
 }
 static inline int cm_coll_isend(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
                                 MPI_Request *request)
 {
-    return cm_p2p_isend(buf, count, dt, dest, tag, comm, request, cm_coll_p2p_flags);
+    return cm_p2p_isend(buf, count, dt, dest, cm_coll_wire_tag(tag), comm, request, cm_coll_p2p_flags);
 }
 static inline int cm_coll_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI_Comm comm,
                                 MPI_Request *request)
 {
-    return cm_p2p_irecv(buf, count, dt, source, tag, comm, request, cm_coll_p2p_flags);
+    return cm_p2p_irecv(buf, count, dt, source, cm_coll_wire_tag(tag), comm, request, cm_coll_p2p_flags);
 }
 static inline int cm_coll_wait(MPI_Request *request, MPI_Status *status)
 {
@@ -91,6 +114,10 @@ static inline int cm_coll_waitall(int count, MPI_Request requests[], MPI_Status 
 static inline int cm_coll_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[])
 {
     return cm_p2p_testall(count, requests, flag, statuses, cm_coll_p2p_flags);
+}
+static inline int cm_coll_testall_got(int count, MPI_Request requests[], int *flag, struct cm_p2p_got got[])
+{
+    return cm_p2p_testall_got(count, requests, flag, got, cm_coll_p2p_flags);
 }
 #else
 #define cm_coll_send PMPI_Send

@@ -24,6 +24,7 @@ struct cm_coll_state {
     unsigned nbc_seq;           /* nonblocking collectives started (cm_coll_nbc_seq) */
     struct cm_direct *direct;   /* the engine's view of its area; NULL until attached */
     int direct_failed;          /* > 0: no area could be had, calls since then */
+    uint16_t ctx;               /* the collective context (freed with the state) */
 };
 
 /* The state of collective communicator cc (created when `create`); NULL

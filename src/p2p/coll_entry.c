@@ -29,6 +29,50 @@ static inline const char *call_name(unsigned flags, unsigned own)
     return cm_call_name(call_id(flags, own));
 }
 
+void (*cm_p2p_coll_word_differs)(int source, int their_tag, size_t posted, size_t got);
+
+/* A receive whose posted tag carries a word (coll_entry.h): only a
+ * blocking collective's. */
+static inline int carries_word(const struct cm_request *r)
+{
+    return r->kind == CM_REQ_RECV && (unsigned)r->tag > CM_P2P_TAG_BASE_MASK && (unsigned)r->tag < CM_P2P_TAG_LIMIT &&
+           ((unsigned)r->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST;
+}
+
+void cm_p2p_coll_received(struct cm_request *r)
+{
+    if (!carries_word(r) || r->cancelled || !cm_p2p_coll_word_differs || r->status.MPI_SOURCE == MPI_PROC_NULL)
+        return;
+    if (__builtin_expect(r->status.MPI_TAG == r->tag && r->msg_len == r->bytes, 1))
+        return;
+    cm_p2p_coll_word_differs(r->status.MPI_SOURCE, r->status.MPI_TAG, r->bytes, r->msg_len);
+    if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE)
+        r->status.MPI_ERROR = MPI_SUCCESS;
+}
+
+/* Before the shared bodies of Wait/Waitall/Testall free them: complete a
+ * blocking collective's receives and compare what they got. */
+static void received_all(int count, MPI_Request requests[], unsigned call)
+{
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = cm_request_get(requests[i]);
+        if (r && carries_word(r)) {
+            cm_request_wait(r, call);
+            cm_p2p_coll_check(r);
+        }
+    }
+}
+
+static int all_complete(int count, MPI_Request requests[])
+{
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = cm_request_get(requests[i]);
+        if (r && !r->complete)
+            return 0;
+    }
+    return 1;
+}
+
 static void fill(struct cm_request *r, enum cm_req_kind kind, void *buf, int count, MPI_Datatype dt, int peer,
                  int tag, MPI_Comm comm, unsigned flags)
 {
@@ -95,6 +139,8 @@ int cm_p2p_sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, i
     cm_send_start(&sr);
     cm_request_wait(&sr, call_id(flags, CM_CALL_Sendrecv));
     cm_request_wait(&rr, call_id(flags, CM_CALL_Sendrecv));
+    if (flags & CM_P2P_CALL_MASK)
+        cm_p2p_coll_check(&rr);
     if (status != MPI_STATUS_IGNORE)
         *status = rr.status;
     return rr.status.MPI_ERROR ? cm_recv_report(&rr, name) : MPI_SUCCESS;
@@ -132,16 +178,46 @@ int cm_p2p_irecv(void *buf, int count, MPI_Datatype dt, int source, int tag, MPI
 
 int cm_p2p_wait(MPI_Request *request, MPI_Status *status, unsigned flags)
 {
+    if (flags & CM_P2P_CALL_MASK)
+        received_all(1, request, call_id(flags, CM_CALL_Wait));
     return cm_wait_request(request, status, call_id(flags, CM_CALL_Wait), call_name(flags, CM_CALL_Wait));
 }
 
 int cm_p2p_waitall(int count, MPI_Request requests[], MPI_Status statuses[], unsigned flags)
 {
+    if (flags & CM_P2P_CALL_MASK)
+        received_all(count, requests, call_id(flags, CM_CALL_Waitall));
     return cm_waitall_requests(count, requests, statuses, call_id(flags, CM_CALL_Waitall),
                                call_name(flags, CM_CALL_Waitall));
 }
 
+int cm_p2p_testall_got(int count, MPI_Request requests[], int *flag, struct cm_p2p_got got[], unsigned flags)
+{
+    if (!all_complete(count, requests)) {
+        cm_progress(-1);
+        if (!all_complete(count, requests)) {
+            *flag = 0;
+            return MPI_SUCCESS;
+        }
+    }
+    for (int i = 0; i < count; i++) {
+        struct cm_request *r = cm_request_get(requests[i]);
+        got[i] = (struct cm_p2p_got){ 0 };
+        if (!r || r->kind != CM_REQ_RECV)
+            continue;
+        got[i] = (struct cm_p2p_got){ 1, r->status.MPI_TAG, r->bytes, r->msg_len };
+        if (r->status.MPI_ERROR == MPI_ERR_TRUNCATE)
+            r->status.MPI_ERROR = MPI_SUCCESS;
+    }
+    return cm_testall_requests(count, requests, flag, MPI_STATUSES_IGNORE, call_name(flags, CM_CALL_Testall));
+}
+
 int cm_p2p_testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[], unsigned flags)
 {
+    if (flags & CM_P2P_CALL_MASK) {
+        cm_progress(-1);
+        if (all_complete(count, requests))
+            received_all(count, requests, call_id(flags, CM_CALL_Testall));
+    }
     return cm_testall_requests(count, requests, flag, statuses, call_name(flags, CM_CALL_Testall));
 }

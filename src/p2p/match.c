@@ -2,6 +2,7 @@
 #include "core/status.h"
 #include "p2p/match.h"
 #include "p2p/p2p.h"
+#include "p2p/coll_entry.h"
 #include "core/state.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -34,9 +35,23 @@ void cm_p2p_unexpected_stats(uint64_t *now, uint64_t *most)
     *most = unexp_most;
 }
 
-static inline int fits(int want_src, int want_tag, int src, int tag)
+/* A blocking collective's receive (want_tag carries a word) takes a message
+ * of the same base tag with another word (coll_entry.h, "the argument
+ * word").  Asked only when the tags differ. */
+static inline int other_word(uint16_t ctx, int want_tag, int tag)
 {
-    return (want_src == src || want_src == -1) && (want_tag == tag || want_tag == MPI_ANY_TAG);
+    /* The receive's tag first: a user's tag (mostly below 2^15) fails at
+     * once, and nothing loop-invariant is worth hoisting out of the
+     * matching loops (their hit path stays as it was). */
+    return (unsigned)want_tag - (CM_P2P_TAG_BASE_MASK + 1) < CM_P2P_TAG_LIMIT - (CM_P2P_TAG_BASE_MASK + 1) &&
+           (unsigned)tag < CM_P2P_TAG_LIMIT && (((unsigned)want_tag ^ (unsigned)tag) & CM_P2P_TAG_BASE_MASK) == 0 &&
+           (ctx & 1);
+}
+
+static inline int fits(uint16_t ctx, int want_src, int want_tag, int src, int tag)
+{
+    return (want_src == src || want_src == -1) &&
+           (want_tag == tag || want_tag == MPI_ANY_TAG || __builtin_expect(other_word(ctx, want_tag, tag), 0));
 }
 
 static void posted_unlink(struct cm_request *r)
@@ -55,7 +70,7 @@ int cm_match_idle(void)
 struct cm_request *cm_match_posted(uint16_t ctx, int src_world, int tag)
 {
     for (struct cm_request *r = posted_head; r; r = r->next) {
-        if (r->ctx == ctx && fits(r->peer_world, r->tag, src_world, tag)) {
+        if (r->ctx == ctx && fits(ctx, r->peer_world, r->tag, src_world, tag)) {
             posted_unlink(r);
             return r;
         }
@@ -86,7 +101,7 @@ static struct cm_unexp *unexp_new(int src, uint16_t ctx, int tag, size_t len)
     return u;
 }
 
-static void unexp_unlink(struct cm_unexp *u)
+static inline __attribute__((always_inline)) void unexp_unlink(struct cm_unexp *u)
 {
     if (u->prev) u->prev->next = u->next; else unexp_head = u->next;
     if (u->next) u->next->prev = u->prev; else unexp_tail = u->prev;
@@ -95,6 +110,22 @@ static void unexp_unlink(struct cm_unexp *u)
     if (u->src_next) u->src_next->src_prev = u->src_prev; else l->tail = u->src_prev;
     u->next = u->prev = u->src_next = u->src_prev = NULL;
     unexp_now--;
+}
+
+void cm_unexp_drop_worded(uint16_t ctx)
+{
+    for (int i = 0; i < 64 && cm_progress(-1) > 0; i++)
+        ;   /* what has arrived in the rings, into the queue */
+    for (struct cm_unexp *u = unexp_head, *next; u; u = next) {
+        next = u->next;
+        if (u->ctx == ctx && u->kind == CM_MSG_EAGER && !(u->flags & CM_MSGF_SYNC) &&
+            (unsigned)u->tag > CM_P2P_TAG_BASE_MASK && (unsigned)u->tag < CM_P2P_TAG_LIMIT &&
+            ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST) {
+            unexp_unlink(u);
+            free(u->data);
+            free(u);
+        }
+    }
 }
 
 void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t token,
@@ -125,11 +156,11 @@ struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove)
     struct cm_unexp *u;
     if (src_world >= 0) {
         u = by_src ? by_src[src_world].head : NULL;
-        while (u && (u->ctx != ctx || !fits(src_world, tag, u->src_world, u->tag)))
+        while (u && (u->ctx != ctx || !fits(ctx, src_world, tag, u->src_world, u->tag)))
             u = u->src_next;
     } else {
         u = unexp_head;
-        while (u && (u->ctx != ctx || !fits(src_world, tag, u->src_world, u->tag)))
+        while (u && (u->ctx != ctx || !fits(ctx, src_world, tag, u->src_world, u->tag)))
             u = u->next;
     }
     if (u && remove)

@@ -154,6 +154,14 @@ int cm_send_try_immediate(const void *data, size_t bytes, int dst_world, uint16_
 /* Probe the unexpected queue (after progress).  Returns the message or NULL;
  * with `remove` it is unlinked (Mprobe). */
 struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove);
+/* Free the eager messages of blocking collectives (tags that carry an
+ * argument word, coll_entry.h) still unexpected on ctx: called when the
+ * context is given up.  In a correct program there are none (every such
+ * message is received within its call); after a mismatch there may be.
+ * Not the nonblocking schedules' (their words from CM_P2P_TAG_NBC_FIRST
+ * on): a schedule may still be pending when its communicator is freed, and
+ * completes normally. */
+void cm_unexp_drop_worded(uint16_t ctx);
 /* Receive a message already taken off the unexpected queue (Mrecv). */
 void cm_recv_start_matched(struct cm_request *r, struct cm_unexp *u);
 

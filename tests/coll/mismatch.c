@@ -2,14 +2,21 @@
  * mismatch.c -- collectives whose ranks disagree on the arguments (issue 18
  * item 4) never return success with wrong data, and never hang.
  *
- * usage: mismatch [--fatal] [--fresh] [--repeat N] [--all | CASE...]
+ * usage: mismatch [--fatal] [--fresh] [--keep] [--p2p] [--repeat N] [--all | CASE...]
  *   Without arguments: the cases the default check catches (docs/collectives.md,
  *   "Mismatched arguments"); --all: every case (COREMPI_CHECK=1 catches all).
  *   --fatal: keep the default error handler (the job must end with the
  *   library's one-line message: tests/coll/mismatch_tests.cmake checks it).
- *   --fresh: no case gets the matched warm-up call (below).
+ *   --fresh: no case gets the matched warm-up call (below); without CASEs,
+ *   the default cases but those a schedule does not catch (MM_NOT_SCHED).
  *   --repeat N: run each case N times (the stress variant of bcast_root: its
  *   two roots race for one FIFO entry, started at one instant).
+ *   --p2p: without CASEs, the cases caught with the point-to-point
+ *   algorithms forced (issue 32 item 2: their messages carry the word).
+ *   --keep: never free a case's communicator.  With point-to-point
+ *   algorithms a rank that disagrees may send more messages (segments) than
+ *   the others receive; some may still be on their way when the case ends,
+ *   and a freed communicator's context is given to the next case's.
  *
  * Each case runs on a fresh duplicate of MPI_COMM_WORLD with MPI_ERRORS_RETURN
  * (a mismatch may leave that communicator's collectives unusable; WORLD stays
@@ -30,7 +37,7 @@
 
 #define BIG 100000
 
-static int rank, size, failures, fatal, fresh_all, iter;
+static int rank, size, failures, fatal, fresh_all, iter, keep_comms, p2p;
 static const char *other;           /* a different-collectives case: the call the error must name */
 static int *sbuf, *rbuf, *keep;
 
@@ -40,10 +47,18 @@ static void fill(int *b, int n, int seed)
         b[i] = seed * 1000 + i;
 }
 
+#define MM_DEFAULT 1
+#define MM_P2P 2
+/* Not caught when the call runs a point-to-point schedule (a communicator's
+ * first nonblocking call, COREMPI_SHM_NBC=0): two roots whose trees let no
+ * rank receive from the wrong one.  --fresh leaves it out. */
+#define MM_NOT_SCHED 4
+
 /* One case: run on comm, say whether this rank must fail. */
 struct mm_case {
     const char *name;
-    int by_default;                 /* caught without COREMPI_CHECK */
+    int by;                         /* caught without COREMPI_CHECK: MM_DEFAULT by the tuned
+                                     * selection, MM_P2P with any point-to-point algorithm */
     int (*run)(MPI_Comm comm, int *must_fail, const char **call);
 };
 
@@ -395,68 +410,184 @@ static int barrier_bcast(MPI_Comm comm, int root, int *must_fail, const char **c
 static int c_barrier_bcast(MPI_Comm comm, int *f, const char **c) { return barrier_bcast(comm, 1, f, c); }
 static int c_barrier_bcast0(MPI_Comm comm, int *f, const char **c) { return barrier_bcast(comm, 0, f, c); }
 
+/* Issue 32 item 2: the point-to-point algorithms' messages carry the
+ * argument word too (docs/collectives.md, "Mismatched arguments").  Rank 0
+ * passes a, the others b. */
+static int c_reduce_op(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 5, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Reduce";
+    return MPI_Reduce(sbuf, rbuf, 5, MPI_INT, rank == 0 ? MPI_SUM : MPI_MAX, 0, comm);
+}
+
+static int allgather_counts(MPI_Comm comm, int a, int b, int *must_fail, const char **call)
+{
+    int count = rank == 0 ? a : b;
+    fill(sbuf, count, rank);
+    *must_fail = 1;             /* every rank receives rank 0's block, rank 0 the others' */
+    *call = "MPI_Allgather";
+    return MPI_Allgather(sbuf, count, MPI_INT, rbuf, count, MPI_INT, comm);
+}
+static int c_allgather_3_5(MPI_Comm comm, int *f, const char **c) { return allgather_counts(comm, 3, 5, f, c); }
+static int c_allgather_5000_3(MPI_Comm comm, int *f, const char **c) { return allgather_counts(comm, 5000, 3, f, c); }
+
+static int alltoall_counts(MPI_Comm comm, int a, int b, int *must_fail, const char **call)
+{
+    int count = rank == 0 ? a : b;
+    fill(sbuf, size * count, rank);
+    *must_fail = 1;
+    *call = "MPI_Alltoall";
+    return MPI_Alltoall(sbuf, count, MPI_INT, rbuf, count, MPI_INT, comm);
+}
+static int c_alltoall_3_5(MPI_Comm comm, int *f, const char **c) { return alltoall_counts(comm, 3, 5, f, c); }
+static int c_alltoall_3_5000(MPI_Comm comm, int *f, const char **c) { return alltoall_counts(comm, 3, 5000, f, c); }
+
+static int rsb(MPI_Comm comm, int a, int b, MPI_Op op_a, int *must_fail, const char **call)
+{
+    int count = rank == 0 ? a : b;
+    fill(sbuf, size * count, rank + 1);
+    *must_fail = 1;             /* every block has rank 0's contribution */
+    *call = "MPI_Reduce_scatter_block";
+    return MPI_Reduce_scatter_block(sbuf, rbuf, count, MPI_INT, rank == 0 ? op_a : MPI_SUM, comm);
+}
+static int c_rsb_3_5(MPI_Comm comm, int *f, const char **c) { return rsb(comm, 3, 5, MPI_SUM, f, c); }
+static int c_rsb_op(MPI_Comm comm, int *f, const char **c) { return rsb(comm, 4, 4, MPI_MAX, f, c); }
+
+static int c_reduce_scatter_counts(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int counts[64], each = rank == 0 ? 3 : 5;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = each;
+    fill(sbuf, size * each, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Reduce_scatter";
+    return MPI_Reduce_scatter(sbuf, rbuf, counts, MPI_INT, MPI_SUM, comm);
+}
+
+/* Scan: rank i combines ranks 0..i, so rank 0 may succeed; Exscan: rank 1
+ * gets rank 0's data alone (no op applied), so only ranks from 2 on must
+ * fail an op mismatch. */
+static int scan_case(MPI_Comm comm, int ex, int a, int b, MPI_Op op_a, int *must_fail, const char **call)
+{
+    int count = rank == 0 ? a : b;
+    fill(sbuf, count, rank + 1);
+    *must_fail = a != b ? rank > 0 : rank > ex;
+    *call = ex ? "MPI_Exscan" : "MPI_Scan";
+    MPI_Op op = rank == 0 ? op_a : MPI_SUM;
+    return ex ? MPI_Exscan(sbuf, rbuf, count, MPI_INT, op, comm) : MPI_Scan(sbuf, rbuf, count, MPI_INT, op, comm);
+}
+static int c_scan_3_5(MPI_Comm comm, int *f, const char **c) { return scan_case(comm, 0, 3, 5, MPI_SUM, f, c); }
+static int c_scan_op(MPI_Comm comm, int *f, const char **c) { return scan_case(comm, 0, 4, 4, MPI_MAX, f, c); }
+static int c_exscan_3_5(MPI_Comm comm, int *f, const char **c) { return scan_case(comm, 1, 3, 5, MPI_SUM, f, c); }
+static int c_exscan_op(MPI_Comm comm, int *f, const char **c) { return scan_case(comm, 1, 4, 4, MPI_MAX, f, c); }
+
+/* Rank 0 sends a to the root (the last rank), which expects b from everyone. */
+static int c_gatherv_counts(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int counts[64], displs[64], root = size - 1;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = 5, displs[i] = 5 * i;
+    fill(sbuf, 7, rank);
+    *must_fail = rank == root;
+    *call = "MPI_Gatherv";
+    return MPI_Gatherv(sbuf, rank == 0 ? 7 : 5, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm);
+}
+
+static int c_alltoallv_counts(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int counts[64], displs[64];
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = rank == 0 ? 6 : 4, displs[i] = 6 * i;
+    fill(sbuf, 6 * size, rank);
+    *must_fail = 1;             /* rank 0 gets 4 for 6, the others 6 for 4 */
+    *call = "MPI_Alltoallv";
+    return MPI_Alltoallv(sbuf, counts, displs, MPI_INT, rbuf, counts, displs, MPI_INT, comm);
+}
+
 /* Issue 32 item 2, issue 33 item 7: the same broadcasts as a fresh
  * communicator's first collective.  At 3+ ranks 20 bytes take the FIFO
  * (attaching the shared-memory area, an exchange of its own) where 7600
  * take the flat point-to-point bcast (tuning.def): the set-up's message
  * must never pass for the broadcast's data, nor the other way round. */
 static const struct mm_case cases[] = {
-    { "bcast_5_1900_fresh", 1, c_bcast_5_1900 },
-    { "bcast_1900_5_fresh", 1, c_bcast_1900_5 },
-    { "reduce_5_10", 1, c_reduce_5_10 },
-    { "reduce_5_1900", 1, c_reduce_5_1900 },
-    { "reduce_1900_5", 1, c_reduce_1900_5 },
-    { "bcast_1900_5", 1, c_bcast_1900_5 },
-    { "bcast_5_1900", 1, c_bcast_5_1900 },
-    { "scatter_1900_5", 1, c_scatter_1900_5 },
-    { "scatter_5_1900", 1, c_scatter_5_1900 },
-    { "gather_1000_10", 1, c_gather_1000_10 },
-    { "gather_10_1000", 1, c_gather_10_1000 },
-    { "barrier_bcast", 1, c_barrier_bcast },
-    { "barrier_bcast0", 1, c_barrier_bcast0 },
-    { "allreduce_int_float", 1, c_allreduce_int_float },
-    { "bcast_int_float", 1, c_bcast_int_float },
-    { "gather_int_float", 1, c_gather_int_float },
-    { "scatter_int_float", 1, c_scatter_int_float },
-    { "allgather_int_float", 1, c_allgather_int_float },
-    { "alltoall_int_float", 1, c_alltoall_int_float },
-    { "bcast_int_byte", 1, c_bcast_int_byte },
-    { "gatherv_int_float", 1, c_gatherv_int_float },
-    { "scatterv_int_float", 1, c_scatterv_int_float },
-    { "allgatherv_int_float", 1, c_allgatherv_int_float },
-    { "iallreduce_5_1900", 1, c_iallreduce_5_1900 },
-    { "iallreduce_1_2", 1, c_iallreduce_1_2 },
-    { "iallreduce_big", 1, c_iallreduce_big },
-    { "iallreduce_int_float", 1, c_iallreduce_int_float },
-    { "ibcast_root", 1, c_ibcast_root },
-    { "ibcast_10_5", 1, c_ibcast_10_5 },
-    { "ireduce_5_10", 1, c_ireduce_5_10 },
-    { "igather_int_float", 1, c_igather_int_float },
-    { "allreduce_init_5_1900", 1, c_allreduce_init_5_1900 },
-    { "allreduce_init_1_2", 1, c_allreduce_init_1_2 },
-    { "bcast_init_root", 1, c_bcast_init_root },
-    { "allreduce_5_1900", 1, c_allreduce_5_1900 },
-    { "allreduce_1900_5", 1, c_allreduce_1900_5 },
-    { "allreduce_big", 1, c_allreduce_big },
-    { "allreduce_tiny", 1, c_allreduce_tiny },
-    { "allreduce_op", 1, c_allreduce_op },
-    { "allreduce_type", 1, c_allreduce_type },
-    { "bcast_10_5", 1, c_bcast_10_5 },
-    { "bcast_5_10", 1, c_bcast_5_10 },
-    { "bcast_mid", 0, c_bcast_mid },
-    { "bcast_big", 0, c_bcast_big },
+    { "bcast_5_1900_fresh", MM_DEFAULT, c_bcast_5_1900 },
+    { "bcast_1900_5_fresh", MM_DEFAULT, c_bcast_1900_5 },
+    { "reduce_5_10", MM_DEFAULT | MM_P2P, c_reduce_5_10 },
+    { "reduce_5_1900", MM_DEFAULT | MM_P2P, c_reduce_5_1900 },
+    { "reduce_1900_5", MM_DEFAULT | MM_P2P, c_reduce_1900_5 },
+    { "bcast_1900_5", MM_DEFAULT, c_bcast_1900_5 },
+    { "bcast_5_1900", MM_DEFAULT, c_bcast_5_1900 },
+    { "scatter_1900_5", MM_DEFAULT | MM_P2P, c_scatter_1900_5 },
+    { "scatter_5_1900", MM_DEFAULT | MM_P2P, c_scatter_5_1900 },
+    { "gather_1000_10", MM_DEFAULT | MM_P2P, c_gather_1000_10 },
+    { "gather_10_1000", MM_DEFAULT | MM_P2P, c_gather_10_1000 },
+    { "barrier_bcast", MM_DEFAULT, c_barrier_bcast },
+    { "barrier_bcast0", MM_DEFAULT, c_barrier_bcast0 },
+    { "allreduce_int_float", MM_DEFAULT | MM_P2P, c_allreduce_int_float },
+    { "bcast_int_float", MM_DEFAULT, c_bcast_int_float },
+    { "gather_int_float", MM_DEFAULT, c_gather_int_float },
+    { "scatter_int_float", MM_DEFAULT, c_scatter_int_float },
+    { "allgather_int_float", MM_DEFAULT, c_allgather_int_float },
+    { "alltoall_int_float", MM_DEFAULT, c_alltoall_int_float },
+    { "bcast_int_byte", MM_DEFAULT, c_bcast_int_byte },
+    { "gatherv_int_float", MM_DEFAULT, c_gatherv_int_float },
+    { "scatterv_int_float", MM_DEFAULT, c_scatterv_int_float },
+    { "allgatherv_int_float", MM_DEFAULT, c_allgatherv_int_float },
+    { "iallreduce_5_1900", MM_DEFAULT, c_iallreduce_5_1900 },
+    { "iallreduce_1_2", MM_DEFAULT, c_iallreduce_1_2 },
+    { "iallreduce_big", MM_DEFAULT, c_iallreduce_big },
+    { "iallreduce_int_float", MM_DEFAULT, c_iallreduce_int_float },
+    { "ibcast_root", MM_DEFAULT | MM_NOT_SCHED, c_ibcast_root },
+    { "ibcast_10_5", MM_DEFAULT, c_ibcast_10_5 },
+    { "ireduce_5_10", MM_DEFAULT, c_ireduce_5_10 },
+    { "igather_int_float", MM_DEFAULT, c_igather_int_float },
+    /* As a communicator's first collective the nonblocking calls run
+     * point-to-point schedules (no area yet), whose receives compare what
+     * they get (coll/nbc.c). */
+    { "iallreduce_5_1900_fresh", MM_DEFAULT, c_iallreduce_5_1900 },
+    { "ibcast_10_5_fresh", MM_DEFAULT, c_ibcast_10_5 },
+    { "ireduce_5_10_fresh", MM_DEFAULT, c_ireduce_5_10 },
+    { "igather_int_float_fresh", MM_DEFAULT, c_igather_int_float },
+    { "allreduce_init_5_1900", MM_DEFAULT, c_allreduce_init_5_1900 },
+    { "allreduce_init_1_2", MM_DEFAULT, c_allreduce_init_1_2 },
+    { "bcast_init_root", MM_DEFAULT, c_bcast_init_root },
+    { "allreduce_5_1900", MM_DEFAULT | MM_P2P, c_allreduce_5_1900 },
+    { "allreduce_1900_5", MM_DEFAULT | MM_P2P, c_allreduce_1900_5 },
+    { "allreduce_big", MM_DEFAULT | MM_P2P, c_allreduce_big },
+    { "allreduce_tiny", MM_DEFAULT | MM_P2P, c_allreduce_tiny },
+    { "allreduce_op", MM_DEFAULT | MM_P2P, c_allreduce_op },
+    { "allreduce_type", MM_DEFAULT | MM_P2P, c_allreduce_type },
+    { "bcast_10_5", MM_DEFAULT | MM_P2P, c_bcast_10_5 },
+    { "bcast_5_10", MM_DEFAULT | MM_P2P, c_bcast_5_10 },
+    { "bcast_mid", MM_P2P, c_bcast_mid },
+    { "bcast_big", MM_P2P, c_bcast_big },
     { "bcast_big_root", 0, c_bcast_big_root },
-    { "bcast_root", 1, c_bcast_root },
-    { "reduce_small", 0, c_reduce_small },
-    { "reduce_big", 0, c_reduce_big },
-    { "reduce_big_sender", 0, c_reduce_big_sender },
+    { "bcast_root", MM_DEFAULT, c_bcast_root },
+    { "reduce_small", MM_P2P, c_reduce_small },
+    { "reduce_big", MM_P2P, c_reduce_big },
+    { "reduce_big_sender", MM_P2P, c_reduce_big_sender },
     { "reduce_root", 0, c_reduce_root },
-    { "gather_small", 0, c_gather_small },
-    { "gather_big", 0, c_gather_big },
-    { "gather_big_sender", 0, c_gather_big_sender },
-    { "scatter_small", 1, c_scatter_small },
-    { "scatter_big", 0, c_scatter_big },
-    { "scatter_big_root", 0, c_scatter_big_root },
+    { "gather_small", MM_P2P, c_gather_small },
+    { "gather_big", MM_P2P, c_gather_big },
+    { "gather_big_sender", MM_P2P, c_gather_big_sender },
+    { "scatter_small", MM_DEFAULT | MM_P2P, c_scatter_small },
+    { "scatter_big", MM_P2P, c_scatter_big },
+    { "scatter_big_root", MM_P2P, c_scatter_big_root },
+    { "reduce_op", MM_P2P, c_reduce_op },
+    { "allgather_3_5", MM_P2P, c_allgather_3_5 },
+    { "allgather_5000_3", MM_P2P, c_allgather_5000_3 },
+    { "alltoall_3_5", MM_P2P, c_alltoall_3_5 },
+    { "alltoall_3_5000", MM_P2P, c_alltoall_3_5000 },
+    { "rsb_3_5", MM_P2P, c_rsb_3_5 },
+    { "rsb_op", MM_P2P, c_rsb_op },
+    { "reduce_scatter_counts", MM_P2P, c_reduce_scatter_counts },
+    { "scan_3_5", MM_P2P, c_scan_3_5 },
+    { "scan_op", MM_P2P, c_scan_op },
+    { "exscan_3_5", MM_P2P, c_exscan_3_5 },
+    { "exscan_op", MM_P2P, c_exscan_op },
+    { "gatherv_counts", MM_P2P, c_gatherv_counts },
+    { "alltoallv_counts", MM_P2P, c_alltoallv_counts },
 };
 
 static void run_case(const struct mm_case *c)
@@ -515,7 +646,8 @@ static void run_case(const struct mm_case *c)
         printf("%s: every rank returned MPI_SUCCESS\n", c->name);
         failures++;
     }
-    MPI_Comm_free(&comm);
+    if (!keep_comms)
+        MPI_Comm_free(&comm);
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
@@ -529,15 +661,27 @@ int main(int argc, char **argv)
     if (!sbuf || !rbuf || !keep)
         MPI_Abort(MPI_COMM_WORLD, 2);
     int first = 1, repeat = 1;
-    if (argc > first && !strcmp(argv[first], "--fatal"))
-        fatal = 1, first++;
-    if (argc > first && !strcmp(argv[first], "--fresh"))
-        fresh_all = 1, first++;
-    if (argc > first + 1 && !strcmp(argv[first], "--repeat"))
-        repeat = atoi(argv[first + 1]), first += 2;
+    for (; first < argc && !strncmp(argv[first], "--", 2) && strcmp(argv[first], "--all"); first++) {
+        if (!strcmp(argv[first], "--fatal"))
+            fatal = 1;
+        else if (!strcmp(argv[first], "--fresh"))
+            fresh_all = 1;
+        else if (!strcmp(argv[first], "--keep"))
+            keep_comms = 1;
+        else if (!strcmp(argv[first], "--p2p"))
+            p2p = 1;
+        else if (!strcmp(argv[first], "--repeat") && first + 1 < argc)
+            repeat = atoi(argv[++first]);
+        else {
+            if (rank == 0)
+                fprintf(stderr, "mismatch: unknown option %s\n", argv[first]);
+            MPI_Abort(MPI_COMM_WORLD, 2);
+        }
+    }
     int all = argc > first && !strcmp(argv[first], "--all"), named = argc > first && !all, ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int pick = all || (!named && cases[i].by_default);
+        int pick = all || (!named && (cases[i].by & (p2p ? MM_P2P : MM_DEFAULT)) &&
+                           !(fresh_all && (cases[i].by & MM_NOT_SCHED)));
         for (int a = first; named && a < argc; a++)
             pick |= !strcmp(argv[a], cases[i].name);
         if (!pick)

@@ -55,6 +55,17 @@ add_test(NAME coll.mismatch.fatal.n2
 add_test(NAME coll.mismatch.fatal_check.n3
          COMMAND ${CM_MISMATCH_FAIL} --stderr "corempi: MPI_Bcast on rank [0-2]: message size differs across ranks.*100000|400000 bytes"
                  -- ${CM_COLL_MPIRUN} -n 3 $<TARGET_FILE:colltest_mismatch> --fatal bcast_big)
+# One must-fail case under the default error handler: test
+# coll.mismatch.<prefix>_<name>.n<n> expects stderr to match the line; force:
+# COREMPI_* settings for the run ("" for none).
+function(cm_mismatch_fatal prefix name n line force)
+  add_test(NAME coll.mismatch.${prefix}_${name}.n${n}
+           COMMAND ${CM_MISMATCH_FAIL} --stderr "corempi: ${line}"
+                   -- ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> --fatal ${name})
+  set_tests_properties(coll.mismatch.${prefix}_${name}.n${n} PROPERTIES
+    TIMEOUT 90 LABELS coll RESOURCE_LOCK colltest_mismatch ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20;${force}")
+endfunction()
+
 # Issue 32 item 2: the ranks take different paths (FIFO, slots, point to
 # point) or different collectives; on main 913623a each of these hung or
 # passed silently (the *_fresh ones, a communicator's first collective, on
@@ -72,15 +83,11 @@ foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ra
           "allgather_int_float;2;MPI_Allgather on rank [01]: type signature differs across ranks \\(same size\\): MPI_(INT|FLOAT) here"
           "iallreduce_5_1900;2;MPI_Iallreduce on rank [01]: message size differs across ranks"
           "allreduce_init_1_2;3;MPI_Allreduce_init on rank [0-2]: message size differs across ranks"
-          "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks")
-  list(GET c 0 name)
-  list(GET c 1 n)
-  list(GET c 2 line)
-  add_test(NAME coll.mismatch.fatal_${name}.n${n}
-           COMMAND ${CM_MISMATCH_FAIL} --stderr "corempi: ${line}"
-                   -- ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> --fatal ${name})
-  set_tests_properties(coll.mismatch.fatal_${name}.n${n} PROPERTIES
-    TIMEOUT 90 LABELS coll RESOURCE_LOCK colltest_mismatch ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20")
+          "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks"
+          "iallreduce_5_1900_fresh;3;MPI_Iallreduce on rank [0-2]: message size differs across ranks"
+          "ireduce_5_10_fresh;2;MPI_Ireduce on rank 0: message size differs across ranks.*20 bytes here, 40 bytes on rank 1"
+          "igather_int_float_fresh;2;MPI_Igather on rank 0: type signature differs across ranks")
+  cm_mismatch_fatal(fatal ${c} "")
 endforeach()
 set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERTIES
   TIMEOUT 90 LABELS coll RESOURCE_LOCK colltest_mismatch ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20")
@@ -97,17 +104,77 @@ set_tests_properties(coll.mismatch.check_coll_test.n3 PROPERTIES
 # No false alarms from the default check (issue 32 item 2): signature-equal
 # types, MPI_PACKED, MPI_BYTE, empty calls with any type, v forms whose
 # zero-count ranks name other types; by the tuned selection and with the
-# shared-memory algorithms forced.
+# shared-memory algorithms forced; "sched": the nonblocking and persistent
+# calls on point-to-point schedules (COREMPI_SHM_NBC=0), whose receives
+# compare what they get (coll/nbc.c).
 cm_coll_program(mismatch_agree)
 foreach(n 2 3 4 5)
-  foreach(mode default shm)
+  foreach(mode default shm sched)
     set(env "COREMPI_DEADLOCK_TIMEOUT=20")
     if(mode STREQUAL "shm")
       list(APPEND env ${CM_MISMATCH_SHM} "COREMPI_ALLGATHER=shm;COREMPI_ALLTOALL=shm;COREMPI_GATHERV=shm;COREMPI_SCATTERV=shm;COREMPI_ALLTOALLV=shm")
+    elseif(mode STREQUAL "sched")
+      list(APPEND env "COREMPI_SHM_NBC=0")
     endif()
     add_test(NAME coll.mismatch_agree.${mode}.n${n}
              COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch_agree>)
     set_tests_properties(coll.mismatch_agree.${mode}.n${n} PROPERTIES
       TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "mismatch_agree ok")
   endforeach()
+endforeach()
+
+# Issue 32 item 2: the point-to-point algorithms' messages carry the argument
+# word in their tags (docs/collectives.md, "Point-to-point algorithms").
+# Variant v forces, for every collective, the v-th of its point-to-point
+# algorithms (mod their number) by its COREMPI_<COLL> name, so each one is
+# forced in some variant; at 2, 3, 4 and 5 ranks, the cases of
+# mismatch.c --p2p (counts, ops, signature classes, per-rank v counts) must
+# end in an error, not success or a hang.  --keep: a case's communicator is
+# not freed (surplus segments of a disagreeing rank may still arrive).
+# On main d2e4243 every variant fails (success with wrong data).
+math(EXPR cm_mm_last "${CM_COLL_ALGO_MAX} - 1")
+foreach(v RANGE 0 ${cm_mm_last})
+  set(env "COREMPI_DEADLOCK_TIMEOUT=20")
+  foreach(coll ${CM_COLLS})
+    list(LENGTH CM_ALGOS_${coll} k)
+    math(EXPR i "${v} % ${k}")
+    list(GET CM_ALGOS_${coll} ${i} algo)
+    list(APPEND env ${CM_COLL_ENV_${coll}}=${algo})
+  endforeach()
+  foreach(n 2 3 4 5)
+    add_test(NAME coll.mismatch.p2p_v${v}.n${n}
+             COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> --keep --p2p)
+    # the lock: expect_fail.sh's leftover check (the fatal tests) looks for
+    # any process of this binary
+    set_tests_properties(coll.mismatch.p2p_v${v}.n${n} PROPERTIES
+      TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "${env}" PASS_REGULAR_EXPRESSION "mismatch ok"
+      RESOURCE_LOCK colltest_mismatch)
+  endforeach()
+endforeach()
+
+# The nonblocking and persistent calls on point-to-point schedules
+# (COREMPI_SHM_NBC=0: never the shared-memory engine; coll/nbc.c compares
+# what every receive gets): on main 714fc05 each returned MPI_SUCCESS with
+# wrong data.  ibcast_root and bcast_init_root are not caught there (two
+# roots: no rank need receive from the wrong one).
+set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce_int_float ibcast_10_5
+    ireduce_5_10 igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
+foreach(n 2 3 4 5)
+  add_test(NAME coll.mismatch.sched.n${n}
+           COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> ${CM_MISMATCH_SCHED})
+  set_tests_properties(coll.mismatch.sched.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20;COREMPI_SHM_NBC=0"
+    PASS_REGULAR_EXPRESSION "mismatch ok")
+endforeach()
+cm_mismatch_fatal(fatal_sched allreduce_init_1_2 3 "MPI_Allreduce_init on rank [0-2]: message size differs across ranks"
+                  "COREMPI_SHM_NBC=0")
+
+# The default error handler with point-to-point algorithms: the job ends with
+# the same one-line message as the shared-memory check's (in the ring, a rank
+# downstream of the ones that disagree may end the job first, with its line).
+foreach(c "allreduce_op;2;MPI_Allreduce on rank [01]: op differs across ranks: MPI_(SUM|MAX) here;COREMPI_ALLREDUCE=rdb"
+          "allreduce_5_1900;3;MPI_Allreduce on rank [0-2]: (message size differs across ranks|rank [0-2] saw the ranks' arguments differ earlier);COREMPI_ALLREDUCE=ring"
+          "reduce_5_10;3;MPI_Reduce on rank 0: message size differs across ranks.*20 bytes here, 40 bytes on rank [12];COREMPI_REDUCE=binomial"
+          "bcast_10_5;2;MPI_Bcast on rank 1: message size differs across ranks.*20 bytes here, 40 bytes on rank 0;COREMPI_BCAST=binomial_ordered")
+  cm_mismatch_fatal(fatal_p2p ${c})
 endforeach()

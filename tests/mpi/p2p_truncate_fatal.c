@@ -10,7 +10,8 @@
  *   (tag 7) do not fit a receive buffer of 20 bytes
  * bcast: the same sizes in an MPI_Bcast from rank 0 (run it with a
  * point-to-point algorithm, COREMPI_BCAST=binomial_ordered): the line names
- * MPI_Bcast, the call the user made, not the receive inside it.
+ * MPI_Bcast, the call the user made, not the receive inside it, and reads
+ * as the collectives' size mismatch ("message size differs across ranks").
  */
 #include "check.h"
 

@@ -372,10 +372,14 @@ extern struct cm_direct_mismatch cm_direct_mm;
 /* The class the rooted front ends hashed into their word, kept whole for the
  * message (the word has room for 4 bits of it only). */
 extern unsigned cm_direct_class_here;
+/* The word's bytes field (bits 17-31). */
+static inline uint32_t cm_direct_bytes_field(size_t bytes)
+{
+    return bytes < 0x4000 ? (uint32_t)bytes : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
+}
 static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, MPI_Op op)
 {
-    uint32_t b = bytes < 0x4000 ? (uint32_t)bytes
-                                : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
+    uint32_t b = cm_direct_bytes_field(bytes);
     unsigned oi = (unsigned)cm_op_index(op); /* dense: predefined ones are 1..14 */
     uint32_t o = op == MPI_OP_NULL ? 0u : oi < 15u ? (uint32_t)oi : 15u;
     return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
@@ -408,7 +412,8 @@ int cm_direct_bfifo_own(struct cm_direct *s, uint32_t k);
  * mismatch itself (a nonblocking call): 0 with the other root and its word. */
 int cm_direct_bfifo_take(struct cm_direct *s, uint32_t k, int *peer, uint32_t *theirs);
 /* The other way round: a rank in a point-to-point algorithm whose source
- * went through the area (p2p.h, cm_p2p_coll_stalled); and a rank waiting in
+ * went through the area (p2p.h, cm_p2p_coll_stalled), or whose call has
+ * seen a mismatch already (its other messages may never come); and a rank waiting in
  * the area for a peer that sent it a blocking collective's point-to-point
  * message instead (1, with a word made of what the message shows). */
 int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
@@ -472,6 +477,15 @@ extern struct cm_direct_nbc_args cm_direct_nbc_next;
 int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *m, unsigned class_here);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
+/* A blocking collective's point-to-point receive got another word or size
+ * (p2p/coll_entry.h, "the argument word"): record it as a mismatch with
+ * rank source. */
+void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got);
+/* The comparison behind it, for a nonblocking schedule's receive too
+ * (coll/nbc.c): *mine (the call's word; its bytes become the posted size's
+ * when the sizes differ) against the other rank's as its tag and size show
+ * it (*theirs).  1 when they differ. */
+int cm_coll_tag_words(uint32_t *mine, int their_tag, size_t posted, size_t got, uint32_t *theirs);
 /* Front ends: raise the recorded mismatch on comm and clear it; returns the class. */
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call);
 

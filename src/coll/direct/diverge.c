@@ -61,7 +61,9 @@ int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm)
 {
     uint32_t word = cm_direct_word, theirs = 0;
     struct cm_direct *s = cm_direct_recent;
-    if (!word || cm_direct_mm.on || src < 0)
+    if (word && cm_direct_mm.on)
+        return 1;       /* this call has gone wrong already: a message still missing may never come */
+    if (!word || src < 0)
         return 0;
     if (!s || s->comm_index != cm_comm_index(cm_comm_plain(cc)))
         s = cm_direct_peek_slow(cc);
@@ -96,17 +98,27 @@ static unsigned tag_coll(int tag, unsigned mine)
     }
 }
 
+/* A message's tag without the argument word (p2p/coll_entry.h); the
+ * negative and partitioned tags stay as they are. */
+static int base_tag(int tag)
+{
+    return (unsigned)tag < CM_P2P_TAG_LIMIT ? (int)((unsigned)tag & CM_P2P_TAG_BASE_MASK) : tag;
+}
+
 /* The first message waiting from peer on the area's context, if it is a
- * blocking collective algorithm's (tags 1 .. CM_TAG_NBC_BASE - 1, coll.h):
- * not a nonblocking schedule's (which may legitimately be early), not the
+ * blocking collective algorithm's (base tags 1 .. CM_TAG_NBC_BASE - 1,
+ * coll.h; the argument word above them is left out of st->MPI_TAG): not a
+ * nonblocking schedule's (which may legitimately be early), not the
  * negative tags of the communicator calls (a Comm_idup's later rounds may
  * legitimately wait there unexpected), nor the area's set-up (CM_TAG_AREA,
  * no call's data).  Its size in *count. */
 static int coll_message(struct cm_direct *s, int peer, MPI_Status *st, int *count)
 {
     int flag = 0;
-    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, st) != MPI_SUCCESS || !flag || st->MPI_TAG <= 0 ||
-        st->MPI_TAG >= CM_TAG_NBC_BASE || st->MPI_TAG == CM_TAG_AREA)
+    if (PMPI_Iprobe(peer, MPI_ANY_TAG, s->cc, &flag, st) != MPI_SUCCESS || !flag)
+        return 0;
+    st->MPI_TAG = base_tag(st->MPI_TAG);
+    if (st->MPI_TAG <= 0 || st->MPI_TAG >= CM_TAG_NBC_BASE || st->MPI_TAG == CM_TAG_AREA)
         return 0;
     PMPI_Get_count(st, MPI_BYTE, count);
     return 1;
