@@ -351,7 +351,8 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
  * and the front end raises the error (cm_coll_mismatch_raise).  The
  * broadcast and scatter FIFOs carry the root's word in the entry's seq line
  * (the readers compare it), the reduce FIFO each sender's (the root
- * compares it).  Ranks that disagree may take different paths (FIFO, sync,
+ * compares it; in a scan chain the next rank does, and passes a prefix
+ * made of disagreeing arguments on with collective field 31).  Ranks that disagree may take different paths (FIFO, sync,
  * point to point): waits that last look for the others there (below,
  * direct/diverge.c; docs/collectives.md, "Ranks on different paths").
  * Word: bits 0-4 collective + 1, 5-8 op (predefined 1-14, 15 any other),

@@ -9,6 +9,8 @@
  * knows every entry of every call up to k was read (rank r+1 reads r's entry
  * before writing its own, and no rank writes call k before finishing the
  * calls before it).  Larger vectors go through the slots (scan_slots).
+ * Each entry carries its writer's argument word, which the next rank
+ * compares (direct.h, "argument agreement"), as the reduce FIFO's root does.
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
@@ -52,6 +54,8 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
         struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, me - 1, k);
         cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
         cm_direct_prefetch(cm_direct_rfifo(s, me - 1, k + 1));
+        if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
+            cm_direct_mismatch_seen(me - 1, cm_direct_word, e->word);
         if (exclusive)
             cm_copy(out, e->data, bytes);
         rc = fold(e->data, prefix, count, dt, op, tlb);
@@ -62,6 +66,10 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
         struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, me, k);
         cm_direct_rfifo_claim(s, k);
         cm_copy(e->data, prefix, bytes);
+        /* A prefix made of disagreeing arguments goes on (the ranks after
+         * me wait for it) marked as such: collective field 31, which the
+         * next rank reports as "rank me saw the arguments differ". */
+        e->word = cm_direct_mm.on ? cm_direct_word | 31u : cm_direct_word;
         CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_direct_wake32(&e->seq, &e->seq_waiters);
