@@ -494,6 +494,34 @@ static int c_gatherv_counts(MPI_Comm comm, int *must_fail, const char **call)
     return MPI_Gatherv(sbuf, rank == 0 ? 7 : 5, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm);
 }
 
+/* The same across the gatherv FIFO's two ways (a block in the entry up to
+ * its size, point to point above): rank 0 sends a ints, the root expects b
+ * from every rank.  The root must neither wait for a block that will not
+ * come nor leave one behind (the next case on a kept communicator would
+ * take it). */
+static int gatherv_ab(MPI_Comm comm, int a, int b, int *must_fail, const char **call)
+{
+    int counts[64], displs[64], root = size - 1;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = b, displs[i] = b * i;
+    fill(sbuf, a > b ? a : b, rank);
+    *must_fail = rank == root;
+    *call = "MPI_Gatherv";
+    int rc = MPI_Gatherv(sbuf, rank == 0 ? a : b, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm);
+    /* A matched call on the same communicator, by every rank, must still be
+     * right (nothing of the gatherv left behind). */
+    int x = rank + 1, sum = 0, rc2 = MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm);
+    if (rc2 != MPI_SUCCESS || sum != size * (size + 1) / 2) {
+        printf("rank %d: after %s the next allreduce gave %d (rc %d)\n", rank, *call, sum, rc2);
+        failures++;
+    }
+    return rc;
+}
+static int c_gatherv_5_1000(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 5, 1000, f, c); }
+static int c_gatherv_1000_5(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 1000, 5, f, c); }
+static int c_gatherv_0_5(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 0, 5, f, c); }
+static int c_gatherv_0_1000(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 0, 1000, f, c); }
+
 static int c_alltoallv_counts(MPI_Comm comm, int *must_fail, const char **call)
 {
     int counts[64], displs[64];
@@ -586,7 +614,11 @@ static const struct mm_case cases[] = {
     { "scan_op", MM_DEFAULT | MM_P2P, c_scan_op },
     { "exscan_3_5", MM_DEFAULT | MM_P2P, c_exscan_3_5 },
     { "exscan_op", MM_DEFAULT | MM_P2P, c_exscan_op },
-    { "gatherv_counts", MM_P2P, c_gatherv_counts },
+    { "gatherv_counts", MM_DEFAULT | MM_P2P, c_gatherv_counts },
+    { "gatherv_5_1000", MM_DEFAULT, c_gatherv_5_1000 },
+    { "gatherv_1000_5", MM_DEFAULT, c_gatherv_1000_5 },
+    { "gatherv_0_5", MM_DEFAULT, c_gatherv_0_5 },
+    { "gatherv_0_1000", MM_DEFAULT, c_gatherv_0_1000 },
     { "alltoallv_counts", MM_P2P, c_alltoallv_counts },
 };
 

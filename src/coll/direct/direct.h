@@ -183,7 +183,9 @@ struct cm_direct_rfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* written by the owner */
     _Atomic uint32_t seq_waiters;            /* a sleeping root */
     uint32_t word;                           /* the owner's cm_direct_word (argument agreement) */
-    uint32_t pad0;
+    uint32_t bytes;  /* gather(v): the owner's whole block in bytes (UINT32_MAX: that or more), which
+                      * a gatherv root compares with its count for the owner (the v forms' word holds
+                      * no bytes); the block travels here when it fits, else point to point */
     unsigned char data[CM_DIRECT_RFIFO_BYTES];  /* from the seq line on */
     _Alignas(128) _Atomic uint32_t ack;      /* written by the root of the reduce */
     _Atomic uint32_t ack_waiters;            /* a sleeping owner */
@@ -579,7 +581,8 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
                                MPI_Comm comm);
 void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q);
 /* A gather's non-root, call k: its block into its reduce-FIFO entry. */
-int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype);
+int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype,
+                               size_t block);
 
 /* Nonblocking collectives on the area (direct/nbc.c): MPI_SUCCESS with
  * *request set, or CM_COLL_NO_SHORTCUT when the engine does not take the

@@ -14,12 +14,14 @@
 /* Blocks of up to CM_DIRECT_RFIFO_BYTES through the reduce FIFO (direct.h): a
  * non-root packs its block into its entry and returns; the root unpacks
  * each block as it appears, then acks every entry. */
-int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype)
+int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype,
+                               size_t block)
 {
     struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, s->rank, k);
     cm_direct_rfifo_claim(s, k);
     int rc = cm_direct_pack(e->data, sbuf, scount, stype);
     e->word = cm_direct_word;
+    e->bytes = block < UINT32_MAX ? (uint32_t)block : UINT32_MAX;
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);
@@ -32,7 +34,7 @@ static int gather_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_Da
     uint32_t k = s->to_root++;
     int me = s->rank, n = s->n, rc = MPI_SUCCESS;
     if (me != root)
-        return cm_direct_gather_fifo_send(s, k, sbuf, scount, stype);
+        return cm_direct_gather_fifo_send(s, k, sbuf, scount, stype, 0);   /* the word holds the bytes */
     if (!inplace) {
         unsigned char own[CM_DIRECT_RFIFO_BYTES];
         rc = cm_direct_pack(own, sbuf, scount, stype);

@@ -26,6 +26,28 @@
  * 0.085 / 1.2-1.5). */
 static int fifo_block(size_t bytes) { return bytes > 0 && bytes <= CM_DIRECT_RFIFO_BYTES; }
 
+/* Rank r's block is not the size the root's count for it says (a v form's
+ * word holds no bytes, so the entry carries them).  Record the mismatch with
+ * both sizes, and leave no step that would never happen: a receive posted
+ * for a point-to-point block r will not send is cancelled, and a block r
+ * sends point to point that the root did not expect is taken off and
+ * dropped (otherwise r waits in its send, or a later call's receive on this
+ * context would match it). */
+static void block_differs(int r, uint32_t got, size_t want, MPI_Request *posted, MPI_Comm comm)
+{
+    uint32_t bytes_mask = ~0u >> 15 << 17;
+    cm_direct_mismatch_seen(r, (cm_direct_word & ~bytes_mask) | cm_direct_bytes_field(want) << 17,
+                            (cm_direct_word & ~bytes_mask) | cm_direct_bytes_field(got) << 17);
+    if (posted && (got == 0 || fifo_block(got)))
+        PMPI_Cancel(posted);
+    if (got != 0 && !fifo_block(got) && got < UINT32_MAX && !(want && !fifo_block(want))) {
+        void *junk = malloc(got);
+        if (junk)
+            cm_coll_recv(junk, (int)got, MPI_BYTE, r, TAG, comm, MPI_STATUS_IGNORE);
+        free(junk);
+    }
+}
+
 int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
                         const int *displs, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
@@ -41,8 +63,8 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     if (me != root) {
         size_t b = cm_direct_bytes(scount, stype, NULL, NULL, NULL);
         if (fifo_block(b))
-            return cm_direct_gather_fifo_send(s, k, sbuf, scount, stype);
-        int rc = cm_direct_gather_fifo_send(s, k, sbuf, 0, stype);   /* "I am at call k" */
+            return cm_direct_gather_fifo_send(s, k, sbuf, scount, stype, b);
+        int rc = cm_direct_gather_fifo_send(s, k, sbuf, 0, stype, b);   /* "I am at call k" */
         return b && rc == MPI_SUCCESS ? cm_coll_send(sbuf, scount, stype, root, TAG, comm) : rc;
     }
     struct cm_dt d;
@@ -59,16 +81,22 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
         if (r != me && b && !fifo_block(b))
             rc = cm_coll_irecv(cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype, r, TAG, comm, &req[nreq++]);
     }
-    for (int r = 0; r < n; r++) {
+    for (int r = 0, j = 0; r < n; r++) {
         if (r == me)
             continue;
+        size_t want = (size_t)rcounts[r] * (size_t)d.size;
+        int posted = want && !fifo_block(want) && j < nreq ? j++ : -1;   /* its receive in req[] */
         struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, r, k);
         cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
         if (cm_direct_words_differ(e->word, cm_direct_word)) {   /* direct.h: argument agreement */
             cm_direct_mismatch_seen(r, cm_direct_word, e->word);
             continue;
         }
-        if (!fifo_block((size_t)rcounts[r] * (size_t)d.size))
+        if (__builtin_expect(e->bytes != (want < UINT32_MAX ? (uint32_t)want : UINT32_MAX), 0)) {
+            block_differs(r, e->bytes, want, posted >= 0 ? &req[posted] : NULL, comm);
+            continue;
+        }
+        if (!fifo_block(want))
             continue;
         int urc = cm_direct_unpack(e->data, cm_coll_at(rbuf, displs[r], &d), rcounts[r], rtype);
         if (rc == MPI_SUCCESS)
