@@ -263,31 +263,34 @@ static void part_shm(void)
     if (sz < MAX_BYTES)
         fail("Win_shared_query: rank 1's segment too small");
 
-    /* The floor: a POSIX segment created and first touched by rank 1. */
-    char name[64];
-    int pid = (int)getpid();
-    MPI_Bcast(&pid, 1, MPI_INT, 1, MPI_COMM_WORLD);
-    snprintf(name, sizeof name, "/osc_bench_floor.%d", pid);
-    int fd = -1;
+    /* The floor: plain shared memory created and first touched by rank 1.
+     * An anonymous memfd, which rank 0 opens through /proc: it has no name
+     * that could outlive a crash of either rank (a POSIX segment did, when
+     * a rank died between shm_open and shm_unlink). */
+    int who[2] = { (int)getpid(), -1 };
     if (rank == 1) {
-        fd = shm_open(name, O_CREAT | O_RDWR | O_EXCL, 0600);
-        if (fd < 0 || ftruncate(fd, MAX_BYTES) != 0)
-            fail("shm_open for the floor");
-        floor_peer = mmap(NULL, MAX_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-        memset(floor_peer, 0, MAX_BYTES);
+        who[1] = memfd_create("osc_bench_floor", 0);
+        if (who[1] < 0 || ftruncate(who[1], MAX_BYTES) != 0)
+            fail("memfd_create for the floor");
+        floor_peer = mmap(NULL, MAX_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, who[1], 0);
+        if (floor_peer != MAP_FAILED)
+            memset(floor_peer, 0, MAX_BYTES);
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Bcast(who, 2, MPI_INT, 1, MPI_COMM_WORLD);
     if (rank == 0) {
-        fd = shm_open(name, O_RDWR, 0);
+        char path[64];
+        snprintf(path, sizeof path, "/proc/%d/fd/%d", who[0], who[1]);
+        int fd = open(path, O_RDWR);
         if (fd < 0)
-            fail("shm_open of rank 1's floor segment");
+            fail("open of rank 1's floor memory");
         floor_peer = mmap(NULL, MAX_BYTES, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+        close(fd);
     }
     if (floor_peer == MAP_FAILED)
-        fail("mmap of the floor segment");
-    MPI_Barrier(MPI_COMM_WORLD);
+        fail("mmap of the floor memory");
+    MPI_Barrier(MPI_COMM_WORLD);   /* rank 0 has it mapped: rank 1's descriptor may go */
     if (rank == 1)
-        shm_unlink(name);
+        close(who[1]);
 
     MPI_Win_lock_all(MPI_MODE_NOCHECK, win);
     for (int i = 0; i < 3; i++) {
@@ -304,8 +307,8 @@ static void part_shm(void)
     if (rank == 1 && memcmp(wbase + 4096, &s, 8) != 0)
         fail("a store through Win_shared_query's pointer did not reach the owner");
     MPI_Win_unlock_all(win);
-    munmap(floor_peer, MAX_BYTES);
-    close(fd);
+    if (floor_peer)
+        munmap(floor_peer, MAX_BYTES);
     MPI_Win_free(&win);
     MPI_Comm_free(&node);
 }
