@@ -36,11 +36,7 @@
  * (api.h, api_nbc_after) goes on it, and is cleared. */
 static int start(MPI_Comm comm, const char *call, struct cm_nbc *s, int rc, MPI_Request *request)
 {
-#ifdef CM_IN_COREMPI
-    if (cm_direct_nbc_next.word)
-        cm_nbc_word(s, &cm_direct_nbc_next);
-    cm_direct_nbc_next.word = 0;
-#endif
+    cm_nbc_take_word(s);
     if (rc != MPI_SUCCESS) {
         cm_nbc_free(s);
         return cm_error(comm, rc, call, "could not build the schedule");

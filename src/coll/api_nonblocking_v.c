@@ -1,8 +1,9 @@
 /*
  * api_nonblocking_v.c -- front ends of the nonblocking collectives with
  * per-rank counts, the prefix reductions and Ireduce_scatter: the blocking
- * forms' argument checks, then a point-to-point schedule (nbc_build_v.c).
- * They never take the shared-memory engine's path (README).
+ * forms' argument checks, then a point-to-point schedule (nbc_build_v.c)
+ * carrying the call's word (coll/nbc.c).  They never take the
+ * shared-memory engine's path (README).
  */
 #include "coll/api_args.h"
 #include "coll/nbc.h"
@@ -16,10 +17,13 @@
 #pragma weak MPI_Iexscan = PMPI_Iexscan
 #pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
 
-/* Build with fn's result in rc, then hand the schedule to *request. */
+/* Build with fn's result in rc, then hand the schedule to *request; the
+ * word the front end made just before (api_nbc_word: the collective, root,
+ * op and class; each message's size is compared, coll/nbc.c) goes on it. */
 #define RUN(comm, call, cc, request, build)                                               \
     do {                                                                                  \
         struct cm_nbc *s_ = cm_nbc_new(cc);                                               \
+        cm_nbc_take_word(s_);                                                             \
         if (!s_)                                                                          \
             return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");                 \
         struct cm_nbc *s = s_;                                                            \
@@ -47,6 +51,8 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
         (rc = api_gatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, root, size,
                                rank)))
         return rc;
+    api_nbc_word(comm, call, CM_COLL_GATHERV, 0, root, MPI_OP_NULL,
+                 rank == root ? api_class(recvtype, api_any(recvcounts, size)) : api_class(sendtype, (size_t)sendcount));
     RUN(comm, call, cc, request,
         cm_nbc_build_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, &(struct cm_nbc_blocks){recvcounts, displs, 0},
                              recvtype, root, cc));
@@ -65,6 +71,8 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
         (rc = api_scatterv_args(comm, call, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, size,
                                 rank)))
         return rc;
+    api_nbc_word(comm, call, CM_COLL_SCATTERV, 0, root, MPI_OP_NULL,
+                 rank == root ? api_class(sendtype, api_any(sendcounts, size)) : api_class(recvtype, (size_t)recvcount));
     RUN(comm, call, cc, request,
         cm_nbc_build_scatterv(s, sendbuf, &(struct cm_nbc_blocks){sendcounts, displs, 0}, sendtype, recvbuf,
                               recvcount, recvtype, root, cc));
@@ -82,6 +90,7 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
         (rc = api_allgatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, size)))
         return rc;
+    api_nbc_word(comm, call, CM_COLL_ALLGATHERV, 0, -1, MPI_OP_NULL, api_class(recvtype, api_any(recvcounts, size)));
     RUN(comm, call, cc, request,
         cm_nbc_build_allgatherv(s, sendbuf, sendcount, sendtype, recvbuf,
                                 &(struct cm_nbc_blocks){recvcounts, displs, 0}, recvtype, cc));
@@ -100,6 +109,7 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
         (rc = api_alltoallv_args(comm, call, sendbuf, sendcounts, sdispls, sendtype, recvcounts, rdispls,
                                  recvtype, size)))
         return rc;
+    api_nbc_word(comm, call, CM_COLL_ALLTOALLV, 0, -1, MPI_OP_NULL, 0);
     RUN(comm, call, cc, request,
         cm_nbc_build_alltoallv(s, sendbuf, &(struct cm_nbc_blocks){sendcounts, sdispls, 0}, sendtype, recvbuf,
                                &(struct cm_nbc_blocks){recvcounts, rdispls, 0}, recvtype, cc));
@@ -118,6 +128,7 @@ int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdisp
         (rc = api_alltoallw_args(comm, call, sendbuf, sendcounts, sdispls, sendtypes, recvcounts, rdispls,
                                  recvtypes, size)))
         return rc;
+    api_nbc_word(comm, call, CM_COLL_ALLTOALLW, 0, -1, MPI_OP_NULL, 0);
     RUN(comm, call, cc, request,
         cm_nbc_build_alltoallw(s, sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                recvtypes, cc));
@@ -131,6 +142,8 @@ static int iscan(const char *call, const void *sendbuf, void *recvbuf, int count
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) ||
         (rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
+    size_t bytes = api_bytes(count, datatype);
+    api_nbc_word(comm, call, exclusive ? CM_COLL_EXSCAN : CM_COLL_SCAN, bytes, -1, op, api_class(datatype, bytes));
     RUN(comm, call, cc, request, cm_nbc_build_scan(s, sendbuf, recvbuf, count, datatype, op, exclusive, cc));
 }
 
@@ -162,5 +175,7 @@ int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcount
         (rc = api_reduce_scatter_args(comm, call, &sendbuf, recvbuf, recvcounts, datatype, op, &size, &rank,
                                       &total)))
         return rc;
+    size_t bytes = api_bytes(total, datatype);
+    api_nbc_word(comm, call, CM_COLL_REDUCE_SCATTER, bytes, -1, op, api_class(datatype, bytes));
     RUN(comm, call, cc, request, cm_nbc_build_reduce_scatter(s, sendbuf, recvbuf, recvcounts, datatype, op, cc));
 }

@@ -97,6 +97,13 @@ void cm_nbc_word(struct cm_nbc *s, const struct cm_direct_nbc_args *args)
     s->tag = word_tag(s, 0);
 }
 
+void cm_nbc_take_word(struct cm_nbc *s)
+{
+    if (s && cm_direct_nbc_next.word)
+        cm_nbc_word(s, &cm_direct_nbc_next);
+    cm_direct_nbc_next.word = 0;
+}
+
 /* A round is complete: compare what its receives got (nbc.c's header). */
 static void compare_round(struct cm_nbc *s, int from, int end)
 {

@@ -33,6 +33,11 @@ void *cm_nbc_scratch(struct cm_nbc *s, MPI_Datatype dt, int count);
  * and its receives compare what they get (nbc.c's header). */
 struct cm_direct_nbc_args;
 void cm_nbc_word(struct cm_nbc *s, const struct cm_direct_nbc_args *args);
+/* The word a front end left in cm_direct_nbc_next (coll/api.h,
+ * api_nbc_word) goes on s (NULL: dropped), and is cleared. */
+void cm_nbc_take_word(struct cm_nbc *s);
+#else
+#define cm_nbc_take_word(s) ((void)(s))
 #endif
 /* Hand the schedule to a generic request (which owns it from then on). */
 int cm_nbc_start(struct cm_nbc *s, MPI_Request *request);

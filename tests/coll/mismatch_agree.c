@@ -245,6 +245,97 @@ static void c_nonblocking_shapes(MPI_Comm comm)
     free(all);
 }
 
+/* Wait for req after the call that made it (rc). */
+static void done(const char *name, int rc, MPI_Request *req)
+{
+    ok(name, rc);
+    if (rc == MPI_SUCCESS)
+        ok(name, MPI_Wait(req, MPI_STATUS_IGNORE));
+}
+
+/* The v and w forms, scan, exscan and reduce_scatter on their schedules
+ * (issue 32 item 2): each message's size is compared with its receive's,
+ * the word's class with the receiver's; signature-equal shapes, zero-count
+ * ranks naming other types, and a self-only exchange in a type of its own
+ * must pass. */
+static void c_nonblocking_v_shapes(MPI_Comm comm)
+{
+    int *counts = calloc((size_t)size, sizeof(int)), *displs = calloc((size_t)size, sizeof(int));
+    int *bdispls = calloc((size_t)size, sizeof(int)), *all = calloc((size_t)size * N, sizeof(int)), mine[N];
+    MPI_Datatype *types = calloc((size_t)size, sizeof(MPI_Datatype));
+    MPI_Request req;
+    int count, zero = rank == 1;
+    MPI_Datatype dt;
+    for (int r = 0; r < size; r++)
+        counts[r] = r == 1 ? 0 : N, displs[r] = N * r, bdispls[r] = (int)sizeof(int) * N * r, types[r] = MPI_INT;
+    for (int i = 0; i < N; i++)
+        mine[i] = 10 * rank + i;
+    shape(rank % 3, &count, &dt);
+    MPI_Datatype t = zero ? MPI_DOUBLE : dt;
+    done("igatherv_zero", MPI_Igatherv(mine, zero ? 0 : count, t, all, counts, displs, MPI_INT, 0, comm, &req), &req);
+    for (int r = 0; rank == 0 && r < size; r++)
+        if (r != 1)
+            expect("igatherv_zero", all + N * r, N, 10 * r);
+    done("iallgatherv_zero", MPI_Iallgatherv(mine, zero ? 0 : count, t, all, counts, displs, MPI_INT, comm, &req),
+         &req);
+    for (int r = 0; r < size; r++)
+        if (r != 1)
+            expect("iallgatherv_zero", all + N * r, N, 10 * r);
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < N; i++)
+            all[N * r + i] = 20 * r + i;
+    memset(mine, 0xff, sizeof mine);
+    done("iscatterv_zero", MPI_Iscatterv(all, counts, displs, MPI_INT, mine, zero ? 0 : count, t, 0, comm, &req),
+         &req);
+    if (!zero)
+        expect("iscatterv_zero", mine, N, 20 * rank);
+    /* every pair exchanges 4 ints, each side in its own shape */
+    int *sc = calloc((size_t)size, sizeof(int)), *rbuf = calloc((size_t)size * N, sizeof(int));
+    int *sbuf = calloc((size_t)size * N, sizeof(int));
+    for (int r = 0; r < size; r++) {
+        sc[r] = count;
+        types[r] = dt;
+        for (int i = 0; i < N; i++)
+            sbuf[N * r + i] = 100 * rank + 10 * r + i;
+    }
+    done("ialltoallw_shapes", MPI_Ialltoallw(sbuf, sc, bdispls, types, rbuf, sc, bdispls, types, comm, &req), &req);
+    for (int r = 0; r < size; r++)
+        expect("ialltoallw_shapes", rbuf + N * r, N, 100 * r + 10 * rank);
+    /* reductions of 4 ints as 4 MPI_INT or 1 contiguous(4 MPI_INT) */
+    int v[N], out[N], rc4[64];
+    MPI_Datatype rdt = rank % 2 ? contig4 : MPI_INT;
+    int rcount = rank % 2 ? 1 : N;
+    for (int i = 0; i < N; i++)
+        v[i] = i;
+    done("iscan_shapes", MPI_Iscan(v, out, rcount, rdt, MPI_SUM, comm, &req), &req);
+    for (int i = 0; i < N; i++)
+        if (out[i] != (rank + 1) * i) {
+            printf("rank %d: iscan_shapes: element %d is %d\n", rank, i, out[i]);
+            failures++;
+            break;
+        }
+    done("iexscan_shapes", MPI_Iexscan(v, out, rcount, rdt, MPI_SUM, comm, &req), &req);
+    for (int i = 0; rank > 0 && i < N; i++)
+        if (out[i] != rank * i) {
+            printf("rank %d: iexscan_shapes: element %d is %d\n", rank, i, out[i]);
+            failures++;
+            break;
+        }
+    for (int r = 0; r < size && r < 64; r++)
+        rc4[r] = 1;
+    for (int r = 0; r < size; r++)
+        for (int i = 0; i < N; i++)
+            sbuf[N * r + i] = r + i;
+    done("ireduce_scatter_shapes", MPI_Ireduce_scatter(sbuf, out, rc4, contig4, MPI_SUM, comm, &req), &req);
+    for (int i = 0; i < N; i++)
+        if (out[i] != size * (rank + i)) {
+            printf("rank %d: ireduce_scatter_shapes: element %d is %d\n", rank, i, out[i]);
+            failures++;
+            break;
+        }
+    free(counts), free(displs), free(bdispls), free(all), free(types), free(sc), free(rbuf), free(sbuf);
+}
+
 static const struct {
     const char *name;
     void (*run)(MPI_Comm);
@@ -258,6 +349,7 @@ static const struct {
     { "v_zero_senders", c_v_zero_senders },
     { "alltoallv_self", c_alltoallv_self },
     { "nonblocking_shapes", c_nonblocking_shapes },
+    { "nonblocking_v_shapes", c_nonblocking_v_shapes },
 };
 
 int main(int argc, char **argv)
