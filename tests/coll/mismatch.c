@@ -53,6 +53,8 @@ static void fill(int *b, int n, int seed)
  * first nonblocking call, COREMPI_SHM_NBC=0): two roots whose trees let no
  * rank receive from the wrong one.  --fresh leaves it out. */
 #define MM_NOT_SCHED 4
+/* Followed by matched calls on the same communicator (matched_after). */
+#define MM_MATCHED 8
 
 /* One case: run on comm, say whether this rank must fail. */
 struct mm_case {
@@ -398,6 +400,238 @@ static int c_bcast_init_root(MPI_Comm comm, int *must_fail, const char **call)
     return start_once(&req, MPI_Bcast_init(rbuf, 10, MPI_INT, rank == 0 ? 0 : 1, comm, MPI_INFO_NULL, &req));
 }
 
+/* Issue 32 item 2: the v and w forms, scan, exscan and reduce_scatter on
+ * point-to-point schedules carry their word too (coll/nbc.c): each message's
+ * size is compared with what its receiver posted, and the word's collective,
+ * root, op and class bits with the receiver's.  Rank 0 passes a, the others
+ * b; the root of the rooted ones is the last rank.  run_case follows each
+ * (MM_MATCHED) with matched calls on the same communicator. */
+/* After a mismatched call on comm, matched ones (nonblocking, then
+ * blocking) must still be right: nothing of the mismatched call left behind
+ * where they look. */
+static void matched_after(MPI_Comm comm, const char *name)
+{
+    MPI_Request req;
+    int n, me, x, sum = 0, sum2 = 0;
+    MPI_Comm_size(comm, &n);
+    MPI_Comm_rank(comm, &me);
+    x = me + 1;
+    int rc = MPI_Iallreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm, &req);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    int rc2 = MPI_Allreduce(&x, &sum2, 1, MPI_INT, MPI_SUM, comm);
+    if (rc != MPI_SUCCESS || rc2 != MPI_SUCCESS || sum != n * (n + 1) / 2 || sum2 != sum) {
+        printf("rank %d: after %s the next iallreduce gave %d (rc %d), allreduce %d (rc %d)\n", rank, name, sum, rc,
+               sum2, rc2);
+        failures++;
+    }
+}
+
+static int igatherv_ab(MPI_Comm comm, int a, int b, int persistent, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int counts[64], displs[64], root = size - 1;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = b, displs[i] = b * i;
+    fill(sbuf, a > b ? a : b, rank);
+    *must_fail = rank == root;
+    *call = persistent ? "MPI_Gatherv_init" : "MPI_Igatherv";
+    int n = rank == 0 ? a : b;
+    if (persistent)
+        return start_once(&req, MPI_Gatherv_init(sbuf, n, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm,
+                                                 MPI_INFO_NULL, &req));
+    return wait_named(&req, MPI_Igatherv(sbuf, n, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm, &req));
+}
+static int c_igatherv_7_5(MPI_Comm comm, int *f, const char **c) { return igatherv_ab(comm, 7, 5, 0, f, c); }
+static int c_igatherv_5_1000(MPI_Comm comm, int *f, const char **c) { return igatherv_ab(comm, 5, 1000, 0, f, c); }
+static int c_gatherv_init_7_5(MPI_Comm comm, int *f, const char **c) { return igatherv_ab(comm, 7, 5, 1, f, c); }
+
+/* The root (rank 0) sends a per rank, the others expect b. */
+static int c_iscatterv_5_3(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int counts[64], displs[64];
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = 5, displs[i] = 5 * i;
+    fill(sbuf, 5 * size, rank);
+    *must_fail = rank != 0;
+    *call = "MPI_Iscatterv";
+    return wait_named(&req, MPI_Iscatterv(sbuf, counts, displs, MPI_INT, rbuf, rank == 0 ? 5 : 3, MPI_INT, 0, comm,
+                                          &req));
+}
+
+static int c_iallgatherv_3_5(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int *c = v_counts(5);
+    fill(sbuf, 5, rank);
+    *must_fail = rank != 0;     /* rank 0's block is 3 ints, not 5 */
+    *call = "MPI_Iallgatherv";
+    return wait_named(&req, MPI_Iallgatherv(sbuf, rank == 0 ? 3 : 5, MPI_INT, rbuf, c, V_DISPLS(c), MPI_INT, comm,
+                                            &req));
+}
+
+/* 6 ints per peer on rank 0, 4 elsewhere, as v (w: the same in bytes). */
+static int ialltoallvw(MPI_Comm comm, int w, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int counts[64], displs[64], bdispls[64];
+    MPI_Datatype types[64];
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = rank == 0 ? 6 : 4, displs[i] = 6 * i, bdispls[i] = 24 * i, types[i] = MPI_INT;
+    fill(sbuf, 6 * size, rank);
+    *must_fail = 1;
+    *call = w ? "MPI_Ialltoallw" : "MPI_Ialltoallv";
+    if (w)
+        return wait_named(&req, MPI_Ialltoallw(sbuf, counts, bdispls, types, rbuf, counts, bdispls, types, comm, &req));
+    return wait_named(&req, MPI_Ialltoallv(sbuf, counts, displs, MPI_INT, rbuf, counts, displs, MPI_INT, comm, &req));
+}
+static int c_ialltoallv_6_4(MPI_Comm comm, int *f, const char **c) { return ialltoallvw(comm, 0, f, c); }
+static int c_ialltoallw_6_4(MPI_Comm comm, int *f, const char **c) { return ialltoallvw(comm, 1, f, c); }
+
+static int iscan_case(MPI_Comm comm, int ex, int a, int b, MPI_Op op_a, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int count = rank == 0 ? a : b;
+    fill(sbuf, count, rank + 1);
+    *must_fail = a != b ? rank > 0 : rank > ex;
+    *call = ex ? "MPI_Iexscan" : "MPI_Iscan";
+    MPI_Op op = rank == 0 ? op_a : MPI_SUM;
+    return wait_named(&req, ex ? MPI_Iexscan(sbuf, rbuf, count, MPI_INT, op, comm, &req)
+                               : MPI_Iscan(sbuf, rbuf, count, MPI_INT, op, comm, &req));
+}
+static int c_iscan_3_5(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 0, 3, 5, MPI_SUM, f, c); }
+static int c_iscan_op(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 0, 4, 4, MPI_MAX, f, c); }
+static int c_iexscan_3_5(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 1, 3, 5, MPI_SUM, f, c); }
+static int c_iexscan_op(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 1, 4, 4, MPI_MAX, f, c); }
+
+static int c_ireduce_scatter_3_5(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int counts[64], each = rank == 0 ? 3 : 5;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = each;
+    fill(sbuf, size * each, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Ireduce_scatter";
+    return wait_named(&req, MPI_Ireduce_scatter(sbuf, rbuf, counts, MPI_INT, MPI_SUM, comm, &req));
+}
+
+/* Different collectives at the same point: a v form against the regular
+ * one (the root, rank 0, in the v form), scan against exscan, and (2 ranks)
+ * scan against allreduce.  Every rank that receives sees the other's
+ * collective. */
+static int c_igatherv_igather(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int *c = v_counts(4);
+    fill(sbuf, 4, rank);
+    *must_fail = rank == 0;
+    *call = rank == 0 ? "MPI_Igatherv" : "MPI_Igather";
+    other = rank == 0 ? "MPI_Gather " : NULL;   /* the word names the blocking twin */
+    if (rank == 0)
+        return wait_named(&req, MPI_Igatherv(sbuf, 4, MPI_INT, rbuf, c, V_DISPLS(c), MPI_INT, 0, comm, &req));
+    return wait_named(&req, MPI_Igather(sbuf, 4, MPI_INT, rbuf, 4, MPI_INT, 0, comm, &req));
+}
+
+static int c_iscatterv_iscatter(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int *c = v_counts(4);
+    fill(sbuf, 4 * size, rank);
+    *must_fail = rank != 0;
+    *call = rank == 0 ? "MPI_Iscatterv" : "MPI_Iscatter";
+    other = rank == 0 ? NULL : "MPI_Scatterv";
+    if (rank == 0)
+        return wait_named(&req, MPI_Iscatterv(sbuf, c, V_DISPLS(c), MPI_INT, rbuf, 4, MPI_INT, 0, comm, &req));
+    return wait_named(&req, MPI_Iscatter(sbuf, 4, MPI_INT, rbuf, 4, MPI_INT, 0, comm, &req));
+}
+
+static int c_ialltoallv_ialltoall(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int *c = v_counts(4);
+    fill(sbuf, 4 * size, rank);
+    *must_fail = 1;
+    *call = rank == 0 ? "MPI_Ialltoallv" : "MPI_Ialltoall";
+    if (rank == 0)
+        return wait_named(&req, MPI_Ialltoallv(sbuf, c, V_DISPLS(c), MPI_INT, rbuf, c, V_DISPLS(c), MPI_INT, comm, &req));
+    return wait_named(&req, MPI_Ialltoall(sbuf, 4, MPI_INT, rbuf, 4, MPI_INT, comm, &req));
+}
+
+static int c_iscan_iexscan(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank > 0;
+    *call = rank == 0 ? "MPI_Iscan" : "MPI_Iexscan";
+    if (rank == 0)
+        return wait_named(&req, MPI_Iscan(sbuf, rbuf, 4, MPI_INT, MPI_SUM, comm, &req));
+    return wait_named(&req, MPI_Iexscan(sbuf, rbuf, 4, MPI_INT, MPI_SUM, comm, &req));
+}
+
+/* Rank 0 in Iscan (it sends to rank 1), rank 1 in Iallreduce (it sends to
+ * rank 0, then waits for rank 0's broadcast): at 2 ranks rank 1 gets the
+ * scan's message.  At 3+ ranks some rank waits for a message no rank
+ * sends (docs/collectives.md, "Not caught by default"). */
+static int c_iscan_iallreduce(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    MPI_Comm two;
+    int rc = MPI_SUCCESS;
+    MPI_Comm_split(comm, rank < 2 ? 0 : MPI_UNDEFINED, rank, &two);
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 1;
+    *call = rank == 0 ? "MPI_Iscan" : "MPI_Iallreduce";
+    other = rank == 1 ? "MPI_Scan" : NULL;
+    if (two == MPI_COMM_NULL)
+        return MPI_SUCCESS;
+    MPI_Comm_set_errhandler(two, MPI_ERRORS_RETURN);
+    if (rank == 0)
+        rc = wait_named(&req, MPI_Iscan(sbuf, rbuf, 4, MPI_INT, MPI_SUM, two, &req));
+    else
+        rc = wait_named(&req, MPI_Iallreduce(sbuf, rbuf, 4, MPI_INT, MPI_SUM, two, &req));
+    matched_after(two, "iscan_iallreduce");
+    if (!keep_comms)
+        MPI_Comm_free(&two);
+    return rc;
+}
+
+/* The intercommunicator forms (coll/inter/): rank 0 alone in one group,
+ * the others in the other.  Their schedules carry the collective and op,
+ * and each message's size is compared.  Then a matched Iallreduce on the
+ * same intercommunicator (each group gets the other's sum of ones). */
+static int inter_case(MPI_Comm comm, int allreduce, int *must_fail, const char **call)
+{
+    MPI_Comm local, inter;
+    MPI_Request req;
+    int rc, x = 1, got = 0;
+    MPI_Comm_split(comm, rank == 0, rank, &local);
+    MPI_Intercomm_create(local, 0, comm, rank == 0 ? 1 : 0, 77, &inter);
+    MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    fill(sbuf, 10, rank + 1);
+    *must_fail = allreduce || rank != 0;
+    *call = allreduce ? "MPI_Iallreduce" : "MPI_Ibcast";
+    if (allreduce)
+        rc = wait_named(&req, MPI_Iallreduce(sbuf, rbuf, rank == 0 ? 5 : 10, MPI_INT, MPI_SUM, inter, &req));
+    else
+        rc = wait_named(&req, MPI_Ibcast(sbuf, rank == 0 ? 10 : 5, MPI_INT, rank == 0 ? MPI_ROOT : 0, inter, &req));
+    int rc2 = MPI_Iallreduce(&x, &got, 1, MPI_INT, MPI_SUM, inter, &req);
+    if (rc2 == MPI_SUCCESS)
+        rc2 = MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (rc2 != MPI_SUCCESS || got != (rank == 0 ? size - 1 : 1)) {
+        printf("rank %d: after the intercommunicator's %s the next iallreduce gave %d (rc %d)\n", rank, *call, got,
+               rc2);
+        failures++;
+    }
+    if (!keep_comms)
+        MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+    return rc;
+}
+static int c_inter_ibcast_10_5(MPI_Comm comm, int *f, const char **c) { return inter_case(comm, 0, f, c); }
+static int c_inter_iallreduce_5_10(MPI_Comm comm, int *f, const char **c) { return inter_case(comm, 1, f, c); }
+
 /* Rank 0 in a barrier, the others in a broadcast from rank 1 (or 0). */
 static int barrier_bcast(MPI_Comm comm, int root, int *must_fail, const char **call)
 {
@@ -620,6 +854,29 @@ static const struct mm_case cases[] = {
     { "gatherv_0_5", MM_DEFAULT, c_gatherv_0_5 },
     { "gatherv_0_1000", MM_DEFAULT, c_gatherv_0_1000 },
     { "alltoallv_counts", MM_P2P, c_alltoallv_counts },
+    /* Issue 32 item 2: the schedules of the v and w forms, scan, exscan and
+     * reduce_scatter carry their word (always point-to-point schedules);
+     * different collectives as a fresh communicator's first call (both
+     * ranks then run schedules). */
+    { "igatherv_7_5", MM_DEFAULT | MM_MATCHED, c_igatherv_7_5 },
+    { "igatherv_5_1000", MM_DEFAULT | MM_MATCHED, c_igatherv_5_1000 },
+    { "gatherv_init_7_5", MM_DEFAULT | MM_MATCHED, c_gatherv_init_7_5 },
+    { "iscatterv_5_3", MM_DEFAULT | MM_MATCHED, c_iscatterv_5_3 },
+    { "iallgatherv_3_5", MM_DEFAULT | MM_MATCHED, c_iallgatherv_3_5 },
+    { "ialltoallv_6_4", MM_DEFAULT | MM_MATCHED, c_ialltoallv_6_4 },
+    { "ialltoallw_6_4", MM_DEFAULT | MM_MATCHED, c_ialltoallw_6_4 },
+    { "iscan_3_5", MM_DEFAULT | MM_MATCHED, c_iscan_3_5 },
+    { "iscan_op", MM_DEFAULT | MM_MATCHED, c_iscan_op },
+    { "iexscan_3_5", MM_DEFAULT | MM_MATCHED, c_iexscan_3_5 },
+    { "iexscan_op", MM_DEFAULT | MM_MATCHED, c_iexscan_op },
+    { "ireduce_scatter_3_5", MM_DEFAULT | MM_MATCHED, c_ireduce_scatter_3_5 },
+    { "igatherv_igather_fresh", MM_DEFAULT | MM_MATCHED, c_igatherv_igather },
+    { "iscatterv_iscatter_fresh", MM_DEFAULT | MM_MATCHED, c_iscatterv_iscatter },
+    { "ialltoallv_ialltoall_fresh", MM_DEFAULT | MM_MATCHED, c_ialltoallv_ialltoall },
+    { "iscan_iexscan_fresh", MM_DEFAULT | MM_MATCHED, c_iscan_iexscan },
+    { "iscan_iallreduce", MM_DEFAULT, c_iscan_iallreduce },
+    { "inter_ibcast_10_5", MM_DEFAULT, c_inter_ibcast_10_5 },
+    { "inter_iallreduce_5_10", MM_DEFAULT, c_inter_iallreduce_5_10 },
 };
 
 static void run_case(const struct mm_case *c)
@@ -639,6 +896,8 @@ static void run_case(const struct mm_case *c)
     memset(rbuf, 0x5a, sizeof(int) * (size_t)size * BIG);
     memcpy(keep, rbuf, sizeof(int) * (size_t)size * BIG);
     int rc = c->run(comm, &must_fail, &call);
+    if (c->by & MM_MATCHED)
+        matched_after(comm, c->name);
     if (rc == MPI_SUCCESS && must_fail) {
         printf("rank %d: %s: %s returned MPI_SUCCESS where it cannot be right\n", rank, c->name, call);
         failures++;

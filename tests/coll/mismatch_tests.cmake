@@ -159,6 +159,18 @@ endforeach()
 # roots: no rank need receive from the wrong one).
 set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce_int_float ibcast_10_5
     ireduce_5_10 igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
+# Issue 32 item 2: the v and w forms (Igatherv, Gatherv_init, Iscatterv,
+# Iallgatherv, Ialltoallv, Ialltoallw), Iscan, Iexscan and Ireduce_scatter
+# with other counts or ops, and different collectives on one communicator (a
+# v form against the regular one, scan against exscan, scan against
+# allreduce), the intercommunicator forms (Ibcast, Iallreduce of other
+# counts), each followed by matched calls on the same communicator: on
+# main 74a26ff each returned MPI_SUCCESS with wrong data or hung until the
+# deadlock report (their schedules carried no word).
+list(APPEND CM_MISMATCH_SCHED igatherv_7_5 igatherv_5_1000 gatherv_init_7_5 iscatterv_5_3 iallgatherv_3_5
+     ialltoallv_6_4 ialltoallw_6_4 iscan_3_5 iscan_op iexscan_3_5 iexscan_op ireduce_scatter_3_5
+     igatherv_igather_fresh iscatterv_iscatter_fresh ialltoallv_ialltoall_fresh iscan_iexscan_fresh
+     iscan_iallreduce inter_ibcast_10_5 inter_iallreduce_5_10)
 foreach(n 2 3 4 5)
   add_test(NAME coll.mismatch.sched.n${n}
            COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> ${CM_MISMATCH_SCHED})
@@ -168,6 +180,8 @@ foreach(n 2 3 4 5)
 endforeach()
 cm_mismatch_fatal(fatal_sched allreduce_init_1_2 3 "MPI_Allreduce_init on rank [0-2]: message size differs across ranks"
                   "COREMPI_SHM_NBC=0")
+cm_mismatch_fatal(fatal_sched igatherv_7_5 3 "MPI_Igatherv on rank 2: message size differs across ranks.*20 bytes here, 28 bytes on rank 0" "")
+cm_mismatch_fatal(fatal_sched igatherv_igather_fresh 2 "MPI_Igatherv on rank 0: rank 1 is in MPI_Gather at the same point" "")
 
 # The default error handler with point-to-point algorithms: the job ends with
 # the same one-line message as the shared-memory check's (in the ring, a rank

@@ -31,6 +31,7 @@ static int reduction_args(struct cm_ic *ic, const void *sbuf, void *rbuf, int sc
         (rc = api_buf(ic->comm, ic->call, sbuf, scount, dt, "send buffer")) ||
         (rc = api_buf(ic->comm, ic->call, rbuf, rcount, dt, "receive buffer")))
         return rc;
+    cm_ic_op(ic, op);
     return 0;
 }
 

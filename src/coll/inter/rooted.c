@@ -38,6 +38,7 @@ int cm_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
     if ((rc = cm_ic_no_in_place(&ic, sbuf, rbuf)) || (rc = api_count(comm, ic.call, count, "count")) ||
         (rc = api_type(comm, ic.call, dt, "datatype")) || (rc = api_op(comm, ic.call, op, dt)))
         return rc;
+    cm_ic_op(&ic, op);
     if (root == MPI_ROOT)
         return (rc = api_buf(comm, ic.call, rbuf, count, dt, "receive buffer"))
                    ? rc

@@ -7,9 +7,33 @@
 #include "coll/nbc.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 static struct cm_nbc *pending;
 static const char *pending_call;
+/* The pending schedule's word (coll/nbc.c, "argument agreement"): the
+ * collective and the op, no root or class (the two groups legitimately name
+ * other roots and types) and no bytes: each message's size is compared with
+ * what its receive posted, within a group and between the groups. */
+static struct cm_direct_nbc_args pending_args;
+
+/* The collective of a blocking function's name (cm_ic_get's call). */
+static unsigned coll_of(const char *blocking_call)
+{
+    unsigned i = 0;
+    while (i < CM_COLL_NUM && strcmp(cm_coll_call_name(i), blocking_call))
+        i++;
+    return i;
+}
+
+static void pending_word(MPI_Comm comm, const char *blocking_call, MPI_Op op)
+{
+    unsigned coll = blocking_call ? coll_of(blocking_call) : (pending_args.word & 31u) - 1;
+    if (coll >= CM_COLL_NUM)
+        return;
+    pending_args = (struct cm_direct_nbc_args){ cm_direct_word_of(coll, 0, -1, op), 0, comm, pending_call };
+    cm_nbc_word(pending, &pending_args);
+}
 
 void cm_inter_nb_begin(MPI_Comm comm, const char *call)
 {
@@ -38,6 +62,7 @@ int cm_ic_get(MPI_Comm comm, const char *call, struct cm_ic *ic)
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     ic->nbc = pending;
     if (pending) {
+        pending_word(comm, call, MPI_OP_NULL);
         call = pending_call;
         cm_nbc_use(pending, cm_coll_comm(comm));
     }
@@ -49,6 +74,12 @@ int cm_ic_get(MPI_Comm comm, const char *call, struct cm_ic *ic)
     ic->rsize = c->remote_size;
     ic->call = call;
     return 0;
+}
+
+void cm_ic_op(const struct cm_ic *ic, MPI_Op op)
+{
+    if (ic->nbc)
+        pending_word(ic->comm, NULL, op);
 }
 
 int cm_ic_root(const struct cm_ic *ic, int root)

@@ -32,6 +32,9 @@ struct cm_blk {
 };
 
 int cm_ic_get(MPI_Comm comm, const char *call, struct cm_ic *ic);
+/* The nonblocking form's schedule: the op goes into its word (a
+ * reduction's, after its checks; nothing for a blocking call). */
+void cm_ic_op(const struct cm_ic *ic, MPI_Op op);
 /* root: MPI_ROOT, MPI_PROC_NULL, or a remote rank. */
 int cm_ic_root(const struct cm_ic *ic, int root);
 /* Post a send of s[j] (s non-NULL) and a receive into r[j] (r non-NULL)
