@@ -489,14 +489,17 @@ static int ialltoallvw(MPI_Comm comm, int w, int *must_fail, const char **call)
 static int c_ialltoallv_6_4(MPI_Comm comm, int *f, const char **c) { return ialltoallvw(comm, 0, f, c); }
 static int c_ialltoallw_6_4(MPI_Comm comm, int *f, const char **c) { return ialltoallvw(comm, 1, f, c); }
 
+/* ex 2: MPI_Scan_init (persistent). */
 static int iscan_case(MPI_Comm comm, int ex, int a, int b, MPI_Op op_a, int *must_fail, const char **call)
 {
     MPI_Request req;
     int count = rank == 0 ? a : b;
     fill(sbuf, count, rank + 1);
-    *must_fail = a != b ? rank > 0 : rank > ex;
-    *call = ex ? "MPI_Iexscan" : "MPI_Iscan";
+    *must_fail = a != b ? rank > 0 : rank > (ex == 1);
+    *call = ex == 2 ? "MPI_Scan_init" : ex ? "MPI_Iexscan" : "MPI_Iscan";
     MPI_Op op = rank == 0 ? op_a : MPI_SUM;
+    if (ex == 2)
+        return start_once(&req, MPI_Scan_init(sbuf, rbuf, count, MPI_INT, op, comm, MPI_INFO_NULL, &req));
     return wait_named(&req, ex ? MPI_Iexscan(sbuf, rbuf, count, MPI_INT, op, comm, &req)
                                : MPI_Iscan(sbuf, rbuf, count, MPI_INT, op, comm, &req));
 }
@@ -504,6 +507,7 @@ static int c_iscan_3_5(MPI_Comm comm, int *f, const char **c) { return iscan_cas
 static int c_iscan_op(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 0, 4, 4, MPI_MAX, f, c); }
 static int c_iexscan_3_5(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 1, 3, 5, MPI_SUM, f, c); }
 static int c_iexscan_op(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 1, 4, 4, MPI_MAX, f, c); }
+static int c_scan_init_3_5(MPI_Comm comm, int *f, const char **c) { return iscan_case(comm, 2, 3, 5, MPI_SUM, f, c); }
 
 static int c_ireduce_scatter_3_5(MPI_Comm comm, int *must_fail, const char **call)
 {
@@ -869,6 +873,7 @@ static const struct mm_case cases[] = {
     { "iscan_op", MM_DEFAULT | MM_MATCHED, c_iscan_op },
     { "iexscan_3_5", MM_DEFAULT | MM_MATCHED, c_iexscan_3_5 },
     { "iexscan_op", MM_DEFAULT | MM_MATCHED, c_iexscan_op },
+    { "scan_init_3_5", MM_DEFAULT | MM_MATCHED, c_scan_init_3_5 },
     { "ireduce_scatter_3_5", MM_DEFAULT | MM_MATCHED, c_ireduce_scatter_3_5 },
     { "igatherv_igather_fresh", MM_DEFAULT | MM_MATCHED, c_igatherv_igather },
     { "iscatterv_iscatter_fresh", MM_DEFAULT | MM_MATCHED, c_iscatterv_iscatter },

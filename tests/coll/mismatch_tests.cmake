@@ -160,7 +160,7 @@ endforeach()
 set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce_int_float ibcast_10_5
     ireduce_5_10 igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
 # Issue 32 item 2: the v and w forms (Igatherv, Gatherv_init, Iscatterv,
-# Iallgatherv, Ialltoallv, Ialltoallw), Iscan, Iexscan and Ireduce_scatter
+# Iallgatherv, Ialltoallv, Ialltoallw), Iscan, Scan_init, Iexscan and Ireduce_scatter
 # with other counts or ops, and different collectives on one communicator (a
 # v form against the regular one, scan against exscan, scan against
 # allreduce), the intercommunicator forms (Ibcast, Iallreduce of other
@@ -168,7 +168,7 @@ set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce
 # main 74a26ff each returned MPI_SUCCESS with wrong data or hung until the
 # deadlock report (their schedules carried no word).
 list(APPEND CM_MISMATCH_SCHED igatherv_7_5 igatherv_5_1000 gatherv_init_7_5 iscatterv_5_3 iallgatherv_3_5
-     ialltoallv_6_4 ialltoallw_6_4 iscan_3_5 iscan_op iexscan_3_5 iexscan_op ireduce_scatter_3_5
+     ialltoallv_6_4 ialltoallw_6_4 iscan_3_5 iscan_op iexscan_3_5 iexscan_op scan_init_3_5 ireduce_scatter_3_5
      igatherv_igather_fresh iscatterv_iscatter_fresh ialltoallv_ialltoall_fresh iscan_iexscan_fresh
      iscan_iallreduce inter_ibcast_10_5 inter_iallreduce_5_10)
 foreach(n 2 3 4 5)
