@@ -444,6 +444,7 @@ static int igatherv_ab(MPI_Comm comm, int a, int b, int persistent, int *must_fa
 }
 static int c_igatherv_7_5(MPI_Comm comm, int *f, const char **c) { return igatherv_ab(comm, 7, 5, 0, f, c); }
 static int c_igatherv_5_1000(MPI_Comm comm, int *f, const char **c) { return igatherv_ab(comm, 5, 1000, 0, f, c); }
+static int c_igatherv_big_5(MPI_Comm comm, int *f, const char **c) { return igatherv_ab(comm, BIG, 5, 0, f, c); }
 static int c_gatherv_init_7_5(MPI_Comm comm, int *f, const char **c) { return igatherv_ab(comm, 7, 5, 1, f, c); }
 
 /* The root (rank 0) sends a per rank, the others expect b. */
@@ -864,6 +865,7 @@ static const struct mm_case cases[] = {
      * ranks then run schedules). */
     { "igatherv_7_5", MM_DEFAULT | MM_MATCHED, c_igatherv_7_5 },
     { "igatherv_5_1000", MM_DEFAULT | MM_MATCHED, c_igatherv_5_1000 },
+    { "igatherv_big_5", MM_DEFAULT | MM_MATCHED, c_igatherv_big_5 },
     { "gatherv_init_7_5", MM_DEFAULT | MM_MATCHED, c_gatherv_init_7_5 },
     { "iscatterv_5_3", MM_DEFAULT | MM_MATCHED, c_iscatterv_5_3 },
     { "iallgatherv_3_5", MM_DEFAULT | MM_MATCHED, c_iallgatherv_3_5 },
