@@ -564,6 +564,18 @@ static int c_ialltoallv_ialltoall(MPI_Comm comm, int *must_fail, const char **ca
     return wait_named(&req, MPI_Ialltoall(sbuf, 4, MPI_INT, rbuf, 4, MPI_INT, comm, &req));
 }
 
+static int c_iallgatherv_iallgather(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    int *c = v_counts(4);
+    fill(sbuf, 4, rank);
+    *must_fail = 1;
+    *call = rank == 0 ? "MPI_Iallgatherv" : "MPI_Iallgather";
+    if (rank == 0)
+        return wait_named(&req, MPI_Iallgatherv(sbuf, 4, MPI_INT, rbuf, c, V_DISPLS(c), MPI_INT, comm, &req));
+    return wait_named(&req, MPI_Iallgather(sbuf, 4, MPI_INT, rbuf, 4, MPI_INT, comm, &req));
+}
+
 static int c_iscan_iexscan(MPI_Comm comm, int *must_fail, const char **call)
 {
     MPI_Request req;
@@ -880,6 +892,7 @@ static const struct mm_case cases[] = {
     { "igatherv_igather_fresh", MM_DEFAULT | MM_MATCHED, c_igatherv_igather },
     { "iscatterv_iscatter_fresh", MM_DEFAULT | MM_MATCHED, c_iscatterv_iscatter },
     { "ialltoallv_ialltoall_fresh", MM_DEFAULT | MM_MATCHED, c_ialltoallv_ialltoall },
+    { "iallgatherv_iallgather_fresh", MM_DEFAULT | MM_MATCHED, c_iallgatherv_iallgather },
     { "iscan_iexscan_fresh", MM_DEFAULT | MM_MATCHED, c_iscan_iexscan },
     { "iscan_iallreduce", MM_DEFAULT, c_iscan_iallreduce },
     { "inter_ibcast_10_5", MM_DEFAULT, c_inter_ibcast_10_5 },

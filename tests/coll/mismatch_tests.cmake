@@ -169,7 +169,8 @@ set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce
 # deadlock report (their schedules carried no word).
 list(APPEND CM_MISMATCH_SCHED igatherv_7_5 igatherv_5_1000 igatherv_big_5 gatherv_init_7_5 iscatterv_5_3 iallgatherv_3_5
      ialltoallv_6_4 ialltoallw_6_4 iscan_3_5 iscan_op iexscan_3_5 iexscan_op scan_init_3_5 ireduce_scatter_3_5
-     igatherv_igather_fresh iscatterv_iscatter_fresh ialltoallv_ialltoall_fresh iscan_iexscan_fresh
+     igatherv_igather_fresh iscatterv_iscatter_fresh ialltoallv_ialltoall_fresh iallgatherv_iallgather_fresh
+     iscan_iexscan_fresh
      iscan_iallreduce inter_ibcast_10_5 inter_iallreduce_5_10)
 foreach(n 2 3 4 5)
   add_test(NAME coll.mismatch.sched.n${n}
