@@ -44,8 +44,9 @@
  * below 2^30) on a collective context (odd) match a message with the same
  * base and any word: so a sender that disagrees is matched, not waited for
  * forever.  Nothing else uses such tags there: partitioned tags are 2^30 and
- * up, the intercommunicator and dynamic-process ones negative, the
- * nonblocking schedules' words 0.  The receive then compares the two words
+ * up, the intercommunicator and dynamic-process ones negative; the
+ * nonblocking schedules (coll/nbc.c) carry their own call's word on bases
+ * from CM_P2P_TAG_NBC_FIRST.  The receive then compares the two words
  * and its size (cm_p2p_coll_received). */
 #define CM_P2P_TAG_BASE_BITS 15
 #define CM_P2P_TAG_WORD_BITS 15
