@@ -7,6 +7,8 @@
 #include "coll/direct/direct.h"
 #endif
 
+#include <stdint.h>
+
 #pragma weak MPI_Barrier = PMPI_Barrier
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 #pragma weak MPI_Allgather = PMPI_Allgather
