@@ -46,8 +46,10 @@ int cm_coll_allgatherv_regular(const void *sbuf, int scount, MPI_Datatype stype,
             return cm_coll_allgatherv_ring(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
         laid_out &= displs[i] == i * n;
     }
-    if (n == 0)
-        return MPI_SUCCESS;
+    /* All counts 0 still meet in the allgather: a rank whose counts say 0
+     * where the others' do not must not leave them waiting, and the syncs
+     * compare the ranks' words (api_all.c, allgatherv_sizes). */
+    laid_out |= n == 0;
     struct cm_coll_query q = cm_coll_query_of(p, n, rtype, 1);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHER, comm, &q);
     if (laid_out)

@@ -7,6 +7,8 @@
 #include "coll/direct/direct.h"
 #endif
 
+#include <stdint.h>
+
 #pragma weak MPI_Barrier = PMPI_Barrier
 #pragma weak MPI_Allreduce = PMPI_Allreduce
 #pragma weak MPI_Allgather = PMPI_Allgather
@@ -192,6 +194,22 @@ int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, vo
                                                            recvtype, cc));
 }
 
+/* Allgatherv's word, where the others' bytes go: a hash of every block's
+ * size as this rank sees it (recvcounts x recvtype size; its own from its
+ * send arguments).  Every rank must hold the same recvcounts (MPI 4.1,
+ * 6.7.1), so in a correct program all hashes are equal, and ranks that
+ * disagree on any block differ in the word the allgather taken for equal
+ * counts compares in its syncs.  Kept 16384 or above, i.e. hashed in the
+ * word (direct.h), which the report names as a difference in the counts. */
+static size_t allgatherv_sizes(const int *rcounts, int n, MPI_Datatype rtype, int me, size_t mine)
+{
+    size_t rsize = api_bytes(1, rtype);
+    uint64_t h = 0;
+    for (int j = 0; j < n; j++)
+        h += ((j == me ? mine : (uint64_t)rcounts[j] * rsize) + 1) * (0x9E3779B97F4A7C15ull * (uint64_t)(2 * j + 1));
+    return (size_t)(h | 1ull << 63);
+}
+
 int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
@@ -208,7 +226,9 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcounts[rank], recvtype, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLGATHERV, cc, &q);
-    api_word(CM_COLL_ALLGATHERV, 0, (int)api_class(recvtype, api_any(recvcounts, size)) - 1, MPI_OP_NULL);
+    size_t mine = sendbuf == MPI_IN_PLACE ? api_bytes(recvcounts[rank], recvtype) : api_bytes(sendcount, sendtype);
+    api_word(CM_COLL_ALLGATHERV, allgatherv_sizes(recvcounts, size, recvtype, rank, mine),
+             (int)api_class(recvtype, api_any(recvcounts, size)) - 1, MPI_OP_NULL);
     return api_done(comm, call, ((cm_allgatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                                             displs, recvtype, cc));
 }

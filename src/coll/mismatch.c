@@ -43,6 +43,14 @@ void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
         cm_coll_tag_word = CM_COLL_TAG_POISON;   /* coll/p2p.h: tell the ranks downstream */
 }
 
+void cm_direct_sizes_differ(int peer, size_t mine, size_t theirs)
+{
+    uint32_t keep = cm_direct_word & 0x1ffffu, a = cm_direct_bytes_field(mine), b = cm_direct_bytes_field(theirs);
+    if (a == b)
+        b ^= 1u;     /* two large sizes whose hashes meet: still a mismatch */
+    cm_direct_mismatch_seen(peer, keep | a << 17, keep | b << 17);
+}
+
 void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
 {
     uint32_t mine = cm_direct_word, theirs;
@@ -130,6 +138,12 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
                         "rank %d is in %s at the same point: the ranks call different collectives", m.peer,
                         word_coll(b));
     unsigned coll = (a & 31u) - 1;
+    /* A class field of 0 (no data, or MPI_PACKED) agrees with any: what
+     * differs is elsewhere (a rank with a count of 0 where the others have
+     * data: the sizes). */
+    uint32_t field = cm_direct_class_field(coll);
+    if ((diff & field) && (!(a & field) || !(b & field)))
+        diff &= ~field;
     if ((diff & (15u << 5)) && cm_direct_typed_op(coll))
         return cm_error(comm, MPI_ERR_TYPE, call,
                         "type signature differs across ranks: %s here, another type on rank %d",
@@ -147,6 +161,10 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
     if (diff & (0xffu << 9))
         return cm_error(comm, MPI_ERR_ROOT, call, "root differs across ranks: %d here, %d on rank %d",
                         (int)((a >> 9) & 0xffu) - 1, (int)((b >> 9) & 0xffu) - 1, m.peer);
+    if (coll == CM_COLL_ALLGATHERV && (a >> 17) >= 0x4000 && (b >> 17) >= 0x4000)   /* api_all.c, allgatherv_sizes */
+        return cm_error(comm, MPI_ERR_TRUNCATE, call,
+                        "block sizes differ across ranks (recvcounts x recvtype size; a rank's own, sendcount x "
+                        "sendtype size): rank %d's are not this rank's (COREMPI_CHECK=1 tells which)", m.peer);
     word_bytes(a, x, sizeof x);
     word_bytes(b, y, sizeof y);
     return cm_error(comm, MPI_ERR_TRUNCATE, call,

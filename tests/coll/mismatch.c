@@ -745,6 +745,19 @@ static int c_gatherv_counts(MPI_Comm comm, int *must_fail, const char **call)
     return MPI_Gatherv(sbuf, rank == 0 ? 7 : 5, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm);
 }
 
+/* After a mismatched call (its rc), a matched call on the same
+ * communicator, by every rank, must still be right: nothing of the
+ * mismatched one left behind (a message, a FIFO entry, an epoch). */
+static int then_matched(MPI_Comm comm, const char *call, int rc)
+{
+    int x = rank + 1, sum = 0, rc2 = MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm);
+    if (rc2 != MPI_SUCCESS || sum != size * (size + 1) / 2) {
+        printf("rank %d: after %s the next allreduce gave %d (rc %d)\n", rank, call, sum, rc2);
+        failures++;
+    }
+    return rc;
+}
+
 /* The same across the gatherv FIFO's two ways (a block in the entry up to
  * its size, point to point above): rank 0 sends a ints, the root expects b
  * from every rank.  The root must neither wait for a block that will not
@@ -758,20 +771,107 @@ static int gatherv_ab(MPI_Comm comm, int a, int b, int *must_fail, const char **
     fill(sbuf, a > b ? a : b, rank);
     *must_fail = rank == root;
     *call = "MPI_Gatherv";
-    int rc = MPI_Gatherv(sbuf, rank == 0 ? a : b, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm);
-    /* A matched call on the same communicator, by every rank, must still be
-     * right (nothing of the gatherv left behind). */
-    int x = rank + 1, sum = 0, rc2 = MPI_Allreduce(&x, &sum, 1, MPI_INT, MPI_SUM, comm);
-    if (rc2 != MPI_SUCCESS || sum != size * (size + 1) / 2) {
-        printf("rank %d: after %s the next allreduce gave %d (rc %d)\n", rank, *call, sum, rc2);
-        failures++;
-    }
-    return rc;
+    return then_matched(comm, *call,
+                        MPI_Gatherv(sbuf, rank == 0 ? a : b, MPI_INT, rbuf, counts, displs, MPI_INT, root, comm));
 }
 static int c_gatherv_5_1000(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 5, 1000, f, c); }
 static int c_gatherv_1000_5(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 1000, 5, f, c); }
 static int c_gatherv_0_5(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 0, 5, f, c); }
 static int c_gatherv_0_1000(MPI_Comm comm, int *f, const char **c) { return gatherv_ab(comm, 0, 1000, f, c); }
+
+/* Issue 32 item 2: scatterv's counts on the shared-memory engine (the
+ * broadcast FIFO's shares up to their size, point to point above).  The
+ * root (rank 0) sends b ints to every rank; the last rank expects a. */
+static int scatterv_ab(MPI_Comm comm, int a, int b, int *must_fail, const char **call)
+{
+    int counts[64], displs[64], last = size - 1;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = b, displs[i] = b * i;
+    fill(sbuf, b * size, rank);
+    *must_fail = rank == last;
+    *call = "MPI_Scatterv";
+    return then_matched(comm, *call,
+                        MPI_Scatterv(sbuf, counts, displs, MPI_INT, rbuf, rank == last ? a : b, MPI_INT, 0, comm));
+}
+static int c_scatterv_5_1000(MPI_Comm comm, int *f, const char **c) { return scatterv_ab(comm, 5, 1000, f, c); }
+static int c_scatterv_1000_5(MPI_Comm comm, int *f, const char **c) { return scatterv_ab(comm, 1000, 5, f, c); }
+static int c_scatterv_7_5(MPI_Comm comm, int *f, const char **c) { return scatterv_ab(comm, 7, 5, f, c); }
+static int c_scatterv_0_5(MPI_Comm comm, int *f, const char **c) { return scatterv_ab(comm, 0, 5, f, c); }
+static int c_scatterv_5_0(MPI_Comm comm, int *f, const char **c) { return scatterv_ab(comm, 5, 0, f, c); }
+static int c_scatterv_0_1000(MPI_Comm comm, int *f, const char **c) { return scatterv_ab(comm, 0, 1000, f, c); }
+static int c_scatterv_1000_0(MPI_Comm comm, int *f, const char **c) { return scatterv_ab(comm, 1000, 0, f, c); }
+
+/* Allgatherv: rank 0's recvcounts are all a and it sends a; the others'
+ * are all b and they send b, but rank 0's send is `send0` ints (a
+ * normally).  Equal counts take the allgather (its syncs compare the word,
+ * which holds a hash of the block sizes). */
+static int allgatherv_ab(MPI_Comm comm, int a, int b, int send0, int *must_fail, const char **call)
+{
+    int counts[64], displs[64], each = rank == 0 ? a : b, mx = a > b ? a : b;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = each, displs[i] = mx * i;
+    fill(sbuf, mx > send0 ? mx : send0, rank);
+    *must_fail = a != b || rank != 0;   /* rank 0's block is wrong for the others */
+    *call = "MPI_Allgatherv";
+    return then_matched(comm, *call,
+                        MPI_Allgatherv(sbuf, rank == 0 ? send0 : each, MPI_INT, rbuf, counts, displs, MPI_INT, comm));
+}
+/* Rank 0's counts are equal (the allgather through the area), the
+ * others' are not (the last rank's block is 7 ints: the ring, point to
+ * point); rank 0 expects 5 ints from the last rank.  Not caught by
+ * default: the ring's sendrecv does not look for a source that went into
+ * the area, so this ends in the deadlock report (docs/collectives.md). */
+static int c_allgatherv_ring(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int counts[64], displs[64], last = size - 1;
+    for (int i = 0; i < size && i < 64; i++)
+        counts[i] = 5, displs[i] = 7 * i;
+    if (rank != 0)
+        counts[last] = 7;
+    fill(sbuf, 7, rank);
+    *must_fail = rank == 0;
+    *call = "MPI_Allgatherv";
+    return then_matched(comm, *call,
+                        MPI_Allgatherv(sbuf, counts[rank], MPI_INT, rbuf, counts, displs, MPI_INT, comm));
+}
+static int c_allgatherv_5_7(MPI_Comm comm, int *f, const char **c) { return allgatherv_ab(comm, 5, 7, 5, f, c); }
+static int c_allgatherv_send_3_5(MPI_Comm comm, int *f, const char **c) { return allgatherv_ab(comm, 5, 5, 3, f, c); }
+static int c_allgatherv_0_5(MPI_Comm comm, int *f, const char **c) { return allgatherv_ab(comm, 0, 5, 0, f, c); }
+static int c_allgatherv_5_0(MPI_Comm comm, int *f, const char **c) { return allgatherv_ab(comm, 5, 0, 5, f, c); }
+static int c_allgatherv_5_1000(MPI_Comm comm, int *f, const char **c) { return allgatherv_ab(comm, 5, 1000, 5, f, c); }
+
+/* Alltoallv/w: every pair exchanges 4 ints, but the last rank sends b ints
+ * to rank 0, which expects a from it (at 2 ranks, rank 1's block to rank 0).
+ * Through the shared-memory rounds up to 8 ranks (tuning.def). */
+static int alltoallvw_ab(MPI_Comm comm, int w, int a, int b, int *must_fail, const char **call)
+{
+    int sc[64], rc_[64], sd[64], rd[64], last = size - 1;
+    MPI_Datatype ty[64];
+    for (int i = 0; i < size && i < 64; i++) {
+        sc[i] = rc_[i] = 4;
+        ty[i] = MPI_INT;
+        sd[i] = rd[i] = w ? 4000 * i * (int)sizeof(int) : 4000 * i;
+    }
+    if (rank == last)
+        sc[0] = b;
+    if (rank == 0)
+        rc_[last] = a;
+    fill(sbuf, 4000 * size, rank);
+    *must_fail = rank == 0;
+    *call = w ? "MPI_Alltoallw" : "MPI_Alltoallv";
+    return then_matched(comm, *call,
+                        w ? MPI_Alltoallw(sbuf, sc, sd, ty, rbuf, rc_, rd, ty, comm)
+                          : MPI_Alltoallv(sbuf, sc, sd, MPI_INT, rbuf, rc_, rd, MPI_INT, comm));
+}
+static int c_alltoallv_5_1000(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 0, 5, 1000, f, c); }
+static int c_alltoallv_1000_5(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 0, 1000, 5, f, c); }
+static int c_alltoallv_3_5(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 0, 3, 5, f, c); }
+static int c_alltoallv_0_5(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 0, 0, 5, f, c); }
+static int c_alltoallv_5_0(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 0, 5, 0, f, c); }
+static int c_alltoallv_0_1000(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 0, 0, 1000, f, c); }
+static int c_alltoallw_5_1000(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 1, 5, 1000, f, c); }
+static int c_alltoallw_1000_5(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 1, 1000, 5, f, c); }
+static int c_alltoallw_0_5(MPI_Comm comm, int *f, const char **c) { return alltoallvw_ab(comm, 1, 0, 5, f, c); }
 
 static int c_alltoallv_counts(MPI_Comm comm, int *must_fail, const char **call)
 {
@@ -897,6 +997,28 @@ static const struct mm_case cases[] = {
     { "iscan_iallreduce", MM_DEFAULT, c_iscan_iallreduce },
     { "inter_ibcast_10_5", MM_DEFAULT, c_inter_ibcast_10_5 },
     { "inter_iallreduce_5_10", MM_DEFAULT, c_inter_iallreduce_5_10 },
+    { "scatterv_5_1000", MM_DEFAULT, c_scatterv_5_1000 },
+    { "scatterv_1000_5", MM_DEFAULT, c_scatterv_1000_5 },
+    { "scatterv_7_5", MM_DEFAULT, c_scatterv_7_5 },
+    { "scatterv_0_5", MM_DEFAULT, c_scatterv_0_5 },
+    { "scatterv_5_0", MM_DEFAULT, c_scatterv_5_0 },
+    { "scatterv_0_1000", MM_DEFAULT, c_scatterv_0_1000 },
+    { "scatterv_1000_0", MM_DEFAULT, c_scatterv_1000_0 },
+    { "allgatherv_5_7", MM_DEFAULT, c_allgatherv_5_7 },
+    { "allgatherv_send_3_5", MM_DEFAULT, c_allgatherv_send_3_5 },
+    { "allgatherv_0_5", MM_DEFAULT, c_allgatherv_0_5 },
+    { "allgatherv_5_0", MM_DEFAULT, c_allgatherv_5_0 },
+    { "allgatherv_5_1000", MM_DEFAULT, c_allgatherv_5_1000 },
+    { "allgatherv_ring", 0, c_allgatherv_ring },
+    { "alltoallv_5_1000", MM_DEFAULT, c_alltoallv_5_1000 },
+    { "alltoallv_1000_5", MM_DEFAULT, c_alltoallv_1000_5 },
+    { "alltoallv_3_5", MM_DEFAULT, c_alltoallv_3_5 },
+    { "alltoallv_0_5", MM_DEFAULT, c_alltoallv_0_5 },
+    { "alltoallv_5_0", MM_DEFAULT, c_alltoallv_5_0 },
+    { "alltoallv_0_1000", MM_DEFAULT, c_alltoallv_0_1000 },
+    { "alltoallw_5_1000", MM_DEFAULT, c_alltoallw_5_1000 },
+    { "alltoallw_1000_5", MM_DEFAULT, c_alltoallw_1000_5 },
+    { "alltoallw_0_5", MM_DEFAULT, c_alltoallw_0_5 },
 };
 
 static void run_case(const struct mm_case *c)

@@ -86,7 +86,12 @@ foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ra
           "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks"
           "iallreduce_5_1900_fresh;3;MPI_Iallreduce on rank [0-2]: message size differs across ranks"
           "ireduce_5_10_fresh;2;MPI_Ireduce on rank 0: message size differs across ranks.*20 bytes here, 40 bytes on rank 1"
-          "igather_int_float_fresh;2;MPI_Igather on rank 0: type signature differs across ranks")
+          "igather_int_float_fresh;2;MPI_Igather on rank 0: type signature differs across ranks"
+          # The v and w forms' per-rank counts (on main 74a26ff: success or a hang).
+          "scatterv_1000_5;3;MPI_Scatterv on rank 2: message size differs across ranks.*4000 bytes here, 20 bytes on rank 0"
+          "alltoallv_5_1000;4;MPI_Alltoallv on rank 0: message size differs across ranks.*20 bytes here, 4000 bytes on rank 3"
+          "alltoallw_0_5;2;MPI_Alltoallw on rank [01]: message size differs across ranks"
+          "allgatherv_send_3_5;3;MPI_Allgatherv on rank [0-2]: block sizes differ across ranks")
   cm_mismatch_fatal(fatal ${c} "")
 endforeach()
 set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERTIES

@@ -48,7 +48,9 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
-    struct cm_direct *s = b && n > 1 ? cm_direct_get(comm, "MPI_Allgather") : NULL;
+    /* b == 0 only from allgatherv's equal counts (the front end returns
+     * for a count of 0): still one sync, whose words the ranks compare. */
+    struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Allgather") : NULL;
     if (!s || (b > s->slot_bytes && !s->cma))
         return cm_coll_allgather_rdb(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     size_t blk = (size_t)rcount * (size_t)rext;      /* stride of blocks in rbuf */

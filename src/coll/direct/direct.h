@@ -136,7 +136,11 @@ struct cm_direct_bfifo_entry {
      * takes one line, not the seq line and then the data line. */
     unsigned char inl[CM_DIRECT_BFIFO_INLINE];
     uint32_t word;                           /* the root's cm_direct_word */
-    char pad0[128 - 64];
+    /* Scatterv (direct/scatterv.c): the root's block size for each rank, a
+     * uint32_t per rank from here on into data for more than 16 ranks (this
+     * line comes with the seq line: the adjacent-line prefetcher); unused by
+     * the others. */
+    unsigned char vsizes[128 - 64];
     unsigned char data[CM_DIRECT_BFIFO_BYTES];
 };
 _Static_assert(__builtin_offsetof(struct cm_direct_bfifo_entry, word) + 4 <= 64, "the root's word rides in the seq line");
@@ -480,6 +484,21 @@ extern struct cm_direct_nbc_args cm_direct_nbc_next;
 int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *m, unsigned class_here);
 /* Record a mismatch seen against rank peer's word (the first one counts). */
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs);
+/* The same for a v or w form whose word holds no bytes: a block from (or
+ * to) rank peer is `theirs` bytes there where this rank's counts say
+ * `mine`; recorded as this call's word with those sizes in the bytes field,
+ * so the report is the size mismatch's (MPI_ERR_TRUNCATE). */
+void cm_direct_sizes_differ(int peer, size_t mine, size_t theirs);
+/* Take a blocking collective's message of `bytes` bytes (tag) from rank src
+ * off the queue and drop it: a block sent point to point that its receiver
+ * found the wrong size before posting a receive (its sender would wait in
+ * a rendezvous, or a later call would match it). */
+void cm_direct_drop_block(int src, size_t bytes, int tag, MPI_Comm comm);
+/* A block size for a FIFO entry's 32-bit field: UINT32_MAX means that or more. */
+static inline uint32_t cm_direct_size32(size_t bytes)
+{
+    return bytes < UINT32_MAX ? (uint32_t)bytes : UINT32_MAX;
+}
 /* A blocking collective's point-to-point receive got another word or size
  * (p2p/coll_entry.h, "the argument word"): record it as a mismatch with
  * rank source. */

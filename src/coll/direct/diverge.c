@@ -12,6 +12,7 @@
 #include "coll/p2p.h"
 #include "p2p/p2p.h"
 
+#include <limits.h>
 #include <stdlib.h>
 
 /* Published for call k: a FIFO entry's seq reached k + 1. */
@@ -151,9 +152,16 @@ void cm_direct_drop_sent(struct cm_direct *s, int peer)
     MPI_Status st;
     if (!coll_message(s, peer, &st, &count))
         return;
-    void *junk = malloc(count > 0 ? (size_t)count : 1);
+    cm_direct_drop_block(peer, (size_t)count, st.MPI_TAG, s->cc);
+}
+
+void cm_direct_drop_block(int src, size_t bytes, int tag, MPI_Comm comm)
+{
+    if (bytes > INT_MAX)
+        return;         /* a count cannot say it: left for the communicator's free to drop */
+    void *junk = malloc(bytes ? bytes : 1);
     if (junk)
-        cm_coll_recv(junk, count, MPI_BYTE, peer, st.MPI_TAG, s->cc, MPI_STATUS_IGNORE);
+        cm_coll_recv(junk, (int)bytes, MPI_BYTE, src, tag, comm, MPI_STATUS_IGNORE);
     free(junk);
 }
 #endif

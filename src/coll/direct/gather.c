@@ -21,7 +21,7 @@ int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf
     cm_direct_rfifo_claim(s, k);
     int rc = cm_direct_pack(e->data, sbuf, scount, stype);
     e->word = cm_direct_word;
-    e->bytes = block < UINT32_MAX ? (uint32_t)block : UINT32_MAX;
+    e->bytes = cm_direct_size32(block);
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);

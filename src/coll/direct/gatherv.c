@@ -17,8 +17,6 @@
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/direct/direct.h"
 
-#include <stdlib.h>
-
 #define TAG CM_TAG_GATHERV
 
 /* Up to a whole entry (the root reads a few lines per block): 256 B at 2
@@ -35,17 +33,11 @@ static int fifo_block(size_t bytes) { return bytes > 0 && bytes <= CM_DIRECT_RFI
  * context would match it). */
 static void block_differs(int r, uint32_t got, size_t want, MPI_Request *posted, MPI_Comm comm)
 {
-    uint32_t bytes_mask = ~0u >> 15 << 17;
-    cm_direct_mismatch_seen(r, (cm_direct_word & ~bytes_mask) | cm_direct_bytes_field(want) << 17,
-                            (cm_direct_word & ~bytes_mask) | cm_direct_bytes_field(got) << 17);
+    cm_direct_sizes_differ(r, want, got);
     if (posted && (got == 0 || fifo_block(got)))
         PMPI_Cancel(posted);
-    if (got != 0 && !fifo_block(got) && got < UINT32_MAX && !(want && !fifo_block(want))) {
-        void *junk = malloc(got);
-        if (junk)
-            cm_coll_recv(junk, (int)got, MPI_BYTE, r, TAG, comm, MPI_STATUS_IGNORE);
-        free(junk);
-    }
+    if (got != 0 && !fifo_block(got) && got < UINT32_MAX && !(want && !fifo_block(want)))
+        cm_direct_drop_block(r, got, TAG, comm);
 }
 
 int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -92,7 +84,7 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
             cm_direct_mismatch_seen(r, cm_direct_word, e->word);
             continue;
         }
-        if (__builtin_expect(e->bytes != (want < UINT32_MAX ? (uint32_t)want : UINT32_MAX), 0)) {
+        if (__builtin_expect(e->bytes != cm_direct_size32(want), 0)) {
             block_differs(r, e->bytes, want, posted >= 0 ? &req[posted] : NULL, comm);
             continue;
         }
