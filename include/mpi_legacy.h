@@ -11,7 +11,9 @@
  * MPI_NULL_COPY_FN, MPI_NULL_DELETE_FN, MPI_DUP_FN) are still the
  * standard's, in its ABI header too: mpi.h declares them.
  * Each is its MPI-2 replacement under the old name (src/mpi/legacy.c), so an
- * error names the replacement ("MPI_Comm_set_attr" for MPI_Attr_put).
+ * error names the replacement ("MPI_Comm_set_attr" for MPI_Attr_put).  The
+ * arrays are const as the replacements' are (the C prototypes come from the
+ * spec, spec/removed.api; a caller passing int * is unaffected).
  * MPI_LB and MPI_UB (the removed bound markers) are not provided: use
  * MPI_Type_create_resized.
  */
@@ -37,11 +39,11 @@ COREMPI_LEGACY_FN(int, Type_lb, (MPI_Datatype datatype, MPI_Aint *displacement))
 COREMPI_LEGACY_FN(int, Type_ub, (MPI_Datatype datatype, MPI_Aint *displacement))
 COREMPI_LEGACY_FN(int, Type_hvector, (int count, int blocklength, MPI_Aint stride, MPI_Datatype oldtype,
                                       MPI_Datatype *newtype))
-COREMPI_LEGACY_FN(int, Type_hindexed, (int count, int array_of_blocklengths[],
-                                       MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
+COREMPI_LEGACY_FN(int, Type_hindexed, (int count, const int array_of_blocklengths[],
+                                       const MPI_Aint array_of_displacements[], MPI_Datatype oldtype,
                                        MPI_Datatype *newtype))
-COREMPI_LEGACY_FN(int, Type_struct, (int count, int array_of_blocklengths[],
-                                     MPI_Aint array_of_displacements[], MPI_Datatype array_of_types[],
+COREMPI_LEGACY_FN(int, Type_struct, (int count, const int array_of_blocklengths[],
+                                     const MPI_Aint array_of_displacements[], const MPI_Datatype array_of_types[],
                                      MPI_Datatype *newtype))
 COREMPI_LEGACY_FN(int, Errhandler_create, (MPI_Handler_function *function, MPI_Errhandler *errhandler))
 COREMPI_LEGACY_FN(int, Errhandler_set, (MPI_Comm comm, MPI_Errhandler errhandler))

@@ -58,14 +58,22 @@ def check(api):
     return errors
 
 
+def enter_macro(fn):
+    """The enter macro of one front end (docs/spec.md, "The template"):
+    norecord for an old name whose impl is its replacement's front end."""
+    if 'norecord' in fn.flags:
+        return 'CM_FRONT_ENTER_UNRECORDED'
+    return 'CM_FRONT_ENTER_LARGE' if fn.large else 'CM_FRONT_ENTER'
+
+
 def front_end(fn):
     """The C text of one front end."""
     short = fn.name[4:]
     ret = spec.RETURNS[fn.ret]
-    enter = 'CM_FRONT_ENTER_LARGE' if fn.large else 'CM_FRONT_ENTER'
     return ('#pragma weak %s = P%s\n%s\n{\n    %s(%s);\n    %s cm_rc = %s(%s);\n'
             '    return CM_FRONT_LEAVE(cm_rc);\n}\n') % (
-        fn.name, fn.name, fn.c_prototype('PMPI_'), enter, short, ret, fn.impl(), ', '.join(fn.arg_names()))
+        fn.name, fn.name, fn.c_prototype('PMPI_'), enter_macro(fn), short, ret, fn.impl(),
+        ', '.join(fn.arg_names()))
 
 
 def impl_prototype(fn):
@@ -76,14 +84,21 @@ def impl_prototype(fn):
 def header(stem, fns):
     guard = 'CM_FE_%s_H' % stem.upper()
     out = [BANNER % stem, '/* The internal functions the front ends of this chapter call (their impls). */\n',
-           '#ifndef %s\n#define %s\n\n#include "mpi.h"\n\n' % (guard, guard)]
+           '#ifndef %s\n#define %s\n\n%s\n' % (guard, guard, mpi_header(fns))]
     # An impl that is a PMPI_ name (a _c form that is its _x twin) is declared by mpi.h.
     out += [impl_prototype(f) for f in fns if not f.impl().startswith('PMPI_')]
     return ''.join(out) + '\n#endif\n'
 
 
+def mpi_header(fns):
+    """How a file of these functions includes mpi.h: the removed MPI-1 names
+    are declared only under COREMPI_LEGACY_NAMES (include/mpi_legacy.h)."""
+    legacy = '#define COREMPI_LEGACY_NAMES\n' if any('removed' in f.flags for f in fns) else ''
+    return legacy + '#include "mpi.h"\n'
+
+
 def source(stem, fns):
-    out = [BANNER % stem, '#include "mpi.h"\n#include "core/frontend.h"\n#include "fe_%s.h"\n' % stem]
+    out = [BANNER % stem, mpi_header(fns), '#include "core/frontend.h"\n#include "fe_%s.h"\n' % stem]
     out += ['\n' + front_end(f) for f in fns]
     return ''.join(out)
 

@@ -1,5 +1,6 @@
 /*
- * api.h -- argument checks shared by the collective front ends (api_*.c).
+ * api.h -- argument checks shared by the collectives' impls (api_*.c, the
+ * bodies their generated front ends call).
  *
  * Each check returns 0, or raises the error through the communicator's error
  * handler (cm_error) and returns the error class for the front end to return.
@@ -13,11 +14,15 @@
 #include "core/state.h"
 #include "coll/p2p.h"
 #include "p2p/p2p.h"
-/* Record the call (crash / deadlock reports) and the flags of its
- * point-to-point messages (coll/p2p.h), and refuse calls outside
- * Init..Finalize. */
+/* The first line of a collective's impl (cm_<Name>, which its generated
+ * front end calls after recording the call): count it as the outer call
+ * (core/state.h, CM_OUTER), set the flags of its point-to-point messages
+ * (coll/p2p.h), both undone on every return, and refuse calls outside
+ * Init..Finalize.  Here and not in the front end, so that the front end is
+ * the generic one, which tail-calls its impl: no frame of its own on the
+ * path of a tiny collective. */
 #define API_ENTER(name)                                                   \
-    CM_ENTER_OUTER(name);                                                 \
+    CM_OUTER();                                                           \
     unsigned api_p2p_prev_ __attribute__((cleanup(cm_coll_p2p_leave), unused)) = \
         cm_coll_p2p_enter(CM_CALL_##name);                                \
     do {                                                                  \

@@ -1,27 +1,17 @@
 /*
- * api_all.c -- front ends of the collectives without a root: Barrier,
- * Allreduce, Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan, Exscan.
+ * api_all.c -- the collectives without a root: Barrier, Allreduce,
+ * Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan, Exscan.  The
+ * impls cm_<Name> their generated front ends call (spec/coll.api).
  */
 #include "coll/api_args.h"
+#include "fe_coll.h"
 #ifdef CM_IN_COREMPI
 #include "coll/direct/direct.h"
 #endif
 
 #include <stdint.h>
 
-#pragma weak MPI_Barrier = PMPI_Barrier
-#pragma weak MPI_Allreduce = PMPI_Allreduce
-#pragma weak MPI_Allgather = PMPI_Allgather
-#pragma weak MPI_Allgatherv = PMPI_Allgatherv
-#pragma weak MPI_Alltoall = PMPI_Alltoall
-#pragma weak MPI_Alltoallv = PMPI_Alltoallv
-#pragma weak MPI_Alltoallw = PMPI_Alltoallw
-#pragma weak MPI_Reduce_scatter = PMPI_Reduce_scatter
-#pragma weak MPI_Reduce_scatter_block = PMPI_Reduce_scatter_block
-#pragma weak MPI_Scan = PMPI_Scan
-#pragma weak MPI_Exscan = PMPI_Exscan
-
-int PMPI_Barrier(MPI_Comm comm)
+int cm_Barrier(MPI_Comm comm)
 {
     static const char call[] = "MPI_Barrier";
     API_ENTER(Barrier);
@@ -71,8 +61,8 @@ static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void
     return api_done(comm, call, rc);
 }
 
-int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                   MPI_Comm comm)
+int cm_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                 MPI_Comm comm)
 {
     API_ENTER(Allreduce);
     API_INTER(comm, cm_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm));
@@ -84,7 +74,7 @@ int PMPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype d
     return allreduce_checked(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int cm_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scan";
     API_ENTER(Scan);
@@ -102,7 +92,7 @@ int PMPI_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
 }
 
-int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
+int cm_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Exscan";
     API_ENTER(Exscan);
@@ -120,8 +110,8 @@ int PMPI_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return api_done(comm, call, ((cm_scan_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
 }
 
-int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
-                              MPI_Op op, MPI_Comm comm)
+int cm_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                            MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce_scatter_block";
     API_ENTER(Reduce_scatter_block);
@@ -146,8 +136,8 @@ int PMPI_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount,
                     ((cm_reduce_scatter_block_fn)a->fn)(sendbuf, recvbuf, recvcount, datatype, op, cc));
 }
 
-int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                        MPI_Op op, MPI_Comm comm)
+int cm_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                      MPI_Op op, MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce_scatter";
     API_ENTER(Reduce_scatter);
@@ -168,8 +158,8 @@ int PMPI_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts
     return api_done(comm, call, ((cm_reduce_scatter_fn)a->fn)(sendbuf, recvbuf, recvcounts, datatype, op, cc));
 }
 
-int PMPI_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm)
+int cm_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Allgather";
     API_ENTER(Allgather);
@@ -210,8 +200,8 @@ static size_t allgatherv_sizes(const int *rcounts, int n, MPI_Datatype rtype, in
     return (size_t)(h | 1ull << 63);
 }
 
-int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                    const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+int cm_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Allgatherv";
     API_ENTER(Allgatherv);
@@ -233,8 +223,8 @@ int PMPI_Allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                                                             displs, recvtype, cc));
 }
 
-int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, MPI_Comm comm)
+int cm_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, MPI_Comm comm)
 {
     static const char call[] = "MPI_Alltoall";
     API_ENTER(Alltoall);
@@ -257,9 +247,9 @@ int PMPI_Alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                                                           recvtype, cc));
 }
 
-int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                   void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                   MPI_Comm comm)
+int cm_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                 void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                 MPI_Comm comm)
 {
     static const char call[] = "MPI_Alltoallv";
     API_ENTER(Alltoallv);
@@ -280,9 +270,9 @@ int PMPI_Alltoallv(const void *sendbuf, const int sendcounts[], const int sdispl
                                                            recvcounts, rdispls, recvtype, cc));
 }
 
-int PMPI_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                   const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
-                   const MPI_Datatype recvtypes[], MPI_Comm comm)
+int cm_Alltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                 const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                 const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
     static const char call[] = "MPI_Alltoallw";
     API_ENTER(Alltoallw);

@@ -1,5 +1,6 @@
 /*
- * api_nonblocking.c -- front ends of the nonblocking collectives: the
+ * api_nonblocking.c -- the nonblocking collectives (the impls their
+ * generated front ends call, spec/coll.api): the
  * argument checks of the blocking ones, then a schedule (nbc_build.c) driven
  * by a generic request.
  */
@@ -7,6 +8,7 @@
 #include "coll/nbc.h"
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/direct/direct.h"
+#include "fe_coll.h"
 #else
 /* Over another MPI there is no shared-memory engine: every call takes the
  * point-to-point schedule, as when the engine declines. */
@@ -22,15 +24,6 @@
 #define cm_direct_nbc_alltoall CM_NO_SHM_NBC
 #endif
 
-#pragma weak MPI_Ibarrier = PMPI_Ibarrier
-#pragma weak MPI_Ibcast = PMPI_Ibcast
-#pragma weak MPI_Ireduce = PMPI_Ireduce
-#pragma weak MPI_Iallreduce = PMPI_Iallreduce
-#pragma weak MPI_Igather = PMPI_Igather
-#pragma weak MPI_Iscatter = PMPI_Iscatter
-#pragma weak MPI_Iallgather = PMPI_Iallgather
-#pragma weak MPI_Ialltoall = PMPI_Ialltoall
-#pragma weak MPI_Ireduce_scatter_block = PMPI_Ireduce_scatter_block
 
 /* Every schedule of these front ends ends here: the word API_NBC left
  * (api.h, api_nbc_after) goes on it, and is cleared. */
@@ -73,7 +66,7 @@ static int fail(struct cm_nbc *s, int rc)
     return rc;
 }
 
-int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
+int cm_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ibarrier");
     API_ENTER(Ibarrier);
@@ -90,7 +83,7 @@ int PMPI_Ibarrier(MPI_Comm comm, MPI_Request *request)
     return start(comm, call, s, cm_nbc_build_barrier(s, cc), request);
 }
 
-int PMPI_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
+int cm_Ibcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ibcast");
     API_ENTER(Ibcast);
@@ -133,8 +126,8 @@ static int reduce_args(MPI_Comm comm, const char *call, const void **sendbuf, vo
     return 0;
 }
 
-int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                 MPI_Comm comm, MPI_Request *request)
+int cm_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+               MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ireduce");
     API_ENTER(Ireduce);
@@ -155,8 +148,8 @@ int PMPI_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
     return start(comm, call, s, cm_nbc_build_reduce(s, sendbuf, recvbuf, count, datatype, op, root, cc), request);
 }
 
-int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                    MPI_Comm comm, MPI_Request *request)
+int cm_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                  MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Iallreduce");
     API_ENTER(Iallreduce);
@@ -180,8 +173,8 @@ int PMPI_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype 
     return start(comm, call, s, rc, request);
 }
 
-int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
-                               MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int cm_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+                             MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ireduce_scatter_block");
     API_ENTER(Ireduce_scatter_block);
@@ -209,8 +202,8 @@ int PMPI_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount
     return start(comm, call, s, rc, request);
 }
 
-int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int cm_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Igather");
     API_ENTER(Igather);
@@ -239,8 +232,8 @@ int PMPI_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                  request);
 }
 
-int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                  MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
+int cm_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Iscatter");
     API_ENTER(Iscatter);
@@ -269,8 +262,8 @@ int PMPI_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                  request);
 }
 
-int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                    MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int cm_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                  MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Iallgather");
     API_ENTER(Iallgather);
@@ -294,8 +287,8 @@ int PMPI_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, v
                  request);
 }
 
-int PMPI_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                   MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
+int cm_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                 MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ialltoall");
     API_ENTER(Ialltoall);

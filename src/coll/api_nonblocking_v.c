@@ -1,5 +1,5 @@
 /*
- * api_nonblocking_v.c -- front ends of the nonblocking collectives with
+ * api_nonblocking_v.c -- the impls (spec/coll.api) of the nonblocking collectives with
  * per-rank counts, the prefix reductions and Ireduce_scatter: the blocking
  * forms' argument checks, then a point-to-point schedule (nbc_build_v.c)
  * carrying the call's word (coll/nbc.c).  They never take the
@@ -7,15 +7,7 @@
  */
 #include "coll/api_args.h"
 #include "coll/nbc.h"
-
-#pragma weak MPI_Igatherv = PMPI_Igatherv
-#pragma weak MPI_Iscatterv = PMPI_Iscatterv
-#pragma weak MPI_Iallgatherv = PMPI_Iallgatherv
-#pragma weak MPI_Ialltoallv = PMPI_Ialltoallv
-#pragma weak MPI_Ialltoallw = PMPI_Ialltoallw
-#pragma weak MPI_Iscan = PMPI_Iscan
-#pragma weak MPI_Iexscan = PMPI_Iexscan
-#pragma weak MPI_Ireduce_scatter = PMPI_Ireduce_scatter
+#include "fe_coll.h"
 
 /* Build with fn's result in rc, then hand the schedule to *request; the
  * word the front end made just before (api_nbc_word: the collective, root,
@@ -38,9 +30,9 @@
         return MPI_SUCCESS;                                                               \
     } while (0)
 
-int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                  const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
-                  MPI_Request *request)
+int cm_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm,
+                MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Igatherv");
     API_ENTER(Igatherv);
@@ -58,9 +50,9 @@ int PMPI_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
                              recvtype, root, cc));
 }
 
-int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
-                   MPI_Request *request)
+int cm_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm,
+                 MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Iscatterv");
     API_ENTER(Iscatterv);
@@ -78,9 +70,9 @@ int PMPI_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs
                               recvcount, recvtype, root, cc));
 }
 
-int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                     MPI_Request *request)
+int cm_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                   MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Iallgatherv");
     API_ENTER(Iallgatherv);
@@ -96,9 +88,9 @@ int PMPI_Iallgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, 
                                 &(struct cm_nbc_blocks){recvcounts, displs, 0}, recvtype, cc));
 }
 
-int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                    void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                    MPI_Comm comm, MPI_Request *request)
+int cm_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                  void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                  MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ialltoallv");
     API_ENTER(Ialltoallv);
@@ -115,9 +107,9 @@ int PMPI_Ialltoallv(const void *sendbuf, const int sendcounts[], const int sdisp
                                &(struct cm_nbc_blocks){recvcounts, rdispls, 0}, recvtype, cc));
 }
 
-int PMPI_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                    const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
-                    const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
+int cm_Ialltoallw(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
+                  const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ialltoallw");
     API_ENTER(Ialltoallw);
@@ -147,24 +139,24 @@ static int iscan(const char *call, const void *sendbuf, void *recvbuf, int count
     RUN(comm, call, cc, request, cm_nbc_build_scan(s, sendbuf, recvbuf, count, datatype, op, exclusive, cc));
 }
 
-int PMPI_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-               MPI_Request *request)
+int cm_Iscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+             MPI_Request *request)
 {
     API_ENTER(Iscan);
     API_INTER(comm, cm_inter_refuse(comm, CM_COLL_CALL("MPI_Iscan")));
     return iscan(CM_COLL_CALL("MPI_Iscan"), sendbuf, recvbuf, count, datatype, op, comm, request, 0);
 }
 
-int PMPI_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                 MPI_Request *request)
+int cm_Iexscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+               MPI_Request *request)
 {
     API_ENTER(Iexscan);
     API_INTER(comm, cm_inter_refuse(comm, CM_COLL_CALL("MPI_Iexscan")));
     return iscan(CM_COLL_CALL("MPI_Iexscan"), sendbuf, recvbuf, count, datatype, op, comm, request, 1);
 }
 
-int PMPI_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
-                         MPI_Op op, MPI_Comm comm, MPI_Request *request)
+int cm_Ireduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+                       MPI_Op op, MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ireduce_scatter");
     API_ENTER(Ireduce_scatter);

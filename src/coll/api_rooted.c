@@ -1,18 +1,12 @@
 /*
- * api_rooted.c -- front ends of the rooted collectives: Bcast, Reduce,
- * Gather(v), Scatter(v).  Check the arguments, handle the trivial cases,
+ * api_rooted.c -- the rooted collectives: Bcast, Reduce, Gather(v),
+ * Scatter(v) (the impls their generated front ends call, spec/coll.api).  Check the arguments, handle the trivial cases,
  * pick the algorithm and run it on the communicator's collective context.
  */
 #include "coll/api_args.h"
+#include "fe_coll.h"
 
-#pragma weak MPI_Bcast = PMPI_Bcast
-#pragma weak MPI_Reduce = PMPI_Reduce
-#pragma weak MPI_Gather = PMPI_Gather
-#pragma weak MPI_Gatherv = PMPI_Gatherv
-#pragma weak MPI_Scatter = PMPI_Scatter
-#pragma weak MPI_Scatterv = PMPI_Scatterv
-
-int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
+int cm_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Bcast";
     API_ENTER(Bcast);
@@ -31,8 +25,8 @@ int PMPI_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Com
     return api_done(comm, call, ((cm_bcast_fn)a->fn)(buffer, count, datatype, root, cc));
 }
 
-int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
-                MPI_Comm comm)
+int cm_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+              MPI_Comm comm)
 {
     static const char call[] = "MPI_Reduce";
     API_ENTER(Reduce);
@@ -66,8 +60,8 @@ int PMPI_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype data
     return api_done(comm, call, ((cm_reduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, root, cc));
 }
 
-int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                MPI_Datatype recvtype, int root, MPI_Comm comm)
+int cm_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+              MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Gather";
     API_ENTER(Gather);
@@ -93,8 +87,8 @@ int PMPI_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
                                                         recvtype, root, cc));
 }
 
-int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                 const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
+int cm_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+               const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Gatherv";
     API_ENTER(Gatherv);
@@ -117,8 +111,8 @@ int PMPI_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                                                          displs, recvtype, root, cc));
 }
 
-int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                 MPI_Datatype recvtype, int root, MPI_Comm comm)
+int cm_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+               MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scatter";
     API_ENTER(Scatter);
@@ -144,8 +138,8 @@ int PMPI_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
                                                          recvtype, root, cc));
 }
 
-int PMPI_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
+int cm_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
     static const char call[] = "MPI_Scatterv";
     API_ENTER(Scatterv);

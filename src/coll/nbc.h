@@ -134,7 +134,7 @@ int cm_coll_persist_end(int rc, MPI_Request inner, MPI_Comm comm, MPI_Request *r
 /* The generic MPI_Start of a kept plan: begin, then complete or listed for
  * progress. */
 int cm_coll_plan_start(struct cm_request *r, const char *call);
-/* The body of an _init after its API_ENTER: icall is the nonblocking front
+/* The body of an _init after its API_ENTER (or CM_OUTER): icall is the nonblocking front
  * end's call with &inner as its request (comm, info, request: the _init's). */
 #define CM_PERSIST(name, icall)                                                         \
     do {                                                                                \

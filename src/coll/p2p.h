@@ -8,7 +8,7 @@
  * MPI (the host-MPI harness, tests/coll/validate_host_mpi.sh) they are the
  * PMPI_ functions themselves.
  *
- * The flags are recorded once per collective by its front end (API_ENTER,
+ * The flags are recorded once per collective by its impl (API_ENTER,
  * coll/api.h): the outermost collective's call id, so that a rank asleep in
  * a nested collective (an allreduce's reduce) is reported in the one the
  * user called, and CM_P2P_BULK for the collectives that only move data.

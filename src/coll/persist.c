@@ -30,6 +30,7 @@
 #include "p2p/outq.h"
 
 #include <stdlib.h>
+#include "fe_coll.h"
 
 static int plan_poll(void *state)
 {
@@ -141,87 +142,69 @@ int cm_coll_persist_end(int rc, MPI_Request inner, MPI_Comm comm, MPI_Request *r
     return MPI_SUCCESS;
 }
 
-#pragma weak MPI_Barrier_init = PMPI_Barrier_init
-#pragma weak MPI_Bcast_init = PMPI_Bcast_init
-#pragma weak MPI_Reduce_init = PMPI_Reduce_init
-#pragma weak MPI_Allreduce_init = PMPI_Allreduce_init
-#pragma weak MPI_Gather_init = PMPI_Gather_init
-#pragma weak MPI_Scatter_init = PMPI_Scatter_init
-#pragma weak MPI_Allgather_init = PMPI_Allgather_init
-#pragma weak MPI_Alltoall_init = PMPI_Alltoall_init
-#pragma weak MPI_Reduce_scatter_block_init = PMPI_Reduce_scatter_block_init
-#pragma weak MPI_Gatherv_init = PMPI_Gatherv_init
-#pragma weak MPI_Scatterv_init = PMPI_Scatterv_init
-#pragma weak MPI_Allgatherv_init = PMPI_Allgatherv_init
-#pragma weak MPI_Alltoallv_init = PMPI_Alltoallv_init
-#pragma weak MPI_Alltoallw_init = PMPI_Alltoallw_init
-#pragma weak MPI_Scan_init = PMPI_Scan_init
-#pragma weak MPI_Exscan_init = PMPI_Exscan_init
-#pragma weak MPI_Reduce_scatter_init = PMPI_Reduce_scatter_init
-
-int PMPI_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int cm_Barrier_init(MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Barrier_init);
     CM_PERSIST(Barrier_init, PMPI_Ibarrier(comm, &inner));
 }
 
-int PMPI_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
+int cm_Bcast_init(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm comm, MPI_Info info,
     MPI_Request *request)
 {
     API_ENTER(Bcast_init);
     CM_PERSIST(Bcast_init, PMPI_Ibcast(buffer, count, datatype, root, comm, &inner));
 }
 
-int PMPI_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
+int cm_Reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op, int root,
     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Reduce_init);
     CM_PERSIST(Reduce_init, PMPI_Ireduce(sendbuf, recvbuf, count, datatype, op, root, comm, &inner));
 }
 
-int PMPI_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int cm_Allreduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Allreduce_init);
     CM_PERSIST(Allreduce_init, PMPI_Iallreduce(sendbuf, recvbuf, count, datatype, op, comm, &inner));
 }
 
-int PMPI_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+int cm_Gather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Gather_init);
     CM_PERSIST(Gather_init, PMPI_Igather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &inner));
 }
 
-int PMPI_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+int cm_Scatter_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
     MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Scatter_init);
     CM_PERSIST(Scatter_init, PMPI_Iscatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm, &inner));
 }
 
-int PMPI_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int cm_Allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Allgather_init);
     CM_PERSIST(Allgather_init, PMPI_Iallgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inner));
 }
 
-int PMPI_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+int cm_Alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
     MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Alltoall_init);
     CM_PERSIST(Alltoall_init, PMPI_Ialltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inner));
 }
 
-int PMPI_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
+int cm_Reduce_scatter_block_init(const void *sendbuf, void *recvbuf, int recvcount, MPI_Datatype datatype,
     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Reduce_scatter_block_init);
     CM_PERSIST(Reduce_scatter_block_init, PMPI_Ireduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, comm, &inner));
 }
 
-int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int cm_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
     const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
     MPI_Request *request)
 {
@@ -229,7 +212,7 @@ int PMPI_Gatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     CM_PERSIST(Gatherv_init, PMPI_Igatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm, &inner));
 }
 
-int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
+int cm_Scatterv_init(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
     void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm, MPI_Info info,
     MPI_Request *request)
 {
@@ -237,7 +220,7 @@ int PMPI_Scatterv_init(const void *sendbuf, const int sendcounts[], const int di
     CM_PERSIST(Scatterv_init, PMPI_Iscatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm, &inner));
 }
 
-int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int cm_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
     MPI_Request *request)
 {
@@ -245,7 +228,7 @@ int PMPI_Allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendty
     CM_PERSIST(Allgatherv_init, PMPI_Iallgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &inner));
 }
 
-int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int cm_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
@@ -253,7 +236,7 @@ int PMPI_Alltoallv_init(const void *sendbuf, const int sendcounts[], const int s
     CM_PERSIST(Alltoallv_init, PMPI_Ialltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &inner));
 }
 
-int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int cm_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const int rdispls[],
     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
@@ -261,21 +244,21 @@ int PMPI_Alltoallw_init(const void *sendbuf, const int sendcounts[], const int s
     CM_PERSIST(Alltoallw_init, PMPI_Ialltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &inner));
 }
 
-int PMPI_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int cm_Scan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Scan_init);
     CM_PERSIST(Scan_init, PMPI_Iscan(sendbuf, recvbuf, count, datatype, op, comm, &inner));
 }
 
-int PMPI_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+int cm_Exscan_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Exscan_init);
     CM_PERSIST(Exscan_init, PMPI_Iexscan(sendbuf, recvbuf, count, datatype, op, comm, &inner));
 }
 
-int PMPI_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
+int cm_Reduce_scatter_init(const void *sendbuf, void *recvbuf, const int recvcounts[], MPI_Datatype datatype,
     MPI_Op op, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
     API_ENTER(Reduce_scatter_init);

@@ -78,19 +78,15 @@ static inline void cm_enter(enum cm_call_id id)
 }
 #define CM_ENTER(name) cm_enter(CM_CALL_##name)
 
-static inline unsigned cm_enter_outer(enum cm_call_id id)
-{
-    cm_enter(id);
-    return cm_coll_depth++;
-}
 static inline void cm_leave_outer(unsigned *unused)
 {
     (void)unused;
     cm_coll_depth--;
 }
-/* At the top of a collective's entry point: every return leaves it. */
-#define CM_ENTER_OUTER(name) \
-    unsigned cm_outer_ __attribute__((cleanup(cm_leave_outer), unused)) = cm_enter_outer(CM_CALL_##name)
+/* At the top of a collective's impl, whose generated front end recorded the
+ * call (core/frontend.h): the MPI calls it makes inside record nothing.
+ * Every return leaves it. */
+#define CM_OUTER() unsigned cm_outer_ __attribute__((cleanup(cm_leave_outer), unused)) = cm_coll_depth++
 
 /* The large-count binding running (its call id), 0 outside one.  A _c
  * binding calls its int twin: errors the twin raises under its own name are

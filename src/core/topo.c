@@ -9,8 +9,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Topo_test = PMPI_Topo_test
+#include "fe_topo.h"
 
 struct cm_topo *cm_topo_new(int kind, size_t nints)
 {
@@ -133,10 +132,9 @@ struct cm_topo *cm_topo_of(MPI_Comm comm, int kind, const char *call, int *rc)
     return t;
 }
 
-int PMPI_Topo_test(MPI_Comm comm, int *status)
+int cm_Topo_test(MPI_Comm comm, int *status)
 {
     static const char call[] = "MPI_Topo_test";
-    CM_ENTER(Topo_test);
     int rc;
     struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
     if (!c)

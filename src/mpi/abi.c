@@ -1,7 +1,7 @@
 /*
  * abi.c -- the MPI-5.0 ABI chapter's own calls: MPI_Abi_get_version,
  * MPI_Abi_get_info, MPI_Abi_get_fortran_info and the MPI_<Handle>_toint /
- * _fromint conversions.
+ * _fromint conversions: the impls of their generated front ends (spec/abi.api).
  *
  * Invariant the conversions rely on (docs/abi.md section 2): a handle's
  * value fits in a non-negative int -- today's handles are small table
@@ -15,20 +15,16 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include "fe_abi.h"
 
 /* The version of the standard ABI this library implements (MPI-5.0: 1.0).
  * The public header gets MPI_ABI_VERSION with the header switch. */
 #define CM_ABI_MAJOR 1
 #define CM_ABI_MINOR 0
 
-#pragma weak MPI_Abi_get_version = PMPI_Abi_get_version
-#pragma weak MPI_Abi_get_info = PMPI_Abi_get_info
-#pragma weak MPI_Abi_get_fortran_info = PMPI_Abi_get_fortran_info
-
-int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
+int cm_Abi_get_version(int *abi_major, int *abi_minor)
 {
     static const char call[] = "MPI_Abi_get_version";
-    CM_ENTER(Abi_get_version);
     if (!abi_major || !abi_minor)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s pointer is NULL",
                         !abi_major ? "abi_major" : "abi_minor");
@@ -39,10 +35,9 @@ int PMPI_Abi_get_version(int *abi_major, int *abi_minor)
 
 /* A new info object the caller frees: the sizes of the integer types, the
  * keys Open MPI's libmpi_abi answers too, so a binding can ask either. */
-int PMPI_Abi_get_info(MPI_Info *info)
+int cm_Abi_get_info(MPI_Info *info)
 {
     static const char call[] = "MPI_Abi_get_info";
-    CM_ENTER(Abi_get_info);
     if (!info)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
     static const struct { const char *key; size_t size; } keys[] = {
@@ -65,10 +60,9 @@ int PMPI_Abi_get_info(MPI_Info *info)
 
 /* corempi has no Fortran bindings, hence no Fortran ABI details: the
  * standard's answer for that is MPI_INFO_NULL. */
-int PMPI_Abi_get_fortran_info(MPI_Info *info)
+int cm_Abi_get_fortran_info(MPI_Info *info)
 {
     static const char call[] = "MPI_Abi_get_fortran_info";
-    CM_ENTER(Abi_get_fortran_info);
     if (!info)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
     *info = MPI_INFO_NULL;
@@ -76,38 +70,13 @@ int PMPI_Abi_get_fortran_info(MPI_Info *info)
 }
 
 /* One pair per handle type: value to int and back (see the invariant). */
-#pragma weak MPI_Comm_toint = PMPI_Comm_toint
-#pragma weak MPI_Comm_fromint = PMPI_Comm_fromint
-#pragma weak MPI_Errhandler_toint = PMPI_Errhandler_toint
-#pragma weak MPI_Errhandler_fromint = PMPI_Errhandler_fromint
-#pragma weak MPI_Group_toint = PMPI_Group_toint
-#pragma weak MPI_Group_fromint = PMPI_Group_fromint
-#pragma weak MPI_Info_toint = PMPI_Info_toint
-#pragma weak MPI_Info_fromint = PMPI_Info_fromint
-#pragma weak MPI_Message_toint = PMPI_Message_toint
-#pragma weak MPI_Message_fromint = PMPI_Message_fromint
-#pragma weak MPI_Op_toint = PMPI_Op_toint
-#pragma weak MPI_Op_fromint = PMPI_Op_fromint
-#pragma weak MPI_Request_toint = PMPI_Request_toint
-#pragma weak MPI_Request_fromint = PMPI_Request_fromint
-#pragma weak MPI_Type_toint = PMPI_Type_toint
-#pragma weak MPI_Type_fromint = PMPI_Type_fromint
-#pragma weak MPI_Session_toint = PMPI_Session_toint
-#pragma weak MPI_Session_fromint = PMPI_Session_fromint
-#pragma weak MPI_Win_toint = PMPI_Win_toint
-#pragma weak MPI_Win_fromint = PMPI_Win_fromint
-#pragma weak MPI_File_toint = PMPI_File_toint
-#pragma weak MPI_File_fromint = PMPI_File_fromint
-
 #define CM_ABI_TOINT(Name, Type, arg)               \
-    int PMPI_##Name##_toint(Type arg)               \
+    int cm_##Name##_toint(Type arg)                 \
     {                                               \
-        CM_ENTER(Name##_toint);                     \
         return (int)(intptr_t)arg;                  \
     }                                               \
-    Type PMPI_##Name##_fromint(int arg)             \
+    Type cm_##Name##_fromint(int arg)               \
     {                                               \
-        CM_ENTER(Name##_fromint);                   \
         return (Type)(intptr_t)arg;                 \
     }
 

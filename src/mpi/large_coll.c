@@ -1,6 +1,7 @@
 /*
  * large_coll.c -- the large-count collectives (rows of large.def other than
- * LC_BUF).  Uniform counts resolve as in large.h; per-peer count arrays
+ * LC_BUF and LC_BUFC): the impls cm_<name>_c their generated front ends call
+ * (spec/coll.api and topo.api, layer_c=mpi).  Uniform counts resolve as in large.h; per-peer count arrays
  * become int arrays (an entry above INT_MAX is an error naming it), except
  * in the w-collectives, whose per-peer types let such an entry travel as
  * one element of a temporary contiguous type.
@@ -10,14 +11,14 @@
 #include "core/error.h"
 #include "core/op.h"
 #include "core/datatype.h"
+#include "fe_coll.h"
+#include "fe_topo.h"
 
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 #define LC_UNPAREN(...) __VA_ARGS__
-#define LC_STR(x) #x
-#define LC_WEAK(name) _Pragma(LC_STR(weak MPI_##name##_c = PMPI_##name##_c))
 
 /* A side of a collective: skipped when not significant or in place. */
 static int side(MPI_Comm comm, const char *call, const char *arg, int significant, const void *buf,
@@ -130,11 +131,9 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
 
 #define LC_PIECES(...) LC_PIECES_(__VA_ARGS__)
 #define LC_PIECES_(name, params, args, commx)                                                         \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
+    int cm_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
                         MPI_Op op, LC_UNPAREN params)                                               \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         struct cm_lc_pieces p;                                                                      \
         int rc = cm_lc_pieces_begin(commx, "MPI_" #name "_c", count, datatype, &p);                 \
         if (rc)                                                                                     \
@@ -148,11 +147,9 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
 
 #define LC_REDTYPE(...) LC_REDTYPE_(__VA_ARGS__)
 #define LC_REDTYPE_(name, params, args, commx)                                                        \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
+    int cm_##name##_c(const void *sendbuf, void *recvbuf, MPI_Count count, MPI_Datatype datatype, \
                         MPI_Op op, LC_UNPAREN params)                                               \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         struct cm_lc x;                                                                             \
         int rc = red_count(commx, "MPI_" #name "_c", count, datatype, op, &x);                      \
         if (rc)                                                                                     \
@@ -164,11 +161,9 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
 
 #define LC_G2(...) LC_G2_(__VA_ARGS__)
 #define LC_G2_(name, params, args, commx, ssig, rsig)                                                 \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
+    int cm_##name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
                         void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, LC_UNPAREN params) \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc s, r;                                                                          \
         int rc = side(commx, call, "sendcount", ssig, sendbuf, sendcount, sendtype, &s);            \
@@ -184,12 +179,10 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
 
 #define LC_GV(...) LC_GV_(__VA_ARGS__)
 #define LC_GV_(name, params, args, commx, ssig, nrecv)                                                \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
+    int cm_##name##_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype,            \
                         void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint displs[],       \
                         MPI_Datatype recvtype, LC_UNPAREN params)                                   \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc s;                                                                             \
         struct vside r;                                                                             \
@@ -206,12 +199,10 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
 
 #define LC_SV(...) LC_SV_(__VA_ARGS__)
 #define LC_SV_(name, params, args, commx, nsend, rsig)                                                \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], \
+    int cm_##name##_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint displs[], \
                         MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount,                  \
                         MPI_Datatype recvtype, LC_UNPAREN params)                                   \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct cm_lc r;                                                                             \
         struct vside s;                                                                             \
@@ -228,12 +219,10 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
 
 #define LC_AV(...) LC_AV_(__VA_ARGS__)
 #define LC_AV_(name, params, args, commx, nsend, nrecv)                                               \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], \
+    int cm_##name##_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], \
                         MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],         \
                         const MPI_Aint rdispls[], MPI_Datatype recvtype, LC_UNPAREN params)         \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct vside s = { NULL, NULL }, r;                                                         \
         int rc = sendbuf == MPI_IN_PLACE                                                            \
@@ -254,12 +243,10 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
  * MPI_Aint ones passed through (Neighbor_alltoallw). */
 #define LC_AW(...) LC_AW_(__VA_ARGS__)
 #define LC_AW_(name, params, args, commx, nsend, nrecv, int_displs)                                   \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], \
+    int cm_##name##_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], \
                         const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[], \
                         const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], LC_UNPAREN params) \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         const char *call = "MPI_" #name "_c";                                                       \
         struct wside s = { 0 }, r;                                                                  \
         int rc = sendbuf == MPI_IN_PLACE ? MPI_SUCCESS                                              \
@@ -282,11 +269,9 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
 
 #define LC_RS(...) LC_RS_(__VA_ARGS__)
 #define LC_RS_(name, params, args, commx)                                                             \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],           \
+    int cm_##name##_c(const void *sendbuf, void *recvbuf, const MPI_Count recvcounts[],           \
                         MPI_Datatype datatype, MPI_Op op, LC_UNPAREN params)                        \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         int *counts;                                                                                \
         int rc = cm_lc_ints(commx, "MPI_" #name "_c", "recvcounts", recvcounts, cm_lc_nlocal(commx), \
                             &counts);                                                               \
@@ -298,4 +283,5 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     }
 
 #define LC_BUF(...)
+#define LC_BUFC(...)
 #include "mpi/large.def"

@@ -1,21 +1,21 @@
 /*
  * large_p2p.c -- the large-count bindings with one buffer and one count
- * (point-to-point, Bcast; rows LC_BUF of large.def), and Sendrecv_c,
+ * (point-to-point, Bcast; rows LC_BUF and LC_BUFC of large.def), and Sendrecv_c,
  * Isendrecv_c.  Each resolves its count(s) (large.h) and calls its int twin.
  */
 #include "mpi/large.h"
 #include "core/state.h"
+#include "fe_coll.h"
 
 #define LC_UNPAREN(...) __VA_ARGS__
 #define LC_STR(x) #x
 #define LC_WEAK(name) _Pragma(LC_STR(weak MPI_##name##_c = PMPI_##name##_c))
 
-#define LC_BUF(...) LC_BUF_(__VA_ARGS__)
-#define LC_BUF_(name, bufdecl, params, args, commx)                                                   \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)         \
+/* One buffer and one count: fn is the C name, enter its first statement. */
+#define LC_BUF_DEF(fn, enter, name, bufdecl, params, args, commx)                                     \
+    int fn(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)                      \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
+        enter;                                                                                      \
         struct cm_lc x;                                                                             \
         int rc = cm_lc_one(commx, "MPI_" #name "_c", "count", count, datatype, &x);                 \
         if (rc)                                                                                     \
@@ -24,6 +24,12 @@
         cm_lc_free(&x);                                                                             \
         return rc;                                                                                  \
     }
+/* A hand-written front end (point-to-point). */
+#define LC_BUF(...) LC_BUF_(__VA_ARGS__)
+#define LC_BUF_(name, ...) LC_WEAK(name) LC_BUF_DEF(PMPI_##name##_c, CM_ENTER_LARGE(name##_c), name, __VA_ARGS__)
+/* The impl of a generated front end (the collective chapter: Bcast). */
+#define LC_BUFC(...) LC_BUFC_(__VA_ARGS__)
+#define LC_BUFC_(name, ...) LC_BUF_DEF(cm_##name##_c, (void)0, name, __VA_ARGS__)
 #define LC_PIECES(...)
 #define LC_REDTYPE(...)
 #define LC_G2(...)

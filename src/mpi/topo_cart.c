@@ -15,15 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Cart_create = PMPI_Cart_create
-#pragma weak MPI_Cart_map = PMPI_Cart_map
-#pragma weak MPI_Cart_coords = PMPI_Cart_coords
-#pragma weak MPI_Cart_rank = PMPI_Cart_rank
-#pragma weak MPI_Cart_shift = PMPI_Cart_shift
-#pragma weak MPI_Cart_sub = PMPI_Cart_sub
-#pragma weak MPI_Cart_get = PMPI_Cart_get
-#pragma weak MPI_Cartdim_get = PMPI_Cartdim_get
+#include "fe_topo.h"
 
 static void coords_of(const struct cm_topo *t, int rank, int *coords)
 {
@@ -114,11 +106,10 @@ static int check_grid(MPI_Comm comm, const char *call, int size, int ndims, cons
     return MPI_SUCCESS;
 }
 
-int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
-                     MPI_Comm *comm_cart)
+int cm_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
+                   MPI_Comm *comm_cart)
 {
     static const char call[] = "MPI_Cart_create";
-    CM_ENTER(Cart_create);
     int rc;
     struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
     if (!old)
@@ -148,10 +139,9 @@ int PMPI_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int p
     return MPI_SUCCESS;
 }
 
-int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
+int cm_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
     static const char call[] = "MPI_Cart_map";
-    CM_ENTER(Cart_map);
     int rc;
     struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
     if (!c)
@@ -166,10 +156,9 @@ int PMPI_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[
     return MPI_SUCCESS;
 }
 
-int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
+int cm_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
     static const char call[] = "MPI_Cart_coords";
-    CM_ENTER(Cart_coords);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
     if (!t)
@@ -186,10 +175,9 @@ int PMPI_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
     return MPI_SUCCESS;
 }
 
-int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
+int cm_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
     static const char call[] = "MPI_Cart_rank";
-    CM_ENTER(Cart_rank);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
     if (!t)
@@ -206,10 +194,9 @@ int PMPI_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
     return MPI_SUCCESS;
 }
 
-int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
+int cm_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
     static const char call[] = "MPI_Cart_shift";
-    CM_ENTER(Cart_shift);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
     if (!t)
@@ -223,10 +210,9 @@ int PMPI_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, in
     return MPI_SUCCESS;
 }
 
-int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
+int cm_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
     static const char call[] = "MPI_Cart_sub";
-    CM_ENTER(Cart_sub);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
     if (!t)
@@ -267,10 +253,9 @@ int PMPI_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
     return rc;
 }
 
-int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
+int cm_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
     static const char call[] = "MPI_Cart_get";
-    CM_ENTER(Cart_get);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
     if (!t)
@@ -288,10 +273,9 @@ int PMPI_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coo
     return MPI_SUCCESS;
 }
 
-int PMPI_Cartdim_get(MPI_Comm comm, int *ndims)
+int cm_Cartdim_get(MPI_Comm comm, int *ndims)
 {
     static const char call[] = "MPI_Cartdim_get";
-    CM_ENTER(Cartdim_get);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
     if (!t)

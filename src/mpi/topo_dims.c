@@ -23,8 +23,7 @@
 #include "core/state.h"
 
 #include <stdlib.h>
-
-#pragma weak MPI_Dims_create = PMPI_Dims_create
+#include "fe_topo.h"
 
 /* Largest integer r with r^k <= n (n >= 1, k >= 1). */
 static long root_floor(long n, int k)
@@ -139,10 +138,9 @@ static void search(struct dims_search *s, int at, long r, long cap, long sum)
     }
 }
 
-int PMPI_Dims_create(int nnodes, int ndims, int dims[])
+int cm_Dims_create(int nnodes, int ndims, int dims[])
 {
     static const char call[] = "MPI_Dims_create";
-    CM_ENTER(Dims_create);
     cm_check_initialized(call);
     if (nnodes <= 0)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "nnodes %d must be positive", nnodes);

@@ -15,11 +15,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Dist_graph_create_adjacent = PMPI_Dist_graph_create_adjacent
-#pragma weak MPI_Dist_graph_create = PMPI_Dist_graph_create
-#pragma weak MPI_Dist_graph_neighbors_count = PMPI_Dist_graph_neighbors_count
-#pragma weak MPI_Dist_graph_neighbors = PMPI_Dist_graph_neighbors
+#include "fe_topo.h"
 
 static int has_weights(const int *w)
 {
@@ -69,12 +65,11 @@ static struct cm_topo *dist_new(int indegree, int outdegree, int weighted)
     return t;
 }
 
-int PMPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-                                    int reorder, MPI_Comm *comm_dist_graph)
+int cm_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                                  int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                  int reorder, MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create_adjacent";
-    CM_ENTER(Dist_graph_create_adjacent);
     (void)info, (void)reorder;
     int rc;
     struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
@@ -110,12 +105,11 @@ struct edge_msg {
     int weight;
 };
 
-int PMPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
-                           const int destinations[], const int weights[], MPI_Info info, int reorder,
-                           MPI_Comm *comm_dist_graph)
+int cm_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[],
+                         const int destinations[], const int weights[], MPI_Info info, int reorder,
+                         MPI_Comm *comm_dist_graph)
 {
     static const char call[] = "MPI_Dist_graph_create";
-    CM_ENTER(Dist_graph_create);
     (void)info, (void)reorder;
     int rc;
     struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
@@ -220,10 +214,9 @@ done:
     return rc;
 }
 
-int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
+int cm_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
     static const char call[] = "MPI_Dist_graph_neighbors_count";
-    CM_ENTER(Dist_graph_neighbors_count);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_DIST_GRAPH, call, &rc);
     if (!t)
@@ -237,11 +230,10 @@ int PMPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree
     return MPI_SUCCESS;
 }
 
-int PMPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
-                              int destinations[], int destweights[])
+int cm_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+                            int destinations[], int destweights[])
 {
     static const char call[] = "MPI_Dist_graph_neighbors";
-    CM_ENTER(Dist_graph_neighbors);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_DIST_GRAPH, call, &rc);
     if (!t)

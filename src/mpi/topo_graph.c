@@ -12,13 +12,7 @@
 #include "core/state.h"
 
 #include <string.h>
-
-#pragma weak MPI_Graph_create = PMPI_Graph_create
-#pragma weak MPI_Graph_map = PMPI_Graph_map
-#pragma weak MPI_Graphdims_get = PMPI_Graphdims_get
-#pragma weak MPI_Graph_get = PMPI_Graph_get
-#pragma weak MPI_Graph_neighbors_count = PMPI_Graph_neighbors_count
-#pragma weak MPI_Graph_neighbors = PMPI_Graph_neighbors
+#include "fe_topo.h"
 
 static int check_graph(MPI_Comm comm, const char *call, int size, int nnodes, const int *index, const int *edges)
 {
@@ -39,11 +33,10 @@ static int check_graph(MPI_Comm comm, const char *call, int size, int nnodes, co
     return MPI_SUCCESS;
 }
 
-int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
-                      MPI_Comm *comm_graph)
+int cm_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
+                    MPI_Comm *comm_graph)
 {
     static const char call[] = "MPI_Graph_create";
-    CM_ENTER(Graph_create);
     int rc;
     struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
     if (!old)
@@ -81,10 +74,9 @@ int PMPI_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const in
     return MPI_SUCCESS;
 }
 
-int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
+int cm_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
     static const char call[] = "MPI_Graph_map";
-    CM_ENTER(Graph_map);
     int rc;
     struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
     if (!c)
@@ -100,10 +92,9 @@ int PMPI_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges
     return MPI_SUCCESS;
 }
 
-int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
+int cm_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
     static const char call[] = "MPI_Graphdims_get";
-    CM_ENTER(Graphdims_get);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
     if (!t)
@@ -115,10 +106,9 @@ int PMPI_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
     return MPI_SUCCESS;
 }
 
-int PMPI_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
+int cm_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
     static const char call[] = "MPI_Graph_get";
-    CM_ENTER(Graph_get);
     int rc;
     struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
     if (!t)
@@ -146,10 +136,9 @@ static int neighbors_of(MPI_Comm comm, const char *call, const struct cm_topo *t
     return MPI_SUCCESS;
 }
 
-int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
+int cm_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
     static const char call[] = "MPI_Graph_neighbors_count";
-    CM_ENTER(Graph_neighbors_count);
     int rc, first;
     struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
     if (!t)
@@ -159,10 +148,9 @@ int PMPI_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
     return neighbors_of(comm, call, t, rank, &first, nneighbors);
 }
 
-int PMPI_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
+int cm_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
     static const char call[] = "MPI_Graph_neighbors";
-    CM_ENTER(Graph_neighbors);
     int rc, first, count;
     struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
     if (!t)

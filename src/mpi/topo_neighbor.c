@@ -30,17 +30,7 @@
 
 #include <stdlib.h>
 #include <string.h>
-
-#pragma weak MPI_Neighbor_allgather = PMPI_Neighbor_allgather
-#pragma weak MPI_Neighbor_allgatherv = PMPI_Neighbor_allgatherv
-#pragma weak MPI_Neighbor_alltoall = PMPI_Neighbor_alltoall
-#pragma weak MPI_Neighbor_alltoallv = PMPI_Neighbor_alltoallv
-#pragma weak MPI_Neighbor_alltoallw = PMPI_Neighbor_alltoallw
-#pragma weak MPI_Ineighbor_allgather = PMPI_Ineighbor_allgather
-#pragma weak MPI_Ineighbor_allgatherv = PMPI_Ineighbor_allgatherv
-#pragma weak MPI_Ineighbor_alltoall = PMPI_Ineighbor_alltoall
-#pragma weak MPI_Ineighbor_alltoallv = PMPI_Ineighbor_alltoallv
-#pragma weak MPI_Ineighbor_alltoallw = PMPI_Ineighbor_alltoallw
+#include "fe_topo.h"
 
 /* Above every tag the collectives in src/coll use (coll.h: < 1024 + 16384). */
 #define TAG_BASE 0x100000
@@ -396,85 +386,75 @@ static int neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const
 
 /* The public entries: one checked body each for both forms. */
 
-int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm)
+int cm_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                          MPI_Datatype recvtype, MPI_Comm comm)
 {
-    CM_ENTER(Neighbor_allgather);
     return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_allgather", 0);
 }
 
-int PMPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+int cm_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Ineighbor_allgather);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_allgather", "request pointer is NULL");
     return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_allgather"), 0);
 }
 
-int PMPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
+int cm_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                           const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm)
 {
-    CM_ENTER(Neighbor_allgatherv);
     return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, NULL, "MPI_Neighbor_allgatherv");
 }
 
-int PMPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int cm_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Ineighbor_allgatherv);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_allgatherv", "request pointer is NULL");
     return neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_allgatherv"));
 }
 
-int PMPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm)
+int cm_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                         MPI_Datatype recvtype, MPI_Comm comm)
 {
-    CM_ENTER(Neighbor_alltoall);
     return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, NULL, "MPI_Neighbor_alltoall", 1);
 }
 
-int PMPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+int cm_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Ineighbor_alltoall);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoall", "request pointer is NULL");
     return neighbor_uniform(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoall"), 1);
 }
 
-int PMPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                            MPI_Comm comm)
+int cm_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                          void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                          MPI_Comm comm)
 {
-    CM_ENTER(Neighbor_alltoallv);
     return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, NULL, "MPI_Neighbor_alltoallv");
 }
 
-int PMPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+int cm_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Ineighbor_alltoallv);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoallv", "request pointer is NULL");
     return neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoallv"));
 }
 
-int PMPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
+int cm_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                          const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                          const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm)
 {
-    CM_ENTER(Neighbor_alltoallw);
     return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, NULL, "MPI_Neighbor_alltoallw");
 }
 
-int PMPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+int cm_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Ineighbor_alltoallw);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, "MPI_Ineighbor_alltoallw", "request pointer is NULL");
     return neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, request, CM_COLL_CALL("MPI_Ineighbor_alltoallw"));

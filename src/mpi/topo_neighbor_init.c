@@ -6,47 +6,42 @@
  */
 #include "coll/nbc.h"
 #include "core/state.h"
+#include "fe_topo.h"
 
-#pragma weak MPI_Neighbor_allgather_init = PMPI_Neighbor_allgather_init
-#pragma weak MPI_Neighbor_allgatherv_init = PMPI_Neighbor_allgatherv_init
-#pragma weak MPI_Neighbor_alltoall_init = PMPI_Neighbor_alltoall_init
-#pragma weak MPI_Neighbor_alltoallv_init = PMPI_Neighbor_alltoallv_init
-#pragma weak MPI_Neighbor_alltoallw_init = PMPI_Neighbor_alltoallw_init
-
-int PMPI_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int cm_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER_OUTER(Neighbor_allgather_init);
+    CM_OUTER();
     CM_PERSIST(Neighbor_allgather_init, PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inner));
 }
 
-int PMPI_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int cm_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
     const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info,
     MPI_Request *request)
 {
-    CM_ENTER_OUTER(Neighbor_allgatherv_init);
+    CM_OUTER();
     CM_PERSIST(Neighbor_allgatherv_init, PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, &inner));
 }
 
-int PMPI_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+int cm_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
     int recvcount, MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER_OUTER(Neighbor_alltoall_init);
+    CM_OUTER();
     CM_PERSIST(Neighbor_alltoall_init, PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, &inner));
 }
 
-int PMPI_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+int cm_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
     MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER_OUTER(Neighbor_alltoallv_init);
+    CM_OUTER();
     CM_PERSIST(Neighbor_alltoallv_init, PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm, &inner));
 }
 
-int PMPI_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+int cm_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
     const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER_OUTER(Neighbor_alltoallw_init);
+    CM_OUTER();
     CM_PERSIST(Neighbor_alltoallw_init, PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm, &inner));
 }

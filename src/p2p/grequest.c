@@ -20,9 +20,7 @@
 #include "core/error.h"
 
 #include <stdlib.h>
-
-#pragma weak MPI_Grequest_start = PMPI_Grequest_start
-#pragma weak MPI_Grequest_complete = PMPI_Grequest_complete
+#include "fe_ext.h"
 
 struct greq {
     MPI_Grequest_query_function *query_fn;
@@ -68,10 +66,9 @@ static int never(void *state)
     return 0;
 }
 
-int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
-                        MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
+int cm_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_function *free_fn,
+                      MPI_Grequest_cancel_function *cancel_fn, void *extra_state, MPI_Request *request)
 {
-    CM_ENTER(Grequest_start);
     if (!request)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_start", "request pointer is NULL");
     struct greq *g = calloc(1, sizeof *g);
@@ -92,9 +89,8 @@ int PMPI_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free
     return MPI_SUCCESS;
 }
 
-int PMPI_Grequest_complete(MPI_Request request)
+int cm_Grequest_complete(MPI_Request request)
 {
-    CM_ENTER(Grequest_complete);
     struct cm_request *r = cm_request_get(request);
     if (!r || r->query != cm_grequest_query) {
         r = NULL;
