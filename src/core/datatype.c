@@ -9,6 +9,7 @@
 #include "core/dt_basic.h"
 #include "fe_dt.h"
 #include "fe_deprecated.h"
+#include "fe_p2p.h"
 
 #include <complex.h>
 #include <stddef.h>
@@ -16,8 +17,6 @@
 #include <string.h>
 #include <wchar.h>
 
-#pragma weak MPI_Get_count = PMPI_Get_count
-#pragma weak MPI_Get_count_c = PMPI_Get_count_c
 #pragma weak MPI_Status_set_elements_c = PMPI_Status_set_elements_c
 #pragma weak MPI_Status_set_elements = PMPI_Status_set_elements
 #pragma weak MPI_Status_set_cancelled = PMPI_Status_set_cancelled
@@ -278,7 +277,7 @@ static long long count_of(const struct cm_datatype *t, const MPI_Status *status)
     return b % (long long)t->size ? -1 : b / (long long)t->size;
 }
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+int cm_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     struct cm_datatype *t;
     int rc = status_check(status, datatype, "MPI_Get_count", &t);
@@ -289,7 +288,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+int cm_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     struct cm_datatype *t;
     int rc = status_check(status, datatype, "MPI_Get_count_c", &t);

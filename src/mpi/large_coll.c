@@ -298,4 +298,5 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     }
 
 #define LC_BUF(...)
+#define LC_P2P_BUF(...)
 #include "mpi/large.def"

@@ -5,17 +5,18 @@
  */
 #include "mpi/large.h"
 #include "core/state.h"
+#include "fe_p2p.h"
 
 #define LC_UNPAREN(...) __VA_ARGS__
 #define LC_STR(x) #x
 #define LC_WEAK(name) _Pragma(LC_STR(weak MPI_##name##_c = PMPI_##name##_c))
 
-#define LC_BUF(...) LC_BUF_(__VA_ARGS__)
-#define LC_BUF_(name, bufdecl, params, args, commx)                                                   \
-    LC_WEAK(name)                                                                                   \
-    int PMPI_##name##_c(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)         \
+/* The body of a large-count binding of one buffer: resolve the count, call
+ * the int twin.  LC_BUF's is a whole front end (Bcast's chapter is written
+ * by hand); LC_P2P_BUF's is the impl its generated front end calls
+ * (spec/p2p.api, layer_c=mpi), which has entered the call already. */
+#define LC_BUF_BODY(name, params, args, commx)                                                      \
     {                                                                                               \
-        CM_ENTER_LARGE(name##_c);                                                                   \
         struct cm_lc x;                                                                             \
         int rc = cm_lc_one(commx, "MPI_" #name "_c", "count", count, datatype, &x);                 \
         if (rc)                                                                                     \
@@ -24,6 +25,18 @@
         cm_lc_free(&x);                                                                             \
         return rc;                                                                                  \
     }
+#define LC_BUF(...) LC_BUF_(__VA_ARGS__)
+#define LC_BUF_(name, bufdecl, params, args, commx)                                                   \
+    LC_WEAK(name)                                                                                   \
+    int PMPI_##name##_c(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)         \
+    {                                                                                               \
+        CM_ENTER_LARGE(name##_c);                                                                   \
+        LC_BUF_BODY(name, params, args, commx)                                                      \
+    }
+#define LC_P2P_BUF(...) LC_P2P_BUF_(__VA_ARGS__)
+#define LC_P2P_BUF_(name, bufdecl, params, args, commx)                                               \
+    int cm_##name##_c(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)           \
+        LC_BUF_BODY(name, params, args, commx)
 #define LC_PIECES(...)
 #define LC_REDTYPE(...)
 #define LC_G2(...)
@@ -34,8 +47,6 @@
 #define LC_RS(...)
 #include "mpi/large.def"
 
-#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
-#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
 
 /* Both sides of a send-receive, resolved; 0 or the error raised. */
 static int pair(MPI_Comm comm, const char *call, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
@@ -47,11 +58,10 @@ static int pair(MPI_Comm comm, const char *call, MPI_Count sendcount, MPI_Dataty
     return rc;
 }
 
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                    MPI_Comm comm, MPI_Status *status)
+int cm_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER_LARGE(Sendrecv_c);
     struct cm_lc s, r;
     int rc = pair(comm, "MPI_Sendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
     if (rc)
@@ -62,11 +72,10 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     return rc;
 }
 
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                     MPI_Comm comm, MPI_Request *request)
+int cm_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER_LARGE(Isendrecv_c);
     struct cm_lc s, r;
     int rc = pair(comm, "MPI_Isendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
     if (rc)

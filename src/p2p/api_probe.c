@@ -11,16 +11,11 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/error.h"
+#include "fe_p2p.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#pragma weak MPI_Probe = PMPI_Probe
-#pragma weak MPI_Iprobe = PMPI_Iprobe
-#pragma weak MPI_Mprobe = PMPI_Mprobe
-#pragma weak MPI_Improbe = PMPI_Improbe
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-#pragma weak MPI_Imrecv = PMPI_Imrecv
 
 
 /* MPI_Message handles by table index (core/handle.h): 0 NULL, 1 NO_PROC,
@@ -96,9 +91,8 @@ static struct cm_unexp *probe_wait(uint16_t ctx, int src_world, int tag, int rem
     return p.found;
 }
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+int cm_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER(Probe);
     uint16_t ctx;
     int src, rc = probe_args("MPI_Probe", source, tag, comm, &ctx, &src);
     if (rc)
@@ -111,9 +105,8 @@ int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+int cm_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    CM_ENTER(Iprobe);
     uint16_t ctx;
     int src, rc = probe_args("MPI_Iprobe", source, tag, comm, &ctx, &src);
     if (rc)
@@ -130,9 +123,8 @@ int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *statu
     return MPI_SUCCESS;
 }
 
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+int cm_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    CM_ENTER(Mprobe);
     uint16_t ctx;
     int src, rc = probe_args("MPI_Mprobe", source, tag, comm, &ctx, &src);
     if (rc)
@@ -148,9 +140,8 @@ int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_St
     return MPI_SUCCESS;
 }
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+int cm_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    CM_ENTER(Improbe);
     uint16_t ctx;
     int src, rc = probe_args("MPI_Improbe", source, tag, comm, &ctx, &src);
     if (rc)
@@ -196,9 +187,8 @@ static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype data
     return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+int cm_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    CM_ENTER(Mrecv);
     if (!message)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Mrecv", "message pointer is NULL");
     if (*message == MPI_MESSAGE_NO_PROC) {
@@ -218,12 +208,8 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     return r.status.MPI_ERROR ? cm_recv_report(&r, "MPI_Mrecv") : MPI_SUCCESS;
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+int cm_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    CM_ENTER(Imrecv);
-    int rc = cm_check_request_ptr("MPI_Imrecv", request);
-    if (rc)
-        return rc;
     if (!message)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Imrecv", "message pointer is NULL");
     struct cm_request *r = cm_request_new(CM_REQ_RECV);
@@ -234,7 +220,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
         *request = cm_request_handle(r);
         return MPI_SUCCESS;
     }
-    rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, r);
+    int rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, r);
     if (rc) {
         cm_request_release(r);
         return rc;

@@ -1,7 +1,9 @@
 /*
- * check.h -- argument checks shared by the point-to-point calls.  The fast
- * paths test the common case inline and call cm_p2p_check() only when
- * something looks wrong, so that the error names the exact argument.
+ * check.h -- argument checks shared by the point-to-point calls.  The
+ * generated front ends of chapters 3 and 4 call them (spec/gen_checks.py);
+ * the fast paths (blocks flagged bodycheck) test the common case inline and
+ * call cm_p2p_check() only when something looks wrong, so that the error
+ * names the exact argument.
  */
 #ifndef CM_P2P_CHECK_H
 #define CM_P2P_CHECK_H
