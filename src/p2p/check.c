@@ -41,9 +41,7 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
     return MPI_SUCCESS;
 }
 
-int cm_check_request_ptr(const char *call, const MPI_Request *req)
+int cm_request_ptr_null(const char *call)
 {
-    if (!req)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request pointer is NULL");
-    return MPI_SUCCESS;
+    return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request pointer is NULL");
 }
