@@ -15,7 +15,9 @@ generated, in this order:
   +ANY_SOURCE MPI_ANY_SOURCE) and the tag (0..MPI_TAG_UB, or with +ANY_TAG
   MPI_ANY_TAG).  A peer pairs with the next tag after it and with the
   nearest buffer before it (MPI_Sendrecv: sendbuf with dest, recvbuf with
-  source; MPI_Sendrecv_replace: its one buffer with both).  A _c form's
+  source; MPI_Sendrecv_replace: its one buffer with both); a peer with no
+  buffer before it (a probe) has its envelope checked alone
+  (cm_p2p_check_envelope).  A _c form's
   count is an MPI_Count: its conversion (src/mpi/large.h) checks it and its
   int twin the rest, so it gets no message check; a _c form compiled in
   another layer than its twin (layer_c=: src/mpi/large_p2p.c) only converts
@@ -32,7 +34,7 @@ session), not on MPI_COMM_WORLD.  The texts are the helpers'
 
 # Where each helper is defined: a front end compiled below that layer may
 # not call it (src/layers.txt; the caller checks).
-HELPERS = {'cm_check_request_ptr': 'p2p', 'cm_p2p_check': 'p2p'}
+HELPERS = {'cm_check_request_ptr': 'p2p', 'cm_p2p_check': 'p2p', 'cm_p2p_check_envelope': 'p2p'}
 INCLUDES = {'p2p': '#include "p2p/check.h"\n'}
 
 
@@ -59,10 +61,14 @@ def message_checks(fn):
             continue
         tag = next((q for q in params[i + 1:] if q.kind == 'tag'), None)
         bufs = [q for q in params[:i] if q.buf and q.buf[2] is None]
-        if tag is None or not bufs:
-            continue        # no message (a probe): its body checks
-        count, dtype, _ = bufs[-1].buf
+        if tag is None:
+            continue
         role = 'CM_PEER_SOURCE' if 'ANY_SOURCE' in p.specials else 'CM_PEER_DEST'
+        if not bufs:        # a probe: the envelope alone
+            out.append(('cm_p2p_check_envelope', '"%s", %s, %s, %s, %s' % (
+                fn.name, p.name, role, tag.name, comms[0].name)))
+            continue
+        count, dtype, _ = bufs[-1].buf
         out.append(('cm_p2p_check', '"%s", %s, %s, %s, %s, %s, %s, %s' % (
             fn.name, bufs[-1].name, count, dtype, p.name, role, tag.name, comms[0].name)))
     return out

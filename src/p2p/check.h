@@ -20,6 +20,10 @@ enum cm_peer_role { CM_PEER_DEST, CM_PEER_SOURCE };
 int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, int peer,
                  enum cm_peer_role role, int tag, MPI_Comm comm);
 
+/* The envelope of a probe (communicator, peer, tag): cm_p2p_check of an
+ * empty buffer. */
+int cm_p2p_check_envelope(const char *call, int peer, enum cm_peer_role role, int tag, MPI_Comm comm);
+
 /* The common case of a send's or receive's arguments, tested inline: a
  * valid communicator and committed type, a count and buffer that go
  * together, a peer rank of the communicator (a receive: or ANY_SOURCE) and a

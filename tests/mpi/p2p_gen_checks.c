@@ -99,6 +99,22 @@ static void request_pointers(void)
     expect_class(MPI_Imrecv(&buf, 1, MPI_INT, &msg, NULL), MPI_ERR_REQUEST, "Imrecv(NULL request)");
 }
 
+/* The probes: their envelope alone (no buffer). */
+static void probes(void)
+{
+    int flag = -1;
+    MPI_Message msg = MPI_MESSAGE_NULL;
+    MPI_Status st;
+    expect_class(MPI_Probe(0, -5, MPI_COMM_WORLD, &st), MPI_ERR_TAG, "Probe tag -5");
+    expect_class(MPI_Iprobe(-30, 1, MPI_COMM_WORLD, &flag, &st), MPI_ERR_RANK, "Iprobe source -30");
+    expect_class(MPI_Mprobe(size, 1, MPI_COMM_WORLD, &msg, &st), MPI_ERR_RANK, "Mprobe source size");
+    expect_class(MPI_Improbe(0, 1, MPI_COMM_NULL, &flag, &msg, &st), MPI_ERR_COMM, "Improbe MPI_COMM_NULL");
+    CHECK(flag == -1 && msg == MPI_MESSAGE_NULL, "a refused probe wrote its results");
+    CHECK_MPI(MPI_Iprobe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
+    CHECK(flag == 1 && st.MPI_SOURCE == MPI_PROC_NULL, "Iprobe MPI_PROC_NULL: flag %d source %d", flag,
+          st.MPI_SOURCE);
+}
+
 /* After the refusals the library still moves a message around the ring. */
 static void exchange(void)
 {
@@ -124,6 +140,7 @@ int main(int argc, char **argv)
     persistent_sends();
     receives_and_pairs();
     request_pointers();
+    probes();
     exchange();
     MPI_Finalize();
     if (rank == 0)
