@@ -45,14 +45,6 @@ static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
     return cm_msg_handle(nmsgs++);
 }
 
-/* The probed source's world rank (-1 any, -2 MPI_PROC_NULL) and the context;
- * the front end checked the envelope (spec/gen_checks.py). */
-static void probe_args(int source, MPI_Comm comm, uint16_t *ctx, int *src_world)
-{
-    struct cm_comm *c = cm_comm_lookup(comm, ctx);
-    *src_world = source == MPI_ANY_SOURCE ? -1 : source == MPI_PROC_NULL ? -2 : c->peer_world_of[source];
-}
-
 static void proc_null_status(MPI_Status *st)
 {
     if (st == MPI_STATUS_IGNORE)
@@ -89,70 +81,56 @@ static struct cm_unexp *probe_wait(uint16_t ctx, int src_world, int tag, int rem
     return p.found;
 }
 
-int cm_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+/* The four probes in one: blocking (flag NULL) or not, matching (message
+ * not NULL: the message leaves the queue for MPI_Mrecv) or not.  The front
+ * end checked the envelope (spec/gen_checks.py). */
+static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status,
+                 unsigned call_id)
 {
     uint16_t ctx = 0;
-    int src;
-    probe_args(source, comm, &ctx, &src);
-    if (src == -2) {
+    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
+    if (source == MPI_PROC_NULL) {
+        if (flag)
+            *flag = 1;
+        if (message)
+            *message = MPI_MESSAGE_NO_PROC;
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    found_status(status, comm, probe_wait(ctx, src, tag, 0, CM_CALL_Probe));
+    int src = source == MPI_ANY_SOURCE ? -1 : c->peer_world_of[source];
+    struct cm_unexp *u;
+    if (flag) {
+        struct probe_want p = { ctx, src, tag, message != NULL, NULL };
+        if (!(*flag = cm_poll(probe_found, &p, src)))
+            return MPI_SUCCESS;
+        u = p.found;
+    } else {
+        u = probe_wait(ctx, src, tag, message != NULL, call_id);
+    }
+    found_status(status, comm, u);
+    if (message)
+        *message = msg_handle(u, comm);
     return MPI_SUCCESS;
+}
+
+int cm_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+{
+    return probe(source, tag, comm, NULL, NULL, status, CM_CALL_Probe);
 }
 
 int cm_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
 {
-    uint16_t ctx = 0;
-    int src;
-    probe_args(source, comm, &ctx, &src);
-    if (src == -2) {
-        *flag = 1;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct probe_want p = { ctx, src, tag, 0, NULL };
-    *flag = cm_poll(probe_found, &p, src);
-    if (*flag)
-        found_status(status, comm, p.found);
-    return MPI_SUCCESS;
+    return probe(source, tag, comm, flag, NULL, status, CM_CALL_Iprobe);
 }
 
 int cm_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
 {
-    uint16_t ctx = 0;
-    int src;
-    probe_args(source, comm, &ctx, &src);
-    if (src == -2) {
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct cm_unexp *u = probe_wait(ctx, src, tag, 1, CM_CALL_Mprobe);
-    found_status(status, comm, u);
-    *message = msg_handle(u, comm);
-    return MPI_SUCCESS;
+    return probe(source, tag, comm, NULL, message, status, CM_CALL_Mprobe);
 }
 
 int cm_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
 {
-    uint16_t ctx = 0;
-    int src;
-    probe_args(source, comm, &ctx, &src);
-    if (src == -2) {
-        *flag = 1;
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct probe_want p = { ctx, src, tag, 1, NULL };
-    *flag = cm_poll(probe_found, &p, src);
-    if (*flag) {
-        found_status(status, comm, p.found);
-        *message = msg_handle(p.found, comm);
-    }
-    return MPI_SUCCESS;
+    return probe(source, tag, comm, flag, message, status, CM_CALL_Improbe);
 }
 
 /* Start receiving a matched message into a request; NULL message handled by caller. */
