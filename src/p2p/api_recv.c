@@ -179,6 +179,7 @@ int cm_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, M
     return MPI_SUCCESS;
 }
 
+/* The front end checked the arguments (spec/gen_checks.py), here and below. */
 int cm_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
     struct cm_request *r = cm_request_new(CM_REQ_RECV);

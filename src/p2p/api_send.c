@@ -87,6 +87,7 @@ int cm_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int ta
     return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_SYNC, CM_CALL_Ssend, "MPI_Ssend");
 }
 
+/* The front end checked the arguments (spec/gen_checks.py). */
 int cm_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
     if (dest == MPI_PROC_NULL)
@@ -146,8 +147,9 @@ int cm_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int t
     return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY, "MPI_Irsend");
 }
 
+/* The front end checked the arguments (spec/gen_checks.py). */
 static int send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                     MPI_Request *request, enum cm_send_mode mode, const char *name)
+                     MPI_Request *request, enum cm_send_mode mode)
 {
     struct cm_request *r = cm_request_new(CM_REQ_SEND);
     fill(r, buf, count, dt, dest, tag, comm, mode);
@@ -159,20 +161,20 @@ static int send_init(const void *buf, int count, MPI_Datatype dt, int dest, int 
 
 int cm_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_STANDARD, "MPI_Send_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_STANDARD);
 }
 
 int cm_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_SYNC, "MPI_Ssend_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_SYNC);
 }
 
 int cm_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_BUFFERED, "MPI_Bsend_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_BUFFERED);
 }
 
 int cm_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY, "MPI_Rsend_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY);
 }
