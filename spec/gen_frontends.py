@@ -12,7 +12,9 @@ src/core/frontend.h around a call of the function's impl (cm_X unless
 impl= / impl_c= names another), which keeps the hand-written body.
 OUT_DIR/fe_<chapter>.h declares the impls (the files defining them include
 it, so a prototype that drifts from the spec does not compile).  A block
-flagged 'manual' keeps its hand-written front end.  Files are rewritten
+flagged 'manual' keeps its hand-written front end.  A chapter whose line
+reads "frontends LAYER checks" gets the argument checks of its parameter
+kinds before the impl's call (spec/gen_checks.py).  Files are rewritten
 only when their text changes (no rebuild after an unrelated spec edit).
 """
 import os
@@ -20,6 +22,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spec  # noqa: E402  (the reader beside this file)
+import gen_checks  # noqa: E402
 from gen_symbols import write_if_changed  # noqa: E402
 
 
@@ -55,6 +58,8 @@ def check(api):
             errors.append('%s: %s: layer %s: no such layer' % (fn.where, fn.name, fn.layer(api)))
         if any(p.base == 'varargs' for p in fn.params) and 'manual' not in fn.flags and fn.chapter in api.frontends:
             errors.append('%s: %s: a varargs function keeps its front end by hand (flag manual)' % (fn.where, fn.name))
+        if fn.chapter in api.checks and fn.layer(api) in LAYERS:
+            errors += gen_checks.check_layers(fn, fn.layer(api), LAYERS)
     return errors
 
 
@@ -66,14 +71,16 @@ def enter_macro(fn):
     return 'CM_FRONT_ENTER_LARGE' if fn.large else 'CM_FRONT_ENTER'
 
 
-def front_end(fn):
-    """The C text of one front end."""
+def front_end(fn, checked=False):
+    """The C text of one front end; checked: with the argument checks of
+    its parameter kinds (spec/gen_checks.py) before the impl's call."""
     short = fn.name[4:]
-    ret = spec.RETURNS[fn.ret]
-    return ('#pragma weak %s = P%s\n%s\n{\n    %s(%s);\n    %s cm_rc = %s(%s);\n'
-            '    return CM_FRONT_LEAVE(cm_rc);\n}\n') % (
-        fn.name, fn.name, fn.c_prototype('PMPI_'), enter_macro(fn), short, ret, fn.impl(),
-        ', '.join(fn.arg_names()))
+    call = '%s(%s)' % (fn.impl(), ', '.join(fn.arg_names()))
+    body = checked and gen_checks.call_with_checks(fn, call)
+    if not body:
+        body = '    %s cm_rc = %s;\n' % (spec.RETURNS[fn.ret], call)
+    return '#pragma weak %s = P%s\n%s\n{\n    %s(%s);\n%s    return CM_FRONT_LEAVE(cm_rc);\n}\n' % (
+        fn.name, fn.name, fn.c_prototype('PMPI_'), enter_macro(fn), short, body)
 
 
 def impl_prototype(fn):
@@ -97,9 +104,11 @@ def mpi_header(fns):
     return legacy + '#include "mpi.h"\n'
 
 
-def source(stem, fns):
+def source(stem, fns, checked):
     out = [BANNER % stem, mpi_header(fns), '#include "core/frontend.h"\n#include "fe_%s.h"\n' % stem]
-    out += ['\n' + front_end(f) for f in fns]
+    if checked:
+        out.append(gen_checks.includes(fns))
+    out += ['\n' + front_end(f, checked) for f in fns]
     return ''.join(out)
 
 
@@ -122,7 +131,7 @@ def main(argv):
     by_chapter = {}
     for (chapter, layer), fns in sorted(files.items()):
         os.makedirs(os.path.join(out, layer), exist_ok=True)
-        write_if_changed(os.path.join(out, layer, 'fe_%s.c' % chapter), source(chapter, fns))
+        write_if_changed(os.path.join(out, layer, 'fe_%s.c' % chapter), source(chapter, fns, chapter in api.checks))
         by_chapter.setdefault(chapter, []).extend(fns)
     for chapter, fns in by_chapter.items():
         write_if_changed(os.path.join(out, 'fe_%s.h' % chapter), header(chapter, fns))

@@ -30,7 +30,7 @@ HANDLES = {'Comm', 'Group', 'Datatype', 'Op', 'Request', 'Info', 'Errhandler',
 SPECIAL_TYPES = {'buf', 'ptr', 'attrval', 'loc', 'string', 'char', 'argv', 'Status', 'varargs'}
 KINDS = {'count', 'disp', 'rank', 'tag', 'errcode', 'keyval', 'strlen'}
 ATTRS = {'async', 'byref', 'const', 'exposed'}
-FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed', 'manual', 'norecord'}
+FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed', 'manual', 'norecord', 'bodycheck'}
 # Flags with a value (NAME=VALUE): where the front end of a generated chapter
 # goes (docs/spec.md, "Front ends").  impl/layer for the block's plain form,
 # impl_c/layer_c for its _c form.
@@ -223,6 +223,7 @@ class Api:
         self.blocks = []        # Function, as written (one per block)
         self.chapters = {}      # file stem -> (number, title)
         self.frontends = {}     # file stem -> layer, for chapters whose front ends are generated
+        self.checks = set()     # file stems whose front ends check their arguments (gen_checks.py)
 
     def functions(self):
         """Every function the spec declares, the _c forms after their block."""
@@ -276,9 +277,11 @@ def read_file(api, path):
                 continue
             if line.startswith('frontends '):
                 words = line.split()
-                if len(words) != 2:
-                    raise SpecError('%s: "frontends LAYER" names one layer of src/layers.txt' % where)
+                if len(words) not in (2, 3) or words[2:] not in ([], ['checks']):
+                    raise SpecError('%s: "frontends LAYER [checks]" names one layer of src/layers.txt' % where)
                 api.frontends[stem] = words[1]
+                if words[2:]:
+                    api.checks.add(stem)
                 continue
             if not line[0].isspace():
                 if stem not in api.chapters:

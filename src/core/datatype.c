@@ -9,16 +9,15 @@
 #include "core/dt_basic.h"
 #include "fe_dt.h"
 #include "fe_deprecated.h"
+#include "fe_p2p.h"
+#include "fe_ext.h"
 
 #include <complex.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <wchar.h>
-#include "fe_ext.h"
 
-#pragma weak MPI_Get_count = PMPI_Get_count
-#pragma weak MPI_Get_count_c = PMPI_Get_count_c
 
 struct cm_datatype **cm_dt_table;
 int cm_dt_table_len;
@@ -276,7 +275,7 @@ static long long count_of(const struct cm_datatype *t, const MPI_Status *status)
     return b % (long long)t->size ? -1 : b / (long long)t->size;
 }
 
-int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+int cm_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
     struct cm_datatype *t;
     int rc = status_check(status, datatype, "MPI_Get_count", &t);
@@ -287,7 +286,7 @@ int PMPI_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
     return MPI_SUCCESS;
 }
 
-int PMPI_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+int cm_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
 {
     struct cm_datatype *t;
     int rc = status_check(status, datatype, "MPI_Get_count_c", &t);

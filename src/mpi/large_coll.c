@@ -1,6 +1,6 @@
 /*
  * large_coll.c -- the large-count collectives (rows of large.def other than
- * LC_BUF and LC_BUFC): the impls cm_<name>_c their generated front ends call
+ * LC_BUF): the impls cm_<name>_c their generated front ends call
  * (spec/coll.api and topo.api, layer_c=mpi).  Uniform counts resolve as in large.h; per-peer count arrays
  * become int arrays (an entry above INT_MAX is an error naming it), except
  * in the w-collectives, whose per-peer types let such an entry travel as
@@ -283,5 +283,4 @@ static int wside(MPI_Comm comm, const char *call, const char *cname, const char 
     }
 
 #define LC_BUF(...)
-#define LC_BUFC(...)
 #include "mpi/large.def"

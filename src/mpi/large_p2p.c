@@ -1,21 +1,19 @@
 /*
  * large_p2p.c -- the large-count bindings with one buffer and one count
- * (point-to-point, Bcast; rows LC_BUF and LC_BUFC of large.def), and Sendrecv_c,
+ * (point-to-point, Bcast; rows LC_BUF of large.def), and Sendrecv_c,
  * Isendrecv_c.  Each resolves its count(s) (large.h) and calls its int twin.
  */
 #include "mpi/large.h"
 #include "core/state.h"
 #include "fe_coll.h"
+#include "fe_p2p.h"
 
 #define LC_UNPAREN(...) __VA_ARGS__
-#define LC_STR(x) #x
-#define LC_WEAK(name) _Pragma(LC_STR(weak MPI_##name##_c = PMPI_##name##_c))
 
-/* One buffer and one count: fn is the C name, enter its first statement. */
-#define LC_BUF_DEF(fn, enter, name, bufdecl, params, args, commx)                                     \
+/* One buffer and one count: fn is the C name. */
+#define LC_BUF_DEF(fn, name, bufdecl, params, args, commx)                                            \
     int fn(bufdecl, MPI_Count count, MPI_Datatype datatype, LC_UNPAREN params)                      \
     {                                                                                               \
-        enter;                                                                                      \
         struct cm_lc x;                                                                             \
         int rc = cm_lc_one(commx, "MPI_" #name "_c", "count", count, datatype, &x);                 \
         if (rc)                                                                                     \
@@ -24,12 +22,11 @@
         cm_lc_free(&x);                                                                             \
         return rc;                                                                                  \
     }
-/* A hand-written front end (point-to-point). */
+/* The impl of a generated front end, which has entered the call already:
+ * point to point (spec/p2p.api, layer_c=mpi) and the collective chapter's
+ * Bcast family (spec/coll.api). */
 #define LC_BUF(...) LC_BUF_(__VA_ARGS__)
-#define LC_BUF_(name, ...) LC_WEAK(name) LC_BUF_DEF(PMPI_##name##_c, CM_ENTER_LARGE(name##_c), name, __VA_ARGS__)
-/* The impl of a generated front end (the collective chapter: Bcast). */
-#define LC_BUFC(...) LC_BUFC_(__VA_ARGS__)
-#define LC_BUFC_(name, ...) LC_BUF_DEF(cm_##name##_c, (void)0, name, __VA_ARGS__)
+#define LC_BUF_(name, ...) LC_BUF_DEF(cm_##name##_c, name, __VA_ARGS__)
 #define LC_PIECES(...)
 #define LC_REDTYPE(...)
 #define LC_G2(...)
@@ -40,8 +37,6 @@
 #define LC_RS(...)
 #include "mpi/large.def"
 
-#pragma weak MPI_Sendrecv_c = PMPI_Sendrecv_c
-#pragma weak MPI_Isendrecv_c = PMPI_Isendrecv_c
 
 /* Both sides of a send-receive, resolved; 0 or the error raised. */
 static int pair(MPI_Comm comm, const char *call, MPI_Count sendcount, MPI_Datatype sendtype, MPI_Count recvcount,
@@ -53,11 +48,10 @@ static int pair(MPI_Comm comm, const char *call, MPI_Count sendcount, MPI_Dataty
     return rc;
 }
 
-int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                    MPI_Comm comm, MPI_Status *status)
+int cm_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                  void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                  MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER_LARGE(Sendrecv_c);
     struct cm_lc s, r;
     int rc = pair(comm, "MPI_Sendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
     if (rc)
@@ -68,11 +62,10 @@ int PMPI_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendt
     return rc;
 }
 
-int PMPI_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                     void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                     MPI_Comm comm, MPI_Request *request)
+int cm_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                   MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER_LARGE(Isendrecv_c);
     struct cm_lc s, r;
     int rc = pair(comm, "MPI_Isendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
     if (rc)

@@ -14,20 +14,14 @@
 #include "core/state.h"
 #include "mpi/session.h"
 #include "p2p/bsend.h"
+#include "fe_p2p.h"
 
 #include <limits.h>
 #include <stdint.h>
 
-#pragma weak MPI_Session_attach_buffer = PMPI_Session_attach_buffer
-#pragma weak MPI_Session_detach_buffer = PMPI_Session_detach_buffer
-#pragma weak MPI_Session_flush_buffer = PMPI_Session_flush_buffer
-#pragma weak MPI_Session_iflush_buffer = PMPI_Session_iflush_buffer
-#pragma weak MPI_Session_attach_buffer_c = PMPI_Session_attach_buffer_c
-#pragma weak MPI_Session_detach_buffer_c = PMPI_Session_detach_buffer_c
 
-int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+int cm_Session_attach_buffer(MPI_Session session, void *buffer, int size)
 {
-    CM_ENTER(Session_attach_buffer);
     static const char call[] = "MPI_Session_attach_buffer";
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, call);
@@ -35,9 +29,8 @@ int PMPI_Session_attach_buffer(MPI_Session session, void *buffer, int size)
     return rc ? rc : cm_bsend_session_attach(cm_session_index(session), &o, buffer, size, call);
 }
 
-int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+int cm_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
 {
-    CM_ENTER(Session_detach_buffer);
     static const char call[] = "MPI_Session_detach_buffer";
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, call);
@@ -50,9 +43,8 @@ int PMPI_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size
     return rc;
 }
 
-int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
+int cm_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
 {
-    CM_ENTER(Session_attach_buffer_c);
     static const char call[] = "MPI_Session_attach_buffer_c";
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, call);
@@ -60,9 +52,8 @@ int PMPI_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count si
     return rc ? rc : cm_bsend_session_attach(cm_session_index(session), &o, buffer, size, call);
 }
 
-int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
+int cm_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
-    CM_ENTER(Session_detach_buffer_c);
     static const char call[] = "MPI_Session_detach_buffer_c";
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, call);
@@ -71,9 +62,8 @@ int PMPI_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Cou
                                              CM_CALL_Session_detach_buffer_c, call);
 }
 
-int PMPI_Session_flush_buffer(MPI_Session session)
+int cm_Session_flush_buffer(MPI_Session session)
 {
-    CM_ENTER(Session_flush_buffer);
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, "MPI_Session_flush_buffer");
     if (!rc)
@@ -81,9 +71,8 @@ int PMPI_Session_flush_buffer(MPI_Session session)
     return rc;
 }
 
-int PMPI_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
+int cm_Session_iflush_buffer(MPI_Session session, MPI_Request *request)
 {
-    CM_ENTER(Session_iflush_buffer);
     static const char call[] = "MPI_Session_iflush_buffer";
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, call);

@@ -11,16 +11,11 @@
 #include "core/comm.h"
 #include "core/request.h"
 #include "core/error.h"
+#include "fe_p2p.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#pragma weak MPI_Probe = PMPI_Probe
-#pragma weak MPI_Iprobe = PMPI_Iprobe
-#pragma weak MPI_Mprobe = PMPI_Mprobe
-#pragma weak MPI_Improbe = PMPI_Improbe
-#pragma weak MPI_Mrecv = PMPI_Mrecv
-#pragma weak MPI_Imrecv = PMPI_Imrecv
 
 
 /* MPI_Message handles by table index (core/handle.h): 0 NULL, 1 NO_PROC,
@@ -48,16 +43,6 @@ static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
     }
     msgs[nmsgs] = (struct msg_slot){ u, comm };
     return cm_msg_handle(nmsgs++);
-}
-
-static int probe_args(const char *call, int source, int tag, MPI_Comm comm, uint16_t *ctx, int *src_world)
-{
-    int rc = cm_p2p_check(call, (void *)1, 0, MPI_BYTE, source, CM_PEER_SOURCE, tag, comm);
-    if (rc)
-        return rc;
-    struct cm_comm *c = cm_comm_lookup(comm, ctx);
-    *src_world = source == MPI_ANY_SOURCE ? -1 : source == MPI_PROC_NULL ? -2 : c->peer_world_of[source];
-    return MPI_SUCCESS;
 }
 
 static void proc_null_status(MPI_Status *st)
@@ -96,78 +81,56 @@ static struct cm_unexp *probe_wait(uint16_t ctx, int src_world, int tag, int rem
     return p.found;
 }
 
-int PMPI_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
+/* The four probes in one: blocking (flag NULL) or not, matching (message
+ * not NULL: the message leaves the queue for MPI_Mrecv) or not.  The front
+ * end checked the envelope (spec/gen_checks.py). */
+static int probe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status,
+                 unsigned call_id)
 {
-    CM_ENTER(Probe);
-    uint16_t ctx;
-    int src, rc = probe_args("MPI_Probe", source, tag, comm, &ctx, &src);
-    if (rc)
-        return rc;
-    if (src == -2) {
+    uint16_t ctx = 0;
+    struct cm_comm *c = cm_comm_lookup(comm, &ctx);
+    if (source == MPI_PROC_NULL) {
+        if (flag)
+            *flag = 1;
+        if (message)
+            *message = MPI_MESSAGE_NO_PROC;
         proc_null_status(status);
         return MPI_SUCCESS;
     }
-    found_status(status, comm, probe_wait(ctx, src, tag, 0, CM_CALL_Probe));
-    return MPI_SUCCESS;
-}
-
-int PMPI_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
-{
-    CM_ENTER(Iprobe);
-    uint16_t ctx;
-    int src, rc = probe_args("MPI_Iprobe", source, tag, comm, &ctx, &src);
-    if (rc)
-        return rc;
-    if (src == -2) {
-        *flag = 1;
-        proc_null_status(status);
-        return MPI_SUCCESS;
+    int src = source == MPI_ANY_SOURCE ? -1 : c->peer_world_of[source];
+    struct cm_unexp *u;
+    if (flag) {
+        struct probe_want p = { ctx, src, tag, message != NULL, NULL };
+        if (!(*flag = cm_poll(probe_found, &p, src)))
+            return MPI_SUCCESS;
+        u = p.found;
+    } else {
+        u = probe_wait(ctx, src, tag, message != NULL, call_id);
     }
-    struct probe_want p = { ctx, src, tag, 0, NULL };
-    *flag = cm_poll(probe_found, &p, src);
-    if (*flag)
-        found_status(status, comm, p.found);
-    return MPI_SUCCESS;
-}
-
-int PMPI_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
-{
-    CM_ENTER(Mprobe);
-    uint16_t ctx;
-    int src, rc = probe_args("MPI_Mprobe", source, tag, comm, &ctx, &src);
-    if (rc)
-        return rc;
-    if (src == -2) {
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct cm_unexp *u = probe_wait(ctx, src, tag, 1, CM_CALL_Mprobe);
     found_status(status, comm, u);
-    *message = msg_handle(u, comm);
+    if (message)
+        *message = msg_handle(u, comm);
     return MPI_SUCCESS;
 }
 
-int PMPI_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+int cm_Probe(int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER(Improbe);
-    uint16_t ctx;
-    int src, rc = probe_args("MPI_Improbe", source, tag, comm, &ctx, &src);
-    if (rc)
-        return rc;
-    if (src == -2) {
-        *flag = 1;
-        *message = MPI_MESSAGE_NO_PROC;
-        proc_null_status(status);
-        return MPI_SUCCESS;
-    }
-    struct probe_want p = { ctx, src, tag, 1, NULL };
-    *flag = cm_poll(probe_found, &p, src);
-    if (*flag) {
-        found_status(status, comm, p.found);
-        *message = msg_handle(p.found, comm);
-    }
-    return MPI_SUCCESS;
+    return probe(source, tag, comm, NULL, NULL, status, CM_CALL_Probe);
+}
+
+int cm_Iprobe(int source, int tag, MPI_Comm comm, int *flag, MPI_Status *status)
+{
+    return probe(source, tag, comm, flag, NULL, status, CM_CALL_Iprobe);
+}
+
+int cm_Mprobe(int source, int tag, MPI_Comm comm, MPI_Message *message, MPI_Status *status)
+{
+    return probe(source, tag, comm, NULL, message, status, CM_CALL_Mprobe);
+}
+
+int cm_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *message, MPI_Status *status)
+{
+    return probe(source, tag, comm, flag, message, status, CM_CALL_Improbe);
 }
 
 /* Start receiving a matched message into a request; NULL message handled by caller. */
@@ -196,9 +159,8 @@ static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype data
     return MPI_SUCCESS;
 }
 
-int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
+int cm_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Status *status)
 {
-    CM_ENTER(Mrecv);
     if (!message)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Mrecv", "message pointer is NULL");
     if (*message == MPI_MESSAGE_NO_PROC) {
@@ -218,12 +180,8 @@ int PMPI_Mrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message
     return r.status.MPI_ERROR ? cm_recv_report(&r, "MPI_Mrecv") : MPI_SUCCESS;
 }
 
-int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
+int cm_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *message, MPI_Request *request)
 {
-    CM_ENTER(Imrecv);
-    int rc = cm_check_request_ptr("MPI_Imrecv", request);
-    if (rc)
-        return rc;
     if (!message)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Imrecv", "message pointer is NULL");
     struct cm_request *r = cm_request_new(CM_REQ_RECV);
@@ -234,7 +192,7 @@ int PMPI_Imrecv(void *buf, int count, MPI_Datatype datatype, MPI_Message *messag
         *request = cm_request_handle(r);
         return MPI_SUCCESS;
     }
-    rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, r);
+    int rc = mrecv_start("MPI_Imrecv", buf, count, datatype, message, r);
     if (rc) {
         cm_request_release(r);
         return rc;

@@ -12,18 +12,12 @@
 #include "core/error.h"
 #include "p2p/coll_entry.h"
 #include "core/status.h"
+#include "fe_p2p.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#pragma weak MPI_Recv = PMPI_Recv
-#pragma weak MPI_Irecv = PMPI_Irecv
-#pragma weak MPI_Recv_init = PMPI_Recv_init
-#pragma weak MPI_Start = PMPI_Start
-#pragma weak MPI_Startall = PMPI_Startall
-#pragma weak MPI_Sendrecv = PMPI_Sendrecv
-#pragma weak MPI_Sendrecv_replace = PMPI_Sendrecv_replace
 
 #define likely(x) __builtin_expect(!!(x), 1)
 
@@ -155,9 +149,8 @@ recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, int tag, 
     return r.status.MPI_ERROR ? cm_recv_report(&r, cm_call_name(call_id)) : MPI_SUCCESS;
 }
 
-int PMPI_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
+int cm_Recv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER(Recv);
     return recv_blocking(buf, count, datatype, source, tag, comm, status, CM_CALL_Recv, 0);
 }
 
@@ -167,9 +160,8 @@ int cm_recv_blocking(void *buf, int count, MPI_Datatype datatype, int source, in
     return recv_blocking(buf, count, datatype, source, tag, comm, status, call_id, flags);
 }
 
-int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Irecv);
     int rc = cm_check_request_ptr("MPI_Irecv", request);
     if (rc)
         return rc;
@@ -187,12 +179,9 @@ int PMPI_Irecv(void *buf, int count, MPI_Datatype datatype, int source, int tag,
     return MPI_SUCCESS;
 }
 
-int PMPI_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
+/* The front end checked the arguments (spec/gen_checks.py), here and below. */
+int cm_Recv_init(void *buf, int count, MPI_Datatype datatype, int source, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Recv_init);
-    int rc = cm_check_request_ptr("MPI_Recv_init", request);
-    if (rc || (rc = cm_p2p_check("MPI_Recv_init", buf, count, datatype, source, CM_PEER_SOURCE, tag, comm)))
-        return rc;
     struct cm_request *r = cm_request_new(CM_REQ_RECV);
     fill(r, buf, count, datatype, source, tag, comm);
     r->persistent = 1;
@@ -238,16 +227,13 @@ static inline int start_one(const MPI_Request reqs[], int i, const char *call)
     return MPI_SUCCESS;
 }
 
-int PMPI_Start(MPI_Request *request)
+int cm_Start(MPI_Request *request)
 {
-    CM_ENTER(Start);
-    int rc = cm_check_request_ptr("MPI_Start", request);
-    return rc ? rc : start_one(request, -1, "MPI_Start");
+    return start_one(request, -1, "MPI_Start");
 }
 
-int PMPI_Startall(int count, MPI_Request array_of_requests[])
+int cm_Startall(int count, MPI_Request array_of_requests[])
 {
-    CM_ENTER(Startall);
     if (count < 0)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COUNT, "MPI_Startall", "negative count %d", count);
     for (int i = 0; i < count; i++) {
@@ -258,14 +244,10 @@ int PMPI_Startall(int count, MPI_Request array_of_requests[])
     return MPI_SUCCESS;
 }
 
-int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                  void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                  MPI_Comm comm, MPI_Status *status)
+int cm_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER(Sendrecv);
-    int rc = cm_p2p_check("MPI_Sendrecv", sendbuf, sendcount, sendtype, dest, CM_PEER_DEST, sendtag, comm);
-    if (rc || (rc = cm_p2p_check("MPI_Sendrecv", recvbuf, recvcount, recvtype, source, CM_PEER_SOURCE, recvtag, comm)))
-        return rc;
     struct cm_request rr, sr;
     memset(&rr, 0, sizeof rr);
     memset(&sr, 0, sizeof sr);
@@ -288,13 +270,9 @@ int PMPI_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int
     return rr.status.MPI_ERROR ? cm_recv_report(&rr, "MPI_Sendrecv") : MPI_SUCCESS;
 }
 
-int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
-                          int source, int recvtag, MPI_Comm comm, MPI_Status *status)
+int cm_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag,
+                        int source, int recvtag, MPI_Comm comm, MPI_Status *status)
 {
-    CM_ENTER(Sendrecv_replace);
-    int rc = cm_p2p_check("MPI_Sendrecv_replace", buf, count, datatype, dest, CM_PEER_DEST, sendtag, comm);
-    if (rc || (rc = cm_p2p_check("MPI_Sendrecv_replace", buf, count, datatype, source, CM_PEER_SOURCE, recvtag, comm)))
-        return rc;
     /* Send from a packed copy so the receive may overwrite buf. */
     struct cm_datatype *t = cm_dt_lookup(datatype);
     size_t bytes = (size_t)count * t->size;
@@ -302,7 +280,7 @@ int PMPI_Sendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest,
     if (!copy)
         return cm_error(comm, MPI_ERR_NO_MEM, "MPI_Sendrecv_replace", "cannot allocate %zu bytes", bytes);
     cm_dt_pack(buf, count, t, copy);
-    rc = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
+    int rc = PMPI_Sendrecv(copy, (int)bytes, MPI_BYTE, dest, sendtag, buf, count, datatype, source, recvtag, comm, status);
     free(copy);
     return rc;
 }

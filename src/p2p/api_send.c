@@ -14,21 +14,10 @@
 #include "core/request.h"
 #include "p2p/bsend.h"
 #include "core/error.h"
+#include "fe_p2p.h"
 
 #include <string.h>
 
-#pragma weak MPI_Send = PMPI_Send
-#pragma weak MPI_Ssend = PMPI_Ssend
-#pragma weak MPI_Bsend = PMPI_Bsend
-#pragma weak MPI_Rsend = PMPI_Rsend
-#pragma weak MPI_Isend = PMPI_Isend
-#pragma weak MPI_Issend = PMPI_Issend
-#pragma weak MPI_Ibsend = PMPI_Ibsend
-#pragma weak MPI_Irsend = PMPI_Irsend
-#pragma weak MPI_Send_init = PMPI_Send_init
-#pragma weak MPI_Ssend_init = PMPI_Ssend_init
-#pragma weak MPI_Bsend_init = PMPI_Bsend_init
-#pragma weak MPI_Rsend_init = PMPI_Rsend_init
 
 #define likely(x) __builtin_expect(!!(x), 1)
 
@@ -79,34 +68,30 @@ static int send_blocking(const void *buf, int count, MPI_Datatype dt, int dest, 
     return MPI_SUCCESS;
 }
 
-int PMPI_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+int cm_Send(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    CM_ENTER(Send);
     if (send_now(buf, count, datatype, dest, tag, comm))
         return MPI_SUCCESS;
     return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_STANDARD, CM_CALL_Send, "MPI_Send");
 }
 
-int PMPI_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+int cm_Rsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    CM_ENTER(Rsend);
     if (send_now(buf, count, datatype, dest, tag, comm))
         return MPI_SUCCESS;
     return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_READY, CM_CALL_Rsend, "MPI_Rsend");
 }
 
-int PMPI_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+int cm_Ssend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    CM_ENTER(Ssend);
     return send_blocking(buf, count, datatype, dest, tag, comm, CM_MODE_SYNC, CM_CALL_Ssend, "MPI_Ssend");
 }
 
-int PMPI_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
+/* The front end checked the arguments (spec/gen_checks.py). */
+int cm_Bsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm)
 {
-    CM_ENTER(Bsend);
-    int rc = cm_p2p_check("MPI_Bsend", buf, count, datatype, dest, CM_PEER_DEST, tag, comm);
-    if (rc || dest == MPI_PROC_NULL)
-        return rc;
+    if (dest == MPI_PROC_NULL)
+        return MPI_SUCCESS;
     struct cm_request r;
     memset(&r, 0, sizeof r);
     fill(&r, buf, count, datatype, dest, tag, comm, CM_MODE_BUFFERED);
@@ -142,36 +127,30 @@ static int send_nonblocking(const void *buf, int count, MPI_Datatype dt, int des
     return MPI_SUCCESS;
 }
 
-int PMPI_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Isend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Isend);
     return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_STANDARD, "MPI_Isend");
 }
 
-int PMPI_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Issend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Issend);
     return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_SYNC, "MPI_Issend");
 }
 
-int PMPI_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Ibsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Ibsend);
     return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_BUFFERED, "MPI_Ibsend");
 }
 
-int PMPI_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Irsend(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Irsend);
     return send_nonblocking(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY, "MPI_Irsend");
 }
 
+/* The front end checked the arguments (spec/gen_checks.py). */
 static int send_init(const void *buf, int count, MPI_Datatype dt, int dest, int tag, MPI_Comm comm,
-                     MPI_Request *request, enum cm_send_mode mode, const char *name)
+                     MPI_Request *request, enum cm_send_mode mode)
 {
-    int rc = cm_check_request_ptr(name, request);
-    if (rc || (rc = cm_p2p_check(name, buf, count, dt, dest, CM_PEER_DEST, tag, comm)))
-        return rc;
     struct cm_request *r = cm_request_new(CM_REQ_SEND);
     fill(r, buf, count, dt, dest, tag, comm, mode);
     r->persistent = 1;
@@ -180,26 +159,22 @@ static int send_init(const void *buf, int count, MPI_Datatype dt, int dest, int 
     return MPI_SUCCESS;
 }
 
-int PMPI_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Send_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Send_init);
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_STANDARD, "MPI_Send_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_STANDARD);
 }
 
-int PMPI_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Ssend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Ssend_init);
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_SYNC, "MPI_Ssend_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_SYNC);
 }
 
-int PMPI_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Bsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Bsend_init);
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_BUFFERED, "MPI_Bsend_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_BUFFERED);
 }
 
-int PMPI_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
+int cm_Rsend_init(const void *buf, int count, MPI_Datatype datatype, int dest, int tag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Rsend_init);
-    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY, "MPI_Rsend_init");
+    return send_init(buf, count, datatype, dest, tag, comm, request, CM_MODE_READY);
 }

@@ -11,19 +11,8 @@
 #include "core/error.h"
 #include "shm/wait.h"
 #include "p2p/coll_entry.h"
+#include "fe_p2p.h"
 
-#pragma weak MPI_Wait = PMPI_Wait
-#pragma weak MPI_Test = PMPI_Test
-#pragma weak MPI_Waitall = PMPI_Waitall
-#pragma weak MPI_Testall = PMPI_Testall
-#pragma weak MPI_Waitany = PMPI_Waitany
-#pragma weak MPI_Testany = PMPI_Testany
-#pragma weak MPI_Waitsome = PMPI_Waitsome
-#pragma weak MPI_Testsome = PMPI_Testsome
-#pragma weak MPI_Request_free = PMPI_Request_free
-#pragma weak MPI_Request_get_status = PMPI_Request_get_status
-#pragma weak MPI_Cancel = PMPI_Cancel
-#pragma weak MPI_Test_cancelled = PMPI_Test_cancelled
 
 static void empty_status(MPI_Status *st)
 {
@@ -105,11 +94,9 @@ int cm_wait_request(MPI_Request *request, MPI_Status *status, unsigned call_id, 
     return MPI_SUCCESS;
 }
 
-int PMPI_Wait(MPI_Request *request, MPI_Status *status)
+int cm_Wait(MPI_Request *request, MPI_Status *status)
 {
-    CM_ENTER(Wait);
-    int rc = cm_check_request_ptr("MPI_Wait", request);
-    return rc ? rc : cm_wait_request(request, status, CM_CALL_Wait, "MPI_Wait");
+    return cm_wait_request(request, status, CM_CALL_Wait, "MPI_Wait");
 }
 
 static int request_complete(void *r)
@@ -128,12 +115,11 @@ static int poll_request(struct cm_request *r)
     return cm_poll(request_complete, r, r->kind == CM_REQ_RECV ? r->peer_world : -1);
 }
 
-int PMPI_Test(MPI_Request *request, int *flag, MPI_Status *status)
+int cm_Test(MPI_Request *request, int *flag, MPI_Status *status)
 {
-    CM_ENTER(Test);
     struct cm_request *r;
-    int rc = cm_check_request_ptr("MPI_Test", request);
-    if (rc || (rc = lookup(*request, &r, "MPI_Test")))
+    int rc = lookup(*request, &r, "MPI_Test");
+    if (rc)
         return rc;
     if (is_inactive(*request, r)) {
         *flag = 1;
@@ -281,9 +267,8 @@ static int finish_all(int count, MPI_Request reqs[], MPI_Status statuses[], cons
     return err;
 }
 
-int PMPI_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
+int cm_Waitall(int count, MPI_Request array_of_requests[], MPI_Status array_of_statuses[])
 {
-    CM_ENTER(Waitall);
     int rc = check_array(count, array_of_requests, "MPI_Waitall");
     if (rc)
         return rc;
@@ -308,9 +293,8 @@ int cm_waitall_requests(int count, MPI_Request array_of_requests[], MPI_Status a
     return finish_all(count, array_of_requests, array_of_statuses, call);
 }
 
-int PMPI_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
+int cm_Testall(int count, MPI_Request array_of_requests[], int *flag, MPI_Status array_of_statuses[])
 {
-    CM_ENTER(Testall);
     int rc = check_array(count, array_of_requests, "MPI_Testall");
     if (rc)
         return rc;
@@ -362,9 +346,8 @@ static int finish_any(int count, MPI_Request reqs[], int index, MPI_Status *stat
     return rc;
 }
 
-int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
+int cm_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Status *status)
 {
-    CM_ENTER(Waitany);
     int rc = check_array(count, array_of_requests, "MPI_Waitany");
     if (rc)
         return rc;
@@ -374,9 +357,8 @@ int PMPI_Waitany(int count, MPI_Request array_of_requests[], int *index, MPI_Sta
     return finish_any(count, array_of_requests, *index, status, "MPI_Waitany");
 }
 
-int PMPI_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
+int cm_Testany(int count, MPI_Request array_of_requests[], int *index, int *flag, MPI_Status *status)
 {
-    CM_ENTER(Testany);
     int rc = check_array(count, array_of_requests, "MPI_Testany");
     if (rc)
         return rc;
@@ -413,9 +395,8 @@ static int collect_some(int count, MPI_Request reqs[], int *outcount, int indice
     return err;
 }
 
-int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+int cm_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    CM_ENTER(Waitsome);
     int rc = check_array(incount, array_of_requests, "MPI_Waitsome");
     if (rc)
         return rc;
@@ -424,9 +405,8 @@ int PMPI_Waitsome(int incount, MPI_Request array_of_requests[], int *outcount, i
     return collect_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, "MPI_Waitsome");
 }
 
-int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
+int cm_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    CM_ENTER(Testsome);
     int rc = check_array(incount, array_of_requests, "MPI_Testsome");
     if (rc)
         return rc;
@@ -435,12 +415,11 @@ int PMPI_Testsome(int incount, MPI_Request array_of_requests[], int *outcount, i
     return collect_some(incount, array_of_requests, outcount, array_of_indices, array_of_statuses, "MPI_Testsome");
 }
 
-int PMPI_Request_free(MPI_Request *request)
+int cm_Request_free(MPI_Request *request)
 {
-    CM_ENTER(Request_free);
     struct cm_request *r;
-    int rc = cm_check_request_ptr("MPI_Request_free", request);
-    if (rc || (rc = lookup(*request, &r, "MPI_Request_free")))
+    int rc = lookup(*request, &r, "MPI_Request_free");
+    if (rc)
         return rc;
     if (!r)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
@@ -458,9 +437,8 @@ int PMPI_Request_free(MPI_Request *request)
     return err;
 }
 
-int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
+int cm_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
 {
-    CM_ENTER(Request_get_status);
     struct cm_request *r;
     int rc = lookup(request, &r, "MPI_Request_get_status");
     if (rc)
@@ -481,12 +459,11 @@ int PMPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status)
     return MPI_SUCCESS;
 }
 
-int PMPI_Cancel(MPI_Request *request)
+int cm_Cancel(MPI_Request *request)
 {
-    CM_ENTER(Cancel);
     struct cm_request *r;
-    int rc = cm_check_request_ptr("MPI_Cancel", request);
-    if (rc || (rc = lookup(*request, &r, "MPI_Cancel")))
+    int rc = lookup(*request, &r, "MPI_Cancel");
+    if (rc)
         return rc;
     if (!r)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel", "request is MPI_REQUEST_NULL");
@@ -499,9 +476,8 @@ int PMPI_Cancel(MPI_Request *request)
     return MPI_SUCCESS;
 }
 
-int PMPI_Test_cancelled(const MPI_Status *status, int *flag)
+int cm_Test_cancelled(const MPI_Status *status, int *flag)
 {
-    CM_ENTER(Test_cancelled);
     if (!status || status == MPI_STATUS_IGNORE)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Test_cancelled", "status is NULL or MPI_STATUS_IGNORE");
     *flag = cm_status_cancelled(status);

@@ -21,6 +21,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "p2p/p2p.h"
+#include "fe_p2p.h"
 
 #include <limits.h>
 #include <stdarg.h>
@@ -30,18 +31,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#pragma weak MPI_Buffer_attach = PMPI_Buffer_attach
-#pragma weak MPI_Buffer_detach = PMPI_Buffer_detach
-#pragma weak MPI_Buffer_flush = PMPI_Buffer_flush
-#pragma weak MPI_Buffer_iflush = PMPI_Buffer_iflush
-#pragma weak MPI_Comm_attach_buffer = PMPI_Comm_attach_buffer
-#pragma weak MPI_Comm_detach_buffer = PMPI_Comm_detach_buffer
-#pragma weak MPI_Comm_flush_buffer = PMPI_Comm_flush_buffer
-#pragma weak MPI_Comm_iflush_buffer = PMPI_Comm_iflush_buffer
-#pragma weak MPI_Buffer_attach_c = PMPI_Buffer_attach_c
-#pragma weak MPI_Buffer_detach_c = PMPI_Buffer_detach_c
-#pragma weak MPI_Comm_attach_buffer_c = PMPI_Comm_attach_buffer_c
-#pragma weak MPI_Comm_detach_buffer_c = PMPI_Comm_detach_buffer_c
 
 struct bbuf {
     MPI_Comm comm;              /* MPI_COMM_NULL: the process's or a session's buffer */
@@ -259,16 +248,14 @@ static int detach(struct bbuf *b, const struct cm_bsend_owner *o, void *buffer_a
     return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_attach(void *buf, int size)
+int cm_Buffer_attach(void *buf, int size)
 {
-    CM_ENTER(Buffer_attach);
     struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
     return attach(&process, &o, buf, size, "MPI_Buffer_attach");
 }
 
-int PMPI_Buffer_detach(void *buffer_addr, int *size)
+int cm_Buffer_detach(void *buffer_addr, int *size)
 {
-    CM_ENTER(Buffer_detach);
     struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
     MPI_Count n = 0;
     int rc = detach(&process, &o, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Buffer_detach, "MPI_Buffer_detach");
@@ -277,23 +264,20 @@ int PMPI_Buffer_detach(void *buffer_addr, int *size)
     return rc;
 }
 
-int PMPI_Buffer_attach_c(void *buf, MPI_Count size)
+int cm_Buffer_attach_c(void *buf, MPI_Count size)
 {
-    CM_ENTER(Buffer_attach_c);
     struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
     return attach(&process, &o, buf, size, "MPI_Buffer_attach_c");
 }
 
-int PMPI_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
+int cm_Buffer_detach_c(void *buffer_addr, MPI_Count *size)
 {
-    CM_ENTER(Buffer_detach_c);
     struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
     return detach(&process, &o, buffer_addr, size, INT64_MAX, CM_CALL_Buffer_detach_c, "MPI_Buffer_detach_c");
 }
 
-int PMPI_Buffer_flush(void)
+int cm_Buffer_flush(void)
 {
-    CM_ENTER(Buffer_flush);
     flush(&process, CM_CALL_Buffer_flush);
     return MPI_SUCCESS;
 }
@@ -305,17 +289,15 @@ static int check_comm(MPI_Comm comm, const char *call)
     return MPI_SUCCESS;
 }
 
-int PMPI_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
+int cm_Comm_attach_buffer(MPI_Comm comm, void *buffer, int size)
 {
-    CM_ENTER(Comm_attach_buffer);
     int rc = check_comm(comm, "MPI_Comm_attach_buffer");
     struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
     return rc ? rc : attach(comm_slot(comm, 1), &o, buffer, size, "MPI_Comm_attach_buffer");
 }
 
-int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
+int cm_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
 {
-    CM_ENTER(Comm_detach_buffer);
     int rc = check_comm(comm, "MPI_Comm_detach_buffer");
     struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
     MPI_Count n = 0;
@@ -326,26 +308,23 @@ int PMPI_Comm_detach_buffer(MPI_Comm comm, void *buffer_addr, int *size)
     return rc;
 }
 
-int PMPI_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
+int cm_Comm_attach_buffer_c(MPI_Comm comm, void *buffer, MPI_Count size)
 {
-    CM_ENTER(Comm_attach_buffer_c);
     int rc = check_comm(comm, "MPI_Comm_attach_buffer_c");
     struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
     return rc ? rc : attach(comm_slot(comm, 1), &o, buffer, size, "MPI_Comm_attach_buffer_c");
 }
 
-int PMPI_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
+int cm_Comm_detach_buffer_c(MPI_Comm comm, void *buffer_addr, MPI_Count *size)
 {
-    CM_ENTER(Comm_detach_buffer_c);
     int rc = check_comm(comm, "MPI_Comm_detach_buffer_c");
     struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
     return rc ? rc : detach(comm_slot(comm, 0), &o, buffer_addr, size, INT64_MAX, CM_CALL_Comm_detach_buffer_c,
                             "MPI_Comm_detach_buffer_c");
 }
 
-int PMPI_Comm_flush_buffer(MPI_Comm comm)
+int cm_Comm_flush_buffer(MPI_Comm comm)
 {
-    CM_ENTER(Comm_flush_buffer);
     int rc = check_comm(comm, "MPI_Comm_flush_buffer");
     struct bbuf *b = rc ? NULL : comm_slot(comm, 0);
     if (b)
@@ -363,16 +342,14 @@ static int iflush(struct bbuf *b, const struct cm_bsend_owner *o, MPI_Request *r
     return MPI_SUCCESS;
 }
 
-int PMPI_Buffer_iflush(MPI_Request *request)
+int cm_Buffer_iflush(MPI_Request *request)
 {
-    CM_ENTER(Buffer_iflush);
     struct cm_bsend_owner o = { MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL, NULL };
     return iflush(&process, &o, request, "MPI_Buffer_iflush");
 }
 
-int PMPI_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
+int cm_Comm_iflush_buffer(MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Comm_iflush_buffer);
     int rc = check_comm(comm, "MPI_Comm_iflush_buffer");
     struct cm_bsend_owner o = { comm, MPI_ERRORS_ARE_FATAL, NULL };
     return rc ? rc : iflush(comm_slot(comm, 1), &o, request, "MPI_Comm_iflush_buffer");

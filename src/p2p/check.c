@@ -41,9 +41,13 @@ int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, 
     return MPI_SUCCESS;
 }
 
-int cm_check_request_ptr(const char *call, const MPI_Request *req)
+int cm_p2p_check_envelope(const char *call, int peer, enum cm_peer_role role, int tag, MPI_Comm comm)
 {
-    if (!req)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request pointer is NULL");
-    return MPI_SUCCESS;
+    /* (void *)1: a buffer no check reads (count 0), not MPI_BOTTOM */
+    return cm_p2p_check(call, (void *)1, 0, MPI_BYTE, peer, role, tag, comm);
+}
+
+int cm_request_ptr_null(const char *call)
+{
+    return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "request pointer is NULL");
 }

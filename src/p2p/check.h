@@ -1,7 +1,9 @@
 /*
- * check.h -- argument checks shared by the point-to-point calls.  The fast
- * paths test the common case inline and call cm_p2p_check() only when
- * something looks wrong, so that the error names the exact argument.
+ * check.h -- argument checks shared by the point-to-point calls.  The
+ * generated front ends of chapters 3 and 4 call them (spec/gen_checks.py);
+ * the fast paths (blocks flagged bodycheck) test the common case inline and
+ * call cm_p2p_check() only when something looks wrong, so that the error
+ * names the exact argument.
  */
 #ifndef CM_P2P_CHECK_H
 #define CM_P2P_CHECK_H
@@ -17,6 +19,10 @@ enum cm_peer_role { CM_PEER_DEST, CM_PEER_SOURCE };
  * error class (after the communicator's error handler ran). */
 int cm_p2p_check(const char *call, const void *buf, int count, MPI_Datatype dt, int peer,
                  enum cm_peer_role role, int tag, MPI_Comm comm);
+
+/* The envelope of a probe (communicator, peer, tag): cm_p2p_check of an
+ * empty buffer. */
+int cm_p2p_check_envelope(const char *call, int peer, enum cm_peer_role role, int tag, MPI_Comm comm);
 
 /* The common case of a send's or receive's arguments, tested inline: a
  * valid communicator and committed type, a count and buffer that go
@@ -45,7 +51,12 @@ static inline int cm_recv_args_ok(const struct cm_comm *c, const struct cm_datat
            (tag >= 0 || tag == MPI_ANY_TAG) && (buf || count == 0 || t->size == 0) && cm_dt_int_counts_fit(t);
 }
 
-/* Request-array and request-pointer checks for Wait/Test families. */
-int cm_check_request_ptr(const char *call, const MPI_Request *req);
+/* The request pointer of a call that takes one by address: not NULL.
+ * Inline, as every MPI_Wait and MPI_Test pays for it; the error is not. */
+int cm_request_ptr_null(const char *call);
+static inline int cm_check_request_ptr(const char *call, const MPI_Request *req)
+{
+    return __builtin_expect(req != NULL, 1) ? MPI_SUCCESS : cm_request_ptr_null(call);
+}
 
 #endif

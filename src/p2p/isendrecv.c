@@ -18,11 +18,10 @@
 #include "core/datatype.h"
 #include "core/request.h"
 #include "core/error.h"
+#include "fe_p2p.h"
 
 #include <stdlib.h>
 
-#pragma weak MPI_Isendrecv = PMPI_Isendrecv
-#pragma weak MPI_Isendrecv_replace = PMPI_Isendrecv_replace
 
 struct cm_pair {
     struct cm_request *self;
@@ -88,41 +87,19 @@ static int start_pair(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
     return MPI_SUCCESS;
 }
 
-/* Both halves' arguments, the receive's with the send's buffer for _replace. */
-static int check_pair(const char *call, const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest,
-                      int sendtag, const void *recvbuf, int recvcount, MPI_Datatype recvtype, int source,
-                      int recvtag, MPI_Comm comm, const MPI_Request *request)
+/* The front end checked the arguments (spec/gen_checks.py). */
+int cm_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
+                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                 MPI_Comm comm, MPI_Request *request)
 {
-    int rc = cm_check_request_ptr(call, request);
-    if (!rc)
-        rc = cm_p2p_check(call, sendbuf, sendcount, sendtype, dest, CM_PEER_DEST, sendtag, comm);
-    if (!rc)
-        rc = cm_p2p_check(call, recvbuf, recvcount, recvtype, source, CM_PEER_SOURCE, recvtag, comm);
-    return rc;
-}
-
-int PMPI_Isendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int dest, int sendtag,
-                   void *recvbuf, int recvcount, MPI_Datatype recvtype, int source, int recvtag,
-                   MPI_Comm comm, MPI_Request *request)
-{
-    CM_ENTER(Isendrecv);
-    int rc = check_pair("MPI_Isendrecv", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
-                        source, recvtag, comm, request);
-    if (rc)
-        return rc;
     return start_pair(sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source, recvtag,
                       comm, NULL, request, CM_CALL_Isendrecv);
 }
 
-int PMPI_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
-                           int recvtag, MPI_Comm comm, MPI_Request *request)
+int cm_Isendrecv_replace(void *buf, int count, MPI_Datatype datatype, int dest, int sendtag, int source,
+                         int recvtag, MPI_Comm comm, MPI_Request *request)
 {
-    CM_ENTER(Isendrecv_replace);
     const char *call = "MPI_Isendrecv_replace";
-    int rc = check_pair(call, buf, count, datatype, dest, sendtag, buf, count, datatype, source, recvtag, comm,
-                        request);
-    if (rc)
-        return rc;
     struct cm_datatype *t = cm_dt_lookup(datatype);
     size_t bytes = (size_t)count * t->size;
     void *copy = NULL;

@@ -31,19 +31,12 @@
 #include "core/request.h"
 #include "core/status.h"
 #include "core/error.h"
+#include "fe_part.h"
 
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
-#pragma weak MPI_Psend_init = PMPI_Psend_init
-#pragma weak MPI_Precv_init = PMPI_Precv_init
-#pragma weak MPI_Psend_init_c = PMPI_Psend_init_c
-#pragma weak MPI_Precv_init_c = PMPI_Precv_init_c
-#pragma weak MPI_Pready = PMPI_Pready
-#pragma weak MPI_Pready_range = PMPI_Pready_range
-#pragma weak MPI_Pready_list = PMPI_Pready_list
-#pragma weak MPI_Parrived = PMPI_Parrived
 
 /* ready[] states of a round. */
 enum { R_NOT = 0, R_OUT = 1, R_DONE = 2 };
@@ -361,34 +354,30 @@ static int part_init(int send, const void *buf, int partitions, MPI_Count count,
 /* The int binding takes an int count (the standard's and the ABI's
  * signature); the _c binding an MPI_Count.  Both share part_init, whose
  * limit (partitions * count <= INT_MAX elements) names the count. */
-int PMPI_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag,
-                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int cm_Psend_init(const void *buf, int partitions, int count, MPI_Datatype datatype, int dest, int tag,
+                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER(Psend_init);
     (void)info;
     return part_init(1, buf, partitions, count, datatype, dest, tag, comm, request, "MPI_Psend_init");
 }
 
-int PMPI_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int source, int tag,
-                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int cm_Precv_init(void *buf, int partitions, int count, MPI_Datatype datatype, int source, int tag,
+                  MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER(Precv_init);
     (void)info;
     return part_init(0, buf, partitions, count, datatype, source, tag, comm, request, "MPI_Precv_init");
 }
 
-int PMPI_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int cm_Psend_init_c(const void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int dest, int tag,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER(Psend_init_c);
     (void)info;
     return part_init(1, buf, partitions, count, datatype, dest, tag, comm, request, "MPI_Psend_init_c");
 }
 
-int PMPI_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
-                      MPI_Comm comm, MPI_Info info, MPI_Request *request)
+int cm_Precv_init_c(void *buf, int partitions, MPI_Count count, MPI_Datatype datatype, int source, int tag,
+                    MPI_Comm comm, MPI_Info info, MPI_Request *request)
 {
-    CM_ENTER(Precv_init_c);
     (void)info;
     return part_init(0, buf, partitions, count, datatype, source, tag, comm, request, "MPI_Precv_init_c");
 }
@@ -448,17 +437,15 @@ static int ready_all(struct cm_part *p, int n, int low, const int *list, const c
     return MPI_SUCCESS;
 }
 
-int PMPI_Pready(int partition, MPI_Request request)
+int cm_Pready(int partition, MPI_Request request)
 {
-    CM_ENTER(Pready);
     int rc;
     struct cm_part *p = get_send(request, "MPI_Pready", &rc);
     return p ? ready_all(p, 1, partition, NULL, "MPI_Pready") : rc;
 }
 
-int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request)
+int cm_Pready_range(int partition_low, int partition_high, MPI_Request request)
 {
-    CM_ENTER(Pready_range);
     int rc;
     struct cm_part *p = get_send(request, "MPI_Pready_range", &rc);
     if (!p)
@@ -472,9 +459,8 @@ int PMPI_Pready_range(int partition_low, int partition_high, MPI_Request request
     return ready_all(p, partition_high - partition_low + 1, partition_low, NULL, "MPI_Pready_range");
 }
 
-int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
+int cm_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
 {
-    CM_ENTER(Pready_list);
     int rc;
     struct cm_part *p = get_send(request, "MPI_Pready_list", &rc);
     if (!p)
@@ -487,9 +473,8 @@ int PMPI_Pready_list(int length, const int array_of_partitions[], MPI_Request re
 }
 
 /* MPI-4.1 section 4.2.2: a null or inactive request has arrived. */
-int PMPI_Parrived(MPI_Request request, int partition, int *flag)
+int cm_Parrived(MPI_Request request, int partition, int *flag)
 {
-    CM_ENTER(Parrived);
     if (!flag)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Parrived", "flag is NULL");
     if (request == MPI_REQUEST_NULL) {

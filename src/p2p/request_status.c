@@ -11,10 +11,8 @@
 #include "core/request.h"
 #include "core/status.h"
 #include "core/error.h"
+#include "fe_p2p.h"
 
-#pragma weak MPI_Request_get_status_any = PMPI_Request_get_status_any
-#pragma weak MPI_Request_get_status_all = PMPI_Request_get_status_all
-#pragma weak MPI_Request_get_status_some = PMPI_Request_get_status_some
 
 static int check(int count, const MPI_Request reqs[], const char *call)
 {
@@ -57,10 +55,9 @@ static int peek(struct cm_request *r, MPI_Status *st, const char *call)
     return err;
 }
 
-int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag,
-                                MPI_Status *status)
+int cm_Request_get_status_any(int count, const MPI_Request array_of_requests[], int *index, int *flag,
+                              MPI_Status *status)
 {
-    CM_ENTER(Request_get_status_any);
     int rc = check(count, array_of_requests, "MPI_Request_get_status_any");
     if (rc)
         return rc;
@@ -86,10 +83,9 @@ int PMPI_Request_get_status_any(int count, const MPI_Request array_of_requests[]
     return MPI_SUCCESS;
 }
 
-int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
-                                MPI_Status array_of_statuses[])
+int cm_Request_get_status_all(int count, const MPI_Request array_of_requests[], int *flag,
+                              MPI_Status array_of_statuses[])
 {
-    CM_ENTER(Request_get_status_all);
     int rc = check(count, array_of_requests, "MPI_Request_get_status_all");
     if (rc)
         return rc;
@@ -114,10 +110,9 @@ int PMPI_Request_get_status_all(int count, const MPI_Request array_of_requests[]
     return err;
 }
 
-int PMPI_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
-                                 int array_of_indices[], MPI_Status array_of_statuses[])
+int cm_Request_get_status_some(int incount, const MPI_Request array_of_requests[], int *outcount,
+                               int array_of_indices[], MPI_Status array_of_statuses[])
 {
-    CM_ENTER(Request_get_status_some);
     int rc = check(incount, array_of_requests, "MPI_Request_get_status_some");
     if (rc)
         return rc;

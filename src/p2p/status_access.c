@@ -6,13 +6,8 @@
  */
 #include "core/state.h"
 #include "core/error.h"
+#include "fe_p2p.h"
 
-#pragma weak MPI_Status_get_source = PMPI_Status_get_source
-#pragma weak MPI_Status_get_tag = PMPI_Status_get_tag
-#pragma weak MPI_Status_get_error = PMPI_Status_get_error
-#pragma weak MPI_Status_set_source = PMPI_Status_set_source
-#pragma weak MPI_Status_set_tag = PMPI_Status_set_tag
-#pragma weak MPI_Status_set_error = PMPI_Status_set_error
 
 /* Which public field: the same check and access for the six calls. */
 enum field { SOURCE, TAG, ERROR };
@@ -22,13 +17,13 @@ static int *field_of(MPI_Status *st, enum field f)
     return f == SOURCE ? &st->MPI_SOURCE : f == TAG ? &st->MPI_TAG : &st->MPI_ERROR;
 }
 
-static int get(MPI_Status *st, enum field f, int *out, const char *call)
+static int get(const MPI_Status *st, enum field f, int *out, const char *call)
 {
     if (st == MPI_STATUS_IGNORE || !st)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "status is NULL or MPI_STATUS_IGNORE");
     if (!out)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "output argument is NULL");
-    *out = *field_of(st, f);
+    *out = *field_of((MPI_Status *)st, f);   /* read only */
     return MPI_SUCCESS;
 }
 
@@ -40,38 +35,32 @@ static int set(MPI_Status *st, enum field f, int value, const char *call)
     return MPI_SUCCESS;
 }
 
-int PMPI_Status_get_source(MPI_Status *status, int *source)
+int cm_Status_get_source(const MPI_Status *status, int *source)
 {
-    CM_ENTER(Status_get_source);
     return get(status, SOURCE, source, "MPI_Status_get_source");
 }
 
-int PMPI_Status_get_tag(MPI_Status *status, int *tag)
+int cm_Status_get_tag(const MPI_Status *status, int *tag)
 {
-    CM_ENTER(Status_get_tag);
     return get(status, TAG, tag, "MPI_Status_get_tag");
 }
 
-int PMPI_Status_get_error(MPI_Status *status, int *err)
+int cm_Status_get_error(const MPI_Status *status, int *err)
 {
-    CM_ENTER(Status_get_error);
     return get(status, ERROR, err, "MPI_Status_get_error");
 }
 
-int PMPI_Status_set_source(MPI_Status *status, int source)
+int cm_Status_set_source(MPI_Status *status, int source)
 {
-    CM_ENTER(Status_set_source);
     return set(status, SOURCE, source, "MPI_Status_set_source");
 }
 
-int PMPI_Status_set_tag(MPI_Status *status, int tag)
+int cm_Status_set_tag(MPI_Status *status, int tag)
 {
-    CM_ENTER(Status_set_tag);
     return set(status, TAG, tag, "MPI_Status_set_tag");
 }
 
-int PMPI_Status_set_error(MPI_Status *status, int err)
+int cm_Status_set_error(MPI_Status *status, int err)
 {
-    CM_ENTER(Status_set_error);
     return set(status, ERROR, err, "MPI_Status_set_error");
 }

@@ -5,7 +5,7 @@ Copies spec/ to a temporary directory, makes one mistake at a time in the
 copy (a function deleted, a type changed, a length naming no parameter, a
 buffer naming no datatype, a syntax slip) and expects spec.py to fail
 naming it; the untouched copy must pass.  A checker that stopped checking
-would fail this test.
+would fail this test.  GEN_MUTANTS do the same to the front-end generator.
 usage: spec_mutants.py source-dir forum-mpi.h exported-names-file-or-lib
 """
 import os
@@ -59,12 +59,27 @@ MUTANTS = [
      'unknown flag(s) implc='),
     ('an unknown word', 'p2p.api', r'^(    dest +in +int +rank)', r'\1 sometimes',
      "unknown word 'sometimes'"),
+    ('a frontends word misspelt', 'p2p.api', r'^(frontends p2p) checks', r'\1 chekcs',
+     '"frontends LAYER [checks]"'),
 ]
+
+# Mistakes only the front-end generator sees (spec/gen_frontends.py, gen_checks.py).
+GEN_MUTANTS = [
+    ('a check below its helper', 'p2p.api', r'^frontends p2p checks', 'frontends core checks',
+     'its check cm_p2p_check lives in layer p2p, above its front end\'s (core)'),
+]
+
+
+def run_gen(py_gen, spec_dir, out_dir):
+    p = subprocess.run([sys.executable, py_gen, spec_dir, out_dir], stdout=subprocess.PIPE,
+                       stderr=subprocess.STDOUT, text=True)
+    return p.returncode, p.stdout
 
 
 def main():
     src, forum, exports = sys.argv[1:4]
     py_spec = os.path.join(src, 'spec', 'spec.py')
+    py_gen = os.path.join(src, 'spec', 'gen_frontends.py')
     headers = [forum, os.path.join(src, 'include', 'mpi_legacy.h')]
     failures = 0
     with tempfile.TemporaryDirectory() as tmp:
@@ -74,11 +89,17 @@ def main():
         if rc != 0:
             print('spec_mutants: the unchanged spec fails:\n' + out)
             return 1
-        for what, fname, old, new, expect in MUTANTS:
+        rc, out = run_gen(py_gen, work, os.path.join(tmp, 'gen'))
+        if rc != 0:
+            print('spec_mutants: the generator fails on the unchanged spec:\n' + out)
+            return 1
+        cases = [(m, lambda: run(py_spec, work, headers, exports)) for m in MUTANTS]
+        cases += [(m, lambda: run_gen(py_gen, work, os.path.join(tmp, 'gen'))) for m in GEN_MUTANTS]
+        for (what, fname, old, new, expect), check in cases:
             shutil.rmtree(work)
             shutil.copytree(os.path.join(src, 'spec'), work, ignore=shutil.ignore_patterns('*.py', '__pycache__'))
             mutate(os.path.join(work, fname), old, new)
-            rc, out = run(py_spec, work, headers, exports)
+            rc, out = check()
             ok = rc != 0 and expect in out
             print('%-30s %s' % (what, 'caught' if ok else 'MISSED'))
             if not ok:
