@@ -96,18 +96,12 @@ void cm_direct_bfifo_done(struct cm_direct *s, uint32_t k)
 
 int cm_direct_bfifo_enabled(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = cm_env_flag("COREMPI_SHM_BFIFO", 1);
-    return v;
+    return cm_config_flag(COREMPI_SHM_BFIFO, 1);
 }
 
 int cm_direct_rfifo_enabled(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = cm_env_flag("COREMPI_SHM_RFIFO", 1);
-    return v;
+    return cm_config_flag(COREMPI_SHM_RFIFO, 1);
 }
 
 struct cm_direct_rfifo_entry *cm_direct_rfifo(struct cm_direct *s, int r, unsigned k)

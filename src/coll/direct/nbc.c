@@ -58,10 +58,7 @@
 
 static int enabled(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_NBC", 1);
-    return v;
+    return cm_config_flag(COREMPI_SHM_NBC, 1);
 }
 
 /* ---- the steps ---------------------------------------------------------- */

@@ -24,10 +24,8 @@
 
 static int sync_yields(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_YIELDS", 0);
-    return v;
+    size_t v = cm_config_size(COREMPI_SHM_YIELDS, 0);
+    return v > INT_MAX ? INT_MAX : (int)v;
 }
 
 /* Flag sync: up to this many ranks, each with a core, arrive by storing the
@@ -186,16 +184,13 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word)
  * flag syncs on oversubscribed jobs, where they must sleep and be woken). */
 static int sync_kind(void)
 {
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("COREMPI_SHM_SYNC");
-        v = !e || !*e ? 0 : !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : -1;
-        if (v < 0) {
-            cm_env_warn("COREMPI_SHM_SYNC", e, "is not a kind of sync (flags, counter); using the default choice");
-            v = 0;
-        }
-    }
-    return v;
+    const char *e = cm_config_text(COREMPI_SHM_SYNC);
+    if (__builtin_expect(!e, 1))
+        return 0;
+    int v = !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : -1;
+    if (v < 0)
+        cm_env_warn("COREMPI_SHM_SYNC", e, "is not a kind of sync (flags, counter); using the default choice");
+    return v < 0 ? 0 : v;
 }
 
 /* Every member must answer alike for the same epoch: a flag sync sees a
