@@ -132,6 +132,15 @@ static int other_word(int r, uint64_t seen, uint64_t me)
     return 1;
 }
 
+/* Every rank's arrival word of parity p shows epoch e or later (E1). */
+static inline int all_arrived(struct cm_direct *s, int p, uint32_t e)
+{
+    for (int r = 0; r < s->n; r++)
+        if ((int32_t)((uint32_t)atomic_load_explicit(arrival_word(s, r, p), memory_order_acquire) - e) < 0)
+            return 0;
+    return 1;
+}
+
 static void flag_sync(struct cm_direct *s, uint32_t e)
 {
     struct area_hdr *a = hdr(s);
@@ -150,6 +159,8 @@ static void flag_sync(struct cm_direct *s, uint32_t e)
                 break;      /* a rank that sees my word stops too; one that went elsewhere may never come */
         }
     }
+    /* E1: I leave epoch e only once every rank arrived at it. */
+    CM_ASSERT(cm_direct_mm.on || all_arrived(s, p, e), "E1 (docs/protocols.md)");
     flag_sync_end(a, mine, woken, announced);
 }
 
