@@ -38,8 +38,13 @@ MPI_Comm cm_coll_comm(MPI_Comm comm);
 int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
 MPI_Request cm_request_generic(int (*poll)(void *state), void (*destroy)(void *state), void *state);
-/* COREMPI_* settings, as core/state.h declares them. */
+/* COREMPI_* settings, as core/config.h reads them (the harness reads the
+ * environment at each call). */
 size_t cm_env_size(const char *name, size_t def);
+#define cm_config_size(name, def) cm_env_size(#name, def)
+const char *cm_config_named(const char *name);
+unsigned cm_config_verbose(void);
+#define CM_VERBOSE_COLL 0x2u
 void cm_env_warn(const char *name, const char *value, const char *why, ...) __attribute__((format(printf, 3, 4)));
 #endif
 

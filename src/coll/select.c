@@ -123,16 +123,10 @@ static void read_env(void)
 {
     if (env.ready)
         return;
-    for (int c = 0; c < CM_COLL_NUM; c++) {
-        const char *v = getenv(coll_env[c]);
-        env.forced[c] = v && *v ? v : NULL;
-    }
-    /* As mpi/init.c reads it: "coll" among the words, or a value naming no
-     * layer at all ("1", "all") which means everything. */
-    const char *v = getenv("COREMPI_VERBOSE");
-    if (v && *v && strcmp(v, "0") != 0)
-        env.verbose = strstr(v, "coll") || !(strstr(v, "p2p") || strstr(v, "init"));
-    size_t level = cm_env_size("COREMPI_COLL_LEVEL", 0);
+    for (int c = 0; c < CM_COLL_NUM; c++)
+        env.forced[c] = cm_config_named(coll_env[c]);
+    env.verbose = (cm_config_verbose() & CM_VERBOSE_COLL) != 0;
+    size_t level = cm_config_size(COREMPI_COLL_LEVEL, 0);
     env.level = level > 65536 ? 65536 : (int)level;
     env.ready = 1;
 }

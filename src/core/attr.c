@@ -76,7 +76,7 @@ static int *predefined(int kind, int keyval)
     case MPI_UNIVERSE_SIZE: universe_size = cm_g.slots; return &universe_size;
     /* The index of this rank's context on mpirun's MPMD line (0 for a lone
      * program or a singleton), MPI-4.1 11.10.3; mpirun sets COREMPI_APPNUM. */
-    case MPI_APPNUM: appnum = getenv("COREMPI_APPNUM") ? atoi(getenv("COREMPI_APPNUM")) : 0; return &appnum;
+    case MPI_APPNUM: appnum = cm_config_int(COREMPI_APPNUM, 0); return &appnum;
     case MPI_LASTUSEDCODE: lastusedcode = cm_err_lastused(); return &lastusedcode;
     default: return NULL;
     }

@@ -1,5 +1,5 @@
 /*
- * env.c -- reading COREMPI_* settings, and saying when one is not used as given.
+ * env.c -- saying, once per job, when a COREMPI_* setting is not used as given.
  *
  * A setting the library cannot read (COREMPI_EAGER_MAX=abc) must not be
  * ignored in silence: the user would measure the default believing it was
@@ -8,10 +8,7 @@
  * job says it once: the first rank to warn about a (name, value) records its
  * hash in the segment header and the others find it there.
  *
- * Every name read here must be a row of core/config.def: a reader of a name
- * the table does not know stops the program at its first read, so that a new
- * setting cannot stay undocumented (tests/tools/config_table.sh catches the
- * readers that do not come through here).
+ * The settings themselves are read once, by core/config.c.
  */
 #include "core/state.h"
 
@@ -21,22 +18,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char *const known_names[] = {
-#define CM_CONFIG(name, kind, who, def, values, help) #name,
-#include "core/config.def"
-#undef CM_CONFIG
-};
-
-/* A programming error, not a user's: the name is missing from the table. */
-static void check_known(const char *name)
-{
-    for (size_t i = 0; i < sizeof known_names / sizeof known_names[0]; i++)
-        if (!strcmp(known_names[i], name))
-            return;
-    fprintf(stderr, "corempi: internal error: %s is read but not declared in src/core/config.def\n", name);
-    abort();
-}
 
 /* FNV-1a of "name=value"; 0 is kept for "free slot". */
 static uint64_t setting_hash(const char *name, const char *value)
@@ -93,71 +74,4 @@ void cm_env_warn(const char *name, const char *value, const char *why, ...)
     vsnprintf(msg, sizeof msg, why, ap);
     va_end(ap);
     fprintf(stderr, "corempi: %s=%s %s\n", name, value, msg);
-}
-
-/* Parse a size: digits (or 0x and hex digits), then optionally k, m or g
- * (binary multiples), optionally followed by "i" and/or "b" ("16k", "16KiB",
- * "16kb"); surrounding blanks allowed.  0 on success. */
-static int parse_size(const char *s, size_t *out)
-{
-    while (*s == ' ' || *s == '\t')
-        s++;
-    if (!(*s >= '0' && *s <= '9'))
-        return -1; /* also refuses "-1", which strtoull would wrap */
-    int hex = s[0] == '0' && (s[1] == 'x' || s[1] == 'X');
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, hex ? 16 : 10);
-    if (errno || end == s + (hex ? 2 : 0))
-        return -1;
-    unsigned shift = 0;
-    switch (*end) {
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
-    }
-    if (shift && (*end == 'i' || *end == 'I'))
-        end++;
-    if (*end == 'b' || *end == 'B')
-        end++;
-    while (*end == ' ' || *end == '\t')
-        end++;
-    if (*end || (shift && v > (SIZE_MAX >> shift)))
-        return -1;
-    *out = (size_t)(v << shift);
-    return 0;
-}
-
-/* 1: name is set to a number, now in *v; 0: unset or empty; -1: set to
- * something else, *text. */
-static int read_number(const char *name, size_t *v, const char **text)
-{
-    check_known(name);
-    const char *s = getenv(name);
-    *text = s;
-    if (!s || !*s)
-        return 0;
-    return parse_size(s, v) == 0 ? 1 : -1;
-}
-
-size_t cm_env_size(const char *name, size_t def)
-{
-    size_t v;
-    const char *s;
-    int got = read_number(name, &v, &s);
-    if (got < 0)
-        cm_env_warn(name, s, "is not a number (like 64, 16k or 2M); using %zu", def);
-    return got > 0 ? v : def;
-}
-
-int cm_env_flag(const char *name, int def)
-{
-    size_t v;
-    const char *s;
-    switch (read_number(name, &v, &s)) {
-    case 1: return v != 0;
-    case 0: return def;
-    }
-    cm_env_warn(name, s, "is not 0 or 1; using %d", def);
-    return def;
 }

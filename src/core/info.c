@@ -175,9 +175,9 @@ static struct cm_info *build_env_from(int argc, char **argv)
                                 : t == MPI_THREAD_SERIALIZED ? "MPI_THREAD_SERIALIZED"
                                 : t == MPI_THREAD_FUNNELED   ? "MPI_THREAD_FUNNELED"
                                                              : "MPI_THREAD_SINGLE");
-    } else if (getenv("COREMPI_SIZE")) {
+    } else if (cm_config_load(), cm_config_text(COREMPI_SIZE)) {
         /* before Init under mpirun: the job's size is already known */
-        put(in, "maxprocs", getenv("COREMPI_SIZE"));
+        put(in, "maxprocs", cm_config_text(COREMPI_SIZE));
     }
     if (gethostname(buf, sizeof buf - 1) == 0) {
         buf[sizeof buf - 1] = 0;

@@ -9,6 +9,7 @@
 #include "mpi.h"
 #include "shm/segment.h"
 #include "cm_call_ids.h"
+#include "core/config.h"
 
 struct cm_state {
     /* Inside the library a process is addressed by its slot in the segment
@@ -122,17 +123,7 @@ static inline int cm_check_initialized(const char *call)
 /* Name of a call id ("MPI_Send"), for messages. */
 const char *cm_call_name(unsigned id);
 
-/* Settings from the environment (core/env.c). */
-
-/* Read an environment variable as a size: a decimal (or 0x hex) number with an
- * optional k, m or g suffix (KiB, MiB, GiB; "16k", "16KiB", "2M").  Unset or
- * empty gives def; anything else (abc, -1, 12q, too large) is warned about
- * (cm_env_warn) and gives def. */
-size_t cm_env_size(const char *name, size_t def);
-
-/* Read an on/off setting: 0 is off, any other number on (as cm_env_size
- * reads it); unset or empty gives def, anything else a warning and def. */
-int cm_env_flag(const char *name, int def);
+/* Settings from the environment: core/config.h. */
 
 /* Say on stderr, in one line, that variable name=value is not used as given:
  *   corempi: COREMPI_EAGER_MAX=abc is not a number (like 64, 16k or 2M); using 16384

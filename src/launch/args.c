@@ -392,7 +392,7 @@ int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->map = CM_MAP_CORE;
-    o->topology = getenv("COREMPI_TOPOLOGY");
+    o->topology = cm_launch_cfg.topology;
     const char *t = getenv("MPIEXEC_TIMEOUT");
     if (t && *t && (o->timeout_s = parse_seconds(t)) < 0) {
         fprintf(stderr, "mpirun: MPIEXEC_TIMEOUT='%s' is not a positive number of seconds\n", t);

@@ -6,6 +6,7 @@
  * off at 0).  What a rank writes and why this cannot call a slow or a
  * computing job deadlocked: p2p/blocked.h and docs/mpirun.md. */
 #include "launch/deadlock.h"
+#include "launch/launch.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,8 +22,8 @@
 
 double cm_deadlock_timeout_from_env(void)
 {
-    const char *s = getenv("COREMPI_DEADLOCK_TIMEOUT");
-    if (!s || !*s)
+    const char *s = cm_launch_cfg.deadlock_timeout;
+    if (!s)
         return CM_DEADLOCK_DEFAULT_S;
     if (!strcmp(s, "off"))   /* what the table said before the watch was on by default */
         return 0;

@@ -78,6 +78,16 @@ struct cm_launch_opts {
     int nlists;
 };
 
+/* mpirun's COREMPI_* settings (config.c), read once by main before anything
+ * else; NULL text means unset or empty. */
+struct cm_launch_config {
+    const char *topology;          /* COREMPI_TOPOLOGY: --topology's default */
+    const char *deadlock_timeout;  /* COREMPI_DEADLOCK_TIMEOUT (deadlock.c parses it) */
+    int verbose;                   /* COREMPI_LAUNCH_VERBOSE set to anything */
+};
+extern struct cm_launch_config cm_launch_cfg;
+void cm_launch_config_load(void);
+
 /* Parse argv.  Returns -1 to go on, or an exit status (0 after --help or
  * --help-env). */
 int cm_launch_parse(int argc, char **argv, struct cm_launch_opts *o);

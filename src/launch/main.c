@@ -58,7 +58,7 @@ static int run(struct cm_launch_opts *opts, double t0)
     cm_iofwd_free(io);
     cm_launch_segment_destroy(&job);
     cm_names_remove_job((long)getpid());   /* names the job published and left (shm/names_dir.h) */
-    if (getenv("COREMPI_LAUNCH_VERBOSE"))
+    if (cm_launch_cfg.verbose)
         fprintf(stderr, "mpirun: %d ranks: placement %.2f ms (hwloc %s), segment %.2f ms, fork+exec %.2f ms, "
                         "job %.2f ms, exit status %d; mpirun's own cpu time %.2f ms\n",
                 job.nranks, t_placed - t0, job.have_machine ? "loaded" : "not loaded", t_segment - t_placed,
@@ -71,6 +71,7 @@ int main(int argc, char **argv)
 {
     double t0 = now_ms();
     struct cm_launch_opts opts;
+    cm_launch_config_load();
     int rc = cm_launch_parse(argc, argv, &opts);
     if (rc < 0)
         rc = run(&opts, t0);

@@ -67,7 +67,7 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
             ncores_here = job->machine.ncores;
         }
     }
-    if (getenv("COREMPI_LAUNCH_VERBOSE") && job->have_machine)
+    if (cm_launch_cfg.verbose && job->have_machine)
         fprintf(stderr, "mpirun: hwloc topology loaded in %.3f ms (%d usable cores)\n",
                 job->machine.load_ms, job->machine.ncores);
 

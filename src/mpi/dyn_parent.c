@@ -26,10 +26,9 @@ static struct cm_comm *parent_obj;
 
 int cm_dyn_init_parent(void)
 {
-    const char *s = getenv(CM_ENV_PARENT);
-    if (!s || !*s)
+    int root_slot = cm_config_int(COREMPI_PARENT, -1);
+    if (root_slot < 0)
         return MPI_SUCCESS;
-    int root_slot = atoi(s);
     struct cm_comm *w = cm_comm_lookup(MPI_COMM_WORLD, NULL);
     int rc = cm_dyn_bridge(w, 0, root_slot, CM_TAG_DYN_SPAWN - cm_g.world_first, "MPI_Init", &parent);
     if (rc == MPI_SUCCESS) {

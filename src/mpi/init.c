@@ -26,6 +26,7 @@
 #include "mpi/process.h"
 #include "mpi/dyn.h"
 #include "shm/dyn.h"
+#include "topo/domain.h"
 #include "fe_env.h"
 #include "fe_proc.h"
 #include "fe_tool.h"
@@ -39,24 +40,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static int env_int(const char *name, int def)
-{
-    const char *s = getenv(name);
-    return s && *s ? atoi(s) : def;
-}
-
-static unsigned parse_verbose(void)
-{
-    const char *s = getenv("COREMPI_VERBOSE");
-    if (!s || !*s || !strcmp(s, "0"))
-        return 0;
-    unsigned v = 0;
-    if (strstr(s, "p2p")) v |= CM_VERBOSE_P2P;
-    if (strstr(s, "coll")) v |= CM_VERBOSE_COLL;
-    if (strstr(s, "init")) v |= CM_VERBOSE_INIT;
-    return v ? v : ~0u; /* "1", "all", ...: everything */
-}
 
 /* A program started without mpirun makes its own one-rank segment. */
 static int make_singleton_segment(void)
@@ -121,26 +104,29 @@ static int world_inited, world_finalized;
 /* Set up the layers (the first user) or count one more user. */
 static void setup(int required)
 {
-    cm_g.verbose = parse_verbose();
-    int fd = env_int(CM_ENV_SHM_FD, -1);
+    cm_config_load();
+    cm_g.verbose = cm_config_verbose();
+    cm_topo_machine_spec(cm_config_text(COREMPI_TOPOLOGY));
+    int fd = cm_config_int(COREMPI_SHM_FD, -1);
     if (fd < 0)
         make_singleton_segment();
     else
-        map_job_segment(fd, env_int(CM_ENV_RANK, -1), env_int(CM_ENV_SIZE, -1), env_int(CM_ENV_SLOT_BASE, 0));
+        map_job_segment(fd, cm_config_int(COREMPI_RANK, -1), cm_config_int(COREMPI_SIZE, -1),
+                        cm_config_int(COREMPI_SLOT_BASE, 0));
     cm_g.hdr = cm_g.seg;
-    cm_g.coll_check = cm_env_flag("COREMPI_CHECK", 0);   /* after the segment: one warning per job */
+    cm_g.coll_check = cm_config_flag(COREMPI_CHECK, 0);   /* after the segment: one warning per job */
     cm_g.self_ctl = cm_seg_ctl(cm_g.seg, (uint32_t)cm_g.rank);
     cm_g.oversubscribed = (cm_g.hdr->flags & CM_SEG_OVERSUBSCRIBED) != 0;
-    size_t spin = cm_env_size("COREMPI_SPIN", CM_WAIT_SPIN_DEFAULT);
-    size_t poll_spin = cm_env_size("COREMPI_POLL_SPIN", CM_WAIT_POLL_SPIN_DEFAULT);
-    size_t spin_time = cm_env_size("COREMPI_SPIN_TIME", CM_WAIT_SPIN_TIME_DEFAULT);
+    size_t spin = cm_config_size(COREMPI_SPIN, CM_WAIT_SPIN_DEFAULT);
+    size_t poll_spin = cm_config_size(COREMPI_POLL_SPIN, CM_WAIT_POLL_SPIN_DEFAULT);
+    size_t spin_time = cm_config_size(COREMPI_SPIN_TIME, CM_WAIT_SPIN_TIME_DEFAULT);
     cm_wait_configure(cm_g.oversubscribed, spin > UINT_MAX ? UINT_MAX : (unsigned)spin,
                       poll_spin > UINT_MAX ? UINT_MAX : (unsigned)poll_spin,
                       spin_time > 10000000u ? 10000000u : (unsigned)spin_time);
     /* With a core per rank sleeping is rare: let sleepers carry the fence
      * (with more ranks than cores, only on the collectives' FIFO words). */
     if (fd >= 0)
-        cm_wait_join_fence_free(cm_g.seg, cm_g.self_ctl, cm_env_flag("COREMPI_FENCE_FREE", 1));
+        cm_wait_join_fence_free(cm_g.seg, cm_g.self_ctl, cm_config_flag(COREMPI_FENCE_FREE, 1));
     cm_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
                       : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
     cm_g.main_thread = pthread_self();
@@ -148,7 +134,7 @@ static void setup(int required)
     if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))
         cm_fatal("MPI_Init", "initialisation failed (error class %d)", rc);
     cm_g.initialized = 1;
-    cm_fault_start(cm_g.rank);   /* nothing unless built with COREMPI_FAULTS */
+    cm_fault_start(cm_g.rank, cm_config_text(COREMPI_FAULTS), cm_config_text(COREMPI_FAULT_REFUSE));   /* nothing unless built with COREMPI_FAULTS */
     atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_RUNNING, memory_order_release);
     if (cm_g.verbose & CM_VERBOSE_INIT)
         fprintf(stderr, "corempi: rank %d of %d: pid %d, %s, single copy %s, eager <= %zu B\n",

@@ -6,11 +6,11 @@
  * COREMPI_<COLL> becomes one variable per collective (COREMPI_ALLREDUCE, ...,
  * algorithms.def's order).  The description is the row's help line.
  *
- * Values.  The readers of these settings live in every layer and most keep
- * what they read in a private static, so this file does not pretend to know
- * the number each one uses: a variable reads as the text the library reads
- * (the environment's value), or, when that is unset, the row's default as
- * config.def words it ("16384", "20000 (0 with more ranks than cores)").
+ * Values.  The readers of these settings live in every layer and most give
+ * their own default (some depend on the machine), so this file does not
+ * pretend to know the number each one uses: a variable reads as the text
+ * the library read (core/config.h's snapshot of the environment), or, when
+ * that is unset, the row's default as config.def words it ("16384", "20000 (0 with more ranks than cores)").
  * FLAG rows read as an MPI_INT 0 or 1, all others as MPI_CHAR of at most
  * CVAR_TEXT bytes with the NUL.
  *
@@ -249,18 +249,18 @@ int cm_T_cvar_read(MPI_T_cvar_handle handle, void *buf)
         return MPI_T_ERR_INVALID;
     int coll;
     const struct row *r = row_of(h->index, &coll);
-    const char *name = cm_mpit_cvar_name(h->index);
+    enum cm_config_id id = (enum cm_config_id)(r - rows);   /* both tables are config.def's rows */
     if (r->kind == FLAG) {
         int v;
         if (is_check(r) && cm_g.initialized)
             v = cm_g.coll_check != 0;
         else
-            v = cm_env_flag(name, atoi(r->def)) != 0;
+            v = cm_config_flag_at(id, atoi(r->def)) != 0;
         memcpy(buf, &v, sizeof v);
         return MPI_SUCCESS;
     }
-    const char *v = getenv(name);
-    if (!v || !*v)
+    const char *v = coll >= 0 ? cm_config_named(cm_mpit_cvar_name(h->index)) : cm_config_text_at(id);
+    if (!v)
         v = r->def;
     size_t n = strlen(v);
     if (n > CVAR_TEXT - 1)

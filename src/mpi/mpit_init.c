@@ -82,6 +82,7 @@ int cm_T_init_thread(int required, int *provided)
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
         required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
         return MPI_T_ERR_INVALID;
+    cm_config_load();   /* a tool may start before MPI_Init: the settings it reads are the library's */
     int rc = build_enums();
     if (rc != MPI_SUCCESS)
         return MPI_T_ERR_CANNOT_INIT;

@@ -43,7 +43,7 @@ static void view_init(struct cm_ring_view *v, int src, int dst)
  * allowed tracer below.  A peer refusal at run time falls back per message. */
 static int probe_single_copy(void)
 {
-    if (!cm_env_flag("COREMPI_SINGLE_COPY", 1))
+    if (!cm_config_flag(COREMPI_SINGLE_COPY, 1))
         return 0;
     if (cm_g.hdr->launcher_pid > 0)
         prctl(PR_SET_PTRACER, (unsigned long)cm_g.hdr->launcher_pid, 0, 0, 0);
@@ -78,13 +78,13 @@ int cm_p2p_init(void)
     /* Eager up to 16 KiB by default: past that a single copy beats two copies
      * through the ring (measured with bench/pingpong; see README). */
     uint32_t ring_max = cm_ring_max_payload(cm_tx[0].v.nslots);
-    cm_g.eager_max = cm_env_size("COREMPI_EAGER_MAX", 16384);
+    cm_g.eager_max = cm_config_size(COREMPI_EAGER_MAX, 16384);
     if (cm_g.eager_max > ring_max - 8)
         cm_g.eager_max = ring_max - 8;
     /* Streamed fragments of 8 KiB: small enough that the receiver copies
      * fragment k out of L1/L2 while the sender fills k + 1 (4-12 KiB measured
      * best with bench/pingpong at 64 KiB-4 MiB, 64 KiB was 1.5x slower). */
-    cm_g.frag_max = cm_env_size("COREMPI_FRAGMENT", 8192);
+    cm_g.frag_max = cm_config_size(COREMPI_FRAGMENT, 8192);
     /* Rendezvous messages below this are streamed, not read single-copy:
      * ping-pong 64 KiB 18-20 GB/s, 256 KiB 21-23, 1 MiB 23 against 8-10 and
      * 16.5 for the single/split copy (same session, bench/pingpong), and 1 MiB
@@ -94,10 +94,10 @@ int cm_p2p_init(void)
      * the second copy is not free (no idle core does it): 1 MiB bcast,
      * scatter and reduce at 8 ranks on 2 cores were 15-55% slower streamed,
      * so there the split copy starts at 512 KiB. */
-    cm_g.stream_max = cm_env_size("COREMPI_STREAM_MAX", cm_g.oversubscribed ? 524288 : 2097152);
+    cm_g.stream_max = cm_config_size(COREMPI_STREAM_MAX, cm_g.oversubscribed ? 524288 : 2097152);
     /* Collectives that only move data take the split copy from 1 MiB: see
      * stream_max_for() in rndv.c. */
-    cm_g.coll_stream_max = cm_env_size("COREMPI_COLL_STREAM_MAX", 1048576);
+    cm_g.coll_stream_max = cm_config_size(COREMPI_COLL_STREAM_MAX, 1048576);
     if (cm_g.frag_max > ring_max - 8)
         cm_g.frag_max = ring_max - 8;
     if (cm_g.frag_max < 64)

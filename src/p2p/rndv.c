@@ -96,13 +96,7 @@ static unsigned char *cma_verified;
 /* Messages from this size on are copied by both sides (COREMPI_SPLIT_MIN). */
 static size_t split_min(void)
 {
-    static size_t v;
-    static int read;
-    if (!read) {
-        v = cm_env_size("COREMPI_SPLIT_MIN", 32768);
-        read = 1;
-    }
-    return v;
+    return cm_config_size(COREMPI_SPLIT_MIN, 32768);
 }
 
 static int try_split(struct cm_request *r, void *target, int src_world, uint64_t token, uint64_t addr)

@@ -36,6 +36,9 @@ int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx,
 {
     if (bytes > cm_g.eager_max || (cm_outq_active() && !cm_outq_empty(dst)))
         return 0;
+    /* R3: nothing for dst waits in the out-queue (no queue at all when it is
+     * not active), so this message cannot overtake one. */
+    CM_ASSERT(cm_outq_empty(dst), "R3 (docs/protocols.md)");
     struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], (uint32_t)bytes);
     if (!h)
         return 0;

@@ -20,6 +20,9 @@ static uint64_t seed;
 static double rate = 0.05;
 static int started;
 static int world_rank = -1;     /* -1 until cm_fault_start */
+/* COREMPI_FAULTS and COREMPI_FAULT_REFUSE as core/config.h read them; the
+ * library hands them down with the rank (this layer sees no table). */
+static const char *faults_spec, *refuse_spec;
 static unsigned long points, spins, yields, sleeps;
 
 static uint64_t next(void)
@@ -44,13 +47,13 @@ static void report(void)
             world_rank, points, spins, yields, sleeps, (unsigned long long)seed);
 }
 
-/* First point: read COREMPI_FAULTS.  Before MPI_Init has set the rank the
+/* First point: parse COREMPI_FAULTS.  Before MPI_Init has set the rank the
  * points wait (the rank goes into the seed). */
 static int start(void)
 {
     if (world_rank < 0)
         return 0;
-    const char *env = getenv("COREMPI_FAULTS");
+    const char *env = faults_spec;
     if (!env || !*env) {
         cm_fault_armed = 0;
         return 0;
@@ -69,7 +72,12 @@ static int start(void)
     return 1;
 }
 
-void cm_fault_start(int rank) { world_rank = rank; }
+void cm_fault_start(int rank, const char *faults, const char *refuse)
+{
+    faults_spec = faults;
+    refuse_spec = refuse;
+    world_rank = rank;
+}
 
 void cm_fault_point(const char *site)
 {
@@ -98,7 +106,7 @@ void cm_fault_point(const char *site)
     }
 }
 
-/* COREMPI_FAULT_REFUSE, read once after MPI_Init set the rank: the site
+/* COREMPI_FAULT_REFUSE, parsed once after MPI_Init set the rank: the site
  * (empty: none) and the rank (-1: every rank). */
 static char refuse_site[64];
 static int refuse_rank = -1, refuse_read;
@@ -109,7 +117,7 @@ int cm_fault_refused(const char *site)
         return 0;
     if (!refuse_read) {
         refuse_read = 1;
-        const char *env = getenv("COREMPI_FAULT_REFUSE");
+        const char *env = refuse_spec;
         if (env && *env) {
             size_t n = strcspn(env, "@");
             if (n >= sizeof refuse_site)

@@ -33,11 +33,14 @@ int cm_fault_refused(const char *site);
 #define CM_FAULT_REFUSE(site) cm_fault_refused(#site)
 /* MPI_Init, once the world rank is known: points before it do nothing (the
  * rank goes into the seed).  Told from above, so shm needs nothing of core. */
-void cm_fault_start(int world_rank);
+void cm_fault_start(int world_rank, const char *faults, const char *refuse);
 #else
 #define CM_FAULT(site) ((void)0)
 #define CM_FAULT_REFUSE(site) 0
-static inline void cm_fault_start(int world_rank) { (void)world_rank; }
+static inline void cm_fault_start(int world_rank, const char *faults, const char *refuse)
+{
+    (void)world_rank, (void)faults, (void)refuse;
+}
 #endif
 
 #endif

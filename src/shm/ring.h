@@ -35,6 +35,7 @@
 #include "segment.h"
 #include "copy.h"
 #include "fault.h"
+#include "assert.h"
 
 #define CM_SLOT 64u
 #define CM_SLOT_HDR 16u
@@ -115,7 +116,11 @@ static inline struct cm_msg_hdr *cm_ring_reserve(struct cm_ring_tx *tx, uint32_t
     uint64_t idx = tx->wpos & (tx->v.nslots - 1);
     uint64_t pad = (idx + n > tx->v.nslots) ? tx->v.nslots - idx : 0;
     if (tx->wpos + pad + n - tx->rpos_cache > tx->v.nslots) {
-        tx->rpos_cache = atomic_load_explicit(&tx->v.ctl->rpos, memory_order_acquire);
+        uint64_t seen = atomic_load_explicit(&tx->v.ctl->rpos, memory_order_acquire);
+        /* R2: the consumer's position only grows and never passes mine, so
+         * the cache only lags the truth. */
+        CM_ASSERT(seen >= tx->rpos_cache && seen <= tx->wpos, "R2 (docs/protocols.md)");
+        tx->rpos_cache = seen;
         if (tx->wpos + pad + n - tx->rpos_cache > tx->v.nslots)
             return NULL;
     }
@@ -133,6 +138,11 @@ static inline struct cm_msg_hdr *cm_ring_reserve(struct cm_ring_tx *tx, uint32_t
 static inline void cm_ring_publish(struct cm_ring_tx *tx, struct cm_msg_hdr *h)
 {
     uint64_t n = cm_ring_slots_for(h->len);
+    /* R1/R2: the header is the one reserved at wpos, the message does not
+     * wrap, and every slot it covers was released by the consumer. */
+    CM_ASSERT(h == cm_ring_slot(&tx->v, tx->wpos) && (tx->wpos & (tx->v.nslots - 1)) + n <= tx->v.nslots,
+              "R1 (docs/protocols.md)");
+    CM_ASSERT(tx->wpos + n - tx->rpos_cache <= tx->v.nslots, "R2 (docs/protocols.md)");
     CM_FAULT(ring_publish);
     atomic_store_explicit(&h->seq, (uint32_t)(tx->wpos + 1), memory_order_release);
     tx->wpos += n;
@@ -145,10 +155,16 @@ static inline struct cm_msg_hdr *cm_ring_peek(struct cm_ring_rx *rx)
         struct cm_msg_hdr *h = cm_ring_slot(&rx->v, rx->rpos);
         if (atomic_load_explicit(&h->seq, memory_order_acquire) != (uint32_t)(rx->rpos + 1))
             return NULL;
-        if (h->kind != CM_MSG_SKIP)
+        /* R1: a header seen at its seq is the producer's whole header. */
+        CM_ASSERT(h->kind >= CM_MSG_SKIP && h->kind <= CM_MSG_AM, "R1 (docs/protocols.md)");
+        if (h->kind != CM_MSG_SKIP) {
+            CM_ASSERT((rx->rpos & (rx->v.nslots - 1)) + cm_ring_slots_for(h->len) <= rx->v.nslots,
+                      "R1 (docs/protocols.md)");
             return h;
+        }
         /* A SKIP covers the slots up to the end of the ring. */
         uint64_t n = rx->v.nslots - (rx->rpos & (rx->v.nslots - 1));
+        CM_ASSERT(h->len == (n - 1) * CM_SLOT, "R1 (docs/protocols.md)");
         for (uint64_t i = 0; i < n; i++)
             atomic_store_explicit(&cm_ring_slot(&rx->v, rx->rpos + i)->seq, 0, memory_order_relaxed);
         rx->rpos += n;
@@ -173,6 +189,7 @@ static inline int cm_ring_rx_publish(struct cm_ring_rx *rx)
 static inline int cm_ring_consume(struct cm_ring_rx *rx, struct cm_msg_hdr *h)
 {
     uint64_t n = cm_ring_slots_for(h->len);
+    CM_ASSERT(h == cm_ring_slot(&rx->v, rx->rpos), "R1 (docs/protocols.md)");   /* the message peek returned */
     CM_FAULT(ring_consume);
     for (uint64_t i = 1; i < n; i++)
         atomic_store_explicit(&cm_ring_slot(&rx->v, rx->rpos + i)->seq, 0, memory_order_relaxed);

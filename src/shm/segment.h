@@ -87,7 +87,7 @@ struct cm_seg_header {
      * on the line it reads anyway, to find the slots to reset (p2p/reuse.c). */
     _Atomic uint32_t reuse_epoch;
     /* Hashes of the bad COREMPI_* settings some rank has warned about
-     * (core/env.c), 0 = free: one warning per job, not one per rank. */
+     * (core/env.c, cm_env_warn), 0 = free: one warning per job, not one per rank. */
     _Alignas(CM_CACHELINE) _Atomic uint64_t env_warned[CM_SEG_ENV_WARNED];
 };
 

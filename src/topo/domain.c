@@ -7,6 +7,12 @@
 static struct cm_machine machine;
 static int machine_state; /* 0 not tried, 1 loaded, -1 unavailable */
 static char machine_error[256];
+static const char *machine_spec;
+
+void cm_topo_machine_spec(const char *topology)
+{
+    machine_spec = topology;
+}
 
 static const hwloc_obj_type_t level_type[CM_TOPO_LEVELS] = {
     [CM_TOPO_PACKAGE] = HWLOC_OBJ_PACKAGE, [CM_TOPO_NUMA] = HWLOC_OBJ_NUMANODE, [CM_TOPO_L3] = HWLOC_OBJ_L3CACHE,
@@ -16,7 +22,7 @@ int cm_topo_machine_ready(void)
 {
     if (machine_state == 0)
         machine_state =
-            cm_machine_load(&machine, getenv("COREMPI_TOPOLOGY"), machine_error, sizeof machine_error) == 0 ? 1 : -1;
+            cm_machine_load(&machine, machine_spec, machine_error, sizeof machine_error) == 0 ? 1 : -1;
     return machine_state > 0 ? 0 : -1;
 }
 

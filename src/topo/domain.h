@@ -12,9 +12,14 @@
 
 enum cm_topo_level { CM_TOPO_PACKAGE, CM_TOPO_NUMA, CM_TOPO_L3, CM_TOPO_LEVELS };
 
-/* Load the job's machine on the first call: the synthetic string or XML
- * file mpirun passed in COREMPI_TOPOLOGY (its --topology), else the real
- * machine.  Later calls reuse it.  Returns 0, or -1 when it could not be
+/* The synthetic string or XML file mpirun passed in COREMPI_TOPOLOGY (its
+ * --topology), NULL for the real machine: MPI_Init tells it from core's
+ * configuration table before anything loads the machine (topo sees no
+ * table).  The string must outlive the process's use of the machine. */
+void cm_topo_machine_spec(const char *topology);
+
+/* Load the job's machine on the first call: cm_topo_machine_spec's, else
+ * the real machine.  Later calls reuse it.  Returns 0, or -1 when it could not be
  * loaded (then every later call returns -1 too, and cm_topo_machine_error
  * says why).  One load per process: every layer that needs the machine's
  * shape asks here, so they all see the same machine. */

@@ -6,7 +6,9 @@
  *   cm_request_generic  a generalized request, polled by the MPI_Wait/Test
  *                       wrappers below (PMPI interposition)
  *   cm_error            one line on stderr; fatal unless MPI_ERRORS_RETURN
- *   cm_env_size/_warn   COREMPI_* settings (COREMPI_COLL_LEVEL, COREMPI_<COLL>)
+ *   cm_env_size/_warn, cm_config_named, cm_config_verbose
+ *                       COREMPI_* settings (COREMPI_COLL_LEVEL, COREMPI_<COLL>,
+ *                       COREMPI_VERBOSE), read from the environment at each call
  * The program's MPI_Bcast etc. resolve to src/coll's front ends because the
  * executable defines them; the algorithms' PMPI_Send etc. go to the host MPI.
  */
@@ -113,6 +115,22 @@ size_t cm_env_size(const char *name, size_t def)
         return def;
     }
     return (size_t)v;
+}
+
+const char *cm_config_named(const char *name)
+{
+    const char *s = getenv(name);
+    return s && *s ? s : NULL;
+}
+
+/* As core/config.c parses COREMPI_VERBOSE: "coll" among the words, or a
+ * value that names no layer ("1", "all"). */
+unsigned cm_config_verbose(void)
+{
+    const char *s = cm_config_named("COREMPI_VERBOSE");
+    if (!s || !strcmp(s, "0"))
+        return 0;
+    return strstr(s, "coll") || !(strstr(s, "p2p") || strstr(s, "init")) ? CM_VERBOSE_COLL : 0;
 }
 
 void cm_env_warn(const char *name, const char *value, const char *why, ...)

@@ -2,7 +2,8 @@
 # config_table.sh SRCDIR -- src/core/config.def against its readers and the README.
 #
 # Fails when a "COREMPI_..." string literal in src/ or tools/ (or a
-# $COREMPI_... in a tools/ shell script) names no row of the table, when a
+# $COREMPI_... in a tools/ shell script, or a read through core/config.h,
+# cm_config_size(COREMPI_...)) names no row of the table, when a
 # row is read by nothing, when a name has two rows, and when the README's
 # table of environment variables lists other names or other defaults, and
 # when a reader's constant default is not the table's.
@@ -60,7 +61,10 @@ xargs awk -v root="$src/" '
 # Shell scripts of tools/ (mpicc.in): $COREMPI_X and ${COREMPI_X.
 grep -rnoE '\$\{?COREMPI_[A-Z0-9_]+' "$src/tools" | grep -v '\.[ch]:' |
     sed -E "s|^$src/||; s|^([^:]*:[0-9]*):\\$\\{?(.*)|\\2\t\\1|" >"$T/read_sh"
-cat "$T/read_c" "$T/read_sh" >"$T/read"
+# Reads through core/config.h name the row as a C token: cm_config_size(COREMPI_X, ...).
+grep -rnoE 'cm_config_[a-z]+\( *COREMPI_[A-Z0-9_]+' "$src/src" --include='*.[ch]' |
+    sed -E "s|^$src/||; s|^([^:]*:[0-9]*):cm_config_[a-z]+\( *(.*)|\2\t\1|" >"$T/read_cfg"
+cat "$T/read_c" "$T/read_sh" "$T/read_cfg" >"$T/read"
 [ -s "$T/read" ] || { echo "FAIL: found no readers at all (scanner broken?)" >&2; exit 1; }
 
 # The collectives, for the family row: COREMPI_X is a member when the
@@ -88,10 +92,10 @@ while IFS="$(printf '\t')" read -r name who d; do
     esac
 done <"$T/rows"
 
-# A reader whose default is a constant (cm_env_size("X", 64 * 1024)) must
-# give the number the table's default starts with.
-grep -rnoE '(cm_env_size|cm_env_flag|env_size)\("COREMPI_[A-Z0-9_]+", *[0-9][0-9 *]*\)' "$src/src" |
-    sed -E "s|^$src/||; s|^([^:]*:[0-9]*):[a-z_]*\(\"([A-Z0-9_]*)\", *([^)]*)\)|\2\t\1\t\3|" >"$T/defaults"
+# A reader whose default is a constant (cm_config_size(COREMPI_X, 64 * 1024))
+# must give the number the table's default starts with.
+grep -rnoE '(cm_env_size|cm_env_flag|env_size|cm_config_size|cm_config_flag|cm_config_int)\("?COREMPI_[A-Z0-9_]+"?, *[0-9][0-9 *]*\)' "$src/src" |
+    sed -E "s|^$src/||; s|^([^:]*:[0-9]*):[a-z_]*\(\"?([A-Z0-9_]*)\"?, *([^)]*)\)|\2\t\1\t\3|" >"$T/defaults"
 [ -s "$T/defaults" ] || say "found no reader with a constant default (scanner broken?)"
 while IFS="$(printf '\t')" read -r name where expr; do
     d=$(awk -F '\t' -v n="$name" '$1 == n { print $3 }' "$T/rows")

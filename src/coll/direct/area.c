@@ -36,11 +36,6 @@ struct region {
     _Atomic uint64_t bitmap[];      /* 1 = unit in use */
 };
 
-static size_t env_size(const char *name, size_t def)
-{
-    return cm_env_size(name, def);
-}
-
 /* 16 KiB: with 4 KiB slots an alltoall of 1 KiB blocks at 8 ranks (8 KiB per
  * rank) fell to single copy, 61 us against 9 through 16 KiB slots, and 4 KiB
  * blocks at 2 ranks took 2.4 us against 0.6; allgather of 16 KiB blocks at 8
@@ -49,34 +44,23 @@ static size_t env_size(const char *name, size_t def)
  * same session. */
 static size_t slot_bytes_default(void)
 {
-    static size_t v;
-    if (!v)
-        v = (env_size("COREMPI_SHM_SLOT", 256 * 1024) + 63) & ~(size_t)63;
-    return v;
+    return (cm_config_size(COREMPI_SHM_SLOT, 256 * 1024) + 63) & ~(size_t)63;
 }
 
 size_t cm_direct_chunk(void)
 {
-    static size_t v;
-    if (!v)
-        v = env_size("COREMPI_SHM_CHUNK", 64 * 1024);
+    size_t v = cm_config_size(COREMPI_SHM_CHUNK, 64 * 1024);
     return v ? v : 65536;
 }
 
 size_t cm_direct_cma_min(void)
 {
-    static size_t v;
-    if (!v)
-        v = env_size("COREMPI_SHM_CMA_MIN", slot_bytes_default() + 1);
-    return v;
+    return cm_config_size(COREMPI_SHM_CMA_MIN, slot_bytes_default() + 1);
 }
 
 int cm_direct_chunked(const struct cm_direct *s, size_t bytes)
 {
-    static size_t v = (size_t)-1;
-    if (v == (size_t)-1)
-        v = (size_t)cm_env_flag("COREMPI_SHM_CHUNKED", 1);
-    return v && bytes > s->slot_bytes;
+    return cm_config_flag(COREMPI_SHM_CHUNKED, 1) && bytes > s->slot_bytes;
 }
 
 void cm_direct_note(const char *fmt, ...)

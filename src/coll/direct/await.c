@@ -26,10 +26,7 @@ void cm_direct_announce_blocked(int blocked)
 
 int cm_direct_backoff_when_oversubscribed(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = cm_env_flag("COREMPI_SHM_BACKOFF", 1);
-    return v;
+    return cm_config_flag(COREMPI_SHM_BACKOFF, 1);
 }
 
 /* A rank waiting in a shared-memory collective still owes progress to its

@@ -19,18 +19,14 @@
 #include "core/state.h"
 #include "shm/copy.h"
 
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
 static int fanout(void)
 {
-    static int f;
-    if (!f) {
-        f = (int)cm_env_size("COREMPI_SHM_FANOUT", 4);
-        if (f < 1)
-            f = 1;
-    }
-    return f;
+    size_t f = cm_config_size(COREMPI_SHM_FANOUT, 4);
+    return f < 1 ? 1 : f > INT_MAX ? INT_MAX : (int)f;
 }
 
 

@@ -30,14 +30,26 @@ static struct bfifo_ack *bfifo_ack(struct cm_direct *s, int r)
     return (struct bfifo_ack *)(s->base + backs_off(s->n, s->slot_bytes)) + r;
 }
 
+/* Every other rank's count of finished calls reached need (B1). */
+static inline int bfifo_all_done(struct cm_direct *s, uint32_t need)
+{
+    for (int r = 0; r < s->n; r++)
+        if (r != s->rank && (int32_t)(atomic_load_explicit(&bfifo_ack(s, r)->done, memory_order_acquire) - need) < 0)
+            return 0;
+    return 1;
+}
+
 void cm_direct_bfifo_claim(struct cm_direct *s, uint32_t k)
 {
     CM_FAULT(bfifo_claim);
     if (k < CM_DIRECT_BFIFO_ENTRIES)
         return;
     uint32_t need = k + 1 - CM_DIRECT_BFIFO_ENTRIES;
-    if ((int32_t)(s->bfifo_clear - need) >= 0)
+    if ((int32_t)(s->bfifo_clear - need) >= 0) {
+        /* B1: the cached minimum stays valid because counts only grow. */
+        CM_ASSERT(cm_direct_mm.on || bfifo_all_done(s, need), "B1 (docs/protocols.md)");
         return;
+    }
     uint32_t low = need + CM_DIRECT_BFIFO_ENTRIES;
     for (int r = 0; r < s->n; r++) {
         if (r == s->rank)
@@ -49,6 +61,8 @@ void cm_direct_bfifo_claim(struct cm_direct *s, uint32_t k)
             low = v;
     }
     s->bfifo_clear = low;
+    /* B1: every reader of entry k's previous use, call k - 64, is done. */
+    CM_ASSERT(cm_direct_mm.on || bfifo_all_done(s, need), "B1 (docs/protocols.md)");
 }
 
 /* A root's claim value: below k + 1 to every reader's wraparound-safe test,
@@ -90,24 +104,20 @@ void cm_direct_bfifo_done(struct cm_direct *s, uint32_t k)
     if ((k + 1) % CM_DIRECT_BFIFO_ACK_EVERY != 0)
         return;
     struct bfifo_ack *a = bfifo_ack(s, s->rank);
+    /* B1 rests on it: my count only grows (I am its one writer). */
+    CM_ASSERT((int32_t)(k + 1 - atomic_load_explicit(&a->done, memory_order_relaxed)) > 0, "B1 (docs/protocols.md)");
     atomic_store_explicit(&a->done, k + 1, memory_order_release);
     cm_direct_wake32(&a->done, &a->waiters);
 }
 
 int cm_direct_bfifo_enabled(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = cm_env_flag("COREMPI_SHM_BFIFO", 1);
-    return v;
+    return cm_config_flag(COREMPI_SHM_BFIFO, 1);
 }
 
 int cm_direct_rfifo_enabled(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = cm_env_flag("COREMPI_SHM_RFIFO", 1);
-    return v;
+    return cm_config_flag(COREMPI_SHM_RFIFO, 1);
 }
 
 struct cm_direct_rfifo_entry *cm_direct_rfifo(struct cm_direct *s, int r, unsigned k)
@@ -131,6 +141,8 @@ void cm_direct_rfifo_claim(struct cm_direct *s, uint32_t k)
     struct cm_direct_rfifo_entry *a = cm_direct_rfifo(s, s->rank, 0);
     cm_direct_wait32(s, &a->ack, &a->ack_waiters, need);
     s->rfifo_clear = atomic_load_explicit(&a->ack, memory_order_acquire);
+    /* F3: call k - 128, the entry's last use, was consumed. */
+    CM_ASSERT(cm_direct_mm.on || (int32_t)(s->rfifo_clear - need) >= 0, "F3 (docs/protocols.md)");
 }
 
 void cm_direct_rfifo_done(struct cm_direct *s, uint32_t k)
@@ -138,8 +150,12 @@ void cm_direct_rfifo_done(struct cm_direct *s, uint32_t k)
     CM_FAULT(rfifo_ack);
     if ((k + 1) % CM_DIRECT_RFIFO_ACK_EVERY != 0)
         return;
-    for (int r = 0; r < s->n; r++)
+    for (int r = 0; r < s->n; r++) {
+        /* F2: the acks of earlier calls happen before mine; none is larger. */
+        CM_ASSERT((int32_t)(k + 1 - atomic_load_explicit(&cm_direct_rfifo(s, r, 0)->ack, memory_order_relaxed)) > 0,
+                  "F2 (docs/protocols.md)");
         atomic_store_explicit(&cm_direct_rfifo(s, r, 0)->ack, k + 1, memory_order_release);
+    }
     cm_wake_fence_fifo();   /* as in cm_direct_wake32: its sleepers wait in cm_direct_wait32 */
     CM_FAULT(fifo_wake);
     for (int r = 0; r < s->n; r++) {

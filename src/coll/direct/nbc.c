@@ -58,10 +58,7 @@
 
 static int enabled(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_NBC", 1);
-    return v;
+    return cm_config_flag(COREMPI_SHM_NBC, 1);
 }
 
 /* ---- the steps ---------------------------------------------------------- */
@@ -379,6 +376,10 @@ static void advance(struct cm_direct *s, int block, const struct cm_direct_nbc *
 void cm_direct_nbc_drain(struct cm_direct *s)
 {
     advance(s, 1, NULL);
+    /* N1: a blocking call takes its first step only after every call started
+     * before it on the area finished (unless the queue is being advanced
+     * below us, or this call's arguments disagree and nothing waits). */
+    CM_ASSERT(!s->nbc_head || s->nbc_busy || cm_direct_mm.on, "N1 (docs/protocols.md)");
 }
 
 static int poll_op(void *state)

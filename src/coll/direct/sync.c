@@ -24,10 +24,8 @@
 
 static int sync_yields(void)
 {
-    static int v = -1;
-    if (v < 0)
-        v = (int)cm_env_size("COREMPI_SHM_YIELDS", 0);
-    return v;
+    size_t v = cm_config_size(COREMPI_SHM_YIELDS, 0);
+    return v > INT_MAX ? INT_MAX : (int)v;
 }
 
 /* Flag sync: up to this many ranks, each with a core, arrive by storing the
@@ -134,6 +132,15 @@ static int other_word(int r, uint64_t seen, uint64_t me)
     return 1;
 }
 
+/* Every rank's arrival word of parity p shows epoch e or later (E1). */
+static inline int all_arrived(struct cm_direct *s, int p, uint32_t e)
+{
+    for (int r = 0; r < s->n; r++)
+        if ((int32_t)((uint32_t)atomic_load_explicit(arrival_word(s, r, p), memory_order_acquire) - e) < 0)
+            return 0;
+    return 1;
+}
+
 static void flag_sync(struct cm_direct *s, uint32_t e)
 {
     struct area_hdr *a = hdr(s);
@@ -152,6 +159,8 @@ static void flag_sync(struct cm_direct *s, uint32_t e)
                 break;      /* a rank that sees my word stops too; one that went elsewhere may never come */
         }
     }
+    /* E1: I leave epoch e only once every rank arrived at it. */
+    CM_ASSERT(cm_direct_mm.on || all_arrived(s, p, e), "E1 (docs/protocols.md)");
     flag_sync_end(a, mine, woken, announced);
 }
 
@@ -186,16 +195,13 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word)
  * flag syncs on oversubscribed jobs, where they must sleep and be woken). */
 static int sync_kind(void)
 {
-    static int v = -1;
-    if (v < 0) {
-        const char *e = getenv("COREMPI_SHM_SYNC");
-        v = !e || !*e ? 0 : !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : -1;
-        if (v < 0) {
-            cm_env_warn("COREMPI_SHM_SYNC", e, "is not a kind of sync (flags, counter); using the default choice");
-            v = 0;
-        }
-    }
-    return v;
+    const char *e = cm_config_text(COREMPI_SHM_SYNC);
+    if (__builtin_expect(!e, 1))
+        return 0;
+    int v = !strcmp(e, "flags") ? 1 : !strcmp(e, "counter") ? 2 : -1;
+    if (v < 0)
+        cm_env_warn("COREMPI_SHM_SYNC", e, "is not a kind of sync (flags, counter); using the default choice");
+    return v < 0 ? 0 : v;
 }
 
 /* Every member must answer alike for the same epoch: a flag sync sees a

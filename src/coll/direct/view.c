@@ -93,16 +93,11 @@ void cm_direct_unpack_part(const void *src, void *buf, int count, MPI_Datatype d
  * 1 MiB at 8 (COREMPI_COLL_NT_MIN overrides; 0: never). */
 int cm_direct_out_nt(size_t out)
 {
-    static size_t min;
-    if (!min) {
-        size_t cores = cm_g.hdr && cm_g.hdr->ncores ? cm_g.hdr->ncores : 1;
-        size_t ranks = cm_g.world_size > 0 ? (size_t)cm_g.world_size : 1;
-        size_t def = ranks > cores ? (4u << 20) * cores / ranks : 4u << 20;
-        min = cm_env_size("COREMPI_COLL_NT_MIN", def);
-        if (!min)
-            min = SIZE_MAX;     /* 0: never */
-    }
-    return out >= min;
+    size_t cores = cm_g.hdr && cm_g.hdr->ncores ? cm_g.hdr->ncores : 1;
+    size_t ranks = cm_g.world_size > 0 ? (size_t)cm_g.world_size : 1;
+    size_t def = ranks > cores ? (4u << 20) * cores / ranks : 4u << 20;
+    size_t min = cm_config_size(COREMPI_COLL_NT_MIN, def);
+    return min && out >= min;   /* 0: never */
 }
 
 int cm_direct_pack(void *dst, const void *buf, int count, MPI_Datatype dt)
