@@ -98,7 +98,7 @@ struct cm_direct {                   /* this rank's view of its communicator's a
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
-    uint32_t last_word;           /* cm_direct_word_of(allreduce, 0 bytes, last_dt's class, last_op) */
+    uint64_t last_word_hi;        /* cm_direct_word_of(allreduce, 0 bytes, last_dt's class, last_op) << 32 */
     /* Nonblocking collectives started here and not yet finished, in start
      * order (direct/nbc.c).  Only the head moves; a blocking collective on the
      * area first finishes them all (cm_direct_get, cm_direct_peek), so every
@@ -335,10 +335,13 @@ uint32_t cm_direct_sync_choice(void);
 void cm_direct_choice_str(uint32_t choice, uint64_t slot, char *out, size_t len);
 /* cm_direct_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
  * (s->meet && cm_direct_flag_syncs(s)), straight through the meeting line, for
- * a call whose argument word is `word` (the shortcuts pass theirs; they do
- * not set cm_direct_word).  When the other rank's word differs, cm_direct_mm.on
- * is set. */
-void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
+ * a call whose argument word is word_hi >> 32 (the shortcuts pass theirs,
+ * made once per shape; they do not set cm_direct_word).  When the other
+ * rank's word differs, cm_direct_mm.on is set.  Returns 0 in the usual case;
+ * only then may the caller skip looking at cm_direct_mm.on (nonzero: the
+ * wait was a slow one, or someone slept; the answer is in cm_direct_mm.on).
+ * So the check costs the shortcut the test of a register it gets anyway. */
+int cm_direct_meet_sync(struct cm_direct *s, uint64_t word_hi);
 
 /* ---- argument agreement (docs/collectives.md, "Mismatched arguments") ----
  * Every sync carries a 32-bit word describing the call: the collective, the
@@ -376,6 +379,7 @@ extern struct cm_direct_mismatch cm_direct_mm;
  * message (the word has room for 4 bits of it only). */
 extern unsigned cm_direct_class_here;
 /* The word's bytes field (bits 17-31). */
+#define CM_DIRECT_WORD_BYTES_SHIFT 17
 static inline uint32_t cm_direct_bytes_field(size_t bytes)
 {
     return bytes < 0x4000 ? (uint32_t)bytes : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
@@ -385,7 +389,7 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
     uint32_t b = cm_direct_bytes_field(bytes);
     unsigned oi = (unsigned)cm_op_index(op); /* dense: predefined ones are 1..14 */
     uint32_t o = op == MPI_OP_NULL ? 0u : oi < 15u ? (uint32_t)oi : 15u;
-    return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
+    return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << CM_DIRECT_WORD_BYTES_SHIFT;
 }
 /* Waits that last (slow path only, before each sleep): has another rank gone
  * another way?  cm_direct_fifo_ahead: a sync waiter asks whether a FIFO
