@@ -86,7 +86,10 @@ foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ra
           "ibcast_root;2;MPI_Ibcast on rank [01]: root differs across ranks"
           "iallreduce_5_1900_fresh;3;MPI_Iallreduce on rank [0-2]: message size differs across ranks"
           "ireduce_5_10_fresh;2;MPI_Ireduce on rank 0: message size differs across ranks.*20 bytes here, 40 bytes on rank 1"
-          "igather_int_float_fresh;2;MPI_Igather on rank 0: type signature differs across ranks")
+          "igather_int_float_fresh;2;MPI_Igather on rank 0: type signature differs across ranks"
+          "reduce_int_float;2;MPI_Reduce on rank 0: type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank 1"
+          "reduce_layout;2;MPI_Reduce on rank 0: rank 1 runs this call another way with the same collective, op, root, type class and size"
+          "ireduce_int_float_fresh;3;MPI_Ireduce on rank 0: type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank [12]")
   cm_mismatch_fatal(fatal ${c} "")
 endforeach()
 set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERTIES
@@ -158,7 +161,7 @@ endforeach()
 # wrong data.  ibcast_root and bcast_init_root are not caught there (two
 # roots: no rank need receive from the wrong one).
 set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce_int_float ibcast_10_5
-    ireduce_5_10 igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
+    ireduce_5_10 ireduce_int_float igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
 foreach(n 2 3 4 5)
   add_test(NAME coll.mismatch.sched.n${n}
            COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> ${CM_MISMATCH_SCHED})
