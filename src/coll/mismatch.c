@@ -15,6 +15,7 @@
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/check.h"
 #include "coll/direct/direct.h"
+#include "coll/percomm.h"
 #include "coll/p2p.h"
 #include "core/error.h"
 
@@ -168,6 +169,9 @@ int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
 
 int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *mm, unsigned class_here)
 {
+    struct cm_coll_state *st = cm_coll_state_of(cm_coll_comm(comm), 0);
+    if (st)
+        st->mismatched = 1;     /* coll/leftover.c: what it left behind is known */
     struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];

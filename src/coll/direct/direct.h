@@ -443,6 +443,8 @@ int cm_direct_bfifo_take(struct cm_direct *s, uint32_t k, int *peer, uint32_t *t
  * the area for a peer that sent it a blocking collective's point-to-point
  * message instead (1, with a word made of what the message shows). */
 int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
+/* The collective a blocking algorithm's base tag belongs to (coll.h), or mine. */
+unsigned cm_direct_tag_coll(int tag, unsigned mine);
 int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs);
 void cm_direct_drop_sent(struct cm_direct *s, int peer);
 /* The collectives whose word carries a signature class where a root would be
