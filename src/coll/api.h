@@ -238,17 +238,22 @@ static inline int api_sig_root(MPI_Datatype dt)
     return (int)api_class(dt, 1) - 1;
 }
 
-/* The rooted collectives without an op (direct.h, cm_direct_typed_op): the
- * word with a hash of the class in the op bits. */
-static inline void api_word_rooted(enum cm_coll_id coll, size_t bytes, int root, unsigned sig_class)
+/* The rooted collectives (direct.h, cm_direct_call_word): the word with the
+ * class where the collective has room for it (a hash in the op bits, or in
+ * reduce mixed into the root field). */
+static inline void api_word_rooted_op(enum cm_coll_id coll, size_t bytes, int root, MPI_Op op, unsigned sig_class)
 {
 #ifdef CM_IN_COREMPI
-    cm_direct_word = cm_direct_word_of((unsigned)coll, bytes, root, MPI_OP_NULL) | cm_direct_class_hash(sig_class) << 5;
+    cm_direct_word = cm_direct_call_word((unsigned)coll, bytes, root, op, sig_class);
     cm_direct_class_here = sig_class;
     api_tag_word();
 #else
-    (void)coll, (void)bytes, (void)root, (void)sig_class;
+    (void)coll, (void)bytes, (void)root, (void)op, (void)sig_class;
 #endif
+}
+static inline void api_word_rooted(enum cm_coll_id coll, size_t bytes, int root, unsigned sig_class)
+{
+    api_word_rooted_op(coll, bytes, root, MPI_OP_NULL, sig_class);
 }
 
 /* The bytes of count elements of dt (the word's byte field). */
@@ -270,9 +275,7 @@ static inline void api_nbc_word(MPI_Comm comm, const char *call, enum cm_coll_id
                                 MPI_Op op, unsigned sig_class)
 {
 #ifdef CM_IN_COREMPI
-    uint32_t w = cm_direct_word_of((unsigned)coll, bytes, cm_direct_typed(coll) ? (int)sig_class - 1 : root, op);
-    if (cm_direct_typed_op(coll))
-        w |= cm_direct_class_hash(sig_class) << 5;
+    uint32_t w = cm_direct_call_word((unsigned)coll, bytes, root, op, sig_class);
     cm_direct_nbc_next = (struct cm_direct_nbc_args){ w, sig_class, comm, call };
 #else
     (void)comm, (void)call, (void)coll, (void)bytes, (void)root, (void)op, (void)sig_class;

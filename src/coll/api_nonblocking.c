@@ -140,7 +140,7 @@ int cm_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, root, rank, 0)))
         return rc;
-    if (API_NBC(comm, call, CM_COLL_REDUCE, api_bytes(count, datatype), root, op, 0,
+    if (API_NBC(comm, call, CM_COLL_REDUCE, api_bytes(count, datatype), root, op, api_class(datatype, 1),
                 cm_direct_nbc_reduce(sendbuf, recvbuf, count, datatype, op, root, cc, request)) == MPI_SUCCESS)
         return MPI_SUCCESS;
     if ((rc = new_schedule(comm, call, cc, &s)))

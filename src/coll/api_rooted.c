@@ -56,7 +56,7 @@ int cm_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
                                                                       datatype, cc));
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE, cc, &q);
-    api_word(CM_COLL_REDUCE, q.bytes, root, op);
+    api_word_rooted_op(CM_COLL_REDUCE, q.bytes, root, op, api_class(datatype, q.bytes));
     return api_done(comm, call, ((cm_reduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, root, cc));
 }
 

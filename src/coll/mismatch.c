@@ -15,10 +15,12 @@
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/check.h"
 #include "coll/direct/direct.h"
+#include "coll/percomm.h"
 #include "coll/p2p.h"
 #include "core/error.h"
 
 #include <stdio.h>
+#include <string.h>
 
 uint32_t cm_direct_word;
 struct cm_direct_mismatch cm_direct_mm;
@@ -116,6 +118,54 @@ static const char *sig_name(unsigned c)
     return t ? t->name : "a predefined type";
 }
 
+/* 1 when c is a class some datatype has (core/datatype.h). */
+static int known_class(unsigned c)
+{
+    return c == CM_DT_SIG_MIXED || (c < CM_DT_NUM_PREDEFINED && (c == 0 || cm_dt_table[c]));
+}
+
+/* Reduce's root field holds root and class mixed (direct.h,
+ * cm_direct_root_field).  Only its low 6 bits are sure (a word rebuilt from
+ * a point-to-point tag takes the high 2 from mine), so the other rank's
+ * root is mine plus the difference d mod 64, if its class is mine, and its
+ * class mine plus d / CM_DIRECT_CLASS_MIX mod 64, if its root is mine: name
+ * the one hypothesis that gives a rank of the communicator or a class a
+ * type has, or both when each does. */
+static int reduce_root_or_class(MPI_Comm comm, const char *call, uint32_t a, uint32_t b, int peer, unsigned class_here)
+{
+    unsigned fa = (a >> 9) & 0xffu, fb = (b >> 9) & 0xffu, d = (fb - fa) & 63u;
+    unsigned root_here = (fa - 1u - CM_DIRECT_CLASS_MIX * class_here) & 0xffu;
+    unsigned class_d = (d * CM_DIRECT_CLASS_UNMIX) & 63u;
+    int size = 0, roots = 0, classes = 0;
+    unsigned root_there = 0, class_there = 0;
+    char names[160] = "";
+    PMPI_Comm_size(comm, &size);
+    for (unsigned k = 0; k < 256; k += 64) {
+        unsigned r = (root_here + d + k) & 0xffu, c = (class_here + class_d + k) & 0xffu;
+        if (r != root_here && (int)r < size)
+            roots++, root_there = r;
+        if (c != class_here && known_class(c)) {
+            size_t used = strlen(names);
+            snprintf(names + used, sizeof names - used, "%s%s", classes ? " or " : "", sig_name(c));
+            classes++, class_there = c;
+        }
+    }
+    if (classes && !roots)
+        return cm_error(comm, MPI_ERR_TYPE, call, "type signature differs across ranks (same size): %s here, %s on rank %d",
+                        sig_name(class_here), names, peer);
+    if (roots == 1 && !classes)
+        return cm_error(comm, MPI_ERR_ROOT, call, "root differs across ranks: %u here, %u on rank %d", root_here,
+                        root_there, peer);
+    if (roots == 1 && classes == 1)
+        return cm_error(comm, MPI_ERR_ARG, call,
+                        "root or type signature differs across ranks: root %u with %s here; rank %d has root %u, or "
+                        "type %s (COREMPI_CHECK=1 tells which)", root_here, sig_name(class_here), peer, root_there,
+                        sig_name(class_there));
+    return cm_error(comm, MPI_ERR_ARG, call,
+                    "root or type signature differs across ranks: root %u with %s here; rank %d has another root or "
+                    "another type (COREMPI_CHECK=1 tells which)", root_here, sig_name(class_here), peer);
+}
+
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
 {
     struct cm_direct_mismatch m = cm_direct_mm;
@@ -127,6 +177,9 @@ int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
 
 int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *mm, unsigned class_here)
 {
+    struct cm_coll_state *st = cm_coll_state_of(cm_coll_comm(comm), 0);
+    if (st)
+        st->mismatched = 1;     /* coll/leftover.c: what it left behind is known */
     struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];
@@ -158,6 +211,8 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
         return cm_error(comm, MPI_ERR_TYPE, call, "type signature differs across ranks (same size): %s here, %s on rank %d",
                         sig_name(ca), sig_name(cb), m.peer);
     }
+    if ((diff & (0xffu << 9)) && coll == CM_COLL_REDUCE)
+        return reduce_root_or_class(comm, call, a, b, m.peer, class_here);
     if (diff & (0xffu << 9))
         return cm_error(comm, MPI_ERR_ROOT, call, "root differs across ranks: %d here, %d on rank %d",
                         (int)((a >> 9) & 0xffu) - 1, (int)((b >> 9) & 0xffu) - 1, m.peer);
@@ -165,6 +220,10 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
         return cm_error(comm, MPI_ERR_TRUNCATE, call,
                         "block sizes differ across ranks (recvcounts x recvtype size; a rank's own, sendcount x "
                         "sendtype size): rank %d's are not this rank's (COREMPI_CHECK=1 tells which)", m.peer);
+    if (!diff)   /* the same word: rank peer went another way through this call (direct/diverge.c) */
+        return cm_error(comm, MPI_ERR_ARG, call,
+                        "rank %d runs this call another way with the same collective, op, root, type class and "
+                        "size: the ranks' datatypes or counts differ in layout (COREMPI_CHECK=1 tells how)", m.peer);
     word_bytes(a, x, sizeof x);
     word_bytes(b, y, sizeof y);
     return cm_error(comm, MPI_ERR_TRUNCATE, call,

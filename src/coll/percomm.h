@@ -25,7 +25,20 @@ struct cm_coll_state {
     struct cm_direct *direct;   /* the engine's view of its area; NULL until attached */
     int direct_failed;          /* > 0: no area could be had, calls since then */
     uint16_t ctx;               /* the collective context (freed with the state) */
+    int mismatched;             /* a call on it raised a mismatch (mismatch.c): its
+                                 * left-over messages are known, and not reported again */
 };
+
+/* Messages a blocking collective's algorithm sent to this rank on comm's
+ * collective context that no call received (coll/leftover.c): in a correct
+ * program there are none when this rank frees comm or finalizes (each of its
+ * completed calls received all it was sent; the schedules' messages, which
+ * may be in flight, have other tags).  Raise the first one on comm as call's
+ * error (MPI_ERR_ARG), unless a mismatch was raised on comm already; to_stderr:
+ * print the line even when the handler returns (MPI_Finalize).  0 if none. */
+int cm_coll_leftovers(MPI_Comm comm, const char *call, int to_stderr);
+/* The same for every communicator still alive (MPI_Finalize): the first error. */
+int cm_coll_leftovers_all(const char *call);
 
 /* The state of collective communicator cc (created when `create`); NULL
  * when cc is not a communicator, or none exists yet and !create. */

@@ -9,6 +9,7 @@
  * collective context with internal (negative) tags, which no user message and
  * no collective algorithm can carry.
  */
+#include "coll/percomm.h"
 #include "core/comm.h"
 #include "core/context.h"
 #include "core/group.h"
@@ -347,9 +348,13 @@ int cm_Comm_free(MPI_Comm *comm)
         if (rc)
             return cm_error(*comm, rc, "MPI_Comm_free", "an attribute delete callback failed with code %d", rc);
     }
+    /* Before the context goes: a blocking collective's message nobody took
+     * is a mismatch (coll/leftover.c), raised while the handle still names
+     * the communicator; it is freed all the same. */
+    int rc = cm_coll_leftovers(*comm, "MPI_Comm_free", 0);
     cm_comm_release(c);
     *comm = MPI_COMM_NULL;
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int cm_Comm_compare(MPI_Comm comm1, MPI_Comm comm2, int *result)

@@ -12,6 +12,7 @@
  * says the state is up, world_inited/world_finalized are what MPI_Initialized
  * and MPI_Finalized report (false under sessions only, MPI-4.0 11.4.1).
  */
+#include "coll/percomm.h"
 #include "core/state.h"
 #include "core/remote.h"
 #include "core/error.h"
@@ -240,9 +241,14 @@ int cm_Finalize(void)
                         "MPI_Finalize called from an attribute delete callback run by MPI_Finalize");
     finalizing = 1;
     cm_comm_finalize_attrs();
+    /* A blocking collective's message no call received, on a communicator
+     * never freed (coll/leftover.c): the line goes out whatever the handler;
+     * a fatal one ends the job (non-zero), a returning one makes
+     * MPI_Finalize return the error once finalization is done. */
+    rc = cm_coll_leftovers_all("MPI_Finalize");
     world_finalized = 1;
     cm_process_down(CM_CALL_Finalize);
-    return MPI_SUCCESS;
+    return rc;
 }
 
 int cm_Initialized(int *flag)

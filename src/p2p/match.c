@@ -112,15 +112,38 @@ static inline __attribute__((always_inline)) void unexp_unlink(struct cm_unexp *
     unexp_now--;
 }
 
-void cm_unexp_drop_worded(uint16_t ctx)
+/* A message a blocking collective's algorithm sent on context ctx: its tag
+ * carries the argument word above a base below the schedules' (p2p/coll_entry.h). */
+static int worded(const struct cm_unexp *u, uint16_t ctx)
+{
+    return u->ctx == ctx && (unsigned)u->tag > CM_P2P_TAG_BASE_MASK && (unsigned)u->tag < CM_P2P_TAG_LIMIT &&
+           ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST;
+}
+
+static void drain_rings(void)
 {
     for (int i = 0; i < 64 && cm_progress(-1) > 0; i++)
         ;   /* what has arrived in the rings, into the queue */
+}
+
+int cm_unexp_find_worded(uint16_t ctx, int skip_base, int *src_world, int *tag)
+{
+    drain_rings();
+    for (struct cm_unexp *u = unexp_head; u; u = u->next)
+        if (worded(u, ctx) && ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) != (unsigned)skip_base) {
+            *src_world = u->src_world;
+            *tag = u->tag;
+            return 1;
+        }
+    return 0;
+}
+
+void cm_unexp_drop_worded(uint16_t ctx)
+{
+    drain_rings();
     for (struct cm_unexp *u = unexp_head, *next; u; u = next) {
         next = u->next;
-        if (u->ctx == ctx && u->kind == CM_MSG_EAGER && !(u->flags & CM_MSGF_SYNC) &&
-            (unsigned)u->tag > CM_P2P_TAG_BASE_MASK && (unsigned)u->tag < CM_P2P_TAG_LIMIT &&
-            ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST) {
+        if (worded(u, ctx) && u->kind == CM_MSG_EAGER && !(u->flags & CM_MSGF_SYNC)) {
             unexp_unlink(u);
             free(u->data);
             free(u);

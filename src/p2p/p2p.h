@@ -162,6 +162,9 @@ struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove)
  * on): a schedule may still be pending when its communicator is freed, and
  * completes normally. */
 void cm_unexp_drop_worded(uint16_t ctx);
+/* The first such message queued unexpected on ctx (any protocol), its base
+ * tag other than skip_base: 1 with its sender's world rank and its tag. */
+int cm_unexp_find_worded(uint16_t ctx, int skip_base, int *src_world, int *tag);
 /* Receive a message already taken off the unexpected queue (Mrecv). */
 void cm_recv_start_matched(struct cm_request *r, struct cm_unexp *u);
 

@@ -4,7 +4,8 @@
  *
  * usage: mismatch [--fatal] [--fresh] [--keep] [--p2p] [--repeat N] [--all | CASE...]
  *   Without arguments: the cases the default check catches (docs/collectives.md,
- *   "Mismatched arguments"); --all: every case (COREMPI_CHECK=1 catches all).
+ *   "Mismatched arguments"); --all: every case COREMPI_CHECK=1 catches (all
+ *   but MM_NOT_CHECK).
  *   --fatal: keep the default error handler (the job must end with the
  *   library's one-line message: tests/coll/mismatch_tests.cmake checks it).
  *   --fresh: no case gets the matched warm-up call (below); without CASEs,
@@ -55,6 +56,9 @@ static void fill(int *b, int n, int seed)
 #define MM_NOT_SCHED 4
 /* Followed by matched calls on the same communicator (matched_after). */
 #define MM_MATCHED 8
+/* Not a mismatch of signatures (equal ones in another layout): COREMPI_CHECK=1
+ * lets it pass, so --all leaves it out; only the default check stops it. */
+#define MM_NOT_CHECK 16
 
 /* One case: run on comm, say whether this rank must fail. */
 struct mm_case {
@@ -209,6 +213,47 @@ static int c_allreduce_int_float(MPI_Comm comm, int *must_fail, const char **cal
     *must_fail = 1;
     *call = "MPI_Allreduce";
     return MPI_Allreduce(sbuf, rbuf, 4, rank == 0 ? MPI_INT : MPI_FLOAT, MPI_MAX, comm);
+}
+
+/* n MPI_INT at the root (rank 0) against n MPI_FLOAT elsewhere: reduce's
+ * word carries the class mixed into its root field (issue 32 item 2; on main
+ * 74a26ff it carried none: success, and the root summed floats as ints). */
+static int reduce_int_float(MPI_Comm comm, int n, int *must_fail, const char **call)
+{
+    fill(sbuf, n, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Reduce";
+    return MPI_Reduce(sbuf, rbuf, n, rank == 0 ? MPI_INT : MPI_FLOAT, MPI_MAX, 0, comm);
+}
+static int c_reduce_int_float(MPI_Comm comm, int *f, const char **c) { return reduce_int_float(comm, 4, f, c); }
+static int c_reduce_int_float_1900(MPI_Comm comm, int *f, const char **c) { return reduce_int_float(comm, 1900, f, c); }
+/* The same with the root's MPI_INT against MPI_UNSIGNED (a class one apart:
+ * a difference the mix must not fold into a root's). */
+static int c_reduce_int_unsigned(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Reduce";
+    return MPI_Reduce(sbuf, rbuf, 4, rank == 0 ? MPI_INT : MPI_UNSIGNED, MPI_MAX, 0, comm);
+}
+
+/* 4 MPI_INT at the root against one vector of 4 strided ints elsewhere:
+ * equal signatures, but reduce wants the same count and datatype on every
+ * rank (MPI 4.1 section 6.9.1), and the two layouts take different paths
+ * (reduce FIFO against point to point).  The error must say so: on main
+ * 74a26ff it read "16 bytes here, 16 bytes on rank 1". */
+static int c_reduce_layout(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Datatype v;
+    MPI_Type_vector(4, 1, 2, MPI_INT, &v);
+    MPI_Type_commit(&v);
+    fill(sbuf, 8, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Reduce";
+    int rc = rank == 0 ? MPI_Reduce(sbuf, rbuf, 4, MPI_INT, MPI_SUM, 0, comm)
+                       : MPI_Reduce(sbuf, rbuf, 1, v, MPI_SUM, 0, comm);
+    MPI_Type_free(&v);
+    return rc;
 }
 
 /* Issue 32 item 2 (a): 4 MPI_INT against 4 MPI_FLOAT (same bytes, other
@@ -380,6 +425,15 @@ static int c_ireduce_5_10(MPI_Comm comm, int *must_fail, const char **call)
     *must_fail = rank == 0;
     *call = "MPI_Ireduce";
     return wait_named(&req, MPI_Ireduce(sbuf, rbuf, count, MPI_INT, MPI_SUM, 0, comm, &req));
+}
+
+static int c_ireduce_int_float(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Ireduce";
+    return wait_named(&req, MPI_Ireduce(sbuf, rbuf, 4, rank == 0 ? MPI_INT : MPI_FLOAT, MPI_MAX, 0, comm, &req));
 }
 
 static int c_igather_int_float(MPI_Comm comm, int *must_fail, const char **call)
@@ -904,6 +958,11 @@ static const struct mm_case cases[] = {
     { "barrier_bcast", MM_DEFAULT, c_barrier_bcast },
     { "barrier_bcast0", MM_DEFAULT, c_barrier_bcast0 },
     { "allreduce_int_float", MM_DEFAULT | MM_P2P, c_allreduce_int_float },
+    { "reduce_int_float", MM_DEFAULT | MM_P2P, c_reduce_int_float },
+    { "reduce_int_float_1900", MM_DEFAULT | MM_P2P, c_reduce_int_float_1900 },
+    { "reduce_int_unsigned", MM_DEFAULT | MM_P2P, c_reduce_int_unsigned },
+    { "reduce_int_float_fresh", MM_DEFAULT, c_reduce_int_float },
+    { "reduce_layout", MM_DEFAULT | MM_NOT_CHECK, c_reduce_layout },
     { "bcast_int_float", MM_DEFAULT, c_bcast_int_float },
     { "gather_int_float", MM_DEFAULT, c_gather_int_float },
     { "scatter_int_float", MM_DEFAULT, c_scatter_int_float },
@@ -921,6 +980,8 @@ static const struct mm_case cases[] = {
     { "ibcast_10_5", MM_DEFAULT, c_ibcast_10_5 },
     { "ireduce_5_10", MM_DEFAULT, c_ireduce_5_10 },
     { "igather_int_float", MM_DEFAULT, c_igather_int_float },
+    { "ireduce_int_float", MM_DEFAULT, c_ireduce_int_float },
+    { "ireduce_int_float_fresh", MM_DEFAULT, c_ireduce_int_float },
     /* As a communicator's first collective the nonblocking calls run
      * point-to-point schedules (no area yet), whose receives compare what
      * they get (coll/nbc.c). */
@@ -1113,7 +1174,7 @@ int main(int argc, char **argv)
     }
     int all = argc > first && !strcmp(argv[first], "--all"), named = argc > first && !all, ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int pick = all || (!named && (cases[i].by & (p2p ? MM_P2P : MM_DEFAULT)) &&
+        int pick = all ? !(cases[i].by & MM_NOT_CHECK) : (!named && (cases[i].by & (p2p ? MM_P2P : MM_DEFAULT)) &&
                            !(fresh_all && (cases[i].by & MM_NOT_SCHED)));
         for (int a = first; named && a < argc; a++)
             pick |= !strcmp(argv[a], cases[i].name);

@@ -91,7 +91,10 @@ foreach(c "bcast_1900_5;3;MPI_Bcast on rank [12]: message size differs across ra
           "scatterv_1000_5;3;MPI_Scatterv on rank 2: message size differs across ranks.*4000 bytes here, 20 bytes on rank 0"
           "alltoallv_5_1000;4;MPI_Alltoallv on rank 0: message size differs across ranks.*20 bytes here, 4000 bytes on rank 3"
           "alltoallw_0_5;2;MPI_Alltoallw on rank [01]: message size differs across ranks"
-          "allgatherv_send_3_5;3;MPI_Allgatherv on rank [0-2]: block sizes differ across ranks")
+          "allgatherv_send_3_5;3;MPI_Allgatherv on rank [0-2]: block sizes differ across ranks"
+          "reduce_int_float;2;MPI_Reduce on rank 0: type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank 1"
+          "reduce_layout;2;MPI_Reduce on rank 0: rank 1 runs this call another way with the same collective, op, root, type class and size"
+          "ireduce_int_float_fresh;3;MPI_Ireduce on rank 0: type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank [12]")
   cm_mismatch_fatal(fatal ${c} "")
 endforeach()
 set_tests_properties(coll.mismatch.fatal.n2 coll.mismatch.fatal_check.n3 PROPERTIES
@@ -163,7 +166,7 @@ endforeach()
 # wrong data.  ibcast_root and bcast_init_root are not caught there (two
 # roots: no rank need receive from the wrong one).
 set(CM_MISMATCH_SCHED iallreduce_5_1900 iallreduce_1_2 iallreduce_big iallreduce_int_float ibcast_10_5
-    ireduce_5_10 igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
+    ireduce_5_10 ireduce_int_float igather_int_float allreduce_init_5_1900 allreduce_init_1_2)
 # Issue 32 item 2: the v and w forms (Igatherv, Gatherv_init, Iscatterv,
 # Iallgatherv, Ialltoallv, Ialltoallw), Iscan, Scan_init, Iexscan and Ireduce_scatter
 # with other counts or ops, and different collectives on one communicator (a

@@ -80,6 +80,10 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
         sbuf = rbuf;
     else if (!sbuf || sbuf == rbuf)
         return CM_COLL_NO_SHORTCUT;
+    /* The argument word but for its bytes, made when (op, type) change, in
+     * the high half where the meeting line wants it: the check costs a call
+     * of one shape an OR of the bytes, the OR of the epoch in the sync and
+     * a test of what the sync returns. */
     if (op != s->last_op || dt != s->last_dt) {
         cm_op_kernel3_fn fold = cm_op_predefined_kernel3(op, dt);
         if (!fold)
@@ -87,14 +91,15 @@ int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Data
         s->last_op = op;
         s->last_dt = dt;
         s->last_fold = fold;
-        s->last_word = cm_direct_word_of(CM_COLL_ALLREDUCE, 0, (int)t->sig_class - 1, op);
+        s->last_word_hi = (uint64_t)cm_direct_word_of(CM_COLL_ALLREDUCE, 0, (int)t->sig_class - 1, op) << 32;
     }
-    int p = cm_direct_parity(s);
+    size_t p = (size_t)cm_direct_parity(s);
     cm_copy_small(s->meet->inl[s->rank][p], sbuf, bytes);
-    /* The word's byte field is exact (bytes <= 8); fold is read after the
-     * sync, so that it needs no register across the call. */
-    cm_direct_meet_sync(s, s->last_word | (uint32_t)bytes << 17);
-    if (__builtin_expect(cm_direct_mm.on, 0))
+    /* The bytes field is exact (bytes <= 8); fold is read after the sync, so
+     * that it needs no register across the call. */
+    if (__builtin_expect(cm_direct_meet_sync(s, s->last_word_hi | (uint64_t)bytes << (32 + CM_DIRECT_WORD_BYTES_SHIFT)),
+                         0) &&
+        cm_direct_mm.on)
         return cm_coll_mismatch_raise(comm, "MPI_Allreduce");
     s->last_fold(s->meet->inl[0][p], s->meet->inl[1][p], rbuf, (size_t)count);   /* rank order */
     return MPI_SUCCESS;

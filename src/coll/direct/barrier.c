@@ -26,8 +26,8 @@ int cm_coll_barrier_shortcut(MPI_Comm comm)
     struct cm_direct *s = cm_direct_peek(comm);
     if (!s || !s->barrier_shortcut)
         return CM_COLL_NO_SHORTCUT;
-    cm_direct_meet_sync(s, cm_direct_word_of(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL));
-    if (__builtin_expect(cm_direct_mm.on, 0))
+    if (__builtin_expect(cm_direct_meet_sync(s, (uint64_t)cm_direct_word_of(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL) << 32),
+                         0) && cm_direct_mm.on)
         return cm_coll_mismatch_raise(comm, "MPI_Barrier");
     return MPI_SUCCESS;
 }

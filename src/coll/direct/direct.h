@@ -98,7 +98,7 @@ struct cm_direct {                   /* this rank's view of its communicator's a
     MPI_Op last_op;               /* the shortcut's last (op, type) and their kernel */
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
-    uint32_t last_word;           /* cm_direct_word_of(allreduce, 0 bytes, last_dt's class, last_op) */
+    uint64_t last_word_hi;        /* cm_direct_word_of(allreduce, 0 bytes, last_dt's class, last_op) << 32 */
     /* Nonblocking collectives started here and not yet finished, in start
      * order (direct/nbc.c).  Only the head moves; a blocking collective on the
      * area first finishes them all (cm_direct_get, cm_direct_peek), so every
@@ -339,10 +339,13 @@ uint32_t cm_direct_sync_choice(void);
 void cm_direct_choice_str(uint32_t choice, uint64_t slot, char *out, size_t len);
 /* cm_direct_sync(s, NULL, NULL) of a 2-rank area whose syncs are flag syncs
  * (s->meet && cm_direct_flag_syncs(s)), straight through the meeting line, for
- * a call whose argument word is `word` (the shortcuts pass theirs; they do
- * not set cm_direct_word).  When the other rank's word differs, cm_direct_mm.on
- * is set. */
-void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
+ * a call whose argument word is word_hi >> 32 (the shortcuts pass theirs,
+ * made once per shape; they do not set cm_direct_word).  When the other
+ * rank's word differs, cm_direct_mm.on is set.  Returns 0 in the usual case;
+ * only then may the caller skip looking at cm_direct_mm.on (nonzero: the
+ * wait was a slow one, or someone slept; the answer is in cm_direct_mm.on).
+ * So the check costs the shortcut the test of a register it gets anyway. */
+int cm_direct_meet_sync(struct cm_direct *s, uint64_t word_hi);
 
 /* ---- argument agreement (docs/collectives.md, "Mismatched arguments") ----
  * Every sync carries a 32-bit word describing the call: the collective, the
@@ -365,8 +368,10 @@ void cm_direct_meet_sync(struct cm_direct *s, uint32_t word);
  * in the rooted collectives without an op (cm_direct_typed_op) a 4-bit hash
  * of the datatype's signature class (core/datatype.h: cm_dt_sig_class_of,
  * read from the type, computed once when the type is made), 9-16 root + 1
- * (low 8 bits) in rooted collectives, and in the collectives without a root
- * whose ranks all use one class (cm_direct_typed) that class, 17-31 bytes
+ * (low 8 bits) in rooted collectives (in reduce, which has an op there,
+ * root + 1 + CM_DIRECT_CLASS_MIX x class, mod 256: cm_direct_root_field), and
+ * in the collectives without a root whose ranks all use one class
+ * (cm_direct_typed) that class, 17-31 bytes
  * (exact below 2^14, else 2^14 | a hash of them).  A call that moves no
  * data carries class 0 (an empty signature matches any).  Outside front ends the word is 0 on every rank. */
 extern uint32_t cm_direct_word;
@@ -380,6 +385,7 @@ extern struct cm_direct_mismatch cm_direct_mm;
  * message (the word has room for 4 bits of it only). */
 extern unsigned cm_direct_class_here;
 /* The word's bytes field (bits 17-31). */
+#define CM_DIRECT_WORD_BYTES_SHIFT 17
 static inline uint32_t cm_direct_bytes_field(size_t bytes)
 {
     return bytes < 0x4000 ? (uint32_t)bytes : 0x4000u | (uint32_t)(((uint64_t)bytes * 0x9E3779B97F4A7C15ull) >> 50);
@@ -389,7 +395,24 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
     uint32_t b = cm_direct_bytes_field(bytes);
     unsigned oi = (unsigned)cm_op_index(op); /* dense: predefined ones are 1..14 */
     uint32_t o = op == MPI_OP_NULL ? 0u : oi < 15u ? (uint32_t)oi : 15u;
-    return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << 17;
+    return (coll + 1u) | o << 5 | ((uint32_t)(root + 1) & 0xffu) << 9 | b << CM_DIRECT_WORD_BYTES_SHIFT;
+}
+/* Reduce has a root and an op and all its ranks use one datatype (MPI 4.1
+ * section 6.9.1: the same count, datatype, op and root everywhere): its class
+ * rides in the root field, mixed in.  Two words whose roots agree differ
+ * there iff their classes differ (classes are below 256 and the factor is
+ * odd, so it is invertible mod 256: every class is caught, not a 4-bit hash
+ * of it, and in the tag's 6 bits every class modulo 64); two whose classes
+ * agree differ iff their roots differ mod 256, as before.  Only when both
+ * differ can they cancel (37: a class difference of 1-75 never looks like a
+ * root difference of less than 3, nor in the tag one of 1-16).  No class
+ * agrees with another here (no MPI_PACKED leniency: the standard wants the
+ * same datatype). */
+#define CM_DIRECT_CLASS_MIX 37u
+#define CM_DIRECT_CLASS_UNMIX 173u      /* 37 x 173 = 1 mod 256 */
+static inline int cm_direct_root_field(unsigned coll, int root, unsigned sig_class)
+{
+    return coll == CM_COLL_REDUCE ? root + (int)((CM_DIRECT_CLASS_MIX * sig_class) & 0xffu) : root;
 }
 /* Waits that last (slow path only, before each sleep): has another rank gone
  * another way?  cm_direct_fifo_ahead: a sync waiter asks whether a FIFO
@@ -424,6 +447,8 @@ int cm_direct_bfifo_take(struct cm_direct *s, uint32_t k, int *peer, uint32_t *t
  * the area for a peer that sent it a blocking collective's point-to-point
  * message instead (1, with a word made of what the message shows). */
 int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm);
+/* The collective a blocking algorithm's base tag belongs to (coll.h), or mine. */
+unsigned cm_direct_tag_coll(int tag, unsigned mine);
 int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs);
 void cm_direct_drop_sent(struct cm_direct *s, int peer);
 /* The collectives whose word carries a signature class where a root would be
@@ -438,8 +463,8 @@ static inline int cm_direct_typed(unsigned coll)
 }
 /* The rooted collectives without an op: a 4-bit hash of the class in the op
  * bits (cm_direct_class_hash).  Reduce has both a root and an op and carries
- * no class; alltoallv/w carry none either (ranks that exchange nothing may
- * use unrelated types). */
+ * its class mixed into the root field (cm_direct_root_field); alltoallv/w
+ * carry none (ranks that exchange nothing may use unrelated types). */
 static inline int cm_direct_typed_op(unsigned coll)
 {
     return coll == CM_COLL_BCAST || coll == CM_COLL_GATHER || coll == CM_COLL_GATHERV || coll == CM_COLL_SCATTER ||
@@ -452,8 +477,17 @@ static inline uint32_t cm_direct_class_hash(unsigned c)
 {
     return c ? 1u + (c - 1u) % 15u : 0u;
 }
+/* The word of a call as the front ends make it (api.h): the class where the
+ * collective has room for it. */
+static inline uint32_t cm_direct_call_word(unsigned coll, size_t bytes, int root, MPI_Op op, unsigned sig_class)
+{
+    uint32_t w = cm_direct_word_of(coll, bytes,
+                                   cm_direct_typed(coll) ? (int)sig_class - 1 : cm_direct_root_field(coll, root, sig_class),
+                                   op);
+    return cm_direct_typed_op(coll) ? w | cm_direct_class_hash(sig_class) << 5 : w;
+}
 /* The bits of a word of collective coll that hold a signature class, 0 if
- * none. */
+ * none (reduce's is mixed with the root: it agrees with no other). */
 static inline uint32_t cm_direct_class_field(unsigned coll)
 {
     return cm_direct_typed(coll) ? 0xffu << 9 : cm_direct_typed_op(coll) ? 15u << 5 : 0u;

@@ -87,8 +87,7 @@ int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm)
     return 1;
 }
 
-/* The collective a blocking algorithm's tag belongs to (coll.h), or mine. */
-static unsigned tag_coll(int tag, unsigned mine)
+unsigned cm_direct_tag_coll(int tag, unsigned mine)
 {
     switch (tag) {
 #define T(C) case CM_TAG_##C: return CM_COLL_##C;
@@ -137,7 +136,7 @@ int cm_direct_peer_sent(struct cm_direct *s, int peer, uint32_t *theirs)
         return 0;
     uint32_t w = cm_direct_word;
     int root = (int)((w >> 9) & 0xffu) - 1;
-    *theirs = cm_direct_word_of(tag_coll(st.MPI_TAG, (w & 31u) - 1), (size_t)count, root, MPI_OP_NULL) |
+    *theirs = cm_direct_word_of(cm_direct_tag_coll(st.MPI_TAG, (w & 31u) - 1), (size_t)count, root, MPI_OP_NULL) |
               (w & (15u << 5));
     return 1;
 }

@@ -35,18 +35,41 @@ static int sync_yields(void)
  * read-modify-write on one line and then the release word to move. */
 #define FLAG_SYNC_MAX 8
 
+/* flag_wake's call, kept whole out of line (noipa: its arguments stay where
+ * flag_wake has them). */
+static __attribute__((noipa, cold)) uint32_t wake_sleepers(struct area_hdr *a, _Atomic uint64_t *mine,
+                                                              uint32_t sleepers)
+{
+    (void)a;
+    cm_futex_wake((uint32_t *)mine, INT_MAX);  /* the epoch half, little-endian */
+    return sleepers;
+}
+
 /* Wake ranks sleeping on my arrival word.  The fence pairs with the
  * sleeper's (fetch-add on sleepers, membarrier, then re-read of my word): one
  * of us sees the other, so no wake-up is lost.  With fence-free wakers
  * (shm/wait.h) the sleeper's membarrier stands in for my fence: this is on
- * the path of every tiny collective with a core per rank. */
-static void flag_wake(struct area_hdr *a, _Atomic uint64_t *mine)
+ * the path of every tiny collective with a core per rank.  Returns the sleeper
+ * count it saw (0 in the usual case: the meeting sync passes it on as its
+ * "nothing to look at", direct.h). */
+static uint32_t flag_wake(struct area_hdr *a, _Atomic uint64_t *mine)
 {
     cm_wake_fence();
     CM_FAULT(sync_wake);
-    if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
-        cm_futex_wake((uint32_t *)mine, INT_MAX);  /* the epoch half, little-endian */
+    uint32_t sleepers = atomic_load_explicit(&a->sleepers, memory_order_relaxed);
+    if (__builtin_expect(sleepers != 0, 0))
+        return wake_sleepers(a, mine, sleepers);
+    __asm__("" : "+r"(sleepers));   /* return the 0 in hand, not a constant (no instruction) */
+    return sleepers;
 }
+
+/* Bits of the `slow` word await_arrival's callers keep: this rank announced
+ * itself blocked (cm_direct_announce_blocked), and await_arrival returned
+ * another value than 0 (another word, or a later epoch).  One test of it
+ * after the wait covers both, so the meeting sync pays nothing for the
+ * second. */
+#define SLOW_ANNOUNCED 1
+#define SLOW_SEEN 2
 
 /* Where rank r announces its arrival at an epoch of parity p: beside the
  * payload it may carry, in the meeting line or in its flag line. */
@@ -59,10 +82,11 @@ static _Atomic uint64_t *arrival_word(struct cm_direct *s, int r, int p)
  * word (epoch in the low half, the call's argument word in the high half).
  * Returns 0 when w shows exactly me (the same epoch and arguments: the usual
  * case, one comparison), else the value seen (another word, or an epoch
- * past mine).  Before sleeping, wake whoever sleeps on my word (*woken):
- * they may be the ones I wait for, waiting for me. */
+ * past mine), with SLOW_SEEN set in *slow.  Before sleeping, wake whoever
+ * sleeps on my word (*woken): they may be the ones I wait for, waiting for
+ * me; announce this rank blocked (SLOW_ANNOUNCED in *slow). */
 static uint64_t await_arrival(struct cm_direct *s, _Atomic uint64_t *w, uint64_t me, _Atomic uint64_t *mine,
-                              int *woken, int *announced)
+                              int *woken, int *slow)
 {
     struct area_hdr *a = hdr(s);
     uint32_t e = (uint32_t)me;
@@ -74,8 +98,10 @@ static uint64_t await_arrival(struct cm_direct *s, _Atomic uint64_t *w, uint64_t
         uint64_t v = atomic_load_explicit(w, memory_order_acquire);
         if (v == me)
             return 0;
-        if ((int32_t)((uint32_t)v - e) >= 0)
+        if ((int32_t)((uint32_t)v - e) >= 0) {
+            *slow |= SLOW_SEEN;
             return v;
+        }
         cm_direct_nap_poll(&nap);
         if (cm_wait_backoff(&wt))
             continue;
@@ -83,8 +109,10 @@ static uint64_t await_arrival(struct cm_direct *s, _Atomic uint64_t *w, uint64_t
             flag_wake(a, mine);
             *woken = 1;
         }
-        if (!*announced)
-            cm_direct_announce_blocked(*announced = 1);
+        if (!(*slow & SLOW_ANNOUNCED)) {
+            *slow |= SLOW_ANNOUNCED;
+            cm_direct_announce_blocked(1);
+        }
         /* Before each sleep: has the rank I wait for gone through a FIFO
          * instead (direct.h, argument agreement)?  Re-checked after: a rank
          * past this sync would have let the wait end. */
@@ -92,6 +120,7 @@ static uint64_t await_arrival(struct cm_direct *s, _Atomic uint64_t *w, uint64_t
         uint32_t theirs;
         if (__builtin_expect(cm_direct_fifo_ahead(s, (uint32_t)(me >> 32), &peer, &theirs), 0)) {
             v = atomic_load_explicit(w, memory_order_acquire);
+            *slow |= SLOW_SEEN;
             if ((int32_t)((uint32_t)v - e) >= 0)
                 return v == me ? 0 : v;
             cm_direct_mismatch_seen(peer, (uint32_t)(me >> 32), theirs);
@@ -111,9 +140,9 @@ static uint64_t await_arrival(struct cm_direct *s, _Atomic uint64_t *w, uint64_t
  * Checked now, not right after my store: by now the store has left the store
  * buffer, so the fence does not wait for the line to change hands.  A rank
  * that went to sleep waiting for me is woken here at the latest. */
-static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken, int announced)
+static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken, int slow)
 {
-    if (announced)
+    if (slow & SLOW_ANNOUNCED)
         cm_direct_announce_blocked(0);
     CM_FAULT(sync_leave);
     if (!woken)
@@ -148,11 +177,11 @@ static void flag_sync(struct cm_direct *s, uint32_t e)
     _Atomic uint64_t *mine = arrival_word(s, s->rank, p);
     uint64_t me = (uint64_t)cm_direct_word << 32 | e;
     atomic_store_explicit(mine, me, memory_order_release);
-    int woken = 0, announced = 0;
+    int woken = 0, slow = 0;
     for (int i = 1, r = s->rank + 1; i < s->n; i++, r++) {
         if (r == s->n)          /* the others from mine on, without a division */
             r = 0;
-        uint64_t seen = await_arrival(s, arrival_word(s, r, p), me, mine, &woken, &announced);
+        uint64_t seen = await_arrival(s, arrival_word(s, r, p), me, mine, &woken, &slow);
         if (__builtin_expect(seen != 0, 0)) {
             other_word(r, seen, me);
             if (cm_direct_mm.on)
@@ -161,34 +190,38 @@ static void flag_sync(struct cm_direct *s, uint32_t e)
     }
     /* E1: I leave epoch e only once every rank arrived at it. */
     CM_ASSERT(cm_direct_mm.on || all_arrived(s, p, e), "E1 (docs/protocols.md)");
-    flag_sync_end(a, mine, woken, announced);
+    flag_sync_end(a, mine, woken, slow);
 }
 
-/* Off the shortcuts' path: the other rank's arrival showed another word.
- * (My rank is where mine sits in the meeting line: s need not stay live
- * across the wait.) */
-static __attribute__((noinline, cold)) void meet_other_word(struct area_hdr *a, uint64_t seen,
-                                                            _Atomic uint64_t *mine, int woken, int announced)
+/* Off the shortcuts' path: this rank announced itself blocked, or the
+ * other rank's arrival showed another word (seen != 0).  (My rank is where
+ * mine sits in the meeting line: s need not stay live across the wait.) */
+static __attribute__((noinline, cold)) int meet_slow_end(struct area_hdr *a, uint64_t seen, _Atomic uint64_t *mine,
+                                                         int woken, int slow)
 {
-    flag_sync_end(a, mine, woken, announced);
+    flag_sync_end(a, mine, woken, slow);
     int rank = (int)(mine - a->meet.arrived);
-    other_word(rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
+    if (seen)
+        other_word(rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
+    return 1;
 }
 
-void cm_direct_meet_sync(struct cm_direct *s, uint32_t word)
+int cm_direct_meet_sync(struct cm_direct *s, uint64_t word_hi)
 {
     struct area_hdr *a = hdr(s);
     CM_FAULT(sync_arrive);
     uint32_t e = ++s->epoch;
     _Atomic uint64_t *mine = &s->meet->arrived[s->rank];
-    uint64_t me = (uint64_t)word << 32 | e;
+    _Atomic uint64_t *other = &s->meet->arrived[s->rank ^ 1];
+    uint64_t me = word_hi | e;
     atomic_store_explicit(mine, me, memory_order_release);
-    int woken = 0, announced = 0;
-    uint64_t seen = await_arrival(s, &s->meet->arrived[s->rank ^ 1], me, mine, &woken, &announced);
-    if (__builtin_expect(seen != 0, 0))
-        meet_other_word(a, seen, mine, woken, announced);
-    else
-        flag_sync_end(a, mine, woken, announced);
+    int woken = 0, slow = 0;
+    uint64_t seen = await_arrival(s, other, me, mine, &woken, &slow);
+    if (__builtin_expect(slow, 0))  /* SLOW_SEEN is set whenever seen != 0 */
+        return meet_slow_end(a, seen, mine, woken, slow);
+    if (!woken)
+        return (int)flag_wake(a, mine);
+    return 0;
 }
 
 /* COREMPI_SHM_SYNC=flags|counter overrides the choice below (tests force
@@ -443,10 +476,10 @@ uint32_t cm_direct_meet_arrive(struct cm_direct *s, uint64_t word_hi)
 
 uint64_t cm_direct_meet_await(struct cm_direct *s, uint32_t e, uint64_t word_hi)
 {
-    int woken = 1, announced = 0;       /* woken: cm_direct_meet_arrive did */
+    int woken = 1, slow = 0;       /* woken: cm_direct_meet_arrive did */
     uint64_t seen = await_arrival(s, &s->meet->arrived[s->rank ^ 1], word_hi | e, &s->meet->arrived[s->rank],
-                                  &woken, &announced);
-    if (announced)
+                                  &woken, &slow);
+    if (slow & SLOW_ANNOUNCED)
         cm_direct_announce_blocked(0);
     return seen;
 }
@@ -499,11 +532,11 @@ void cm_direct_sync_await(struct cm_direct *s, uint32_t e)
         return;
     }
     _Atomic uint64_t *mine = arrival_word(s, s->rank, (int)(e & 1));
-    int woken = 1, announced = 0;       /* woken: cm_direct_sync_arrive did */
+    int woken = 1, slow = 0;       /* woken: cm_direct_sync_arrive did */
     for (int r = 0; r < s->n; r++)
         if (r != s->rank)
-            await_arrival(s, arrival_word(s, r, (int)(e & 1)), (uint64_t)e, mine, &woken, &announced);
-    if (announced)
+            await_arrival(s, arrival_word(s, r, (int)(e & 1)), (uint64_t)e, mine, &woken, &slow);
+    if (slow & SLOW_ANNOUNCED)
         cm_direct_announce_blocked(0);
 }
 #endif
