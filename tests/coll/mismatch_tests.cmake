@@ -49,10 +49,11 @@ endforeach()
 # communicator (--then).  The rank that sees the mismatch first returns and
 # arrives at the allreduce's sync while the other may still be in the
 # mismatched one: it must not take that later epoch for agreement
-# (coll/direct/sync.c, other_word; docs/protocols.md 3.1).  On main 9ef2779
-# the allgatherv cases failed one run in two at 2 ranks, the others one
-# repeat in ~100; 100 repeats each make the unfixed code fail every run
-# (scripts/mutations/56).
+# (coll/direct/sync.c, other_word; docs/protocols.md 3.4).  On main 9ef2779
+# the allgatherv cases failed one run in two at 2 ranks, the others 1-5
+# repeats in 200; with 100 repeats each n2 failed 5 runs of 5 there
+# (scripts/mutations/56).  n3 passed there (flag lines per parity keep the
+# word): it guards the flag sync.
 foreach(n 2 3)
   add_test(NAME coll.mismatch.then_stress.n${n}
            COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_mismatch> --then --repeat 100
