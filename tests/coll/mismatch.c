@@ -2,7 +2,7 @@
  * mismatch.c -- collectives whose ranks disagree on the arguments (issue 18
  * item 4) never return success with wrong data, and never hang.
  *
- * usage: mismatch [--fatal] [--fresh] [--keep] [--p2p] [--repeat N] [--all | CASE...]
+ * usage: mismatch [--fatal] [--fresh] [--keep] [--p2p] [--then] [--repeat N] [--all | CASE...]
  *   Without arguments: the cases the default check catches (docs/collectives.md,
  *   "Mismatched arguments"); --all: every case COREMPI_CHECK=1 catches (all
  *   but MM_NOT_CHECK).
@@ -12,6 +12,10 @@
  *   the default cases but those a schedule does not catch (MM_NOT_SCHED).
  *   --repeat N: run each case N times (the stress variant of bcast_root: its
  *   two roots race for one FIFO entry, started at one instant).
+ *   --then: follow every case with a matched allreduce on its communicator
+ *   (then_matched), as the v-form cases do: a rank that saw the mismatch
+ *   first is then in a later sync while the others may still be in the
+ *   mismatched one (issue 32: they must not take that for agreement).
  *   --p2p: without CASEs, the cases caught with the point-to-point
  *   algorithms forced (issue 32 item 2: their messages carry the word).
  *   --keep: never free a case's communicator.  With point-to-point
@@ -38,7 +42,7 @@
 
 #define BIG 100000
 
-static int rank, size, failures, fatal, fresh_all, iter, keep_comms, p2p;
+static int rank, size, failures, fatal, fresh_all, iter, keep_comms, p2p, then_all;
 static const char *other;           /* a different-collectives case: the call the error must name */
 static int *sbuf, *rbuf, *keep;
 
@@ -1101,6 +1105,8 @@ static void run_case(const struct mm_case *c)
     int rc = c->run(comm, &must_fail, &call);
     if (c->by & MM_MATCHED)
         matched_after(comm, c->name);
+    else if (then_all)
+        then_matched(comm, c->name, rc);
     if (rc == MPI_SUCCESS && must_fail) {
         printf("rank %d: %s: %s returned MPI_SUCCESS where it cannot be right\n", rank, c->name, call);
         failures++;
@@ -1164,6 +1170,8 @@ int main(int argc, char **argv)
             keep_comms = 1;
         else if (!strcmp(argv[first], "--p2p"))
             p2p = 1;
+        else if (!strcmp(argv[first], "--then"))
+            then_all = 1;
         else if (!strcmp(argv[first], "--repeat") && first + 1 < argc)
             repeat = atoi(argv[++first]);
         else {

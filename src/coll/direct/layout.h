@@ -37,6 +37,12 @@ struct area_hdr {                   /* the sync block: five line pairs */
 struct progress_line {
     _Alignas(128) _Atomic uint64_t bytes;     /* futex on its low half */
     _Atomic uint32_t waiters;
+    /* The owner's arrival (word << 32 | epoch) at the last sync it left on a
+     * mismatch it saw there; 0: none.  Stored before the owner arrives at
+     * any later epoch, read by a rank that finds the owner past its own
+     * epoch (direct/sync.c, left_on_mismatch).  Cold: only mismatches write
+     * it, only waits that saw a later epoch read it. */
+    _Atomic uint64_t left;
 };
 
 /* ---- layout ---------------------------------------------------------- */
@@ -57,5 +63,12 @@ static inline size_t backs_off(int n, size_t slot)
 static inline size_t area_bytes(int n, size_t slot) { return backs_off(n, slot) + (size_t)n * LINE2; }
 
 static inline struct area_hdr *hdr(struct cm_direct *s) { return (struct area_hdr *)s->base; }
+
+/* Rank r's record of the last sync it left on a mismatch (progress_line.left),
+ * from the area's start: the meeting line's cold path keeps no struct cm_direct. */
+static inline _Atomic uint64_t *left_word(struct area_hdr *a, int n, int r)
+{
+    return &((struct progress_line *)((char *)a + progress_off(n)))[r].left;
+}
 
 #endif

@@ -149,15 +149,36 @@ static void flag_sync_end(struct area_hdr *a, _Atomic uint64_t *mine, int woken,
         flag_wake(a, mine);
 }
 
-/* A rank seen at my epoch with another word (await_arrival returned seen,
- * not 0) took part in the same sync with other arguments.  A rank seen past
- * my epoch (the meeting line has one word per rank) had already compared
- * its word with mine and found it equal, or it would have stopped there. */
-static int other_word(int r, uint64_t seen, uint64_t me)
+/* I leave the sync at my arrival `me` (word << 32 | epoch) on a mismatch I
+ * saw there: say so where a rank that finds me past that epoch looks.  My
+ * next arrival's release store orders this relaxed one before it. */
+static void left_on_mismatch(struct area_hdr *a, int n, int rank, uint64_t me)
 {
-    if ((uint32_t)seen != (uint32_t)me || cm_direct_words_agree((uint32_t)(me >> 32), (uint32_t)(seen >> 32)))
+    atomic_store_explicit(left_word(a, n, rank), me, memory_order_relaxed);
+}
+
+/* A rank r seen at my epoch with another word (await_arrival returned seen,
+ * not 0) took part in the same sync with other arguments.  A rank seen past
+ * my epoch e left it either having found every word equal to its own, mine
+ * included (nothing to record), or on a mismatch it saw there, and then
+ * arrived elsewhere (the meeting line has one word per rank: its word at e
+ * is gone).  In that case its record (left_on_mismatch) shows epoch e and
+ * its word, and I stop as it did: it is at most one sync ahead, so the
+ * record is still that of e (docs/protocols.md, "Argument agreement").
+ * ~me: r went through a FIFO instead (await_arrival recorded it). */
+static int other_word(struct area_hdr *a, int n, int rank, int r, uint64_t seen, uint64_t me)
+{
+    if ((uint32_t)seen != (uint32_t)me) {
+        if (seen == ~me)
+            return 0;
+        seen = atomic_load_explicit(left_word(a, n, r), memory_order_relaxed);  /* after the acquire that saw r past */
+        if ((uint32_t)seen != (uint32_t)me || !seen)
+            return 0;
+    }
+    if (cm_direct_words_agree((uint32_t)(me >> 32), (uint32_t)(seen >> 32)))
         return 0;
     cm_direct_mismatch_seen(r, (uint32_t)(me >> 32), (uint32_t)(seen >> 32));
+    left_on_mismatch(a, n, rank, me);
     return 1;
 }
 
@@ -183,7 +204,7 @@ static void flag_sync(struct cm_direct *s, uint32_t e)
             r = 0;
         uint64_t seen = await_arrival(s, arrival_word(s, r, p), me, mine, &woken, &slow);
         if (__builtin_expect(seen != 0, 0)) {
-            other_word(r, seen, me);
+            other_word(a, s->n, s->rank, r, seen, me);
             if (cm_direct_mm.on)
                 break;      /* a rank that sees my word stops too; one that went elsewhere may never come */
         }
@@ -202,7 +223,7 @@ static __attribute__((noinline, cold)) int meet_slow_end(struct area_hdr *a, uin
     flag_sync_end(a, mine, woken, slow);
     int rank = (int)(mine - a->meet.arrived);
     if (seen)
-        other_word(rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
+        other_word(a, CM_DIRECT_MEET_RANKS, rank, rank ^ 1, seen, atomic_load_explicit(mine, memory_order_relaxed));
     return 1;
 }
 
@@ -496,9 +517,12 @@ int cm_direct_sync_words(struct cm_direct *s, uint32_t e, uint32_t word, int *pe
 {
     for (int r = 0; r < s->n; r++) {
         uint64_t v = atomic_load_explicit(any_arrival_word(s, r, e), memory_order_acquire);
-        if (r != s->rank && (uint32_t)v == e && cm_direct_words_differ((uint32_t)(v >> 32), word)) {
+        if (__builtin_expect((int32_t)((uint32_t)v - e) > 0, 0))     /* past e: as in other_word */
+            v = atomic_load_explicit(left_word(hdr(s), s->n, r), memory_order_relaxed);
+        if (r != s->rank && v && (uint32_t)v == e && cm_direct_words_differ((uint32_t)(v >> 32), word)) {
             *peer = r;
             *theirs = (uint32_t)(v >> 32);
+            left_on_mismatch(hdr(s), s->n, s->rank, (uint64_t)word << 32 | e);
             return 1;
         }
     }
