@@ -10,8 +10,10 @@ Writes into OUTDIR:
   fbind.c       the Fortran-callable C functions: mpi_send_, mpi_send__,
                 mpi_send, MPI_SEND and the pmpi_ ones, for every function of
                 the spec that has a Fortran binding (see skipped()).
+  mpi_f08.f90   module mpi_f08 (spec/gen_fortran_f08.py).
   ftest_all.f   a program that calls every bound function through mpif.h,
-  ftest_all_mod.f90  and through use mpi (compiled and linked by a test).
+  ftest_all_mod.f90, ftest_all_f08.f90  through use mpi and use mpi_f08
+                (compiled and linked by a test).
 
 The constants come from corempi's own mpi.h (MPI_H): each #define of an
 integer or a handle becomes a Fortran INTEGER PARAMETER, the handle's ABI
@@ -24,6 +26,7 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spec  # noqa: E402
+import gen_fortran_f08  # noqa: E402
 
 # ---- which functions have a Fortran binding --------------------------------
 
@@ -92,13 +95,20 @@ def value_of(raw, name, depth=0):
     if val is None or depth > 4:
         return None
     if re.match(r'MPIX?_[A-Z0-9_]+$', val):
-        return value_of(raw, val, depth + 1)
-    m = re.match(r'^\(*\s*(?:\(\s*MPI_(?:Comm|Group|Win|File|Session|Message|Info|Errhandler|'
+        v = value_of(raw, val, depth + 1)
+        HANDLE_OF[name] = HANDLE_OF.get(val)
+        return v
+    m = re.match(r'^\(*\s*(?:\(\s*MPI_(Comm|Group|Win|File|Session|Message|Info|Errhandler|'
                  r'Request|Datatype|Op|Offset)\s*\))?\s*(-?(?:0x[0-9a-fA-F]+|\d+))\s*\)*$', val)
     if not m:
         return None
-    v = int(m.group(1), 0)
+    v = int(m.group(2), 0)
+    HANDLE_OF[name] = m.group(1) if m.group(1) != 'Offset' else None
     return v if -2**31 <= v < 2**31 else None
+
+
+# name -> its handle type ('Comm', ...) or None: filled by value_of.
+HANDLE_OF = {}
 
 
 # Values a Fortran program sees that mpi.h does not spell (MPI-4.1 19.1).
@@ -201,10 +211,6 @@ def has_ierror(fn):
 
 # ---- C glue -----------------------------------------------------------------
 
-def handle_conv(t):
-    return 'Type' if t == 'Datatype' else t
-
-
 def c_expr(expr, fn, locs):
     """A spec length expression as C over the Fortran arguments (pointers)
     and the converted handles (locs: name -> C local)."""
@@ -245,7 +251,6 @@ def c_binding(fn, prefix):
             decls.append('void *%s' % n)
             args.append('cmf_buf(%s)' % n)
         elif t in spec.HANDLES:
-            h = handle_conv(t)
             ct = 'MPI_' + t
             decls.append('MPI_Fint *%s' % n)
             if p.dims:
@@ -254,19 +259,19 @@ def c_binding(fn, prefix):
                 late.append('%s stack_%s[16] = {0}, *c_%s = n_%s <= 16 ? stack_%s : cmf_alloc(n_%s * sizeof(%s));'
                            % (ct, n, n, n, n, n, ct))
                 if p.dir != 'out':
-                    late.append('for (int i = 0; i < n_%s; i++) c_%s[i] = PMPI_%s_fromint(%s[i]);' % (n, n, h, n))
+                    late.append('for (int i = 0; i < n_%s; i++) c_%s[i] = CMF_FROMINT(%s, %s[i]);' % (n, n, ct, n))
                 args.append('c_%s' % n)
                 if p.dir != 'in':
-                    post.append('for (int i = 0; i < n_%s; i++) %s[i] = PMPI_%s_toint(c_%s[i]);' % (n, n, h, n))
+                    post.append('for (int i = 0; i < n_%s; i++) %s[i] = CMF_TOINT(c_%s[i]);' % (n, n, n))
                 post.append('if (c_%s != stack_%s) free(c_%s);' % (n, n, n))
             elif p.dir == 'in' and 'byref' not in p.attrs:
-                pre.append('%s c_%s = PMPI_%s_fromint(*%s);' % (ct, n, h, n))
+                pre.append('%s c_%s = CMF_FROMINT(%s, *%s);' % (ct, n, ct, n))
                 args.append('c_%s' % n)
             else:
-                pre.append('%s c_%s = %s;' % (ct, n, 'PMPI_%s_fromint(*%s)' % (h, n) if p.dir != 'out' else '0'))
+                pre.append('%s c_%s = %s;' % (ct, n, 'CMF_FROMINT(%s, *%s)' % (ct, n)))
                 args.append('&c_%s' % n)
                 if p.dir != 'in':
-                    post.append('*%s = PMPI_%s_toint(c_%s);' % (n, h, n))
+                    post.append('*%s = CMF_TOINT(c_%s);' % (n, n))
         elif t == 'bool':
             decls.append('MPI_Fint *%s' % n)
             if p.dims:
@@ -359,6 +364,8 @@ def c_binding(fn, prefix):
     up = lname.upper()
     for alias in (lname + '__', lname, up):
         body.append('CMF_ALIAS(%s_, %s)' % (lname, alias))
+    if prefix == 'mpi_':    # what module mpi_f08 calls (gen_fortran_f08.py)
+        body.append('CMF_ALIAS_HIDDEN(%s_, cmf08_%s_)' % (lname, lname[4:]))
     return '\n'.join(body)
 
 
@@ -456,8 +463,12 @@ def write_module(api, consts, path):
 
 def test_args(fn):
     """The arguments of a call of fn in the compile test."""
+    return test_args_of(fparams(fn))
+
+
+def test_args_of(params):
     args = []
-    for p in fparams(fn):
+    for p in params:
         t = p.base
         if p.buf is not None or t == 'loc':
             args.append('rbuf')
@@ -548,8 +559,13 @@ def main(argv):
     write_c(api, os.path.join(outdir, 'fbind.c'))
     write_test(api, os.path.join(outdir, 'ftest_all.f'), False)
     write_test(api, os.path.join(outdir, 'ftest_all_mod.f90'), True)
+    gen_fortran_f08.write_module(api, consts, os.path.join(outdir, 'mpi_f08.f90'))
+    gen_fortran_f08.write_test(api, os.path.join(outdir, 'ftest_all_f08.f90'))
     return 0
 
 
 if __name__ == '__main__':
-    sys.exit(main(sys.argv[1:]))
+    # Run as the imported module: gen_fortran_f08 imports it, and its tables
+    # (HANDLE_OF) must be the ones main() fills.
+    import gen_fortran
+    sys.exit(gen_fortran.main(sys.argv[1:]))

@@ -6,7 +6,8 @@
 
 /* The common blocks' storage: a program's own COMMON of the same name binds
  * to these (or these to it) by the usual symbol resolution. */
-#define CMF_VISIBLE __attribute__((visibility("default")))
+/* Aligned as gfortran aligns a common block (up to 32), so the two definitions agree. */
+#define CMF_VISIBLE __attribute__((visibility("default"), aligned(32)))
 CMF_VISIBLE MPI_Fint mpi_fortran_bottom_, mpi_fortran_in_place_, mpi_fortran_buffer_automatic_;
 CMF_VISIBLE MPI_Fint mpi_fortran_status_ignore_[MPI_F_STATUS_SIZE];
 CMF_VISIBLE MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];

@@ -8,6 +8,7 @@
 #ifndef CMF_FBIND_UTIL_H
 #define CMF_FBIND_UTIL_H
 #include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <mpi.h>
 
@@ -15,6 +16,9 @@
  * mpi_send_'s code (gfortran's, f2c's, no-underscore and upper-case manglings). */
 #define CMF_ALIAS(target, name) \
     extern __typeof__(target) name __attribute__((alias(#target), visibility("default")));
+/* The name module mpi_f08's procedures call (cmf08_send_): not exported. */
+#define CMF_ALIAS_HIDDEN(target, name) \
+    extern __typeof__(target) name __attribute__((alias(#target), visibility("hidden")));
 
 /* The sentinels: common blocks /MPI_FORTRAN_<NAME>/ of mpif.h and module mpi;
  * their address is what a Fortran program passes. */
@@ -24,6 +28,13 @@ extern MPI_Fint mpi_fortran_statuses_ignore_[MPI_F_STATUS_SIZE];
 extern MPI_Fint mpi_fortran_errcodes_ignore_[1], mpi_fortran_unweighted_[1];
 extern MPI_Fint mpi_fortran_weights_empty_[1];
 extern char mpi_fortran_argv_null_[1], mpi_fortran_argvs_null_[1];
+
+/* A Fortran integer handle and the C one: MPI_<Handle>_fromint/_toint,
+ * which the MPI-5.0 ABI makes casts in corempi (docs/abi.md section 5:
+ * every handle value fits an int), inlined: a Fortran call pays no call
+ * per handle argument. */
+#define CMF_FROMINT(Type, i) ((Type)(intptr_t)(i))
+#define CMF_TOINT(h) ((MPI_Fint)(intptr_t)(h))
 
 /* A choice buffer: MPI_BOTTOM, MPI_IN_PLACE, MPI_BUFFER_AUTOMATIC become C's. */
 static inline void *cmf_buf(void *p)

@@ -1,10 +1,12 @@
 ! f_check: what the free-form test programs share: check() counts a failed
 ! condition (printing it with the rank), finish() sums the counts over
 ! MPI_COMM_WORLD, prints one line on rank 0, finalizes and stops with 1
-! on any failure.
+! on any failure.  Only those are public: a program may use mpi_f08.
 module f_check
   use mpi
   implicit none
+  private
+  public :: check, finish, errs
   integer, save :: errs = 0
 contains
   subroutine check(ok, what)
