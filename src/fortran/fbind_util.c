@@ -17,6 +17,28 @@ CMF_VISIBLE char mpi_fortran_argv_null_[1], mpi_fortran_argvs_null_[1];
 
 MPI_Fint cmf_logical_true = 1, cmf_logical_false = 0;
 
+/* When the library is loaded (before MPI_Init or MPI_Session_init, which
+ * these calls allow), tell libmpi what the compiler it was built for uses,
+ * as the MPI-5.0 ABI has a Fortran binding do: gfortran's .TRUE./.FALSE.
+ * are 1/0 at every LOGICAL kind, INTEGER and REAL are 4 bytes. */
+__attribute__((constructor)) static void cmf_tell_libmpi(void)
+{
+    static const unsigned char t[16] = { 1 }, f[16] = { 0 };
+    for (int size = 1; size <= 16; size *= 2)
+        PMPI_Abi_set_fortran_booleans(size, (void *)t, (void *)f);
+    static const char *const kv[][2] = {
+        { "mpi_logical_size", "4" }, { "mpi_integer_size", "4" }, { "mpi_real_size", "4" },
+        { "mpi_double_precision_size", "8" },
+    };
+    MPI_Info info;
+    if (PMPI_Info_create(&info) != MPI_SUCCESS)
+        return;
+    for (size_t i = 0; i < sizeof kv / sizeof kv[0]; i++)
+        PMPI_Info_set(info, kv[i][0], kv[i][1]);
+    PMPI_Abi_set_fortran_info(info);
+    PMPI_Info_free(&info);
+}
+
 /* The pass-through callbacks (gen_fortran.py PASS_THROUGH_CB) rely on a C
  * handle's first 4 bytes being its Fortran integer. */
 _Static_assert(__BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__,
