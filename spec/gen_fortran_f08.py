@@ -199,6 +199,7 @@ def write_module(api, consts, path):
            'MODULE mpi_f08', 'USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR, C_INT', 'IMPLICIT NONE',
            ] + g.free_cont('PRIVATE :: ' + ', '.join('cmf08_%s_%s' % (op, h) for h in HANDLE_TYPES for op in ('eq', 'ne')))
     out = out + types_f08() + constants_f08(consts)
+    out += ['EXTERNAL :: %s' % n for n in g.PREDEF_CALLBACKS]
     out.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
     out.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
     out.append('CONTAINS')

@@ -4,7 +4,8 @@
 ! user-defined reduction and an error handler written in Fortran.
 module f_comm_cb
   implicit none
-  integer :: handler_calls = 0, handler_code = 0, handler_comm = 0
+  integer :: handler_calls = 0, handler_code = 0, handler_comm = 0, copies = 0, deletes = 0
+  integer(kind=8) :: last_deleted = 0
 contains
   ! c(i) = max(a(i), c(i)) on pairs of INTEGERs, as a user op (non-commutative
   ! flag given, so the order of operands is the standard's)
@@ -16,6 +17,26 @@ contains
       if (a(1, i) > c(1, i)) c(:, i) = a(:, i)
     end do
   end subroutine pairmax
+  ! attribute callbacks: the copy gives the new communicator twice the
+  ! value plus extra_state; the delete counts (extra_state is 5)
+  subroutine copy_twice(oldcomm, keyval, extra, valin, valout, flag, ierr)
+    use mpi, only : MPI_ADDRESS_KIND, MPI_SUCCESS
+    integer :: oldcomm, keyval, ierr
+    integer(kind=MPI_ADDRESS_KIND) :: extra, valin, valout
+    logical :: flag
+    copies = copies + 1
+    valout = 2 * valin + extra
+    flag = .true.
+    ierr = MPI_SUCCESS
+  end subroutine copy_twice
+  subroutine count_delete(comm, keyval, val, extra, ierr)
+    use mpi, only : MPI_ADDRESS_KIND, MPI_SUCCESS
+    integer :: comm, keyval, ierr
+    integer(kind=MPI_ADDRESS_KIND) :: val, extra
+    deletes = deletes + 1
+    last_deleted = val
+    ierr = MPI_SUCCESS
+  end subroutine count_delete
   subroutine on_error(comm, code)
     integer :: comm, code
     handler_calls = handler_calls + 1
@@ -31,7 +52,8 @@ program f_comm
   implicit none
   integer :: ierr, rank, nproc, half, hrank, hsize, dup, res, grp, wgrp, sub
   integer :: op, eh, i, len, cart, cart_rank, dims(2), coords(2), tmp(2, 3), got(2, 3), n
-  integer :: cls
+  integer :: cls, kv, kv2, dup2
+  integer(kind=MPI_ADDRESS_KIND) :: aval
   integer(kind=MPI_ADDRESS_KIND) :: tagub
   logical :: flag, periods(2), remain(2)
   character(len=MPI_MAX_OBJECT_NAME) :: cname
@@ -98,6 +120,26 @@ program f_comm
   end do
   call MPI_Op_free(op, ierr)
   call check(op == MPI_OP_NULL, 'Op_free')
+
+  ! attributes with callbacks written in Fortran, and the predefined ones
+  call MPI_Comm_create_keyval(copy_twice, count_delete, kv, 5_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, kv2, 0_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_dup(MPI_COMM_WORLD, dup, ierr)
+  call MPI_Comm_set_attr(dup, kv, 100_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_set_attr(dup, kv2, 7_MPI_ADDRESS_KIND, ierr)
+  call MPI_Comm_dup(dup, dup2, ierr)
+  call MPI_Comm_get_attr(dup2, kv, aval, flag, ierr)
+  call check(flag .and. aval == 205 .and. copies == 1, 'Fortran copy callback')
+  call MPI_Comm_get_attr(dup2, kv2, aval, flag, ierr)
+  call check(flag .and. aval == 7, 'MPI_COMM_DUP_FN')
+  call MPI_Comm_free(dup2, ierr)
+  call check(deletes == 1 .and. last_deleted == 205, 'Fortran delete callback on free')
+  call MPI_Comm_delete_attr(dup, kv, ierr)
+  call check(deletes == 2 .and. last_deleted == 100, 'Fortran delete callback on delete_attr')
+  call MPI_Comm_free(dup, ierr)
+  call MPI_Comm_free_keyval(kv, ierr)
+  call MPI_Comm_free_keyval(kv2, ierr)
+  call check(kv == MPI_KEYVAL_INVALID, 'Comm_free_keyval')
 
   ! an error handler in Fortran: called with the communicator and the code
   call MPI_Comm_create_errhandler(on_error, eh, ierr)
