@@ -41,7 +41,7 @@ MANUAL_C = {'MPI_Comm_create_keyval', 'MPI_Type_create_keyval', 'MPI_Win_create_
 PREDEF_CALLBACKS = ['MPI_%s_%s' % (k, f) for k in ('COMM', 'TYPE', 'WIN')
                     for f in ('NULL_COPY_FN', 'DUP_FN', 'NULL_DELETE_FN')]
 NOT_YET = {'MPI_Grequest_start', 'MPI_Keyval_create', 'MPI_Attr_get', 'MPI_Attr_put',
-           'MPI_Comm_spawn', 'MPI_Comm_spawn_multiple'}
+           'MPI_Comm_spawn_multiple'}
 # Callback types a Fortran procedure can be handed for as it is: C passes every
 # argument by address and the handle argument's first 4 bytes are the handle's
 # Fortran integer (little-endian, fromint is a cast: checked in fbind_util.c).
@@ -201,6 +201,8 @@ def ftype(p):
         return 'INTEGER', '(MPI_STATUS_SIZE,*)' if p.dims else '(MPI_STATUS_SIZE)'
     if t in ('string', 'char'):
         return 'CHARACTER*(*)', ''
+    if t == 'argv':     # an array of strings, a blank one last
+        return 'CHARACTER*(*)', '(*)'
     if spec.is_callback(t):
         return 'EXTERNAL', ''
     raise SystemExit('gen_fortran: no Fortran type for %s' % t)
@@ -332,6 +334,14 @@ def c_binding(fn, prefix):
             pre.append('char *c_%s = cmf_cstring(%s, len_%s);' % (n, n, n))
             args.append('c_%s' % n)
             post.append('free(c_%s);' % n)
+        elif t == 'argv':
+            decls.append('const char *%s' % n)
+            lens.append('size_t len_%s' % n)
+            # significant at the root only: elsewhere it may be anything
+            root = 'cmf_rank(c_comm) == *root ? ' if {'root', 'comm'} <= {q.name for q in fn.params} else ''
+            late.append('char **c_%s = %scmf_argv(%s, len_%s)%s;' % (n, root, n, n, ' : MPI_ARGV_NULL' if root else ''))
+            args.append('c_%s' % n)
+            post.append('cmf_argv_free(c_%s);' % n)
         elif t == 'char':
             decls.append('char *%s' % n)
             lens.append('size_t len_%s' % n)
@@ -495,6 +505,8 @@ def test_args_of(params):
             args.append('stats' if p.dims else 'stat')
         elif t in ('string', 'char'):
             args.append('str')
+        elif t == 'argv':
+            args.append('sarr')
         elif t == 'User_function' or t == 'User_function_c':
             args.append('myop')
         elif t.endswith('copy_attr_function'):
@@ -516,7 +528,7 @@ def write_test(api, path, module):
             'INTEGER(KIND=MPI_COUNT_KIND) cval, carr(4)',
             'INTEGER(KIND=MPI_OFFSET_KIND) oval',
             'DOUBLE PRECISION dval', 'REAL rbuf(16)',
-            'CHARACTER*(64) str', 'EXTERNAL myop, myerrh']
+            'CHARACTER*(64) str, sarr(4)', 'EXTERNAL myop, myerrh']
     if module:
         head = ['PROGRAM ftest_all_mod', 'USE mpi', 'IMPLICIT NONE']
     else:

@@ -32,10 +32,10 @@ def f08_decl(p):
         return 'TYPE(C_PTR)', intent, dims
     if spec.is_callback(t):
         return 'EXTERNAL', '', ''
-    ty, _ = g.ftype(p)
+    ty, fdims = g.ftype(p)
     if ty == 'CHARACTER*(*)':
         ty = 'CHARACTER(LEN=*)'
-    return ty, intent, dims
+    return ty, intent, dims or fdims
 
 
 def procedure(fn):
@@ -234,7 +234,7 @@ def write_test(api, path):
              'INTEGER(KIND=MPI_ADDRESS_KIND) aval, aarr(4)',
              'INTEGER(KIND=MPI_COUNT_KIND) cval, carr(4)',
              'INTEGER(KIND=MPI_OFFSET_KIND) oval',
-             'DOUBLE PRECISION dval', 'REAL rbuf(16)', 'CHARACTER*(64) str',
+             'DOUBLE PRECISION dval', 'REAL rbuf(16)', 'CHARACTER*(64) str, sarr(4)',
              'TYPE(MPI_Status) st, sts(4)', 'TYPE(C_PTR) cp', 'EXTERNAL myop, myerrh']
     for h in HANDLE_TYPES:
         lines.append('TYPE(MPI_%s) h_%s, ha_%s(16)' % (h, h.lower(), h.lower()))

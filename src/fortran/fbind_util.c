@@ -77,6 +77,35 @@ void cmf_fstring(const char *c, char *f, size_t len)
     memset(f + n, ' ', len - n);
 }
 
+static int blank(const char *f, size_t len)
+{
+    for (size_t i = 0; i < len; i++)
+        if (f[i] != ' ')
+            return 0;
+    return 1;
+}
+
+char **cmf_argv(const char *f, size_t len)
+{
+    if (f == mpi_fortran_argv_null_ || len == 0)
+        return MPI_ARGV_NULL;
+    size_t n = 0;
+    while (!blank(f + n * len, len))
+        n++;
+    char **argv = cmf_alloc((n + 1) * sizeof *argv);
+    for (size_t i = 0; i < n; i++)
+        argv[i] = cmf_cstring(f + i * len, len);
+    argv[n] = NULL;
+    return argv;
+}
+
+void cmf_argv_free(char **argv)
+{
+    for (size_t i = 0; argv && argv[i]; i++)
+        free(argv[i]);
+    free(argv);
+}
+
 int cmf_size(MPI_Comm comm)
 {
     int n = 0;

@@ -82,6 +82,12 @@ char *cmf_cstring(const char *f, size_t len);
 /* The C string c into a Fortran CHARACTER*(len), blank-padded. */
 void cmf_fstring(const char *c, char *f, size_t len);
 
+/* An argument list: a Fortran array of CHARACTER*(len), its end a blank
+ * element (MPI-4.1 §11.8.2), as C's NULL-terminated char **; MPI_ARGV_NULL
+ * as NULL.  cmf_argv_free frees it. */
+char **cmf_argv(const char *f, size_t len);
+void cmf_argv_free(char **argv);
+
 /* The facts a spec length expression names (docs/spec.md). */
 int cmf_size(MPI_Comm comm);
 int cmf_rsize(MPI_Comm comm);
