@@ -448,6 +448,19 @@ def interface(fn):
     return out
 
 
+# MPI_SIZEOF (MPI-4.1 19.1.9): the bytes of one element of any intrinsic
+# type, scalar or array (storage_size of the dynamic type).  A module
+# procedure of module mpi and module mpi_f08 (ierror optional there).
+SIZEOF_PROCEDURE = '''SUBROUTINE cmf_sizeof(x, size, ierror)
+  CLASS(*), INTENT(IN) :: x(..)
+  INTEGER, INTENT(OUT) :: size
+  INTEGER, INTENT(OUT) :: ierror
+  size = STORAGE_SIZE(x) / 8
+  ierror = MPI_SUCCESS
+END SUBROUTINE cmf_sizeof
+'''
+
+
 # Bound by hand (src/fortran/manual.c): their interfaces.
 MANUAL_INTERFACES = '''SUBROUTINE MPI_Init(ierror)
   INTEGER :: ierror
@@ -474,6 +487,8 @@ def write_module(api, consts, path):
         out += interface(fn)
     out += MANUAL_INTERFACES.splitlines()
     out.append('END INTERFACE')
+    out += ['INTERFACE MPI_Sizeof', '  MODULE PROCEDURE cmf_sizeof', 'END INTERFACE', 'PRIVATE :: cmf_sizeof',
+            'CONTAINS'] + SIZEOF_PROCEDURE.splitlines()
     out.append('END MODULE mpi')
     write(path, '\n'.join(out) + '\n')
 

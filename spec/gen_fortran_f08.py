@@ -202,8 +202,11 @@ def write_module(api, consts, path):
     out += ['EXTERNAL :: %s' % n for n in g.PREDEF_CALLBACKS]
     out.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
     out.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
+    out += ['INTERFACE MPI_Sizeof', '  MODULE PROCEDURE cmf_sizeof', 'END INTERFACE', 'PRIVATE :: cmf_sizeof']
     out.append('CONTAINS')
     out += compare_procs()
+    out += g.SIZEOF_PROCEDURE.replace('INTEGER, INTENT(OUT) :: ierror', 'INTEGER, OPTIONAL, INTENT(OUT) :: ierror') \
+        .replace('  ierror = MPI_SUCCESS', '  IF (PRESENT(ierror)) ierror = MPI_SUCCESS').splitlines()
     for fn in g.bound(api):
         out += procedure(fn)
     out += MANUAL_PROCEDURES.splitlines()

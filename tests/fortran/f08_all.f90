@@ -104,5 +104,7 @@ program f08_all
   call MPI_Comm_free(half)
   call check(half == MPI_COMM_NULL, 'Comm_free')
 
+  call MPI_Sizeof(a, i)
+  call check(i == 8, 'MPI_SIZEOF of a DOUBLE PRECISION matrix')
   call finish('f08_all')
 end program f08_all

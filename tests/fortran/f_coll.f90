@@ -109,6 +109,14 @@ program f_coll
   call MPI_Allreduce(MPI_IN_PLACE, aval, 1, MPI_AINT, MPI_MAX, MPI_COMM_WORLD, ierr)
   call check(aval == 2_MPI_ADDRESS_KIND**40 + nproc - 1, 'MPI_AINT MAX')
 
+  ! MPI_SIZEOF: the bytes of one element, scalar or array
+  call MPI_Sizeof(dval, i, ierr)
+  call check(i == 8, 'MPI_SIZEOF of a DOUBLE PRECISION array')
+  call MPI_Sizeof(cval, i, ierr)
+  call check(i == 8, 'MPI_SIZEOF of COMPLEX')
+  call MPI_Sizeof(land, i, ierr)
+  call check(i == 4, 'MPI_SIZEOF of LOGICAL')
+
   call MPI_Barrier(MPI_COMM_WORLD, ierr)
   call finish('f_coll')
 end program f_coll
