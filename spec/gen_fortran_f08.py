@@ -10,6 +10,8 @@ TYPE(MPI_Status) is MPI_Status's 8 integers, so both pass as they are.
 Choice buffers are gfortran's NO_ARG_CHECK assumed-size arrays, not
 TYPE(*), DIMENSION(..): MPI_SUBARRAYS_SUPPORTED is .FALSE. (docs/fortran.md).
 """
+import re
+
 import spec
 import gen_fortran as g
 
@@ -38,14 +40,39 @@ def f08_decl(p):
     return ty, intent, dims or fdims
 
 
-def procedure(fn):
-    """The module procedure of fn."""
+def signature(fn):
+    """What tells fn's form apart in a generic: per argument its type (the
+    three 8-byte kinds are one) and whether it is an array; None for a
+    buffer, which matches anything."""
+    sig = []
+    for p in g.fparams(fn):
+        if p.buf is not None or p.base == 'loc':
+            sig.append((p.name, None))
+            continue
+        ty, _, dims = f08_decl(p)
+        sig.append((p.name, (re.sub(r'INTEGER\(KIND=MPI_\w+_KIND\)', 'I8', ty), bool(dims))))
+    return sig
+
+
+def distinguishable(plain, large):
+    """Whether a generic may hold both forms: the same argument names, and
+    one position where both have a type and the types differ (F2008 C1215:
+    then both the position and the name tell them apart)."""
+    a, b = signature(plain), signature(large)
+    if [n for n, _ in a] != [n for n, _ in b]:
+        return False
+    return any(x is not None and y is not None and x != y for (_, x), (_, y) in zip(a, b))
+
+
+def procedure(fn, pname=None):
+    """The module procedure of fn, named pname (default: fn's name)."""
+    pname = pname or fn.name
     ps = [p for p in g.fparams(fn)]
     names = [p.name for p in ps]
     sub = g.has_ierror(fn)
     ext = 'cmf08_' + fn.name[4:].lower()
     head = ('SUBROUTINE %s(%s)' if sub else 'FUNCTION %s(%s)') % (
-        fn.name, ', '.join(names + (['ierror'] if sub else [])))
+        pname, ', '.join(names + (['ierror'] if sub else [])))
     out = g.free_cont(head)
     body = []
     for p in ps:
@@ -74,10 +101,10 @@ def procedure(fn):
         body.append('IF (PRESENT(ierror)) ierror = ierror_c')
     else:
         ty = 'DOUBLE PRECISION' if fn.ret == 'double' else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
-        body.append('%s :: %s' % (ty, fn.name))
-        body += g.free_cont('%s = %s(%s)' % (fn.name, ext, ', '.join(args)))
+        body.append('%s :: %s' % (ty, pname))
+        body += g.free_cont('%s = %s(%s)' % (pname, ext, ', '.join(args)))
     out += ['  ' + b for b in body]
-    out.append('END %s %s' % ('SUBROUTINE' if sub else 'FUNCTION', fn.name))
+    out.append('END %s %s' % ('SUBROUTINE' if sub else 'FUNCTION', pname))
     return out
 
 
@@ -203,12 +230,23 @@ def write_module(api, consts, path):
     out.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
     out.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
     out += ['INTERFACE MPI_Sizeof', '  MODULE PROCEDURE cmf_sizeof', 'END INTERFACE', 'PRIVATE :: cmf_sizeof']
+    # A function with a distinguishable _c form is a generic name over two
+    # procedures, NAME_f08 and NAME_c_f08 (the count's kind picks).
+    larges = {f.base.name: f for f in g.bound_large(api)}
+    procs = []
+    for fn in g.bound(api):
+        lf = larges.get(fn.name)
+        if lf is not None and distinguishable(fn, lf):
+            out += ['INTERFACE %s' % fn.name,
+                    '  MODULE PROCEDURE %s_f08, %s_c_f08' % (fn.name, fn.name), 'END INTERFACE']
+            procs += procedure(fn, fn.name + '_f08') + procedure(lf, fn.name + '_c_f08')
+        else:
+            procs += procedure(fn)
     out.append('CONTAINS')
     out += compare_procs()
     out += g.SIZEOF_PROCEDURE.replace('INTEGER, INTENT(OUT) :: ierror', 'INTEGER, OPTIONAL, INTENT(OUT) :: ierror') \
         .replace('  ierror = MPI_SUCCESS', '  IF (PRESENT(ierror)) ierror = MPI_SUCCESS').splitlines()
-    for fn in g.bound(api):
-        out += procedure(fn)
+    out += procs
     out += MANUAL_PROCEDURES.splitlines()
     out.append('END MODULE mpi_f08')
     g.write(path, '\n'.join(out) + '\n')
@@ -252,6 +290,11 @@ def write_test(api, path):
             lines.append('dval = %s(%s)' % (fn.name, ', '.join(a)))
         else:
             lines.append('aval = %s(%s)' % (fn.name, ', '.join(a)))
+    larges = {f.base.name: f for f in g.bound_large(api)}
+    for fn in g.bound(api):
+        lf = larges.get(fn.name)
+        if lf is not None and distinguishable(fn, lf):
+            lines += g.free_cont('CALL %s(%s)' % (fn.name, ', '.join(test_args(lf))))
     lines += ['CALL MPI_Init()', 'CALL MPI_Init_thread(ival, ival, ierr)',
               'CALL MPI_Info_create_env(h_info)', 'CALL MPI_Pcontrol(ival)',
               'IF (h_comm == MPI_COMM_WORLD .OR. h_comm /= MPI_COMM_NULL) STOP',

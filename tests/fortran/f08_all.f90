@@ -44,6 +44,7 @@ program f08_all
   integer :: ibuf(5), iget(5), ival
   double precision :: a(3, 4), b(3, 4), dsum(2)
   logical :: lval
+  integer(kind=MPI_COUNT_KIND) :: ccount
 
   call MPI_Init()
   call MPI_Comm_rank(MPI_COMM_WORLD, rank)
@@ -58,6 +59,13 @@ program f08_all
   call MPI_Get_count(status, MPI_INTEGER, cnt)
   call check(status%MPI_SOURCE == left .and. status%MPI_TAG == 5 .and. cnt == 4 .and. &
              iget(4) == left * 10 + 4, 'Sendrecv status')
+
+  ! the large-count forms through the same generic names: the counts' kind picks
+  iget = -1
+  call MPI_Sendrecv(ibuf, 3_MPI_COUNT_KIND, MPI_INTEGER, right, 8, iget, 5_MPI_COUNT_KIND, MPI_INTEGER, &
+                    left, 8, MPI_COMM_WORLD, status)
+  call MPI_Get_count(status, MPI_INTEGER, ccount)
+  call check(ccount == 3 .and. iget(3) == left * 10 + 3 .and. iget(4) == -1, 'Sendrecv_c and Get_count_c')
 
   iget = -1
   call MPI_Irecv(iget, 5, MPI_INTEGER, left, 6, MPI_COMM_WORLD, reqs(1))
