@@ -35,13 +35,14 @@ import gen_fortran_f08  # noqa: E402
 MANUAL = {'MPI_Init', 'MPI_Init_thread', 'MPI_Info_create_env', 'MPI_Pcontrol'}
 # Not bound yet (docs/fortran.md says why): callbacks whose Fortran form is not
 # the C one, argument lists of strings, the deprecated INTEGER attributes.
-# Their interfaces are generated, their C by hand (src/fortran/keyval.c: the
-# Fortran attribute callbacks need trampolines).
-MANUAL_C = {'MPI_Comm_create_keyval', 'MPI_Type_create_keyval', 'MPI_Win_create_keyval'}
+# Their interfaces are generated, their C by hand (src/fortran/keyval.c,
+# grequest.c: their Fortran callbacks need trampolines).
+MANUAL_C = {'MPI_Comm_create_keyval', 'MPI_Type_create_keyval', 'MPI_Win_create_keyval',
+            'MPI_Grequest_start'}
 # The predefined attribute callbacks, Fortran procedures (keyval.c).
 PREDEF_CALLBACKS = ['MPI_%s_%s' % (k, f) for k in ('COMM', 'TYPE', 'WIN')
                     for f in ('NULL_COPY_FN', 'DUP_FN', 'NULL_DELETE_FN')]
-NOT_YET = {'MPI_Grequest_start', 'MPI_Keyval_create', 'MPI_Attr_get', 'MPI_Attr_put',
+NOT_YET = {'MPI_Keyval_create', 'MPI_Attr_get', 'MPI_Attr_put',
            'MPI_Comm_spawn_multiple'}
 # Callback types a Fortran procedure can be handed for as it is: C passes every
 # argument by address and the handle argument's first 4 bytes are the handle's

@@ -1,11 +1,44 @@
 ! f_p2p: point-to-point from Fortran through use mpi: blocking and
 ! nonblocking sends with statuses (source, tag, count), MPI_STATUS_IGNORE,
 ! MPI_ANY_SOURCE/MPI_ANY_TAG, Waitall with MPI_STATUSES_IGNORE, sendrecv
-! around a ring, probe, and the error code of a bad call returned in ierror.
+! around a ring, probe, a generalized request whose callbacks are Fortran
+! procedures, and the error code of a bad call returned in ierror.
+module f_p2p_greq
+  ! a generalized request's callbacks in Fortran: query puts 77 + the
+  ! extra_state in the status's tag, free and cancel count their calls
+  use mpi
+  implicit none
+  integer :: frees = 0, cancels = 0
+contains
+  subroutine query(extra, status, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: status(MPI_STATUS_SIZE), ierr
+    status(MPI_SOURCE) = MPI_UNDEFINED
+    status(MPI_TAG) = 77 + int(extra)
+    call MPI_Status_set_elements(status, MPI_INTEGER, 2, ierr)
+    call MPI_Status_set_cancelled(status, .false., ierr)
+  end subroutine query
+  subroutine freefn(extra, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    integer :: ierr
+    frees = frees + 1
+    ierr = MPI_SUCCESS
+  end subroutine freefn
+  subroutine cancelfn(extra, complete, ierr)
+    integer(kind=MPI_ADDRESS_KIND) :: extra
+    logical :: complete
+    integer :: ierr
+    cancels = cancels + 1
+    ierr = MPI_SUCCESS
+  end subroutine cancelfn
+end module f_p2p_greq
+
 program f_p2p
   use mpi
   use f_check
+  use f_p2p_greq
   implicit none
+  integer :: greq
   integer :: ierr, rank, nproc, i, cnt, left, right
   integer :: status(MPI_STATUS_SIZE), stats(MPI_STATUS_SIZE, 2), reqs(2)
   double precision :: dbuf(10), dget(10)
@@ -49,6 +82,14 @@ program f_p2p
   call MPI_Recv(iget, 5, MPI_INTEGER, flag_src, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE, ierr)
   call MPI_Waitall(1, reqs, MPI_STATUSES_IGNORE, ierr)
   call check(.not. (iget(5) /= left * 10 + 5), 'probe/recv')
+
+  ! a generalized request with Fortran callbacks, completed at once
+  call MPI_Grequest_start(query, freefn, cancelfn, 3_MPI_ADDRESS_KIND, greq, ierr)
+  call MPI_Grequest_complete(greq, ierr)
+  call MPI_Wait(greq, status, ierr)
+  call MPI_Get_count(status, MPI_INTEGER, cnt, ierr)
+  call check(status(MPI_TAG) == 80 .and. cnt == 2 .and. greq == MPI_REQUEST_NULL, 'Grequest query')
+  call check(frees == 1 .and. cancels == 0, 'Grequest free')
 
   ! a bad rank: with MPI_ERRORS_RETURN the error comes back in ierr
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN, ierr)
