@@ -43,7 +43,7 @@ MANUAL_C = {'MPI_Comm_create_keyval', 'MPI_Type_create_keyval', 'MPI_Win_create_
 PREDEF_CALLBACKS = ['MPI_%s_%s' % (k, f) for k in ('COMM', 'TYPE', 'WIN')
                     for f in ('NULL_COPY_FN', 'DUP_FN', 'NULL_DELETE_FN')]
 NOT_YET = {'MPI_Keyval_create', 'MPI_Attr_get', 'MPI_Attr_put',
-           'MPI_Comm_spawn_multiple'}
+           }
 # Callback types a Fortran procedure can be handed for as it is: C passes every
 # argument by address and the handle argument's first 4 bytes are the handle's
 # Fortran integer (little-endian, fromint is a cast: checked in fbind_util.c).
@@ -222,10 +222,12 @@ def ftype(p):
         return 'DOUBLE PRECISION', dims
     if t == 'Status':
         return 'INTEGER', '(MPI_STATUS_SIZE,*)' if p.dims else '(MPI_STATUS_SIZE)'
-    if t in ('string', 'char'):
+    if t == 'char' or (t == 'string' and not p.dims):
         return 'CHARACTER*(*)', ''
-    if t == 'argv':     # an array of strings, a blank one last
+    if t == 'string':
         return 'CHARACTER*(*)', '(*)'
+    if t == 'argv':     # an array of strings, a blank one last; of those
+        return 'CHARACTER*(*)', '(%s,*)' % p.dims[0] if p.dims else '(*)'
     if spec.is_callback(t):
         return 'EXTERNAL', ''
     raise SystemExit('gen_fortran: no Fortran type for %s' % t)
@@ -351,20 +353,28 @@ def c_binding(fn, prefix):
         elif t == 'ptr':
             decls.append('MPI_Aint *%s' % n)
             args.append(n)
-        elif t == 'string':
+        elif t == 'string' and not p.dims:
             decls.append('const char *%s' % n)
             lens.append('size_t len_%s' % n)
             pre.append('char *c_%s = cmf_cstring(%s, len_%s);' % (n, n, n))
             args.append('c_%s' % n)
             post.append('free(c_%s);' % n)
-        elif t == 'argv':
+        elif t in ('string', 'argv'):
+            # an argument list, or an array of strings or of argument lists
+            # (MPI_Comm_spawn_multiple): significant at the root only,
+            # elsewhere it may be anything
             decls.append('const char *%s' % n)
             lens.append('size_t len_%s' % n)
-            # significant at the root only: elsewhere it may be anything
             root = 'cmf_rank(c_comm) == *root ? ' if {'root', 'comm'} <= {q.name for q in fn.params} else ''
-            late.append('char **c_%s = %scmf_argv(%s, len_%s)%s;' % (n, root, n, n, ' : MPI_ARGV_NULL' if root else ''))
+            if t == 'argv' and not p.dims:
+                conv, ctype = 'cmf_argv(%s, len_%s)' % (n, n), 'char **'
+            elif t == 'argv':
+                conv, ctype = 'cmf_argvs(%s, len_%s, %s)' % (n, n, c_expr(p.dims[0], fn, locs)), 'char ***'
+            else:
+                conv, ctype = 'cmf_strings(%s, len_%s, %s)' % (n, n, c_expr(p.dims[0], fn, locs)), 'char **'
+            late.append('%sc_%s = %s%s%s;' % (ctype, n, root, conv, ' : NULL' if root else ''))
             args.append('c_%s' % n)
-            post.append('cmf_argv_free(c_%s);' % n)
+            post.append('cmf_%s_free(c_%s);' % ('argvs' if t == 'argv' and p.dims else 'argv', n))
         elif t == 'char':
             decls.append('char *%s' % n)
             lens.append('size_t len_%s' % n)
@@ -541,10 +551,10 @@ def test_args_of(params):
             args.append('oval')
         elif t == 'Status':
             args.append('stats' if p.dims else 'stat')
-        elif t in ('string', 'char'):
+        elif t == 'char' or (t == 'string' and not p.dims):
             args.append('str')
-        elif t == 'argv':
-            args.append('sarr')
+        elif t in ('string', 'argv'):
+            args.append('sarr2' if t == 'argv' and p.dims else 'sarr')
         elif t == 'User_function' or t == 'User_function_c':
             args.append('myop')
         elif t.endswith('copy_attr_function'):
@@ -566,7 +576,7 @@ def write_test(api, path, module):
             'INTEGER(KIND=MPI_COUNT_KIND) cval, carr(4)',
             'INTEGER(KIND=MPI_OFFSET_KIND) oval',
             'DOUBLE PRECISION dval', 'REAL rbuf(16)',
-            'CHARACTER*(64) str, sarr(4)', 'EXTERNAL myop, myerrh']
+            'CHARACTER*(64) str, sarr(4), sarr2(4,4)', 'EXTERNAL myop, myerrh']
     if module:
         head = ['PROGRAM ftest_all_mod', 'USE mpi', 'IMPLICIT NONE']
     else:

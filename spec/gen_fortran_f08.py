@@ -37,7 +37,7 @@ def f08_decl(p):
     ty, fdims = g.ftype(p)
     if ty == 'CHARACTER*(*)':
         ty = 'CHARACTER(LEN=*)'
-    return ty, intent, dims or fdims
+    return ty, intent, fdims if t in ('argv', 'string') else dims or fdims
 
 
 def signature(fn):
@@ -275,7 +275,7 @@ def write_test(api, path):
              'INTEGER(KIND=MPI_ADDRESS_KIND) aval, aarr(4)',
              'INTEGER(KIND=MPI_COUNT_KIND) cval, carr(4)',
              'INTEGER(KIND=MPI_OFFSET_KIND) oval',
-             'DOUBLE PRECISION dval', 'REAL rbuf(16)', 'CHARACTER*(64) str, sarr(4)',
+             'DOUBLE PRECISION dval', 'REAL rbuf(16)', 'CHARACTER*(64) str, sarr(4), sarr2(4,4)',
              'TYPE(MPI_Status) st, sts(4)', 'TYPE(C_PTR) cp', 'EXTERNAL myop, myerrh']
     for h in HANDLE_TYPES:
         lines.append('TYPE(MPI_%s) h_%s, ha_%s(16)' % (h, h.lower(), h.lower()))

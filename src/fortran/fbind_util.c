@@ -106,6 +106,42 @@ void cmf_argv_free(char **argv)
     free(argv);
 }
 
+char **cmf_strings(const char *f, size_t len, int n)
+{
+    if (n < 0)
+        n = 0;
+    char **s = cmf_alloc(((size_t)n + 1) * sizeof *s);
+    for (int i = 0; i < n; i++)
+        s[i] = cmf_cstring(f + (size_t)i * len, len);
+    s[n] = NULL;
+    return s;
+}
+
+char ***cmf_argvs(const char *f, size_t len, int n)
+{
+    if (f == mpi_fortran_argvs_null_ || len == 0 || n <= 0)
+        return MPI_ARGVS_NULL;
+    char ***lists = cmf_alloc(((size_t)n + 1) * sizeof *lists);
+    for (int i = 0; i < n; i++) {
+        size_t m = 0;
+        while (!blank(f + (m * (size_t)n + (size_t)i) * len, len))
+            m++;
+        lists[i] = cmf_alloc((m + 1) * sizeof *lists[i]);
+        for (size_t j = 0; j < m; j++)
+            lists[i][j] = cmf_cstring(f + (j * (size_t)n + (size_t)i) * len, len);
+        lists[i][m] = NULL;
+    }
+    lists[n] = NULL;
+    return lists;
+}
+
+void cmf_argvs_free(char ***argvs)
+{
+    for (size_t i = 0; argvs && argvs[i]; i++)
+        cmf_argv_free(argvs[i]);
+    free(argvs);
+}
+
 int cmf_size(MPI_Comm comm)
 {
     int n = 0;

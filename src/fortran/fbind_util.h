@@ -87,6 +87,12 @@ void cmf_fstring(const char *c, char *f, size_t len);
  * as NULL.  cmf_argv_free frees it. */
 char **cmf_argv(const char *f, size_t len);
 void cmf_argv_free(char **argv);
+/* n strings (trimmed), as a char ** of n: freed by cmf_argv_free (n+1 with NULL). */
+char **cmf_strings(const char *f, size_t len, int n);
+/* ARRAY_OF_ARGV(N, *): list i is elements (i, 1), (i, 2) ... up to a blank
+ * one; MPI_ARGVS_NULL as NULL.  cmf_argvs_free frees it. */
+char ***cmf_argvs(const char *f, size_t len, int n);
+void cmf_argvs_free(char ***argvs);
 
 /* The facts a spec length expression names (docs/spec.md). */
 int cmf_size(MPI_Comm comm);
