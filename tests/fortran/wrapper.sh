@@ -7,8 +7,8 @@
 #   - -show/-showme, -compile_info/-showme:compile, -link_info/-showme:link,
 #     -showme:libs (mpifort corempi), :incdirs (mpif.h, mpi.mod), rpath;
 #   - --version is the compiler's;
-#   - a fixed-form program with include 'mpif.h' and a free-form one with
-#     use mpi, built by each name, run at 2 ranks.
+#   - a fixed-form program with include 'mpif.h', a free-form one with use
+#     mpi, one with include 'mpif.h' in free form, built and run at 2 ranks.
 set -u
 build=$(cd "$1" && pwd)
 src=$(cd "$2" && pwd)
@@ -67,6 +67,20 @@ for p in dtype p2p comm; do
     out=$(t "$b/mpirun" -n 2 "./$p" 2>&1) || say "$p built by the wrapper fails: $out"
     echo "$out" | grep -q "errors *0" || say "$p: $out"
 done
+# mpif.h in a free-form program too
+cat >free.f90 <<'F90'
+program free_mpif
+  implicit none
+  include 'mpif.h'
+  integer :: ierr, n
+  call MPI_INIT(ierr)
+  call MPI_COMM_SIZE(MPI_COMM_WORLD, n, ierr)
+  if (n == 2) print *, 'free-form mpif.h: errors 0'
+  call MPI_FINALIZE(ierr)
+end program free_mpif
+F90
+t "$b/mpifort" -o free free.f90 2>"$tmp/err" || say "free-form include 'mpif.h': $(cat "$tmp/err")"
+[ -x free ] && { t "$b/mpirun" -n 2 ./free | grep -q "errors 0" || say "the free-form mpif.h program fails"; }
 # the rpath: runs without LD_LIBRARY_PATH
 [ -x p2p ] && { env -u LD_LIBRARY_PATH ./p2p | grep -q "errors *0" || say "p2p without LD_LIBRARY_PATH"; }
 
