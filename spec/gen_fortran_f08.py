@@ -210,6 +210,66 @@ def types_f08():
     return out + eq
 
 
+# The callbacks' abstract interfaces (MPI-4.1 19.1.x), for a program's
+# PROCEDURE(MPI_User_function) declarations; the dummies of the calls that
+# take them stay EXTERNAL.  Each matches what the C side passes (keyval.c,
+# grequest.c, the pass-through ones: gen_fortran.PASS_THROUGH_CB).
+CALLBACK_INTERFACES = '''ABSTRACT INTERFACE
+SUBROUTINE MPI_User_function(invec, inoutvec, len, datatype)
+  IMPORT :: C_PTR, MPI_Datatype
+  TYPE(C_PTR), VALUE :: invec, inoutvec
+  INTEGER :: len
+  TYPE(MPI_Datatype) :: datatype
+END SUBROUTINE MPI_User_function
+SUBROUTINE MPI_User_function_c(invec, inoutvec, len, datatype)
+  IMPORT :: C_PTR, MPI_Datatype, MPI_COUNT_KIND
+  TYPE(C_PTR), VALUE :: invec, inoutvec
+  INTEGER(KIND=MPI_COUNT_KIND) :: len
+  TYPE(MPI_Datatype) :: datatype
+END SUBROUTINE MPI_User_function_c
+%(errh)s%(attr)sSUBROUTINE MPI_Grequest_query_function(extra_state, status, ierror)
+  IMPORT :: MPI_ADDRESS_KIND, MPI_Status
+  INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+  TYPE(MPI_Status) :: status
+  INTEGER :: ierror
+END SUBROUTINE MPI_Grequest_query_function
+SUBROUTINE MPI_Grequest_free_function(extra_state, ierror)
+  IMPORT :: MPI_ADDRESS_KIND
+  INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+  INTEGER :: ierror
+END SUBROUTINE MPI_Grequest_free_function
+SUBROUTINE MPI_Grequest_cancel_function(extra_state, complete, ierror)
+  IMPORT :: MPI_ADDRESS_KIND
+  INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state
+  LOGICAL :: complete
+  INTEGER :: ierror
+END SUBROUTINE MPI_Grequest_cancel_function
+END INTERFACE
+''' % {
+    'errh': ''.join('''SUBROUTINE MPI_%(k)s_errhandler_function(%(o)s, error_code)
+  IMPORT :: MPI_%(k)s
+  TYPE(MPI_%(k)s) :: %(o)s
+  INTEGER :: error_code
+END SUBROUTINE MPI_%(k)s_errhandler_function
+''' % {'k': k, 'o': k.lower()} for k in ('Comm', 'Win', 'Session')),
+    'attr': ''.join('''SUBROUTINE MPI_%(k)s_copy_attr_function(old%(o)s, %(o)s_keyval, extra_state, attribute_val_in, &
+    attribute_val_out, flag, ierror)
+  IMPORT :: MPI_%(t)s, MPI_ADDRESS_KIND
+  TYPE(MPI_%(t)s) :: old%(o)s
+  INTEGER :: %(o)s_keyval, ierror
+  INTEGER(KIND=MPI_ADDRESS_KIND) :: extra_state, attribute_val_in, attribute_val_out
+  LOGICAL :: flag
+END SUBROUTINE MPI_%(k)s_copy_attr_function
+SUBROUTINE MPI_%(k)s_delete_attr_function(%(o)s, %(o)s_keyval, attribute_val, extra_state, ierror)
+  IMPORT :: MPI_%(t)s, MPI_ADDRESS_KIND
+  TYPE(MPI_%(t)s) :: %(o)s
+  INTEGER :: %(o)s_keyval, ierror
+  INTEGER(KIND=MPI_ADDRESS_KIND) :: attribute_val, extra_state
+END SUBROUTINE MPI_%(k)s_delete_attr_function
+''' % {'k': k, 'o': k.lower(), 't': t} for k, t in (('Comm', 'Comm'), ('Type', 'Datatype'), ('Win', 'Win'))),
+}
+
+
 def compare_procs():
     out = []
     for h in HANDLE_TYPES:
@@ -227,6 +287,7 @@ def write_module(api, consts, path):
            ] + g.free_cont('PRIVATE :: ' + ', '.join('cmf08_%s_%s' % (op, h) for h in HANDLE_TYPES for op in ('eq', 'ne')))
     out = out + types_f08() + constants_f08(consts)
     out += ['EXTERNAL :: %s' % n for n in g.PREDEF_CALLBACKS]
+    out += CALLBACK_INTERFACES.splitlines()
     out.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
     out.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
     out += ['INTERFACE MPI_Sizeof', '  MODULE PROCEDURE cmf_sizeof', 'END INTERFACE', 'PRIVATE :: cmf_sizeof']

@@ -44,6 +44,8 @@ program f08_all
   integer :: ibuf(5), iget(5), ival
   double precision :: a(3, 4), b(3, 4), dsum(2)
   logical :: lval
+  ! the user op matches the standard's abstract interface (checked by the compiler)
+  procedure(MPI_User_function), pointer :: opfn => null()
   integer(kind=MPI_COUNT_KIND) :: ccount
 
   call MPI_Init()
@@ -100,7 +102,8 @@ program f08_all
   call check(hrank == rank / 2, 'rank in the split')
 
   ! the user op, non-commutative: the result is the digits of the ranks in order
-  call MPI_Op_create(shift_add, .false., op)
+  opfn => shift_add
+  call MPI_Op_create(opfn, .false., op)
   ival = hrank + 1
   call MPI_Allreduce(MPI_IN_PLACE, ival, 1, MPI_INTEGER, op, half)
   want = 0
