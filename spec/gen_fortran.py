@@ -392,8 +392,6 @@ def c_binding(fn, prefix):
             args.append(n)
         else:
             raise SystemExit('gen_fortran: %s: no C conversion for %s' % (fn.name, t))
-    if fn.name == 'MPI_Pcontrol':
-        pass
     lname = prefix + fn.name[4:].lower()
     ret_c = {'int': 'void', 'double': 'double', 'Aint': 'MPI_Aint'}[fn.ret]
     if has_ierror(fn):
