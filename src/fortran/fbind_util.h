@@ -19,6 +19,14 @@
 /* The name module mpi_f08's procedures call (cmf08_send_): not exported. */
 #define CMF_ALIAS_HIDDEN(target, name) \
     extern __typeof__(target) name __attribute__((alias(#target), visibility("hidden")));
+/* The other Fortran names of a hand-written pair mpi_<n>_ / pmpi_<n>_. */
+#define CMF_NAMES(n, N) \
+    CMF_ALIAS(mpi_##n##_, mpi_##n##__) CMF_ALIAS(mpi_##n##_, mpi_##n) CMF_ALIAS(mpi_##n##_, MPI_##N) \
+    CMF_ALIAS(pmpi_##n##_, pmpi_##n##__) CMF_ALIAS(pmpi_##n##_, pmpi_##n) CMF_ALIAS(pmpi_##n##_, PMPI_##N)
+/* A predefined callback's names: lower case only (mpi.h has the upper-case
+ * ones as the C constants). */
+#define CMF_LOWER_NAMES(target, n) \
+    CMF_ALIAS(target, n##_) CMF_ALIAS(target, n##__) CMF_ALIAS(target, n)
 
 /* The sentinels: common blocks /MPI_FORTRAN_<NAME>/ of mpif.h and module mpi;
  * their address is what a Fortran program passes. */

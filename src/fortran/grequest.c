@@ -74,10 +74,5 @@ void pmpi_grequest_start_(cmf_query_fn *query, cmf_free_fn *freefn, cmf_cancel_f
     *ierror = grequest_start(PMPI_Grequest_start, query, freefn, cancel, extra, request);
 }
 
-CMF_ALIAS(mpi_grequest_start_, mpi_grequest_start__)
-CMF_ALIAS(mpi_grequest_start_, mpi_grequest_start)
-CMF_ALIAS(mpi_grequest_start_, MPI_GREQUEST_START)
-CMF_ALIAS(pmpi_grequest_start_, pmpi_grequest_start__)
-CMF_ALIAS(pmpi_grequest_start_, pmpi_grequest_start)
-CMF_ALIAS(pmpi_grequest_start_, PMPI_GREQUEST_START)
+CMF_NAMES(grequest_start, GREQUEST_START)
 CMF_ALIAS_HIDDEN(mpi_grequest_start_, cmf08_grequest_start_)

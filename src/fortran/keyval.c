@@ -5,94 +5,22 @@
  * values as INTEGER(KIND=MPI_ADDRESS_KIND), a LOGICAL flag and an ierror;
  * C's takes values and returns the error.  So the keyval is created with C
  * trampolines, and the extra_state C hands them is a record of the Fortran
- * procedures and the user's own extra_state.  The records stay on a list
- * for the life of the process (one per keyval created; a keyval's
- * callbacks may run until its last attribute is deleted, after
- * MPI_Comm_free_keyval).  The predefined Fortran procedures become the C
- * constants, so corempi runs them as for C. */
-#include "fbind_util.h"
-#include <string.h>
+ * procedures and the user's own extra_state (attr_callbacks.h).  The
+ * predefined Fortran procedures become the C constants, so corempi runs
+ * them as for C. */
+#include "attr_callbacks.h"
 
-typedef void cmf_copy_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
-                         MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror);
-typedef void cmf_delete_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *extra,
-                           MPI_Fint *ierror);
+CMF_ATTR_CALLBACKS(, MPI_Aint)
 
-struct cmf_keyval {
-    cmf_copy_fn *copy;
-    cmf_delete_fn *del;
-    MPI_Aint extra;
-    struct cmf_keyval *next;
-};
-static struct cmf_keyval *cmf_keyvals;
-
-static int copy_call(MPI_Fint obj, int keyval, void *extra, void *in, void *out, int *flag)
-{
-    struct cmf_keyval *k = extra;
-    MPI_Fint fkey = keyval, fflag = cmf_logical_false, ierror = MPI_SUCCESS;
-    MPI_Aint fin = (MPI_Aint)in, fout = 0;
-    k->copy(&obj, &fkey, &k->extra, &fin, &fout, &fflag, &ierror);
-    *flag = cmf_from_logical(fflag);
-    if (*flag)
-        *(void **)out = (void *)fout;
-    return ierror;
-}
-
-static int delete_call(MPI_Fint obj, int keyval, void *val, void *extra)
-{
-    struct cmf_keyval *k = extra;
-    MPI_Fint fkey = keyval, ierror = MPI_SUCCESS;
-    MPI_Aint fval = (MPI_Aint)val;
-    k->del(&obj, &fkey, &fval, &k->extra, &ierror);
-    return ierror;
-}
-
-/* The predefined callbacks, callable from Fortran too (MPI-4.1 §7.7.2). */
-void cmf_null_copy_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
-                      MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *flag = cmf_logical_false;
-    *ierror = MPI_SUCCESS;
-}
-
-void cmf_dup_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *extra, MPI_Aint *in,
-                MPI_Aint *out, MPI_Fint *flag, MPI_Fint *ierror)
-{
-    *out = *in;
-    *flag = cmf_logical_true;
-    *ierror = MPI_SUCCESS;
-}
-
-void cmf_null_delete_fn(MPI_Fint *obj, MPI_Fint *keyval, MPI_Aint *val, MPI_Aint *extra,
-                        MPI_Fint *ierror)
-{
-    *ierror = MPI_SUCCESS;
-}
-
-/* No upper-case name: mpi.h has them as the C constants. */
-#define CMF_PREDEF_NAMES(target, n) \
-    CMF_ALIAS(target, n##_) CMF_ALIAS(target, n##__) CMF_ALIAS(target, n)
-CMF_PREDEF_NAMES(cmf_null_copy_fn, mpi_comm_null_copy_fn)
-CMF_PREDEF_NAMES(cmf_null_copy_fn, mpi_type_null_copy_fn)
-CMF_PREDEF_NAMES(cmf_null_copy_fn, mpi_win_null_copy_fn)
-CMF_PREDEF_NAMES(cmf_dup_fn, mpi_comm_dup_fn)
-CMF_PREDEF_NAMES(cmf_dup_fn, mpi_type_dup_fn)
-CMF_PREDEF_NAMES(cmf_dup_fn, mpi_win_dup_fn)
-CMF_PREDEF_NAMES(cmf_null_delete_fn, mpi_comm_null_delete_fn)
-CMF_PREDEF_NAMES(cmf_null_delete_fn, mpi_type_null_delete_fn)
-CMF_PREDEF_NAMES(cmf_null_delete_fn, mpi_win_null_delete_fn)
-
-/* The record of a new keyval (cmf_alloc aborts rather than return NULL). */
-static struct cmf_keyval *keyval_record(cmf_copy_fn *copy, cmf_delete_fn *del, MPI_Aint extra)
-{
-    struct cmf_keyval *k = cmf_alloc(sizeof *k);
-    k->copy = copy;
-    k->del = del;
-    k->extra = extra;
-    k->next = cmf_keyvals;
-    cmf_keyvals = k;
-    return k;
-}
+CMF_LOWER_NAMES(cmf_null_copy_fn, mpi_comm_null_copy_fn)
+CMF_LOWER_NAMES(cmf_null_copy_fn, mpi_type_null_copy_fn)
+CMF_LOWER_NAMES(cmf_null_copy_fn, mpi_win_null_copy_fn)
+CMF_LOWER_NAMES(cmf_dup_fn, mpi_comm_dup_fn)
+CMF_LOWER_NAMES(cmf_dup_fn, mpi_type_dup_fn)
+CMF_LOWER_NAMES(cmf_dup_fn, mpi_win_dup_fn)
+CMF_LOWER_NAMES(cmf_null_delete_fn, mpi_comm_null_delete_fn)
+CMF_LOWER_NAMES(cmf_null_delete_fn, mpi_type_null_delete_fn)
+CMF_LOWER_NAMES(cmf_null_delete_fn, mpi_win_null_delete_fn)
 
 /* One kind of object: its trampolines and MPI_<KIND>_CREATE_KEYVAL, the
  * mpi_/pmpi_ pair and their names.  Kind: Comm, Type (MPI_Datatype), Win. */
@@ -130,12 +58,7 @@ static struct cmf_keyval *keyval_record(cmf_copy_fn *copy, cmf_delete_fn *del, M
     {                                                                                            \
         *ierror = kind##_create_keyval(PMPI_##Kind##_create_keyval, copy, del, keyval, extra);   \
     }                                                                                            \
-    CMF_ALIAS(mpi_##kind##_create_keyval_, mpi_##kind##_create_keyval__)                         \
-    CMF_ALIAS(mpi_##kind##_create_keyval_, mpi_##kind##_create_keyval)                           \
-    CMF_ALIAS(mpi_##kind##_create_keyval_, MPI_##KIND##_CREATE_KEYVAL)                           \
-    CMF_ALIAS(pmpi_##kind##_create_keyval_, pmpi_##kind##_create_keyval__)                       \
-    CMF_ALIAS(pmpi_##kind##_create_keyval_, pmpi_##kind##_create_keyval)                         \
-    CMF_ALIAS(pmpi_##kind##_create_keyval_, PMPI_##KIND##_CREATE_KEYVAL)                         \
+    CMF_NAMES(kind##_create_keyval, KIND##_CREATE_KEYVAL)                                        \
     CMF_ALIAS_HIDDEN(mpi_##kind##_create_keyval_, cmf08_##kind##_create_keyval_)
 
 CMF_KEYVAL_KIND(Comm, MPI_Comm, comm, COMM)

@@ -31,11 +31,8 @@ void pmpi_info_create_env_(MPI_Fint *info, MPI_Fint *ierror)
 void mpi_pcontrol_(MPI_Fint *level) { MPI_Pcontrol(*level); }
 void pmpi_pcontrol_(MPI_Fint *level) { PMPI_Pcontrol(*level); }
 
-#define CMF_NAMES(n, N) \
-    CMF_ALIAS(mpi_##n##_, mpi_##n##__) CMF_ALIAS(mpi_##n##_, mpi_##n) CMF_ALIAS(mpi_##n##_, MPI_##N) \
-    CMF_ALIAS(pmpi_##n##_, pmpi_##n##__) CMF_ALIAS(pmpi_##n##_, pmpi_##n) CMF_ALIAS(pmpi_##n##_, PMPI_##N) \
-    CMF_ALIAS_HIDDEN(mpi_##n##_, cmf08_##n##_)
-CMF_NAMES(init, INIT)
-CMF_NAMES(init_thread, INIT_THREAD)
-CMF_NAMES(info_create_env, INFO_CREATE_ENV)
-CMF_NAMES(pcontrol, PCONTROL)
+#define CMF_NAMES_F08(n, N) CMF_NAMES(n, N) CMF_ALIAS_HIDDEN(mpi_##n##_, cmf08_##n##_)
+CMF_NAMES_F08(init, INIT)
+CMF_NAMES_F08(init_thread, INIT_THREAD)
+CMF_NAMES_F08(info_create_env, INFO_CREATE_ENV)
+CMF_NAMES_F08(pcontrol, PCONTROL)

@@ -2,7 +2,9 @@
 ! include 'mpif.h': a row of a column-major matrix (MPI_Type_vector), a
 ! block (MPI_Type_create_subarray, MPI_ORDER_FORTRAN), a struct of an
 ! INTEGER and a DOUBLE PRECISION sent from MPI_BOTTOM with addresses from
-! MPI_Get_address, and the extent/size queries.
+! MPI_Get_address, the extent/size queries, and the deprecated INTEGER
+! attributes (MPI_KEYVAL_CREATE with a Fortran copy callback, MPI_DUP_FN,
+! MPI_ATTR_PUT/GET).
       PROGRAM F_DTYPE
       IMPLICIT NONE
       INCLUDE 'mpif.h'
@@ -12,7 +14,9 @@
       INTEGER SIZES(2), SUBS(2), STARTS(2), BLENS(2), TYPES(2)
       INTEGER(KIND=MPI_ADDRESS_KIND) DISPS(2), LB, EXT
       DOUBLE PRECISION A(4,5), B(4,5), X
-      INTEGER K
+      INTEGER K, KV, KV2, DUP, DUP2, AVAL
+      LOGICAL FLAG
+      EXTERNAL ADD_EXTRA
       ERRS = 0
       CALL MPI_INIT(IERR)
       CALL MPI_COMM_RANK(MPI_COMM_WORLD, RANK, IERR)
@@ -94,6 +98,34 @@
             ERRS = ERRS + 1
          END IF
       END IF
+! The deprecated INTEGER attributes: a copy callback in Fortran adds
+! EXTRA_STATE (5) on MPI_COMM_DUP; MPI_DUP_FN copies as it is.
+      CALL MPI_KEYVAL_CREATE(ADD_EXTRA, MPI_NULL_DELETE_FN, KV, 5, IERR)
+      CALL MPI_KEYVAL_CREATE(MPI_DUP_FN, MPI_NULL_DELETE_FN, KV2, 0,
+     &     IERR)
+      CALL MPI_COMM_DUP(MPI_COMM_WORLD, DUP, IERR)
+      CALL MPI_ATTR_PUT(DUP, KV, 100, IERR)
+      CALL MPI_ATTR_PUT(DUP, KV2, 7, IERR)
+      CALL MPI_COMM_DUP(DUP, DUP2, IERR)
+      CALL MPI_ATTR_GET(DUP2, KV, AVAL, FLAG, IERR)
+      IF (.NOT. FLAG .OR. AVAL .NE. 105) THEN
+         PRINT *, 'MPI_KEYVAL_CREATE copy callback:', FLAG, AVAL
+         ERRS = ERRS + 1
+      END IF
+      CALL MPI_ATTR_GET(DUP2, KV2, AVAL, FLAG, IERR)
+      IF (.NOT. FLAG .OR. AVAL .NE. 7) THEN
+         PRINT *, 'MPI_DUP_FN:', FLAG, AVAL
+         ERRS = ERRS + 1
+      END IF
+      CALL MPI_ATTR_GET(DUP2, MPI_TAG_UB, AVAL, FLAG, IERR)
+      IF (.NOT. FLAG .OR. AVAL .LT. 32767) THEN
+         PRINT *, 'MPI_ATTR_GET of MPI_TAG_UB:', FLAG, AVAL
+         ERRS = ERRS + 1
+      END IF
+      CALL MPI_COMM_FREE(DUP2, IERR)
+      CALL MPI_COMM_FREE(DUP, IERR)
+      CALL MPI_KEYVAL_FREE(KV, IERR)
+      CALL MPI_KEYVAL_FREE(KV2, IERR)
       CALL MPI_TYPE_FREE(ROWT, IERR)
       CALL MPI_TYPE_FREE(BLKT, IERR)
       CALL MPI_TYPE_FREE(STRT, IERR)
@@ -103,4 +135,14 @@
       IF (RANK .EQ. 0) PRINT *, 'f_dtype: errors', ERRS
       CALL MPI_FINALIZE(IERR)
       IF (ERRS .NE. 0) STOP 1
+      END
+
+! The copy callback of MPI_KEYVAL_CREATE: all INTEGER, FLAG LOGICAL.
+      SUBROUTINE ADD_EXTRA(COMM, KEYVAL, EXTRA, VALIN, VALOUT, FLAG,
+     &     IERR)
+      INTEGER COMM, KEYVAL, EXTRA, VALIN, VALOUT, IERR
+      LOGICAL FLAG
+      VALOUT = VALIN + EXTRA
+      FLAG = .TRUE.
+      IERR = 0
       END
