@@ -886,6 +886,9 @@ CM_API_FN(int, Scatterv_init_c, (const void *sendbuf, const MPI_Count sendcounts
 CM_API_FN(int, Abi_get_version, (int *abi_major, int *abi_minor))
 CM_API_FN(int, Abi_get_info, (MPI_Info *info))
 CM_API_FN(int, Abi_get_fortran_info, (MPI_Info *info))
+CM_API_FN(int, Abi_set_fortran_info, (MPI_Info info))
+CM_API_FN(int, Abi_get_fortran_booleans, (int logical_size, void *logical_true, void *logical_false, int *is_set))
+CM_API_FN(int, Abi_set_fortran_booleans, (int logical_size, void *logical_true, void *logical_false))
 CM_API_FN(int, Comm_toint, (MPI_Comm comm))
 CM_API_FN(MPI_Comm, Comm_fromint, (int comm))
 CM_API_FN(int, Errhandler_toint, (MPI_Errhandler errhandler))
@@ -908,6 +911,51 @@ CM_API_FN(int, File_toint, (MPI_File file))
 CM_API_FN(MPI_File, File_fromint, (int file))
 CM_API_FN(int, Session_toint, (MPI_Session session))
 CM_API_FN(MPI_Session, Session_fromint, (int session))
+
+/* MPI-4.1 §19.3.4-5: C <-> Fortran handles and statuses, for C code called
+ * from Fortran.  Not in the MPI-5.0 ABI, whose _toint/_fromint above do the
+ * job: macros and inline functions over them, adding no symbol to the
+ * library (docs/fortran.md).  A Fortran status (INTEGER(MPI_STATUS_SIZE) or
+ * TYPE(MPI_Status)) has MPI_Status's layout, so the status ones copy. */
+#define MPI_Comm_c2f(h)       ((MPI_Fint)MPI_Comm_toint(h))
+#define MPI_Comm_f2c(i)       MPI_Comm_fromint((int)(i))
+#define MPI_Errhandler_c2f(h) ((MPI_Fint)MPI_Errhandler_toint(h))
+#define MPI_Errhandler_f2c(i) MPI_Errhandler_fromint((int)(i))
+#define MPI_Group_c2f(h)      ((MPI_Fint)MPI_Group_toint(h))
+#define MPI_Group_f2c(i)      MPI_Group_fromint((int)(i))
+#define MPI_Info_c2f(h)       ((MPI_Fint)MPI_Info_toint(h))
+#define MPI_Info_f2c(i)       MPI_Info_fromint((int)(i))
+#define MPI_Message_c2f(h)    ((MPI_Fint)MPI_Message_toint(h))
+#define MPI_Message_f2c(i)    MPI_Message_fromint((int)(i))
+#define MPI_Op_c2f(h)         ((MPI_Fint)MPI_Op_toint(h))
+#define MPI_Op_f2c(i)         MPI_Op_fromint((int)(i))
+#define MPI_Request_c2f(h)    ((MPI_Fint)MPI_Request_toint(h))
+#define MPI_Request_f2c(i)    MPI_Request_fromint((int)(i))
+#define MPI_Type_c2f(h)       ((MPI_Fint)MPI_Type_toint(h))
+#define MPI_Type_f2c(i)       MPI_Type_fromint((int)(i))
+#define MPI_Win_c2f(h)        ((MPI_Fint)MPI_Win_toint(h))
+#define MPI_Win_f2c(i)        MPI_Win_fromint((int)(i))
+#define MPI_File_c2f(h)       ((MPI_Fint)MPI_File_toint(h))
+#define MPI_File_f2c(i)       MPI_File_fromint((int)(i))
+#define MPI_Session_c2f(h)    ((MPI_Fint)MPI_Session_toint(h))
+#define MPI_Session_f2c(i)    MPI_Session_fromint((int)(i))
+typedef MPI_Status MPI_F08_status;
+static inline int cm_status_copy(const void *from, void *to)
+{
+    const int *f = (const int *)from;
+    int *t = (int *)to;
+    if (!f || !t)
+        return MPI_ERR_ARG;
+    for (int i = 0; i < MPI_F_STATUS_SIZE; i++)
+        t[i] = f[i];
+    return MPI_SUCCESS;
+}
+#define MPI_Status_c2f(c, f)   cm_status_copy((c), (f))
+#define MPI_Status_f2c(f, c)   cm_status_copy((f), (c))
+#define MPI_Status_c2f08(c, f) cm_status_copy((c), (f))
+#define MPI_Status_f082c(f, c) cm_status_copy((f), (c))
+#define MPI_Status_f2f08(f, g) cm_status_copy((f), (g))
+#define MPI_Status_f082f(g, f) cm_status_copy((g), (f))
 
 /* ---- MPI_T, the tool information interface ------------------------------
  * Types and values as the Forum's MPI-5.0 ABI header (mpi-forum/mpi-abi-stubs)

@@ -1,7 +1,8 @@
 #!/bin/sh
 # deps.sh GROUP... -- install the Debian packages a make target needs, only
 # those missing, so that a second run costs nothing.
-#   build : compilers (C; C++ for mpicxx and its tests), cmake, hwloc, cmocka
+#   build : compilers (C; C++ for mpicxx and its tests; gfortran for the
+#           Fortran bindings, mpifort and their tests), cmake, hwloc, cmocka
 #   prof  : libraries of the coreprof report (cairo, libdw, OTF2 + otf2-print)
 #   peers : Open MPI and MPICH, for benchmarks and the profiler's peer tests
 #   browser : headless Chromium, which opens the report's HTML page in a test
@@ -9,7 +10,7 @@ set -e
 pkgs=""
 for group in "$@"; do
     case "$group" in
-        build) pkgs="$pkgs gcc g++ make cmake pkg-config libhwloc-dev hwloc libcmocka-dev python3" ;;
+        build) pkgs="$pkgs gcc g++ gfortran make cmake pkg-config libhwloc-dev hwloc libcmocka-dev python3" ;;
         prof)  pkgs="$pkgs libdw-dev libelf-dev libcairo2-dev libpng-dev libopen-trace-format2-dev otf2-tools binutils" ;;
         peers) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
         browser) pkgs="$pkgs chromium" ;;

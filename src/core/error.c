@@ -164,6 +164,8 @@ static int always_available(const char *call)
         "MPI_Get_library_version", "MPI_Errhandler_free", "MPI_Error_string", "MPI_Error_class",
         "MPI_Add_error_class", "MPI_Add_error_code", "MPI_Add_error_string", "MPI_Remove_error_class",
         "MPI_Remove_error_code", "MPI_Remove_error_string", "MPI_Abi_get_version",
+        "MPI_Abi_get_fortran_booleans", "MPI_Abi_set_fortran_booleans", "MPI_Abi_get_fortran_info",
+        "MPI_Abi_set_fortran_info",
     };
     if (!strncmp(call, "MPI_Info_", 9) || !strncmp(call, "MPI_Session_", 12) || !strncmp(call, "MPI_T_", 6))
         return 1;

@@ -1,7 +1,8 @@
 /*
  * abi.c -- the MPI-5.0 ABI chapter's own calls: MPI_Abi_get_version,
- * MPI_Abi_get_info, MPI_Abi_get_fortran_info and the MPI_<Handle>_toint /
- * _fromint conversions: the impls of their generated front ends (spec/abi.api).
+ * MPI_Abi_get_info and the MPI_<Handle>_toint / _fromint conversions: the
+ * impls of their generated front ends (spec/abi.api); the Fortran ones are
+ * in abi_fortran.c.
  *
  * Invariant the conversions rely on (docs/abi.md section 2): a handle's
  * value fits in a non-negative int -- today's handles are small table
@@ -55,17 +56,6 @@ int cm_Abi_get_info(MPI_Info *info)
     if (rc != MPI_SUCCESS)
         return rc;
     *info = in;
-    return MPI_SUCCESS;
-}
-
-/* corempi has no Fortran bindings, hence no Fortran ABI details: the
- * standard's answer for that is MPI_INFO_NULL. */
-int cm_Abi_get_fortran_info(MPI_Info *info)
-{
-    static const char call[] = "MPI_Abi_get_fortran_info";
-    if (!info)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "info pointer is NULL");
-    *info = MPI_INFO_NULL;
     return MPI_SUCCESS;
 }
 

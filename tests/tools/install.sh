@@ -12,14 +12,15 @@ cmake --install "$build" --prefix "$tmp/prefix" > "$tmp/install.log"
 p=$tmp/prefix
 # The installed files are exactly the README's list (between the
 # install-list markers); a name ending in * is installed only when the
-# build made it (the peer profiler flavours), i.e. when build/lib has it.
+# build made it (the peer profiler flavours, the Fortran bindings), i.e.
+# when build/lib, build/bin or build/include has it.
 sed -n '/<!-- install-list -->/,/<!-- \/install-list -->/p' "$src/README.md" |
     grep -v -e '<!--' -e '```' | tr ' ' '\n' | sed '/^$/d' >"$tmp/promised"
 [ -s "$tmp/promised" ] || { echo "install.sh: no install-list in README.md" >&2; exit 1; }
 : >"$tmp/want"
 while read -r f; do
     case "$f" in
-    *\*) f=${f%\*}; [ -e "$build/lib/$(basename "$f")" ] && echo "$f" >>"$tmp/want" ;;
+    *\*) f=${f%\*}; [ -e "$build/$f" ] && echo "$f" >>"$tmp/want" ;;
     *) echo "$f" >>"$tmp/want" ;;
     esac
 done <"$tmp/promised"
@@ -48,6 +49,13 @@ env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/hello3" | grep -q 'of 2' || { 
 # the installed mpicc finds mpi_legacy.h for the MPI-1 names (tests/mpi/legacy.c)
 "$p/bin/mpicc" -DCOREMPI_LEGACY_NAMES -I"$src/tests/mpi" -o "$tmp/legacy" "$src/tests/mpi/legacy.c"
 env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/legacy" || { echo "install.sh: the legacy-names program fails" >&2; exit 1; }
+# the installed mpifort builds a Fortran program (use mpi, the module file
+# installed) that runs without LD_LIBRARY_PATH, when the build had gfortran
+if [ -x "$p/bin/mpifort" ]; then
+    (cd "$tmp" && "$p/bin/mpifort" -o "$tmp/fp2p" "$src/tests/fortran/f_check.f90" "$src/tests/fortran/f_p2p.f90")
+    env -u LD_LIBRARY_PATH "$p/bin/mpirun" -n 2 "$tmp/fp2p" | grep -q 'errors *0' ||
+        { echo "install.sh: the Fortran program built by the installed mpifort fails" >&2; exit 1; }
+fi
 # the installed mpicxx builds and links C++ that the installed mpirun runs
 # (when the build found a C++ compiler: make deps installs g++)
 "$p/bin/mpicxx" -showme:version >/dev/null 2>&1 || { echo "install.sh: ok (no C++ compiler: mpicxx not tried)"; exit 0; }

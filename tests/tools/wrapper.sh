@@ -69,24 +69,12 @@ out=$(COREMPI_CC=gcc t "$b/mpicc" -showme:version) || say "COREMPI_CC=gcc refuse
 case "$out" in *"compiler: gcc"*) ;; *) say "COREMPI_CC=gcc not used: $out" ;; esac
 
 # 3. The spellings.
-[ "$(t "$b/mpicc" -showme:libs)" = corempi ] || say "-showme:libs is not 'corempi'"
+. "$src/tests/tools/wrapper_spellings.sh"
+spellings "$b/mpicc" a.c corempi
 for d in $(t "$b/mpicc" -showme:incdirs); do [ -f "$d/mpi.h" ] || say "-showme:incdirs: no mpi.h in $d"; done
 for d in $(t "$b/mpicc" -showme:libdirs); do [ -e "$d/libcorempi.so" ] || say "-showme:libdirs: no libcorempi.so in $d"; done
 v=$(t "$b/mpicc" -showme:version)
 [ "$(echo "$v" | wc -l)" -eq 1 ] && echo "$v" | grep -q "corempi [0-9]" || say "-showme:version: $v"
-for o in -showme -show; do
-    s=$(t "$b/mpicc" $o -o a a.c)
-    echo "$s" | grep -q -- "-I.* -o a a.c .*-lcorempi" || say "mpicc $o: $s"
-done
-for o in -showme:compile -compile_info; do
-    s=$(t "$b/mpicc" $o -c a.c)
-    echo "$s" | grep -q -- "-I" && ! echo "$s" | grep -q -- -lcorempi || say "mpicc $o: $s"
-done
-for o in -showme:link -link_info; do
-    s=$(t "$b/mpicc" $o a.o)
-    echo "$s" | grep -q -- "-lcorempi" || say "mpicc $o: $s"
-done
-t "$b/mpicc" -showme:bogus >/dev/null 2>&1 && say "-showme:bogus accepted"
 for w in mpicxx mpic++; do
     s=$(t "$b/$w" -show -o a a.cc)
     case "$s" in *++*|*g++*) ;; *) say "$w -show does not use a C++ compiler: $s" ;; esac
