@@ -494,8 +494,8 @@ def compare_prototypes(api, protos, fntypes):
 
 
 def read_exports(path):
-    """The MPI_ functions of a shared library (read with nm -D) or of a
-    file of names, one a line."""
+    """The MPI_ and PMPI_ functions of a shared library (read with nm -D)
+    or of a file of names, one a line."""
     with open(path, 'rb') as fh:
         elf = fh.read(4) == b'\x7fELF'
     if elf:
@@ -506,8 +506,8 @@ def read_exports(path):
                  if len(l.split()) == 3 and l.split()[1] in ('T', 'W')]
     else:
         names = [l.split()[-1] for l in open(path) if l.strip()]
-    names = {n for n in names if n.startswith('MPI_')}
-    if not names:
+    names = {n for n in names if n.startswith('MPI_') or n.startswith('PMPI_')}
+    if not any(n.startswith('MPI_') for n in names):
         raise SpecError('%s: no MPI_ function in it' % path)
     return names
 
@@ -543,11 +543,14 @@ def main(argv):
         errors += compare_prototypes(api, protos, fntypes)
         errors += check_specials(api, '\n'.join(texts))
     if exported is not None:
+        # each function twice: MPI_ and its profiling name PMPI_
+        names |= {'P' + n for n in names}
         for n in sorted(exported - names):
             errors.append('%s is exported but not in the spec' % n)
         pending = set()
         for path in a.pending:
             pending |= {l.split('#', 1)[0].split()[0] for l in open(path) if l.split('#', 1)[0].strip()}
+        pending |= {'P' + n for n in pending}
         for n in sorted(names - exported - pending):
             errors.append('%s is in the spec but not exported' % n)
     if a.format:
@@ -565,7 +568,7 @@ def main(argv):
         print('spec: ' + e)
     nblocks = len(api.blocks)
     print('spec: %d functions in %d blocks of %d files, %d error(s)' % (
-        len(names), nblocks, len(api.chapters), len(errors)))
+        len(api.by_name()), nblocks, len(api.chapters), len(errors)))
     return 1 if errors else 0
 
 
