@@ -1,16 +1,20 @@
 #!/usr/bin/env python3
-"""Generate coreprof's PMPI wrappers from corempi's include/mpi.h.
+"""Generate coreprof's PMPI wrappers from corempi's API spec (spec/*.api).
 
-The CM_API_FN(ret, Name, (params)) lines are the one list of MPI functions.
-What each wrapper records (peer, bytes, tag, communicator, request) follows from
-the *parameter names* through the small rule table below -- no per-function code.
+Every function of the spec that records a call (not the 'norecord' old names
+of chapters 16 and 17) is wrapped, plain and _c form, with the spec's
+prototype.  What each wrapper records (peer, bytes, tag, communicator,
+request, collective) follows from the spec's parameters: their kinds
+(rank, tag, count), directions, buffers (buf(COUNT, DATATYPE)) and the block's
+flags -- no per-function code but the few tables below.
 
-  gen_wrappers.py MPI_H OUT.c [--names OUT_names.h] [--probe-cc "mpicc.openmpi"]
+  gen_wrappers.py SPEC_DIR OUT.c [--ids IDS.h] [--probe-cc "mpicc.openmpi" ...]
 
-With --probe-cc the generated file is compiled (and linked) with that compiler;
-functions the target MPI lacks or declares differently (const, types) are
-dropped and the file regenerated until it builds.  The dropped names are
-listed at the top of OUT.c.
+With --probe-cc the target MPI's mpi.h (the compiler's) is read first: a
+function it does not declare is not wrapped; then the generated file is
+compiled (and linked) with that compiler, and functions it declares
+differently (const, types) are dropped and the file regenerated until it
+builds.  The skipped names are printed and listed at the top of OUT.c.
 """
 import os
 import re
@@ -18,17 +22,11 @@ import subprocess
 import sys
 import tempfile
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "spec"))
+import spec  # noqa: E402  (spec/spec.py)
+
 # Written by hand in prof_env.c / prof_pcontrol.c (they start/stop the profiler).
 HANDWRITTEN = {"Init", "Init_thread", "Finalize", "Abort", "Pcontrol"}
-
-# Collectives (their nonblocking "I" forms are found by prefix).
-COLLECTIVES = {
-    "Barrier", "Bcast", "Reduce", "Allreduce", "Gather", "Gatherv", "Scatter",
-    "Scatterv", "Allgather", "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw",
-    "Reduce_scatter", "Reduce_scatter_block", "Scan", "Exscan",
-    "Neighbor_allgather", "Neighbor_allgatherv", "Neighbor_alltoall",
-    "Neighbor_alltoallv", "Neighbor_alltoallw",
-}
 
 # Calls that complete requests: how to find what completed.
 COMPLETIONS = {
@@ -55,44 +53,38 @@ POLLS = {
 # Probes look at a message without moving it: 0 bytes (the receive records them).
 PROBES = {"Probe", "Iprobe", "Mprobe", "Improbe"}
 
-# Parameter-name rules: first match wins.
-PEER_RULES = [("dest", "CPT_F_SEND"), ("source", "CPT_F_RECV"), ("root", "CPT_F_ROOT")]
-TAG_NAMES = ["tag", "sendtag"]
-COUNT_TYPE_PAIRS = [("count", "datatype"), ("sendcount", "sendtype"), ("recvcount", "recvtype")]
-COMM_NAMES = ["comm", "comm_old"]
-
-API_RE = re.compile(r"^CM_API_FN\(\s*([^,]+?)\s*,\s*(\w+)\s*,\s*\((.*)\)\)\s*$")
+# What the spec does not say: the calls above (what completes, what polls,
+# what only looks) and the wrappers of prof_env.c/prof_pcontrol.c.  The rest
+# follows from the spec's parameters (kinds, directions, buffers, flags).
 
 
 class Param:
-    def __init__(self, text):
-        self.text = text.strip()
-        m = re.match(r"^(.*?)(\w+)\s*((?:\[[^\]]*\])*)$", self.text)
-        if self.text in ("void", "...") or not m:
-            self.name = None
-            self.type = self.text
-            return
-        self.name = m.group(2)
-        self.type = (m.group(1) + " " + m.group(3)).strip()
+    """A parameter of one C form (plain or _c) of a spec function."""
 
-    def is_scalar_int(self):
-        return self.type == "int"
-
-    def is_scalar_count(self):
-        """An element count: int, or MPI_Count in the large-count (_c) forms."""
-        return self.type in ("int", "MPI_Count")
-
-    def is_count_array(self):
-        return " ".join(self.type.split()) in ("const int []", "const MPI_Count []")
+    def __init__(self, sp, large):
+        self.spec = sp
+        self.name = sp.name
+        self.base = sp.base_c if large else sp.base
+        self.scalar = not sp.dims
+        self.dir = sp.dir
+        self.kind = sp.kind
+        self.specials = sp.specials
 
 
 class Func:
-    def __init__(self, ret, name, params):
-        self.ret = ret
-        self.name = name
-        self.params_text = params
-        self.params = [] if params.strip() == "void" else [Param(p) for p in split_params(params)]
-        self.by_name = {p.name: p for p in self.params if p.name}
+    """A function of the spec as the wrappers see it: name without MPI_, the
+    C return type and parameter text of its prototype, and the facts the
+    recording needs, each read from the spec (docs/spec.md)."""
+
+    def __init__(self, fn):
+        self.spec = fn
+        self.name = fn.name[4:]
+        self.ret = spec.RETURNS[fn.ret]
+        self.params_text = ", ".join(fn.c_params()) or "void"
+        self.params = [Param(p, fn.large) for p in fn.params
+                       if (p.base_c if fn.large else p.base) not in ("-", "varargs")]
+        self.by_name = {p.name: p for p in self.params}
+        self.collective = "collective" in fn.flags
 
     def has(self, n):
         return n in self.by_name
@@ -100,66 +92,120 @@ class Func:
     def arg_names(self):
         return ", ".join(p.name for p in self.params)
 
+    def first(self, pred):
+        return next((p for p in self.params if pred(p)), None)
 
-def split_params(s):
-    out, depth, cur = [], 0, ""
-    for ch in s:
-        if ch in "([":
-            depth += 1
-        elif ch in ")]":
-            depth -= 1
-        if ch == "," and depth == 0:
-            out.append(cur)
-            cur = ""
-        else:
-            cur += ch
-    if cur.strip():
-        out.append(cur)
+    def buffers(self):
+        return [p for p in self.params if p.base == "buf" and p.spec.buf]
+
+
+def comm_name(f):
+    """The communicator: the first Comm passed by value."""
+    p = f.first(lambda p: p.base == "Comm" and p.dir == "in" and p.scalar and "byref" not in p.spec.attrs)
+    return p.name if p else None
+
+
+def message_ranks(f):
+    """[(rank parameter, CPT flag, tag parameter)] of the messages of a
+    point-to-point call: a rank the next parameter of which is its tag.  A
+    source may be MPI_ANY_SOURCE or fills a buffer (the nearest before it
+    that is OUT); else it is a destination.  A collective's only rank is its
+    root (two, as the leaders of MPI_Intercomm_create, are no root)."""
+    ps = f.params
+    ranks = [i for i, p in enumerate(ps) if p.kind == "rank" and p.dir == "in" and p.scalar and p.base == "int"]
+    if f.collective:
+        return [(ps[ranks[0]], "CPT_F_ROOT", None)] if len(ranks) == 1 else []
+    out = []
+    for i in ranks:
+        if i + 1 >= len(ps) or ps[i + 1].kind != "tag":
+            continue
+        bufs = [q for q in ps[:i] if q.base == "buf"]
+        recv = "ANY_SOURCE" in ps[i].specials or (bufs and bufs[-1].dir == "out")
+        out.append((ps[i], "CPT_F_RECV" if recv else "CPT_F_SEND", ps[i + 1]))
     return out
 
 
-def read_api(path):
-    funcs = []
-    with open(path) as f:
-        for line in f:
-            m = API_RE.match(line.strip())
-            if m:
-                funcs.append(Func(m.group(1), m.group(2), m.group(3)))
-    return funcs
+def rank_of(f, flag):
+    return next((r for r, fl, _ in message_ranks(f) if fl == flag), None)
 
 
-def is_collective(f):
-    n = f.name
-    return n in COLLECTIVES or (n.startswith("I") and n[1:] in COLLECTIVES) or (
-        n.startswith("Ineighbor_") and ("Neighbor_" + n[10:]) in COLLECTIVES)
+def tag_param(f):
+    return f.first(lambda p: p.kind == "tag" and p.dir == "in" and p.scalar and p.base == "int")
+
+
+def flag_param(f):
+    """The OUT logical that says whether something happened (Test, Iprobe)."""
+    return f.first(lambda p: p.base == "bool" and p.dir == "out" and p.scalar)
 
 
 def creates_request(f):
-    p = f.by_name.get("request")
-    return p is not None and p.type == "MPI_Request *" and f.name not in COMPLETIONS \
-        and f.name not in ("Start", "Request_free", "Cancel", "Request_get_status")
+    """The OUT request of a call that starts an operation (the completions
+    and MPI_Start have theirs INOUT)."""
+    if f.name in COMPLETIONS:
+        return None
+    p = f.first(lambda p: p.base == "Request" and p.dir == "out" and p.scalar)
+    return p.name if p else None
 
 
 def recv_status(f):
-    """A non-const status that tells the matched source (Recv, Probe, Mrecv, Sendrecv...)."""
-    p = f.by_name.get("status")
-    return p is not None and p.type == "MPI_Status *" and (f.has("source") or f.has("message"))
+    """The OUT status of a call that matches a message (Recv, Probe, Mrecv,
+    Sendrecv...): it tells the matched source."""
+    p = f.first(lambda p: p.base == "Status" and p.dir == "out" and p.scalar)
+    if p and (rank_of(f, "CPT_F_RECV") or f.first(lambda q: q.base == "Message")):
+        return p.name
+    return None
+
+
+def scalar_count(f, expr):
+    """The count parameter a buffer's count expression starts with, when it
+    is a scalar count (int or MPI_Count): 'sendcount*rsize(comm)' -> sendcount."""
+    m = re.match(r"^(\w+)", expr)
+    p = f.by_name.get(m.group(1)) if m else None
+    if p and p.scalar and p.base in ("int", "Count") and p.kind == "count":
+        return p.name
+    return None
+
+
+def count_pairs(f):
+    """[(buffer, count, datatype)] of the buffers whose count is a scalar."""
+    out = []
+    for b in f.buffers():
+        c = scalar_count(f, b.spec.buf[0])
+        if c and f.has(b.spec.buf[1]):
+            out.append((b, c, b.spec.buf[1]))
+    return out
 
 
 def bytes_expr(f):
-    """count * type size, using the first scalar (count, type) pair; MPI_IN_PLACE aware.
-    A probe moves no bytes (the receive that follows it records them)."""
-    if f.name in PROBES:
+    """count * type size of the first buffer with a scalar count; when a send
+    buffer may be MPI_IN_PLACE (or its receive buffer) the receive buffer's
+    counts.  A probe moves no bytes (the receive that follows it records them)."""
+    if f.name in PROBES or not moves_data(f):
         return "0"
-    pairs = [(c, t) for c, t in COUNT_TYPE_PAIRS + [("recvcount", "datatype")]
-             if f.has(c) and f.has(t) and f.by_name[c].is_scalar_count()]
+    pairs = count_pairs(f)
     if not pairs:
         return vbytes_expr(f)
-    c, t = pairs[0]
+    b, c, t = pairs[0]
     e = f"cm_prof_bytes({c}, {t})"
-    if c == "sendcount" and f.has("sendbuf") and ("recvcount", "recvtype") in pairs:
-        e = f"(sendbuf == MPI_IN_PLACE ? cm_prof_bytes(recvcount, recvtype) : {e})"
+    later = [(b2, c2, t2) for b2, c2, t2 in pairs[1:] if b2.dir == "out" and (c2, t2) != (c, t)]
+    if b.dir == "in" and later and ("IN_PLACE" in b.specials or "IN_PLACE" in later[0][0].specials):
+        _, c2, t2 = later[0]
+        e = f"({b.name} == MPI_IN_PLACE ? cm_prof_bytes({c2}, {t2}) : {e})"
     return e
+
+
+def array_counts(f, b):
+    """A buffer's array of per-peer counts: (array, per member of the group?)
+    for buf(counts, ...) and buf(sum(counts), ...), else None."""
+    expr = b.spec.buf[0]
+    m = re.match(r"^(?:sum\((\w+)\)|(\w+))$", expr)
+    if not m:
+        return None
+    name = m.group(1) or m.group(2)
+    p = f.by_name.get(name)
+    if not p or p.scalar or p.base not in ("int", "Count"):
+        return None
+    return name, m.group(1) is not None
 
 
 def vbytes_expr(f):
@@ -168,29 +214,57 @@ def vbytes_expr(f):
     per-peer block) and the report's matrix (every member -> every other member with
     the recorded bytes) adds up to what was sent.  Reduce_scatter's recvcounts are
     the blocks of its send buffer, one per member."""
-    for counts, types in (("sendcounts", "sendtypes"), ("sendcounts", "sendtype"), ("recvcounts", "datatype")):
-        if f.has(counts) and f.by_name[counts].is_count_array() and f.has(types) and comm_name(f):
-            break
-    else:
+    cn = comm_name(f)
+    bufs = [(b, array_counts(f, b)) for b in f.buffers()]
+    bufs = [(b, ac) for b, ac in bufs if ac]
+    if not bufs or not cn:
         return "0"
-    typ = f"{types}[cm_i_]" if types.endswith("s") else types
-    if types == "sendtype" and f.has("recvcounts") and f.has("recvtype"):   # Alltoallv in place
-        counts = f"(sendbuf == MPI_IN_PLACE ? recvcounts : {counts})"
-        typ = "(sendbuf == MPI_IN_PLACE ? recvtype : sendtype)"
-    elif types == "sendtypes" and f.has("recvtypes"):
-        counts = f"(sendbuf == MPI_IN_PLACE ? recvcounts : {counts})"
-        typ = "(sendbuf == MPI_IN_PLACE ? recvtypes : sendtypes)[cm_i_]"
-    peers = "cm_prof_peers(cm_c_, {}, {})".format(comm_name(f), "1" if "eighbor" in f.name else "0")
-    if counts == "recvcounts":
+    b, (counts, per_member) = bufs[0]
+    types = b.spec.buf[1]
+    typ = f"{types}[cm_i_]" if not f.by_name[types].scalar else types
+    recv = [(b2, ac2) for b2, ac2 in bufs[1:] if b2.dir == "out"]
+    if "IN_PLACE" in b.specials and recv:
+        b2, (counts2, _) = recv[0]
+        types2 = b2.spec.buf[1]
+        counts = f"({b.name} == MPI_IN_PLACE ? {counts2} : {counts})"
+        if f.by_name[types].scalar:
+            typ = f"({b.name} == MPI_IN_PLACE ? {types2} : {types})"
+        else:
+            typ = f"({b.name} == MPI_IN_PLACE ? {types2} : {types})[cm_i_]"
+    neighbour = any("degree(" in d for d in f.by_name[bufs[0][1][0]].spec.dims)
+    peers = "cm_prof_peers(cm_c_, {}, {})".format(cn, "1" if neighbour else "0")
+    if per_member:
         peers = "(cm_c_ ? cm_c_->size : 0)"
     return f"cm_prof_mean_bytes({peers}, cm_i_, cm_prof_bytes({counts}[cm_i_], {typ}))"
 
 
-def comm_name(f):
-    for n in COMM_NAMES:
-        if f.has(n) and f.by_name[n].type == "MPI_Comm":
-            return n
-    return None
+def collective_op(f):
+    """A collective operation: chapter 6's or a neighbourhood one (spec
+    'collective' with buffers; the barriers), in any form.  The other
+    collective calls (communicator and window constructors) move no data."""
+    return f.collective and (f.spec.chapter == "coll" or (f.spec.chapter == "topo" and bool(f.buffers())))
+
+
+def is_collective(f):
+    """Recorded as a collective (CPT_F_COLLECTIVE): a collective operation,
+    blocking or nonblocking, plain or _c.  Not its persistent _init: what
+    it records is its MPI_Start's."""
+    return collective_op(f) and not f.name.endswith("_init") and not f.name.endswith("_init_c")
+
+
+def moves_data(f):
+    """Its bytes are recorded: a message (a rank and its tag, or a Message
+    handle), a collective operation or MPI_Reduce_local (chapter 6).
+    Pack/Unpack, MPI_Status_set_elements and one-sided calls record 0 bytes
+    (as before the spec)."""
+    return bool(message_ranks(f)) or bool(f.first(lambda p: p.base == "Message")) \
+        or collective_op(f) or f.spec.chapter == "coll"
+
+
+def received(f):
+    """The condition under which a receive's status holds the matched message."""
+    fl = flag_param(f)
+    return "cm_rc_ == MPI_SUCCESS" + (f" && *{fl.name}" if fl else "")
 
 
 def gen_plain(f, call_id):
@@ -204,14 +278,15 @@ def gen_plain(f, call_id):
     flags = []
     if is_collective(f):
         flags.append("CPT_F_COLLECTIVE")
-    if creates_request(f):
+    req = creates_request(f)
+    if req:
         flags.append("CPT_F_NONBLOCKING")
         if f.name.endswith("_init"):
             flags.append("CPT_F_PERSISTENT_INIT")
     status = recv_status(f)
     if status:
         L.append("    MPI_Status cm_st_;")
-        L.append("    if (status == MPI_STATUS_IGNORE) status = &cm_st_;")
+        L.append(f"    if ({status} == MPI_STATUS_IGNORE) {status} = &cm_st_;")
     if f.name == "Comm_free" and f.has("comm"):
         L.append("    cm_prof_comm_forget(*comm);")
     if f.name == "Type_free":
@@ -237,63 +312,57 @@ def gen_plain(f, call_id):
     L.append(f"    cpt_event *cm_e_ = cm_prof_begin({call_id}, {flag_expr}, cm_t0_, cm_t1_, __builtin_return_address(0));")
     if cn:
         L.append("    cm_e_->comm = cm_c_ ? cm_c_->id : 0;")
-    # peer
-    peer_done = False
-    for pname, pflag in PEER_RULES:
-        if f.has(pname) and f.by_name[pname].is_scalar_int():
-            if pflag == "CPT_F_RECV" and status:
-                has_flag = f.has("flag") and f.by_name["flag"].type == "int *"
-                cond = "cm_rc_ == MPI_SUCCESS" + (" && *flag" if has_flag else "")
-                L.append(f"    int cm_src_ = ({cond}) ? status->MPI_SOURCE : {pname};")
-                src = "cm_src_"
-            else:
-                src = pname
-            if cn:
-                L.append(f"    cm_prof_set_peer(cm_e_, cm_c_, {src}, {pflag});")
-            else:
-                L.append(f"    cm_e_->peer = {src}; cm_e_->flags |= {pflag} | CPT_F_PEER_LOCAL;")
-            peer_done = True
-            break
-    if not peer_done and f.has("message") and status:
-        L.append("    if (cm_rc_ == MPI_SUCCESS) cm_prof_set_peer(cm_e_, cm_prof_comm_unknown(), status->MPI_SOURCE, CPT_F_RECV);")
-    # tag
-    for t in TAG_NAMES:
-        if f.has(t) and f.by_name[t].is_scalar_int():
-            if status and not f.has("dest"):   # a receive reports the matched tag
-                has_flag = f.has("flag") and f.by_name["flag"].type == "int *"
-                cond = "cm_rc_ == MPI_SUCCESS" + (" && *flag" if has_flag else "")
-                L.append(f"    cm_e_->tag = ({cond}) ? status->MPI_TAG : {t};")
-            else:
-                L.append(f"    cm_e_->tag = {t};")
-            break
-    else:
-        if f.has("message") and status:
-            L.append("    if (cm_rc_ == MPI_SUCCESS) cm_e_->tag = status->MPI_TAG;")
+    # peer: the first rank of a message (a destination before a source), or the root
+    ranks = message_ranks(f)
+    ranks = [r for r in ranks if r[1] == "CPT_F_SEND"] + [r for r in ranks if r[1] != "CPT_F_SEND"]
+    sender = bool(rank_of(f, "CPT_F_SEND"))
+    msg = f.first(lambda p: p.base == "Message")
+    if ranks:
+        rp, pflag, _ = ranks[0]
+        if pflag == "CPT_F_RECV" and status:
+            L.append(f"    int cm_src_ = ({received(f)}) ? {status}->MPI_SOURCE : {rp.name};")
+            src = "cm_src_"
+        else:
+            src = rp.name
+        if cn:
+            L.append(f"    cm_prof_set_peer(cm_e_, cm_c_, {src}, {pflag});")
+        else:
+            L.append(f"    cm_e_->peer = {src}; cm_e_->flags |= {pflag} | CPT_F_PEER_LOCAL;")
+    elif msg and status:
+        L.append(f"    if (cm_rc_ == MPI_SUCCESS) cm_prof_set_peer(cm_e_, cm_prof_comm_unknown(), {status}->MPI_SOURCE, CPT_F_RECV);")
+    # tag: a receive reports the matched tag
+    tp = tag_param(f)
+    if tp:
+        if status and not sender:
+            L.append(f"    cm_e_->tag = ({received(f)}) ? {status}->MPI_TAG : {tp.name};")
+        else:
+            L.append(f"    cm_e_->tag = {tp.name};")
+    elif msg and status:
+        L.append(f"    if (cm_rc_ == MPI_SUCCESS) cm_e_->tag = {status}->MPI_TAG;")
     # bytes: a receive that matched reports the matched size
     be = bytes_expr(f)
-    if status and not f.has("dest"):
-        has_flag = f.has("flag") and f.by_name["flag"].type == "int *"
-        cond = "cm_rc_ == MPI_SUCCESS" + (" && *flag" if has_flag else "")
+    if status and not sender:
         if f.name in PROBES:
             L.append("    cm_e_->bytes = 0;")
         else:
-            L.append(f"    cm_e_->bytes = ({cond}) ? cm_prof_status_bytes(status) : {be};")
+            L.append(f"    cm_e_->bytes = ({received(f)}) ? cm_prof_status_bytes({status}) : {be};")
     else:
         L.append(f"    cm_e_->bytes = {be};")
-    if creates_request(f):
+    if req:
         persistent = "1" if f.name.endswith("_init") else "0"
-        L.append(f"    if (cm_rc_ == MPI_SUCCESS) cm_e_->request = cm_prof_req_add(*request, cm_e_, {persistent});")
+        L.append(f"    if (cm_rc_ == MPI_SUCCESS) cm_e_->request = cm_prof_req_add(*{req}, cm_e_, {persistent});")
     L.append("    cm_prof_commit(cm_e_);")
     if poll:
         L.append("    if (cm_idle_) cm_prof_fold_open(cm_e_, cm_fk_);")
     # Sendrecv: the receive half as a secondary record
-    if f.has("dest") and f.has("source") and status:
-        rt = "recvtag" if f.has("recvtag") else "tag"
+    source = rank_of(f, "CPT_F_RECV")
+    if sender and source and status:
+        rt = next(t for r, _, t in message_ranks(f) if r is source)
         L.append(f"    cpt_event *cm_e2_ = cm_prof_begin({call_id}, ({flag_expr}) | CPT_F_SECONDARY, cm_t0_, cm_t1_, __builtin_return_address(0));")
         L.append("    cm_e2_->comm = cm_e_->comm;")
-        L.append("    cm_prof_set_peer(cm_e2_, cm_c_, cm_rc_ == MPI_SUCCESS ? status->MPI_SOURCE : source, CPT_F_RECV);")
-        L.append(f"    cm_e2_->tag = {rt};")
-        L.append("    cm_e2_->bytes = cm_rc_ == MPI_SUCCESS ? cm_prof_status_bytes(status) : 0;")
+        L.append(f"    cm_prof_set_peer(cm_e2_, cm_c_, cm_rc_ == MPI_SUCCESS ? {status}->MPI_SOURCE : {source.name}, CPT_F_RECV);")
+        L.append(f"    cm_e2_->tag = {rt.name};")
+        L.append(f"    cm_e2_->bytes = cm_rc_ == MPI_SUCCESS ? cm_prof_status_bytes({status}) : 0;")
         L.append("    cm_prof_commit(cm_e2_);")
     L.append("    return cm_rc_;")
     L.append("}")
@@ -349,9 +418,10 @@ def gen_completion(f, call_id):
             L.append(f"        if ({cond}) for (int cm_i_ = 0; cm_i_ < {cnt}; cm_i_++)")
             L.append(f"            cm_prof_completed({call_id}, cm_reqs_[cm_i_], &array_of_statuses[cm_i_], cm_t0_, cm_t1_, cm_ra_);")
         elif kind.startswith("any"):
-            cond = "*index != MPI_UNDEFINED" + (" && *flag" if kind == "any_flag" else "")
-            L.append(f"        if ({cond} && *index >= 0 && *index < {cnt})")
-            L.append(f"            cm_prof_completed({call_id}, cm_reqs_[*index], status, cm_t0_, cm_t1_, cm_ra_);")
+            ix = f.first(lambda p: p.base == "int" and p.dir == "out" and p.scalar and not p.kind).name
+            cond = f"*{ix} != MPI_UNDEFINED" + (" && *flag" if kind == "any_flag" else "")
+            L.append(f"        if ({cond} && *{ix} >= 0 && *{ix} < {cnt})")
+            L.append(f"            cm_prof_completed({call_id}, cm_reqs_[*{ix}], status, cm_t0_, cm_t1_, cm_ra_);")
         else:
             L.append("        if (*outcount != MPI_UNDEFINED) for (int cm_i_ = 0; cm_i_ < *outcount; cm_i_++) {")
             L.append("            int cm_x_ = array_of_indices[cm_i_];")
@@ -384,9 +454,9 @@ def call_ids(funcs):
     return {f.name: 16 + i for i, f in enumerate(funcs)}  # CPT_CALL_FIRST_MPI
 
 
-def generate(funcs, skip, mpi_h):
+def generate(funcs, skip):
     ids = call_ids(funcs)
-    out = ["/* generated by src/prof/gen_wrappers.py from " + os.path.basename(mpi_h) + ": do not edit */"]
+    out = ["/* generated by src/prof/gen_wrappers.py from spec/*.api: do not edit */"]
     if skip:
         out.append("/* not wrapped for this MPI (missing or declared differently): "
                    + ", ".join(sorted(skip)) + " */")
@@ -487,10 +557,19 @@ def probe(cc, cflags, src, funcs, extra, incdirs):
         return bad, r.stderr
 
 
+def host_declared(cc, cflags):
+    """The MPI_ functions the compiler's mpi.h declares (or defines as macros)."""
+    r = subprocess.run(cc.split() + cflags + ["-E", "-dD", "-x", "c", "-"], input="#include <mpi.h>\n",
+                       capture_output=True, text=True)
+    if r.returncode != 0:
+        sys.exit(f"gen_wrappers.py: {cc} cannot preprocess mpi.h:\n{r.stderr[:2000]}")
+    return set(re.findall(r"\b(MPI_\w+)\s*\(", r.stdout))
+
+
 def main(argv):
     import argparse
     ap = argparse.ArgumentParser()
-    ap.add_argument("mpi_h")
+    ap.add_argument("spec_dir")
     ap.add_argument("out")
     ap.add_argument("--ids")
     ap.add_argument("--probe-cc")
@@ -498,15 +577,19 @@ def main(argv):
     ap.add_argument("-I", dest="incdirs", action="append", default=[])
     ap.add_argument("--extra", action="append", default=[], help="runtime sources linked in the probe")
     a = ap.parse_args(argv)
-    funcs = read_api(a.mpi_h)
-    if not funcs:
-        sys.exit(f"gen_wrappers.py: no CM_API_FN lines in {a.mpi_h}")
+    api = spec.load_checked(a.spec_dir, "gen_wrappers.py")
+    if api is None:
+        sys.exit(1)
+    funcs = [Func(fn) for fn in api.functions() if "norecord" not in fn.flags]
     # The tool information interface (MPI_T_*) is not wrapped: it is the
     # tools' own way in, not application traffic, and a host MPI's header
     # may lack its newer types (MPI_T_source_order, event callbacks), which
     # fail the probe in signatures that name no wrapper body.
     skip = {f.name for f in funcs if f.name.startswith("T_")}
-    src = generate(funcs, skip, a.mpi_h)
+    if a.probe_cc:
+        declared = host_declared(a.probe_cc, a.cflags.split())
+        skip |= {f.name for f in funcs if "MPI_" + f.name not in declared}
+    src = generate(funcs, skip)
     if a.probe_cc:
         for _ in range(6):
             bad, err = probe(a.probe_cc, a.cflags.split(), src, funcs, a.extra, a.incdirs)
@@ -517,7 +600,7 @@ def main(argv):
                              "function:\n" + err[:4000])
                 break
             skip |= bad
-            src = generate(funcs, skip, a.mpi_h)
+            src = generate(funcs, skip)
         print(f"gen_wrappers.py: {a.probe_cc}: wrapping {len(funcs) - len(skip) - len(HANDWRITTEN & {f.name for f in funcs})} "
               f"generated + {len(HANDWRITTEN)} hand-written; skipped {len(skip)}: {' '.join(sorted(skip))}")
     tmp = a.out + ".tmp"
