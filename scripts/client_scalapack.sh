@@ -10,7 +10,8 @@
 # /etc/apt/sources.list.d/corempi-deb-src.{sources,list}), apt-get update, the build
 # dependencies that are not an MPI (never libopenmpi-dev or mpich), the source,
 # the build, the tests.  Work happens in a scratch directory (WORK, default a
-# mktemp -d under /tmp) removed at the end unless KEEP=1.
+# mktemp -d under /tmp) removed at the end unless KEEP=1.  SCALAPACK_SRC=DIR
+# builds an unpacked ScaLAPACK tree instead of fetching one.
 # Exit status: 0 the client's tests all passed; 1 a step failed or a test
 # failed (each named); 2 neither client could be built, with the reason.
 set -u
@@ -70,18 +71,22 @@ no_peer_mpi() {
         die "$2 uses another MPI (above)"
     fi
 }
-# ldd of PROG names corempi and no other MPI.
+# ldd of PROG names corempi's libmpi_abi (libcorempi.so's soname) and no other MPI.
 linked_to_corempi() {
-    ldd "$1" | grep -q "$b/lib/libcorempi.so" || die "$1 is not linked to corempi's libcorempi"
+    ldd "$1" | grep -q "=> $b/lib/libmpi_abi.so" || die "$1 is not linked to corempi's libmpi_abi"
     ldd "$1" | grep -Eq 'libmpi\.so|libmpich|openmpi' && die "$1 is linked to another MPI: $(ldd "$1" | grep -E 'libmpi\.so|mpich|openmpi')"
     return 0
 }
 
 scalapack() {
     t0=$(date +%s)
-    apt-get source scalapack >source.log 2>&1 || return 2
-    set -- scalapack-*/
-    dir=$1
+    if [ -n "${SCALAPACK_SRC:-}" ]; then
+        dir=$SCALAPACK_SRC    # an unpacked tree obtained some other way
+    else
+        apt-get source scalapack >source.log 2>&1 || return 2
+        set -- scalapack-*/
+        dir=$1
+    fi
     cmake -S "$dir" -B sb -DCMAKE_BUILD_TYPE=Release \
         -DCMAKE_C_COMPILER="$W/mpicc" -DCMAKE_Fortran_COMPILER="$W/mpifort" \
         -DMPI_C_COMPILER="$W/mpicc" -DMPI_Fortran_COMPILER="$W/mpifort" \
