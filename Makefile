@@ -10,13 +10,15 @@
 #   make stress SECONDS=N   runs the collective fuzz test for N seconds
 #   make check-faults  the protocol tests again, with random stalls at every
 #                protocol step (build-faults, -DCOREMPI_FAULTS=ON)
+#   make client-scalapack  a real Fortran client (ScaLAPACK, else HDF5) from
+#                Debian's sources built with mpifort, its tests; slow, not in check
 BUILD ?= build
 PREFIX ?= /usr/local
 JOBS ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
 BUILD_ASAN ?= build-asan
 
-.PHONY: all build deps demo check check-asan check-faults bench install tune clean stress
+.PHONY: all build deps demo check check-asan check-faults bench install tune clean stress client-scalapack
 
 all: build
 
@@ -76,6 +78,11 @@ stress: build
 
 tune: build
 	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/tune.sh
+
+# Issue 36's real client (docs/fortran.md, "Real client: ScaLAPACK"): needs
+# root and the network to Debian's archive; builds only what a client needs.
+client-scalapack:
+	sh scripts/client_scalapack.sh $(BUILD)
 
 install: build
 	cmake --install $(BUILD) --prefix $(PREFIX)

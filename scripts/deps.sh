@@ -6,6 +6,8 @@
 #   prof  : libraries of the coreprof report (cairo, libdw, OTF2 + otf2-print)
 #   peers : Open MPI and MPICH, for benchmarks and the profiler's peer tests
 #   browser : headless Chromium, which opens the report's HTML page in a test
+#   client  : what scripts/client_scalapack.sh needs besides an MPI: BLAS and
+#             LAPACK, zlib (HDF5), dpkg-dev (apt-get source unpacks with it)
 set -e
 pkgs=""
 for group in "$@"; do
@@ -14,7 +16,8 @@ for group in "$@"; do
         prof)  pkgs="$pkgs libdw-dev libelf-dev libcairo2-dev libpng-dev libopen-trace-format2-dev otf2-tools binutils" ;;
         peers) pkgs="$pkgs openmpi-bin libopenmpi-dev mpich libmpich-dev" ;;
         browser) pkgs="$pkgs chromium" ;;
-        *) echo "deps.sh: unknown group '$group' (build, prof, peers, browser)" >&2; exit 2 ;;
+        client) pkgs="$pkgs libblas-dev liblapack-dev zlib1g-dev dpkg-dev" ;;
+        *) echo "deps.sh: unknown group '$group' (build, prof, peers, browser, client)" >&2; exit 2 ;;
     esac
 done
 missing=""
