@@ -73,9 +73,9 @@ static inline struct cm_comm *cm_comm_lookup(MPI_Comm h, uint16_t *ctx)
 {
     int coll = cm_comm_is_coll(h);
     int i = cm_comm_index(cm_comm_plain(h));
-    if (i <= 0 || i >= cm_comm_table_len)
+    if (i <= 0 || i >= __atomic_load_n(&cm_comm_table_len, __ATOMIC_ACQUIRE))
         return NULL;
-    struct cm_comm *c = cm_comm_table[i];
+    struct cm_comm *c = __atomic_load_n(&__atomic_load_n(&cm_comm_table, __ATOMIC_RELAXED)[i], __ATOMIC_RELAXED);
     if (c && ctx)
         *ctx = (uint16_t)(c->ctx + coll);
     return c;
