@@ -30,10 +30,9 @@ void cm_blocked_begin(uint32_t call_id, int peer, int tag, unsigned ctx)
     uint32_t call = call_id & ~CM_BLOCKED_UNSEEN;
     if (!me || !call)
         return;
-    /* Connected to another job, its messages may be what we wait for.
-     * Another thread of ours cannot: corempi provides MPI_THREAD_SERIALIZED
-     * at most, so while this thread is in MPI no other one can send. */
-    if (waits_outside(call) || cm_remote_n > 0 || cm_grequests_open > 0)
+    /* Connected to another job, its messages may be what we wait for; and
+     * under MPI_THREAD_MULTIPLE another thread of ours may send them. */
+    if (waits_outside(call) || cm_remote_n > 0 || cm_grequests_open > 0 || cm_mt)
         call_id |= CM_BLOCKED_UNSEEN;
     me->blocked_peer = peer;
     me->blocked_tag = tag;
