@@ -210,7 +210,7 @@ static long create_area(int n, size_t slot)
     return (long)first * UNIT;
 }
 
-struct cm_direct *cm_direct_recent;
+CM_THREAD_LOCAL struct cm_direct *cm_direct_recent;
 
 /* The sync-kind guard (docs/spawn.md, "the rule this shows"): members that
  * chose different syncs for one epoch hang (a flag sync leaves on a counted
