@@ -79,9 +79,9 @@ MPI_Request cm_request_handle(struct cm_request *r)
 struct cm_request *cm_request_get(MPI_Request h)
 {
     int i = cm_req_index(h);
-    if (i <= 0 || i >= __atomic_load_n(&table_len, __ATOMIC_ACQUIRE))
+    if (i <= 0 || i >= CM_RACY_LOAD(table_len))
         return NULL;
-    return __atomic_load_n(&__atomic_load_n(&table, __ATOMIC_ACQUIRE)[i], __ATOMIC_RELAXED);
+    return CM_RACY_LOAD(CM_RACY_LOAD(table)[i]);
 }
 
 void cm_request_release_handle(struct cm_request *r)

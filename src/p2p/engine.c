@@ -94,6 +94,11 @@ int cm_p2p_init(void)
         return rc;
     cm_outq_init(n);
     if (cm_mt) {
+        /* Another thread may queue work at any moment: progress is never
+         * quiet, so the receive fast path and the collectives' quiet waits
+         * (which assume nobody else adds work) are never taken.  Counted
+         * here rather than tested on those paths: they stay as they were. */
+        cm_p2p_am_listeners = 1;
         cm_tx_locks = calloc((size_t)n, sizeof *cm_tx_locks);
         if (!cm_tx_locks)
             return MPI_ERR_NO_MEM;
@@ -297,8 +302,7 @@ unsigned cm_p2p_owed;
 
 int cm_progress_quiet(void)
 {
-    /* With several threads another one may queue work at any time. */
-    return !cm_mt && !ngenerics && !cm_outq_active() && !cm_p2p_am_listeners &&
+    return !ngenerics && !cm_outq_active() && !cm_p2p_am_listeners &&
            !(cm_g.self_ctl && atomic_load_explicit(&cm_g.self_ctl->am_wanted, memory_order_relaxed));
 }
 

@@ -68,8 +68,7 @@ static void posted_unlink(struct cm_request *r)
 
 int cm_match_idle(void)
 {
-    /* With several threads another one may post at any time. */
-    return !cm_mt && posted_head == NULL && unexp_head == NULL;
+    return posted_head == NULL && unexp_head == NULL;
 }
 
 struct cm_request *cm_match_posted(uint16_t ctx, int src_world, int tag)

@@ -187,7 +187,8 @@ void cm_p2p_send_am(int dst_world, const void *payload, uint32_t len);
 uint32_t cm_p2p_am_max(void);
 /* Non-zero while an upper layer expects active messages that nobody waits
  * for in this process (a passive target): progress is then never "quiet",
- * so the collectives' waits keep running it (coll/direct/await.c). */
+ * so the collectives' waits keep running it (coll/direct/await.c).  One
+ * more for the whole run under MPI_THREAD_MULTIPLE (cm_p2p_init). */
 extern int cm_p2p_am_listeners;
 /* Messages to dst_world still wait for room in its ring. */
 int cm_p2p_am_queued(int dst_world);
