@@ -290,6 +290,12 @@ int main(int argc, char **argv)
     MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
     if ((s = getenv("THREAD_STORM_OPS")) && *s)
         ops = (unsigned)strtoul(s, NULL, 0);
+    /* The first collective of the process resolves the selector's table
+     * and hooks (lazily, not yet safe from several threads at once:
+     * docs/threads.md). */
+    MPI_Barrier(MPI_COMM_WORLD);
+    long long one = 1, all;
+    MPI_Allreduce(&one, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     own = malloc((size_t)nthreads * sizeof *own);
     for (int t = 0; t < nthreads; t++)
         MPI_Comm_dup(MPI_COMM_WORLD, &own[t]);
