@@ -231,9 +231,26 @@ static void collectives(struct ctx *c, MPI_Comm comm, int make)
         MPI_Comm_free(&use);
 }
 
+/* Nonblocking collectives on the thread's own communicator, completed by
+ * Test (the progress engine polls them, whichever thread progresses). */
+static void nonblocking_coll(struct ctx *c, MPI_Comm comm)
+{
+    long long v = (long long)(word(rank, c->t, c->round, 0) & 0xffff), sum = 0, want = 0;
+    for (int r = 0; r < size; r++)
+        want += (long long)(word(r, c->t, c->round, 0) & 0xffff);
+    MPI_Request req[2];
+    MPI_Iallreduce(&v, &sum, 1, MPI_LONG_LONG, MPI_SUM, comm, &req[0]);
+    MPI_Ibarrier(comm, &req[1]);
+    int flag = 0;
+    while (!flag)
+        MPI_Testall(2, req, &flag, MPI_STATUSES_IGNORE);
+    if (sum != want)
+        fail(c, "iallreduce", sum, want);
+}
+
 static const char *const op_names[] = {
     "waitall", "testall", "waitany", "any_source", "any_tag_own", "issend", "probe", "mprobe", "cancel",
-    "coll", "coll_dup", "coll_split",
+    "coll", "coll_dup", "coll_split", "nbc",
 };
 #define NOPS (int)(sizeof op_names / sizeof op_names[0])
 
@@ -262,6 +279,7 @@ static void *storm(void *arg)
         case 9: collectives(&c, own[c.t], 0); break;
         case 10: collectives(&c, own[c.t], 1); break;
         case 11: collectives(&c, own[c.t], 2); break;
+        case 12: nonblocking_coll(&c, own[c.t]); break;
         }
     }
     return NULL;
