@@ -9,6 +9,7 @@
 #include "core/info.h"
 #include "fe_comm.h"
 #include "core/thread.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -36,6 +37,7 @@ static MPI_Comm table_add_locked(struct cm_comm *c)
     /* Handles 1 and 2 are WORLD and SELF; reuse freed slots after them. */
     for (int i = 3; i < cm_comm_table_len; i++) {
         if (!cm_comm_table[i]) {
+            CM_FAULT(mt_comm_slot);   /* another thread must not take the same slot */
             cm_comm_table[i] = c;
             return cm_comm_handle(i);
         }

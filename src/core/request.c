@@ -20,6 +20,7 @@
 #include "core/datatype.h"
 #include "core/dt_basic.h"
 #include "core/thread.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,6 +36,7 @@ struct cm_request *cm_request_new(enum cm_req_kind kind)
 {
     cm_mt_lock(&lock);
     struct cm_request *r = free_list;
+    CM_FAULT(mt_request_pop);   /* another thread must not pop the same request */
     if (r)
         free_list = r->next;
     cm_mt_unlock(&lock);

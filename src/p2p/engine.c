@@ -182,6 +182,7 @@ static void handle(int src, struct cm_msg_hdr *h)
         }
         cm_mt_lock(&cm_match_lock);
         struct cm_request *r = cm_match_posted(h->ctx, src, h->tag);
+        CM_FAULT(mt_match_queue);   /* a receive posted now must find this message */
         if (!r)
             cm_unexp_add_eager(src, h->ctx, h->tag, h->flags, token, p, len);
         cm_mt_unlock(&cm_match_lock);
@@ -353,6 +354,7 @@ int cm_progress_drop_generic(struct cm_request *r)
 /* Append r to a growing list of requests. */
 static void list_add(struct cm_request ***list, int *n, int *cap, struct cm_request *r)
 {
+    CM_FAULT(mt_list_add);   /* another thread must not take the same entry */
     if (*n == *cap) {
         *cap = *cap ? 2 * *cap : 16;
         *list = realloc(*list, (size_t)*cap * sizeof **list);

@@ -306,6 +306,7 @@ void cm_recv_start(struct cm_request *r)
      * by another thread is either found here or finds this receive. */
     cm_mt_lock(&cm_match_lock);
     struct cm_unexp *u = unexp_find(r->ctx, r->peer_world, r->tag, 1);
+    CM_FAULT(mt_find_post);   /* a message handled now must find this receive */
     if (!u) {
         r->prev = posted_tail;
         r->next = NULL;

@@ -6,6 +6,7 @@
 #include "shm/ring.h"
 #include "shm/copy.h"
 #include "p2p/mt.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ static void push(int dst, struct item *it)
     } else {
         q->head = it;
         cm_mt_lock(&active_lock);
+        CM_FAULT(mt_outq_active);   /* another destination must not take the same entry */
         active[cm_outq_nactive] = dst;
         __atomic_store_n(&cm_outq_nactive, cm_outq_nactive + 1, __ATOMIC_RELAXED);
         cm_mt_unlock(&active_lock);

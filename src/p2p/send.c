@@ -40,6 +40,7 @@ static inline __attribute__((always_inline)) int write_eager_now(const void *dat
     struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], (uint32_t)bytes);
     if (!h)
         return 0;
+    CM_FAULT(mt_reserve_publish);   /* another producer must not reserve the same slots */
     h->kind = CM_MSG_EAGER;
     h->flags = 0;
     h->ctx = ctx;

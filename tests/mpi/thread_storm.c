@@ -231,6 +231,44 @@ static void collectives(struct ctx *c, MPI_Comm comm, int make)
         MPI_Comm_free(&use);
 }
 
+/* Many messages at once to every other rank (more than the ring holds, so
+ * some wait in the out-queues), all received MPI_ANY_SOURCE: the j-th
+ * message from a source must be its j-th (messages of one sender on one
+ * communicator and tag do not overtake). */
+#define BURST 48
+#define BURST_WORDS 96
+static void burst(struct ctx *c, MPI_Comm comm, int tag)
+{
+    int n = (size - 1) * BURST;
+    MPI_Request *req = malloc(2 * (size_t)n * sizeof *req);
+    MPI_Status *st = malloc(2 * (size_t)n * sizeof *st);
+    uint64_t *in = malloc((size_t)n * BURST_WORDS * sizeof *in), *out = malloc(BURST * BURST_WORDS * sizeof *out);
+    for (int k = 0; k < BURST; k++)
+        for (int w = 0; w < BURST_WORDS; w++)
+            out[k * BURST_WORDS + w] = word(rank, c->t, c->round, k * BURST_WORDS + w);
+    for (int i = 0; i < n; i++)
+        MPI_Irecv(in + (size_t)i * BURST_WORDS, BURST_WORDS, MPI_UINT64_T, MPI_ANY_SOURCE, tag, comm, &req[i]);
+    for (int k = 0, i = 0; k < BURST; k++)
+        for (int d = 1; d < size; d++, i++)
+            MPI_Isend(out + k * BURST_WORDS, BURST_WORDS, MPI_UINT64_T, (rank + d) % size, tag, comm, &req[n + i]);
+    MPI_Waitall(2 * n, req, st);
+    int next[64] = { 0 };
+    for (int i = 0; i < n; i++) {
+        int src = st[i].MPI_SOURCE;
+        if (src < 0 || src >= size || src == rank || next[src] >= BURST)
+            fail(c, "burst source", src, -1);
+        check_count(c, &st[i], BURST_WORDS);
+        int k = next[src]++;
+        for (int w = 0; w < BURST_WORDS; w++)
+            if (in[(size_t)i * BURST_WORDS + w] != word(src, c->t, c->round, k * BURST_WORDS + w))
+                fail(c, "burst payload (order?)", k, src);
+    }
+    free(in);
+    free(out);
+    free(req);
+    free(st);
+}
+
 /* Nonblocking collectives on the thread's own communicator, completed by
  * Test (the progress engine polls them, whichever thread progresses). */
 static void nonblocking_coll(struct ctx *c, MPI_Comm comm)
@@ -250,7 +288,7 @@ static void nonblocking_coll(struct ctx *c, MPI_Comm comm)
 
 static const char *const op_names[] = {
     "waitall", "testall", "waitany", "any_source", "any_tag_own", "issend", "probe", "mprobe", "cancel",
-    "coll", "coll_dup", "coll_split", "nbc",
+    "coll", "coll_dup", "coll_split", "nbc", "burst", "burst",
 };
 #define NOPS (int)(sizeof op_names / sizeof op_names[0])
 
@@ -280,6 +318,7 @@ static void *storm(void *arg)
         case 10: collectives(&c, own[c.t], 1); break;
         case 11: collectives(&c, own[c.t], 2); break;
         case 12: nonblocking_coll(&c, own[c.t]); break;
+        case 13: case 14: burst(&c, MPI_COMM_WORLD, tag); break;
         }
     }
     return NULL;
