@@ -236,7 +236,7 @@ static void collectives(struct ctx *c, MPI_Comm comm, int make)
  * message from a source must be its j-th (messages of one sender on one
  * communicator and tag do not overtake). */
 #define BURST 48
-#define BURST_WORDS 96
+#define BURST_WORDS 1024   /* 8 KiB, eager: 48 of them overfill a 256 KiB ring */
 static void burst(struct ctx *c, MPI_Comm comm, int tag)
 {
     int n = (size - 1) * BURST;
