@@ -354,14 +354,16 @@ int cm_progress_drop_generic(struct cm_request *r)
 /* Append r to a growing list of requests. */
 static void list_add(struct cm_request ***list, int *n, int *cap, struct cm_request *r)
 {
-    CM_FAULT(mt_list_add);   /* another thread must not take the same entry */
-    if (*n == *cap) {
+    int i = *n;
+    if (i == *cap) {
         *cap = *cap ? 2 * *cap : 16;
         *list = realloc(*list, (size_t)*cap * sizeof **list);
         if (!*list)
             cm_fatal("progress", "out of memory");
     }
-    (*list)[(*n)++] = r;
+    (*list)[i] = r;
+    CM_FAULT(mt_list_add);   /* nobody else may take or drop an entry meanwhile */
+    *n = i + 1;
 }
 
 void cm_progress_add_generic(struct cm_request *r)

@@ -64,9 +64,10 @@ static void push(int dst, struct item *it)
     } else {
         q->head = it;
         cm_mt_lock(&active_lock);
+        int n = cm_outq_nactive;
+        active[n] = dst;
         CM_FAULT(mt_outq_active);   /* another destination must not take the same entry */
-        active[cm_outq_nactive] = dst;
-        __atomic_store_n(&cm_outq_nactive, cm_outq_nactive + 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&cm_outq_nactive, n + 1, __ATOMIC_RELAXED);
         cm_mt_unlock(&active_lock);
     }
     q->tail = it;
