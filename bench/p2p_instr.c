@@ -15,7 +15,10 @@
 int main(int argc, char **argv)
 {
     int provided, rank;
-    int level = argc > 2 ? atoi(argv[2]) : MPI_THREAD_SINGLE;
+    static const int levels[] = { MPI_THREAD_SINGLE, MPI_THREAD_FUNNELED, MPI_THREAD_SERIALIZED,
+                                  MPI_THREAD_MULTIPLE };
+    int l = argc > 2 ? atoi(argv[2]) : 0;
+    int level = levels[l >= 0 && l < 4 ? l : 0];
     MPI_Init_thread(&argc, &argv, level, &provided);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     int n = argc > 1 ? atoi(argv[1]) : 30;
