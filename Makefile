@@ -6,6 +6,7 @@
 #   make demo    builds everything and runs the demo under the profiler
 #   make check   builds and runs every test
 #   make check-asan  the same under AddressSanitizer + UBSan, in build-asan
+#   make check-tsan  the thread tests under ThreadSanitizer, in build-tsan
 #   make bench   compares corempi with Open MPI and MPICH
 #   make stress SECONDS=N   runs the collective fuzz test for N seconds
 #   make check-faults  the protocol tests again, with random stalls at every
@@ -18,7 +19,7 @@ JOBS ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
 BUILD_ASAN ?= build-asan
 
-.PHONY: all build deps demo check check-asan check-faults bench install tune clean stress client-scalapack
+.PHONY: all build deps demo check check-asan check-tsan check-faults bench install tune clean stress client-scalapack
 
 all: build
 
@@ -52,6 +53,15 @@ check-asan:
 	cmake -S . -B $(BUILD_ASAN) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCOREMPI_SANITIZE=ON
 	cmake --build $(BUILD_ASAN) -j $(JOBS)
 	cd $(BUILD_ASAN) && ctest --output-on-failure --timeout 300 -j 2
+# The tests labelled "threads" (MPI_THREAD_MULTIPLE, docs/threads.md) with
+# ThreadSanitizer; tests/tsan.supp names the races it may not judge.
+BUILD_TSAN ?= build-tsan
+check-tsan:
+	@sh scripts/deps.sh build
+	cmake -S . -B $(BUILD_TSAN) -DCMAKE_BUILD_TYPE=$(CMAKE_TYPE) -DCOREMPI_TSAN=ON
+	cmake --build $(BUILD_TSAN) -j $(JOBS) --target corempi mpirun cm_thread_tests
+	cd $(BUILD_TSAN) && TSAN_OPTIONS="suppressions=$(CURDIR)/tests/tsan.supp halt_on_error=1 exitcode=66 $(TSAN_OPTIONS)" \
+	  ctest --output-on-failure --timeout 600 -j 2 -L threads
 # Fault injection (docs/protocols.md): its own build directory, only the
 # tests labelled "faults".  The seed is printed; FAULT_SEED=N reruns it.
 FAULTS_BUILD ?= build-faults

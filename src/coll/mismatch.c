@@ -22,10 +22,10 @@
 #include <stdio.h>
 #include <string.h>
 
-uint32_t cm_direct_word;
-struct cm_direct_mismatch cm_direct_mm;
-unsigned cm_direct_class_here;
-struct cm_direct_nbc_args cm_direct_nbc_next;
+CM_THREAD_LOCAL uint32_t cm_direct_word;
+CM_THREAD_LOCAL struct cm_direct_mismatch cm_direct_mm;
+CM_THREAD_LOCAL unsigned cm_direct_class_here;
+CM_THREAD_LOCAL struct cm_direct_nbc_args cm_direct_nbc_next;
 
 int cm_direct_words_agree(uint32_t a, uint32_t b)
 {

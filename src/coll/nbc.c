@@ -315,7 +315,7 @@ void cm_nbc_free(struct cm_nbc *s)
     destroy_schedule(s);
 }
 
-struct cm_coll_plan cm_coll_capture;
+CM_THREAD_LOCAL struct cm_coll_plan cm_coll_capture;
 
 int cm_coll_keep(void *plan, int (*begin)(void *), int (*poll)(void *), void (*block)(void *),
                  void (*destroy)(void *), MPI_Request *request)

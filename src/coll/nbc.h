@@ -123,7 +123,7 @@ struct cm_coll_plan {
     struct cm_request **req;
     int (*report)(void *plan);
 };
-extern struct cm_coll_plan cm_coll_capture;
+extern CM_THREAD_LOCAL struct cm_coll_plan cm_coll_capture;
 #define CM_COLL_CALL(name) (cm_coll_capture.on ? cm_coll_capture.call : (name))
 int cm_coll_keep(void *plan, int (*begin)(void *), int (*poll)(void *), void (*block)(void *),
                  void (*destroy)(void *), MPI_Request *request);

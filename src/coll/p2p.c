@@ -5,6 +5,6 @@
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
 #include "coll/p2p.h"
 
-unsigned cm_coll_p2p_flags;
-uint32_t cm_coll_tag_word;
+CM_THREAD_LOCAL unsigned cm_coll_p2p_flags;
+CM_THREAD_LOCAL uint32_t cm_coll_tag_word;
 #endif

@@ -25,7 +25,7 @@
 #include "p2p/coll_entry.h"
 #include "core/state.h"
 
-extern unsigned cm_coll_p2p_flags;
+extern CM_THREAD_LOCAL unsigned cm_coll_p2p_flags;
 /* The argument word on a blocking collective's messages (p2p/coll_entry.h,
  * "the argument word"), shifted into place: the low bits of the call's word
  * (coll/direct/direct.h, "argument agreement"), set by the blocking front
@@ -33,7 +33,7 @@ extern unsigned cm_coll_p2p_flags;
  * mismatch in the call sends CM_COLL_TAG_POISON instead (coll/mismatch.c),
  * so that ranks further down the algorithm's data flow, which only get its
  * partial results, learn of it too. */
-extern uint32_t cm_coll_tag_word;
+extern CM_THREAD_LOCAL uint32_t cm_coll_tag_word;
 #define CM_COLL_TAG_POISON (31u << CM_P2P_TAG_BASE_BITS)   /* the collective field: no collective */
 
 /* The tag on the wire: a blocking algorithm's tag (below CM_TAG_CHECK,

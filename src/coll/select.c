@@ -260,7 +260,9 @@ struct choice {
     struct cm_coll_query q;
     const struct cm_coll_algo *a;
 };
-static struct choice last_choice[CM_COLL_NUM], last_p2p[CM_COLL_NUM];
+/* Per thread (MPI_THREAD_MULTIPLE: one thread's half-written entry must
+ * not answer another's query). */
+static CM_THREAD_LOCAL struct choice last_choice[CM_COLL_NUM], last_p2p[CM_COLL_NUM];
 
 /* y is the caller's fresh query, just written field by field with 4-byte
  * stores.  Compared plainly, GCC merges two int compares into one 8-byte

@@ -8,6 +8,8 @@
 #include "core/error.h"
 #include "core/info.h"
 #include "fe_comm.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -16,29 +18,44 @@ struct cm_comm **cm_comm_table;
 int cm_comm_table_len;
 
 static int table_cap;
+/* MPI_THREAD_MULTIPLE: adding to and clearing from the table are under
+ * this lock; cm_comm_lookup takes none (the table grows as
+ * core/request.c's does: the array is stored before the length). */
+static pthread_mutex_t cm_comm_table_lock = PTHREAD_MUTEX_INITIALIZER;
 
+static MPI_Comm table_add_locked(struct cm_comm *c);
 static MPI_Comm table_add(struct cm_comm *c)
+{
+    cm_mt_lock(&cm_comm_table_lock);
+    MPI_Comm h = table_add_locked(c);
+    cm_mt_unlock(&cm_comm_table_lock);
+    return h;
+}
+
+static MPI_Comm table_add_locked(struct cm_comm *c)
 {
     /* Handles 1 and 2 are WORLD and SELF; reuse freed slots after them. */
     for (int i = 3; i < cm_comm_table_len; i++) {
         if (!cm_comm_table[i]) {
+            CM_FAULT(mt_comm_slot);   /* another thread must not take the same slot */
             cm_comm_table[i] = c;
             return cm_comm_handle(i);
         }
     }
     if (cm_comm_table_len == table_cap) {
         int cap = table_cap ? 2 * table_cap : 64;
-        struct cm_comm **t = realloc(cm_comm_table, (size_t)cap * sizeof *t);
+        struct cm_comm **t = cm_table_grow(cm_comm_table, (size_t)table_cap * sizeof *t, (size_t)cap * sizeof *t);
         if (!t)
             return MPI_COMM_NULL;
-        memset(t + table_cap, 0, (size_t)(cap - table_cap) * sizeof *t);
-        cm_comm_table = t;
+        __atomic_store_n(&cm_comm_table, t, __ATOMIC_RELEASE);
         table_cap = cap;
     }
     if (cm_comm_table_len < 3)
         cm_comm_table_len = 3;
-    cm_comm_table[cm_comm_table_len] = c;
-    return cm_comm_handle(cm_comm_table_len++);
+    int i = cm_comm_table_len;
+    cm_comm_table[i] = c;
+    __atomic_store_n(&cm_comm_table_len, i + 1, __ATOMIC_RELEASE);
+    return cm_comm_handle(i);
 }
 
 struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx)
@@ -123,9 +140,11 @@ void cm_comm_release(struct cm_comm *c)
     cm_errh_release(c->errh);
     cm_info_release(c->info);
     int i = cm_comm_index(c->handle);
+    cm_mt_lock(&cm_comm_table_lock);
     cm_comm_table[i] = NULL;
     if (i > cm_comm_index(MPI_COMM_SELF))
         cm_context_free(c->ctx);
+    cm_mt_unlock(&cm_comm_table_lock);
     free(c->world_of);
     free(c->comm_of);
     free(c);

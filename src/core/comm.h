@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include "mpi.h"
 #include "core/handle.h"
+#include "core/thread.h"
 
 #define CM_COMM_COLL_BIT 0x40000000
 #define CM_CTX_MAX 65536 /* context ids travel in 16 bits */
@@ -73,9 +74,9 @@ static inline struct cm_comm *cm_comm_lookup(MPI_Comm h, uint16_t *ctx)
 {
     int coll = cm_comm_is_coll(h);
     int i = cm_comm_index(cm_comm_plain(h));
-    if (i <= 0 || i >= cm_comm_table_len)
+    if (i <= 0 || i >= CM_RACY_LOAD(cm_comm_table_len))
         return NULL;
-    struct cm_comm *c = cm_comm_table[i];
+    struct cm_comm *c = CM_RACY_LOAD(CM_RACY_LOAD(cm_comm_table)[i]);
     if (c && ctx)
         *ctx = (uint16_t)(c->ctx + coll);
     return c;

@@ -10,14 +10,22 @@
 #include "core/comm.h"
 #include "core/context.h"
 
+#include "core/thread.h"
+
 #include <string.h>
+
+/* MPI_THREAD_MULTIPLE: communicators are made by several threads at once
+ * (on different parents), each claiming and freeing pairs. */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* WORLD (0,1), SELF (2,3), the dynamic-process channel (4,5: mpi/dyn.h) */
 static uint64_t in_use[CM_CTX_WORDS] = { 0x3f };
 
 void cm_context_bits(uint64_t *out)
 {
+    cm_mt_lock(&lock);
     memcpy(out, in_use, sizeof in_use);
+    cm_mt_unlock(&lock);
 }
 
 int cm_context_lowest(const uint64_t *agreed, uint16_t *ctx)
@@ -38,10 +46,11 @@ int cm_context_lowest(const uint64_t *agreed, uint16_t *ctx)
 int cm_context_claim(uint16_t ctx)
 {
     uint64_t pair = 3ull << (ctx % 64);
-    if (in_use[ctx / 64] & pair)
-        return 0;
+    cm_mt_lock(&lock);
+    int free_here = !(in_use[ctx / 64] & pair);
     in_use[ctx / 64] |= pair;
-    return 1;
+    cm_mt_unlock(&lock);
+    return free_here;
 }
 
 int cm_context_take(const uint64_t *agreed, uint16_t *ctx)
@@ -54,5 +63,7 @@ int cm_context_take(const uint64_t *agreed, uint16_t *ctx)
 
 void cm_context_free(uint16_t ctx)
 {
+    cm_mt_lock(&lock);
     in_use[ctx / 64] &= ~(3ull << (ctx % 64));
+    cm_mt_unlock(&lock);
 }

@@ -12,11 +12,14 @@
  *         return CM_FRONT_LEAVE(cm_rc);
  *     }
  *
- * so what every call does on the way in and out is written here once.  The
- * thread hook of MPI_THREAD_MULTIPLE (the next issue) goes into these two
- * macros: ENTER takes it, LEAVE gives it back.  Invariant: LEAVE runs on
- * every return of a generated front end (the impl returns into it; the
- * front end has no other return).
+ * so what every call does on the way in and out is written here once.
+ * MPI_THREAD_MULTIPLE takes no lock here: there is no global lock, its
+ * locks sit in the layers (docs/threads.md).  What a per-call thread hook
+ * would still do (COREMPI_CHECK naming two threads of a SERIALIZED program
+ * that call at once, issue 35) goes into these two macros: ENTER takes it,
+ * LEAVE gives it back.  Invariant: LEAVE runs on every return of a
+ * generated front end (the impl returns into it; the front end has no
+ * other return).
  */
 #ifndef CM_CORE_FRONTEND_H
 #define CM_CORE_FRONTEND_H

@@ -36,8 +36,12 @@
 
 /* x86-64: each loop is also built for AVX2 and the best copy is picked once at
  * load time (an ifunc), because the default target (SSE2) lacks 64-bit
- * compares and multiplies, and has half the vector width. */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CM_NO_TARGET_CLONES)
+ * compares and multiplies, and has half the vector width.
+ * Not under ThreadSanitizer: the ifunc resolver runs during relocation,
+ * before the sanitizer's runtime, and its instrumented code crashes there.
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(CM_NO_TARGET_CLONES) && \
+    !defined(__SANITIZE_THREAD__)
 #define CM_KERNEL __attribute__((target_clones("avx2", "default")))
 #else
 #define CM_KERNEL

@@ -5,6 +5,12 @@
  *
  * Handles index a table of pointers; request memory is recycled through a
  * free list, so a steady stream of Isend/Wait allocates nothing.
+ *
+ * MPI_THREAD_MULTIPLE (core/thread.h): the free list, the free handles and
+ * the table's growth are under `lock`; cm_request_get takes none.  The
+ * table grows by replacing its array (cm_table_grow), stored before the
+ * length that makes the new indices valid, so a lookup that sees an index
+ * below the length also sees an array that holds it.
  */
 #include "core/status.h"
 #include "core/request.h"
@@ -13,6 +19,8 @@
 #include "core/error.h"
 #include "core/datatype.h"
 #include "core/dt_basic.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,13 +30,17 @@ static int table_len = 1, table_cap;
 static int *free_handles;
 static int nfree_handles, free_handles_cap;
 static struct cm_request *free_list;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct cm_request *cm_request_new(enum cm_req_kind kind)
 {
+    cm_mt_lock(&lock);
     struct cm_request *r = free_list;
+    CM_FAULT(mt_request_pop);   /* another thread must not pop the same request */
     if (r)
         free_list = r->next;
-    else if (!(r = malloc(sizeof *r)))
+    cm_mt_unlock(&lock);
+    if (!r && !(r = malloc(sizeof *r)))
         cm_fatal("request", "out of memory");
     memset(r, 0, sizeof *r);
     r->kind = kind;
@@ -38,20 +50,24 @@ struct cm_request *cm_request_new(enum cm_req_kind kind)
 MPI_Request cm_request_handle(struct cm_request *r)
 {
     int h;
+    cm_mt_lock(&lock);
     if (nfree_handles) {
         h = free_handles[--nfree_handles];
+        table[h] = r;
     } else {
         if (table_len >= table_cap) {
             int cap = table_cap ? 2 * table_cap : 256;
-            struct cm_request **t = realloc(table, (size_t)cap * sizeof *t);
+            struct cm_request **t = cm_table_grow(table, (size_t)table_cap * sizeof *t, (size_t)cap * sizeof *t);
             if (!t)
                 cm_fatal("request", "out of memory");
-            table = t;
+            __atomic_store_n(&table, t, __ATOMIC_RELEASE);
             table_cap = cap;
         }
-        h = table_len++;
+        h = table_len;
+        table[h] = r;
+        __atomic_store_n(&table_len, h + 1, __ATOMIC_RELEASE);
     }
-    table[h] = r;
+    cm_mt_unlock(&lock);
     r->hindex = h;
     /* A derived type freed by the user while this request is pending must
      * stay alive: the receive still unpacks with it. */
@@ -65,15 +81,16 @@ MPI_Request cm_request_handle(struct cm_request *r)
 struct cm_request *cm_request_get(MPI_Request h)
 {
     int i = cm_req_index(h);
-    if (i <= 0 || i >= table_len)
+    if (i <= 0 || i >= CM_RACY_LOAD(table_len))
         return NULL;
-    return table[i];
+    return CM_RACY_LOAD(CM_RACY_LOAD(table)[i]);
 }
 
 void cm_request_release_handle(struct cm_request *r)
 {
     if (r->hindex) {
-        table[r->hindex] = NULL;
+        cm_mt_lock(&lock);
+        __atomic_store_n(&table[r->hindex], NULL, __ATOMIC_RELAXED);
         if (nfree_handles == free_handles_cap) {
             free_handles_cap = free_handles_cap ? 2 * free_handles_cap : 256;
             free_handles = realloc(free_handles, (size_t)free_handles_cap * sizeof *free_handles);
@@ -81,6 +98,7 @@ void cm_request_release_handle(struct cm_request *r)
                 cm_fatal("request", "out of memory");
         }
         free_handles[nfree_handles++] = r->hindex;
+        cm_mt_unlock(&lock);
         r->hindex = 0;
     }
 }
@@ -92,8 +110,10 @@ void cm_request_release(struct cm_request *r)
         r->destroy(r->state);
     if (r->dt_held)
         cm_dt_release(r->dtype);
+    cm_mt_lock(&lock);
     r->next = free_list;
     free_list = r;
+    cm_mt_unlock(&lock);
 }
 
 void cm_request_status(const struct cm_request *r, MPI_Status *status)

@@ -32,18 +32,23 @@ struct cm_request {
     int hindex;                 /* table index of its MPI_Request (core/handle.h), 0 when not handed out */
     unsigned persistent : 1;    /* Send_init/Recv_init: survives completion */
     unsigned active : 1;        /* persistent: started and not yet completed */
-    unsigned freed : 1;         /* Request_free called: release on completion */
     unsigned cancelled : 1;
-    unsigned on_posted : 1;     /* on the posted-receive queue */
     unsigned internal : 1;      /* library-owned (Bsend copy, blocking call's stack) */
     unsigned dt_held : 1;       /* holds a reference on a derived dtype (Type_free while pending) */
     unsigned bulk : 1;          /* receive of bulk collective data (p2p/coll_entry.h CM_P2P_BULK) */
     unsigned has_status : 1;    /* generic: `status` holds a result to report (Isendrecv, generalized) */
     unsigned quick_finish : 1;  /* persistent collective: once complete, Wait only marks it inactive
                                  * and gives an empty status (no query, no status, no cancel) */
-    unsigned in_array : 1;      /* named by the array of a Wait/Test{all,any,some} in progress
+    /* Bytes of their own, not bits of the word above: under
+     * MPI_THREAD_MULTIPLE the owner's thread writes the first two while the
+     * request is in flight and whichever thread progresses writes the last
+     * two meanwhile (a bit field is written whole).  The bits above are
+     * written only while no other thread can see the request. */
+    unsigned char freed;        /* Request_free called: release on completion */
+    unsigned char in_array;     /* named by the array of a Wait/Test{all,any,some} in progress
                                  * (p2p/api_wait.c): a second mark is a repeated request */
-    unsigned owed : 1;          /* counted in cm_p2p_owed (p2p/p2p.h) until it completes */
+    unsigned char on_posted;    /* on the posted-receive queue (under the match lock) */
+    unsigned char owed;         /* counted in cm_p2p_owed (p2p/p2p.h) until it completes */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;
@@ -92,6 +97,13 @@ struct cm_request {
     int (*cancel)(struct cm_request *r);
     int (*start)(struct cm_request *r, const char *call);
 };
+
+/* Is r complete?  Under MPI_THREAD_MULTIPLE another thread may complete it
+ * (a release store): this is the matching acquire (a plain load on x86). */
+static inline int cm_request_done(const struct cm_request *r)
+{
+    return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+}
 
 /* Allocate a zeroed request (not yet with a handle). */
 struct cm_request *cm_request_new(enum cm_req_kind kind);

@@ -7,8 +7,8 @@
 #include <string.h>
 
 struct cm_state cm_g = { .rank = -1, .size = 0 };
-unsigned cm_coll_depth;
-unsigned cm_large_call;
+CM_THREAD_LOCAL unsigned cm_coll_depth;
+CM_THREAD_LOCAL unsigned cm_large_call;
 
 static const char *const call_names[] = {
     "MPI call",

@@ -10,6 +10,7 @@
 #include "shm/segment.h"
 #include "cm_call_ids.h"
 #include "core/config.h"
+#include "core/thread.h"
 
 struct cm_state {
     /* Inside the library a process is addressed by its slot in the segment
@@ -67,7 +68,7 @@ void cm_user_code_ends(unsigned blocked);
 
 /* Collective calls this rank is inside (they nest: allreduce may call
  * reduce); while non-zero, the p2p calls they make are not recorded. */
-extern unsigned cm_coll_depth;
+extern CM_THREAD_LOCAL unsigned cm_coll_depth;   /* per thread: calls nest per thread */
 
 /* Record the MPI call this rank is in, for crash and deadlock reports.  A
  * point-to-point call made by a collective's algorithm leaves the
@@ -75,7 +76,7 @@ extern unsigned cm_coll_depth;
 static inline void cm_enter(enum cm_call_id id)
 {
     if (cm_g.self_ctl && !cm_coll_depth)
-        cm_g.self_ctl->last_call = (uint32_t)id;
+        __atomic_store_n(&cm_g.self_ctl->last_call, (uint32_t)id, __ATOMIC_RELAXED);
 }
 #define CM_ENTER(name) cm_enter(CM_CALL_##name)
 
@@ -93,7 +94,7 @@ static inline void cm_leave_outer(unsigned *unused)
  * binding calls its int twin: errors the twin raises under its own name are
  * reported under the _c name (core/error.c), and crash reports keep the _c
  * name as the last call (the twin's CM_ENTER records nothing inside). */
-extern unsigned cm_large_call;
+extern CM_THREAD_LOCAL unsigned cm_large_call;
 static inline unsigned cm_enter_large(enum cm_call_id id)
 {
     unsigned old = cm_large_call;

@@ -66,6 +66,8 @@ void cm_comm_exchange(struct cm_comm *parent, const void *sbuf, size_t sbytes, i
 int cm_comm_agree_context(struct cm_comm *parent, const int *members, int n, int me, int tag, uint16_t *ctx)
 {
     static uint64_t bits[CM_CTX_WORDS], incoming[CM_CTX_WORDS];
+    if (cm_mt)   /* threads may agree on other parents at once: mpi/context_agree_mt.c */
+        return cm_comm_agree_context_mt(parent, members, n, me, tag, ctx);
     cm_context_bits(bits);
     for (int k = 1; k < n; k <<= 1) {
         cm_comm_exchange(parent, bits, sizeof bits, members[(me + k) % n], incoming, sizeof incoming,

@@ -46,5 +46,7 @@ int cm_inter_compare(struct cm_comm *a, struct cm_comm *b);
  * this process's index in members, tag an internal (negative) tag that no
  * concurrent agreement among the same processes uses. */
 int cm_comm_agree_context(struct cm_comm *parent, const int *members, int n, int me, int tag, uint16_t *ctx);
+/* The same under MPI_THREAD_MULTIPLE (mpi/context_agree_mt.c). */
+int cm_comm_agree_context_mt(struct cm_comm *parent, const int *members, int n, int me, int tag, uint16_t *ctx);
 
 #endif

@@ -128,8 +128,8 @@ static void setup(int required)
      * (with more ranks than cores, only on the collectives' FIFO words). */
     if (fd >= 0)
         cm_wait_join_fence_free(cm_g.seg, cm_g.self_ctl, cm_config_flag(COREMPI_FENCE_FREE, 1));
-    cm_g.thread_level = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED
-                      : required < MPI_THREAD_SINGLE ? MPI_THREAD_SINGLE : required;
+    cm_g.thread_level = cm_thread_level_for(required);
+    cm_mt = cm_g.thread_level == MPI_THREAD_MULTIPLE;   /* before the layers: they size their locks */
     cm_g.main_thread = pthread_self();
     int rc;
     if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))

@@ -80,7 +80,7 @@ int cm_wait_request(MPI_Request *request, MPI_Status *status, unsigned call_id, 
      * Start finished it or the wait below did: what finish() would do for
      * it, without finish()'s questions (~30 of the ~330 instructions of a
      * started 8-byte persistent allreduce). */
-    if (!r || !r->quick_finish || !r->complete) {
+    if (!r || !r->quick_finish || !cm_request_done(r)) {
         if (is_inactive(*request, r)) {
             empty_status(status);
             return MPI_SUCCESS;
@@ -101,14 +101,14 @@ int cm_Wait(MPI_Request *request, MPI_Status *status)
 
 static int request_complete(void *r)
 {
-    return ((struct cm_request *)r)->complete;
+    return cm_request_done((struct cm_request *)r);
 }
 
 /* Test one request: an already complete one costs no progress call, as
  * before; otherwise one counted poll (cm_poll). */
 static int poll_request(struct cm_request *r)
 {
-    if (r->complete) {
+    if (cm_request_done(r)) {
         cm_poll_reset();
         return 1;
     }
@@ -217,7 +217,7 @@ struct req_array {
 static int active_done(MPI_Request h)
 {
     struct cm_request *r = cm_request_get(h);
-    return is_inactive(h, r) || r->complete;
+    return is_inactive(h, r) || cm_request_done(r);
 }
 
 static int all_done(void *arg)
@@ -238,7 +238,7 @@ static int some_done(void *arg)
         if (is_inactive(a->reqs[i], r))
             continue;
         any_active = 1;
-        if (r->complete)
+        if (cm_request_done(r))
             return 1;
     }
     return !any_active;
@@ -285,7 +285,7 @@ int cm_waitall_requests(int count, MPI_Request array_of_requests[], MPI_Status a
      * meanwhile, as in the loop below. */
     for (int i = 0; cm_wait_unrung && i < count; i++) {     /* any pending at all? */
         struct cm_request *r = cm_request_get(array_of_requests[i]);
-        if (r && r->kind == CM_REQ_GENERIC && r->block && !r->complete && !is_inactive(array_of_requests[i], r))
+        if (r && r->kind == CM_REQ_GENERIC && r->block && !cm_request_done(r) && !is_inactive(array_of_requests[i], r))
             cm_request_wait(r, call_id);
     }
     struct req_array a = { count, array_of_requests };
@@ -322,7 +322,7 @@ static int first_complete(int count, MPI_Request reqs[], int *index)
         if (is_inactive(reqs[i], r))
             continue;
         any_active = 1;
-        if (r->complete) {
+        if (cm_request_done(r)) {
             *index = i;
             return 1;
         }
@@ -382,7 +382,7 @@ static int collect_some(int count, MPI_Request reqs[], int *outcount, int indice
         if (is_inactive(reqs[i], r))
             continue;
         any_active = 1;
-        if (!r->complete)
+        if (!cm_request_done(r))
             continue;
         MPI_Status *st = statuses == MPI_STATUSES_IGNORE ? MPI_STATUS_IGNORE : &statuses[n];
         int e = finish(r, &reqs[i], st, call);
@@ -424,7 +424,7 @@ int cm_Request_free(MPI_Request *request)
     if (!r)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Request_free", "request is MPI_REQUEST_NULL");
     int err = MPI_SUCCESS;
-    if (r->complete || (r->persistent && !r->active)) {
+    if (cm_request_done(r) || (r->persistent && !r->active)) {
         err = cm_grequest_free(r, "MPI_Request_free");
         cm_request_release(r);
     } else {
@@ -471,7 +471,7 @@ int cm_Cancel(MPI_Request *request)
      * completes normally (cancelling sends is deprecated in MPI 4). */
     if (r->cancel)
         return r->cancel(r);
-    if (r->kind == CM_REQ_RECV && !r->complete)
+    if (r->kind == CM_REQ_RECV && !cm_request_done(r))
         cm_recv_cancel(r);
     return MPI_SUCCESS;
 }

@@ -28,11 +28,12 @@ void cm_blocked_begin(uint32_t call_id, int peer, int tag, unsigned ctx)
 {
     struct cm_rank_ctl *me = cm_g.self_ctl;
     uint32_t call = call_id & ~CM_BLOCKED_UNSEEN;
-    if (!me || !call)
+    /* MPI_THREAD_MULTIPLE: another thread of ours may be what this one
+     * waits for, and the rank has one record for all its threads: none is
+     * announced (mpirun's deadlock watch does not judge such a rank). */
+    if (!me || !call || cm_mt)
         return;
-    /* Connected to another job, its messages may be what we wait for.
-     * Another thread of ours cannot: corempi provides MPI_THREAD_SERIALIZED
-     * at most, so while this thread is in MPI no other one can send. */
+    /* Connected to another job, its messages may be what we wait for. */
     if (waits_outside(call) || cm_remote_n > 0 || cm_grequests_open > 0)
         call_id |= CM_BLOCKED_UNSEEN;
     me->blocked_peer = peer;
@@ -44,7 +45,7 @@ void cm_blocked_begin(uint32_t call_id, int peer, int tag, unsigned ctx)
 void cm_blocked_end(void)
 {
     struct cm_rank_ctl *me = cm_g.self_ctl;
-    if (!me)
+    if (!me || cm_mt)
         return;
     me->blocked_call = 0;
     cm_progress_bump(me);

@@ -7,6 +7,8 @@
 #include "p2p/outq.h"
 #include "p2p/match.h"
 #include "p2p/part.h"
+#include "p2p/mt.h"
+#include "shm/futex.h"
 #include "core/state.h"
 #include "core/remote.h"
 #include "core/comm.h"
@@ -29,6 +31,23 @@ struct cm_ring_rx *cm_rx;   /* [world size]: rings this rank reads */
 static struct cm_request **generics;
 static int ngenerics, generics_cap;
 static int in_generic_poll;
+
+/* MPI_THREAD_MULTIPLE (p2p/mt.h).  generics[] belongs to the progress
+ * holder; other threads hand new generic requests over through `incoming`
+ * (under incoming_lock), which the holder takes in before each poll. */
+static pthread_mutex_t progress_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t *cm_tx_locks;
+static pthread_mutex_t incoming_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct cm_request **incoming;
+static int nincoming, incoming_cap;
+/* One thread at a time sleeps on the rank's doorbell (the peers' wakes
+ * reach one futex waiter); the others sleep on local_bell, which every
+ * progress pass that moved something rings while anyone sleeps there. */
+static pthread_mutex_t sleeper_lock = PTHREAD_MUTEX_INITIALIZER;
+static _Atomic uint32_t local_bell;
+static _Atomic int local_sleepers;
+static _Atomic int ngenerics_hint;   /* incoming may hold requests */
+static void add_generic_held(struct cm_request *r);
 
 static void view_init(struct cm_ring_view *v, int src, int dst)
 {
@@ -74,6 +93,18 @@ int cm_p2p_init(void)
     if (rc != MPI_SUCCESS)
         return rc;
     cm_outq_init(n);
+    if (cm_mt) {
+        /* Another thread may queue work at any moment: progress is never
+         * quiet, so the receive fast path and the collectives' quiet waits
+         * (which assume nobody else adds work) are never taken.  Counted
+         * here rather than tested on those paths: they stay as they were. */
+        cm_p2p_am_listeners = 1;
+        cm_tx_locks = calloc((size_t)n, sizeof *cm_tx_locks);
+        if (!cm_tx_locks)
+            return MPI_ERR_NO_MEM;
+        for (int p = 0; p < n; p++)
+            pthread_mutex_init(&cm_tx_locks[p], NULL);
+    }
     cm_g.cma_ok = probe_single_copy();
     /* Eager up to 16 KiB by default: past that a single copy beats two copies
      * through the ring (measured with bench/pingpong; see README). */
@@ -122,6 +153,11 @@ void cm_p2p_finalize(void)
     cm_outq_finalize();
     free(cm_tx);
     free(cm_rx);
+    free(cm_tx_locks);
+    cm_tx_locks = NULL;
+    free(incoming);
+    incoming = NULL;
+    nincoming = incoming_cap = 0;
     cm_tx = NULL;
     cm_rx = NULL;
 }
@@ -144,27 +180,32 @@ static void handle(int src, struct cm_msg_hdr *h)
             p += 8;
             len -= 8;
         }
+        cm_mt_lock(&cm_match_lock);
         struct cm_request *r = cm_match_posted(h->ctx, src, h->tag);
+        CM_FAULT(mt_match_queue);   /* a receive posted now must find this message */
+        if (!r)
+            cm_unexp_add_eager(src, h->ctx, h->tag, h->flags, token, p, len);
+        cm_mt_unlock(&cm_match_lock);
         if (r) {
             cm_recv_deliver(r, src, h->tag, p, len);
             if (h->flags & CM_MSGF_SYNC)
                 cm_send_ctrl(src, CM_MSG_ACK, &token, 8);
-        } else {
-            cm_unexp_add_eager(src, h->ctx, h->tag, h->flags, token, p, len);
         }
         break;
     }
     case CM_MSG_RTS: {
         struct cm_rts rts;
         memcpy(&rts, p, sizeof rts);
-        struct cm_request *r = cm_match_posted(h->ctx, src, h->tag);
         /* A non-contiguous sender has no address to read from: it streams. */
         if (h->flags & CM_MSGF_STREAM)
             rts.addr = 0;
+        cm_mt_lock(&cm_match_lock);
+        struct cm_request *r = cm_match_posted(h->ctx, src, h->tag);
+        if (!r)
+            cm_unexp_add_rts(src, h->ctx, h->tag, rts.token, rts.addr, (size_t)rts.len);
+        cm_mt_unlock(&cm_match_lock);
         if (r)
             cm_rndv_receive(r, src, h->tag, rts.token, rts.addr, (size_t)rts.len);
-        else
-            cm_unexp_add_rts(src, h->ctx, h->tag, rts.token, rts.addr, (size_t)rts.len);
         break;
     }
     case CM_MSG_FIN:
@@ -266,6 +307,16 @@ int cm_progress_quiet(void)
            !(cm_g.self_ctl && atomic_load_explicit(&cm_g.self_ctl->am_wanted, memory_order_relaxed));
 }
 
+/* The progress holder takes in the generic requests other threads added. */
+static void take_incoming(void)
+{
+    pthread_mutex_lock(&incoming_lock);
+    for (int i = 0; i < nincoming; i++)
+        add_generic_held(incoming[i]);
+    nincoming = 0;
+    pthread_mutex_unlock(&incoming_lock);
+}
+
 static void poll_generics(void)
 {
     if (in_generic_poll)
@@ -274,9 +325,10 @@ static void poll_generics(void)
     for (int i = 0; i < ngenerics;) {
         struct cm_request *r = generics[i];
         if (r->poll(r->state)) {
-            r->complete = 1;
+            int freed = r->freed;   /* before: a waiting thread may then release r */
+            __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
             generics[i] = generics[--ngenerics];
-            if (r->freed)
+            if (freed)
                 cm_request_release(r);
         } else {
             i++;
@@ -287,7 +339,8 @@ static void poll_generics(void)
 
 int cm_progress_drop_generic(struct cm_request *r)
 {
-    if (in_generic_poll)
+    /* Another thread may be polling the list: it stays there. */
+    if (in_generic_poll || cm_mt)
         return 0;
     for (int i = ngenerics - 1; i >= 0; i--) {
         if (generics[i] == r) {
@@ -298,18 +351,74 @@ int cm_progress_drop_generic(struct cm_request *r)
     return 0;
 }
 
-void cm_progress_add_generic(struct cm_request *r)
+/* Append r to a growing list of requests. */
+static void list_add(struct cm_request ***list, int *n, int *cap, struct cm_request *r)
 {
-    if (ngenerics == generics_cap) {
-        generics_cap = generics_cap ? 2 * generics_cap : 16;
-        generics = realloc(generics, (size_t)generics_cap * sizeof *generics);
-        if (!generics)
+    int i = *n;
+    if (i == *cap) {
+        *cap = *cap ? 2 * *cap : 16;
+        *list = realloc(*list, (size_t)*cap * sizeof **list);
+        if (!*list)
             cm_fatal("progress", "out of memory");
     }
-    generics[ngenerics++] = r;
+    (*list)[i] = r;
+    CM_FAULT(mt_list_add);   /* nobody else may take or drop an entry meanwhile */
+    *n = i + 1;
+}
+
+void cm_progress_add_generic(struct cm_request *r)
+{
+    if (cm_mt) {
+        pthread_mutex_lock(&incoming_lock);
+        list_add(&incoming, &nincoming, &incoming_cap, r);
+        atomic_store_explicit(&ngenerics_hint, 1, memory_order_release);
+        pthread_mutex_unlock(&incoming_lock);
+        return;
+    }
+    add_generic_held(r);
+}
+
+static void add_generic_held(struct cm_request *r)
+{
+    list_add(&generics, &ngenerics, &generics_cap, r);
+}
+
+static inline int progress_pass(int hint);
+
+void cm_mt_wake_local(void)
+{
+    atomic_thread_fence(memory_order_seq_cst);
+    if (atomic_load_explicit(&local_sleepers, memory_order_relaxed)) {
+        atomic_fetch_add_explicit(&local_bell, 1, memory_order_seq_cst);
+        cm_futex_wake((_Atomic uint32_t *)&local_bell, 0x7fffffff);
+    }
+}
+
+/* MPI_THREAD_MULTIPLE: one thread progresses at a time; the others find
+ * the lock taken and go back to watching their own request. */
+static __attribute__((noinline)) int progress_mt(int hint)
+{
+    if (pthread_mutex_trylock(&progress_lock) != 0)
+        return 0;
+    if (atomic_load_explicit(&ngenerics_hint, memory_order_acquire)) {
+        atomic_store_explicit(&ngenerics_hint, 0, memory_order_relaxed);
+        take_incoming();
+    }
+    int n = progress_pass(hint);
+    pthread_mutex_unlock(&progress_lock);
+    if (n)
+        cm_mt_wake_local();
+    return n;
 }
 
 int cm_progress(int hint)
+{
+    if (__builtin_expect(cm_mt, 0))
+        return progress_mt(hint);
+    return progress_pass(hint);
+}
+
+static inline __attribute__((always_inline)) int progress_pass(int hint)
 {
     static unsigned sweep;
     int n = 0;
@@ -369,8 +478,43 @@ int cm_progress_pending(void *unused)
     return cm_outq_active() && cm_outq_room();
 }
 
-int (*cm_progress_stall)(void *arg);
-void *cm_progress_stall_arg;
+CM_THREAD_LOCAL int (*cm_progress_stall)(void *arg);
+CM_THREAD_LOCAL void *cm_progress_stall_arg;
+
+/* MPI_THREAD_MULTIPLE: the re-check before a doorbell sleep reads and
+ * publishes the rings' consumer state, which only the progress holder may
+ * touch; a thread that cannot take the lock does not sleep (someone is
+ * progressing). */
+static int pending_mt(void *unused)
+{
+    if (pthread_mutex_trylock(&progress_lock) != 0)
+        return 1;
+    int p = cm_progress_pending(unused);
+    pthread_mutex_unlock(&progress_lock);
+    return p;
+}
+
+/* Sleep for at most timeout_us: on the doorbell if no other thread of this
+ * process does, else on local_bell until a progress pass moves something
+ * (done(arg) is looked at after announcing, so no wake is lost). */
+static void sleep_mt(int (*done)(void *), void *arg, unsigned timeout_us)
+{
+    if (pthread_mutex_trylock(&sleeper_lock) == 0) {
+        cm_wait_sleep_us(cm_g.self_ctl, pending_mt, NULL, timeout_us);
+        pthread_mutex_unlock(&sleeper_lock);
+        return;
+    }
+    atomic_fetch_add_explicit(&local_sleepers, 1, memory_order_seq_cst);
+    uint32_t seen = atomic_load_explicit(&local_bell, memory_order_seq_cst);
+    if (!done || !done(arg)) {
+        /* Bounded: a sleeper on the doorbell may stay there while a wake
+         * meant for this process reaches no thread that progresses. */
+        unsigned us = timeout_us < 2000 ? timeout_us : 2000;
+        struct timespec ts = { 0, (long)us * 1000L };
+        cm_futex_wait((_Atomic uint32_t *)&local_bell, seen, &ts);
+    }
+    atomic_fetch_sub_explicit(&local_sleepers, 1, memory_order_relaxed);
+}
 
 void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_id, int peer, int tag,
                        uint16_t ctx)
@@ -398,7 +542,10 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
         if (stall && stall(cm_progress_stall_arg))
             break;
         /* Generic requests may need a poll without any message arriving. */
-        cm_wait_sleep(me, cm_progress_pending, NULL, ngenerics ? 1 : 200);
+        if (__builtin_expect(cm_mt, 0))
+            sleep_mt(done, arg, 200000);
+        else
+            cm_wait_sleep(me, cm_progress_pending, NULL, ngenerics ? 1 : 200);
         hint = -1;
         if (cm_remote_n) {
             /* A process of another job cannot be watched by our mpirun. */
@@ -420,7 +567,10 @@ int cm_poll_empty(int (*found)(void *), void *arg)
     case 0:
         return 0;
     case 2:
-        cm_wait_sleep_us(cm_g.self_ctl, cm_progress_pending, NULL, nap_us);
+        if (__builtin_expect(cm_mt, 0))
+            sleep_mt(found, arg, nap_us);
+        else
+            cm_wait_sleep_us(cm_g.self_ctl, cm_progress_pending, NULL, nap_us);
         break;
     }
     /* The core was away: what it waited for may have come meanwhile. */
@@ -434,11 +584,11 @@ int cm_poll_empty(int (*found)(void *), void *arg)
 
 static int flag_set(void *flag)
 {
-    return *(volatile int *)flag != 0;
+    return __atomic_load_n((int *)flag, __ATOMIC_ACQUIRE) != 0;
 }
 
 void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, int tag, uint16_t ctx)
 {
-    if (!*flag)
+    if (!__atomic_load_n((int *)flag, __ATOMIC_ACQUIRE))
         cm_progress_until(flag_set, (void *)flag, hint, call_id, peer, tag, ctx);
 }

@@ -9,9 +9,13 @@
 #include "core/error.h"
 #include "shm/ring.h"
 #include "shm/copy.h"
+#include "p2p/mt.h"
 
 #include <stdlib.h>
 #include <string.h>
+
+/* MPI_THREAD_MULTIPLE: every queue below is under cm_match_lock (p2p/mt.h). */
+pthread_mutex_t cm_match_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct cm_request *posted_head, *posted_tail;
 static struct cm_unexp *unexp_head, *unexp_tail;
@@ -129,18 +133,22 @@ static void drain_rings(void)
 int cm_unexp_find_worded(uint16_t ctx, int skip_base, int *src_world, int *tag)
 {
     drain_rings();
+    cm_mt_lock(&cm_match_lock);
     for (struct cm_unexp *u = unexp_head; u; u = u->next)
         if (worded(u, ctx) && ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) != (unsigned)skip_base) {
             *src_world = u->src_world;
             *tag = u->tag;
+            cm_mt_unlock(&cm_match_lock);
             return 1;
         }
+    cm_mt_unlock(&cm_match_lock);
     return 0;
 }
 
 void cm_unexp_drop_worded(uint16_t ctx)
 {
     drain_rings();
+    cm_mt_lock(&cm_match_lock);
     for (struct cm_unexp *u = unexp_head, *next; u; u = next) {
         next = u->next;
         if (worded(u, ctx) && u->kind == CM_MSG_EAGER && !(u->flags & CM_MSGF_SYNC)) {
@@ -149,6 +157,7 @@ void cm_unexp_drop_worded(uint16_t ctx)
             free(u);
         }
     }
+    cm_mt_unlock(&cm_match_lock);
 }
 
 void cm_unexp_add_eager(int src, uint16_t ctx, int tag, uint8_t flags, uint64_t token,
@@ -174,7 +183,29 @@ void cm_unexp_add_rts(int src, uint16_t ctx, int tag, uint64_t token, uint64_t a
     u->addr = addr;
 }
 
+static struct cm_unexp *unexp_find(uint16_t ctx, int src_world, int tag, int remove);
+
+/* MPI_THREAD_MULTIPLE: a message only looked at (Probe) may be taken and
+ * freed by another thread's receive at once; the caller gets a copy. */
+static CM_THREAD_LOCAL struct cm_unexp probed;
+
 struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove)
+{
+    if (!__builtin_expect(cm_mt, 0))
+        return unexp_find(ctx, src_world, tag, remove);
+    pthread_mutex_lock(&cm_match_lock);
+    struct cm_unexp *u = unexp_find(ctx, src_world, tag, remove);
+    if (u && !remove) {
+        probed = *u;
+        probed.next = probed.prev = probed.src_next = probed.src_prev = NULL;
+        probed.data = NULL;
+        u = &probed;
+    }
+    pthread_mutex_unlock(&cm_match_lock);
+    return u;
+}
+
+static struct cm_unexp *unexp_find(uint16_t ctx, int src_world, int tag, int remove)
 {
     struct cm_unexp *u;
     if (src_world >= 0) {
@@ -217,8 +248,9 @@ void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len)
 void cm_recv_complete(struct cm_request *r)
 {
     cm_p2p_settle(r);
-    r->complete = 1;
-    if (r->freed)
+    int freed = r->freed;   /* before: a waiting thread may then release r */
+    __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+    if (freed)
         cm_request_release(r);
 }
 
@@ -296,29 +328,40 @@ void cm_recv_start(struct cm_request *r)
     /* Drain what has arrived, so that the unexpected queue is up to date and
      * an older message is never bypassed. */
     cm_progress(r->peer_world);
-    struct cm_unexp *u = cm_unexp_find(r->ctx, r->peer_world, r->tag, 1);
-    if (u) {
-        start_from_unexp(r, u);
-        return;
+    /* Find or post under one hold of the lock: a message handled meanwhile
+     * by another thread is either found here or finds this receive. */
+    cm_mt_lock(&cm_match_lock);
+    struct cm_unexp *u = unexp_find(r->ctx, r->peer_world, r->tag, 1);
+    CM_FAULT(mt_find_post);   /* a message handled now must find this receive */
+    if (!u) {
+        r->prev = posted_tail;
+        r->next = NULL;
+        if (posted_tail) posted_tail->next = r; else posted_head = r;
+        posted_tail = r;
+        r->on_posted = 1;
     }
-    r->prev = posted_tail;
-    r->next = NULL;
-    if (posted_tail) posted_tail->next = r; else posted_head = r;
-    posted_tail = r;
-    r->on_posted = 1;
+    cm_mt_unlock(&cm_match_lock);
+    if (u)
+        start_from_unexp(r, u);
 }
 
 int cm_recv_cancel(struct cm_request *r)
 {
-    if (!r->on_posted)
+    cm_mt_lock(&cm_match_lock);
+    int posted = r->on_posted;
+    if (posted)
+        posted_unlink(r);
+    cm_mt_unlock(&cm_match_lock);
+    if (!posted)
         return 0;
-    posted_unlink(r);
     r->cancelled = 1;
     cm_status_set_cancelled(&r->status, 1);
     r->status.MPI_SOURCE = MPI_ANY_SOURCE;
     r->status.MPI_TAG = MPI_ANY_TAG;
     cm_status_set_bytes(&r->status, 0);
-    r->complete = 1;
+    __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+    if (cm_mt)
+        cm_mt_wake_local();   /* another thread may be waiting on r */
     return 1;
 }
 

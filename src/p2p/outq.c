@@ -5,6 +5,8 @@
 #include "core/state.h"
 #include "shm/ring.h"
 #include "shm/copy.h"
+#include "p2p/mt.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -29,6 +31,9 @@ struct queue {
 static struct queue *queues;  /* [world size] */
 static int *active;           /* destinations with a non-empty queue */
 int cm_outq_nactive;           /* entries of active[] in use */
+/* MPI_THREAD_MULTIPLE: queues[dst] is under tx[dst] (p2p/mt.h), active[]
+ * under active_lock, taken after tx[dst]. */
+static pthread_mutex_t active_lock = PTHREAD_MUTEX_INITIALIZER;
 extern struct cm_ring_tx *cm_tx;
 
 void cm_outq_init(int nranks)
@@ -58,7 +63,12 @@ static void push(int dst, struct item *it)
         q->tail->next = it;
     } else {
         q->head = it;
-        active[cm_outq_nactive++] = dst;
+        cm_mt_lock(&active_lock);
+        int n = cm_outq_nactive;
+        active[n] = dst;
+        CM_FAULT(mt_outq_active);   /* another destination must not take the same entry */
+        __atomic_store_n(&cm_outq_nactive, n + 1, __ATOMIC_RELAXED);
+        cm_mt_unlock(&active_lock);
     }
     q->tail = it;
 }
@@ -105,8 +115,61 @@ static int write_item(int dst, struct item *it)
     return 0;
 }
 
+/* Write what fits of dst's queue; 1 when it is empty now.  Holds tx[dst]
+ * under MPI_THREAD_MULTIPLE. */
+static int drain_one(int dst, int *done)
+{
+    struct queue *q = &queues[dst];
+    while (q->head && write_item(dst, q->head)) {
+        struct item *it = q->head;
+        q->head = it->next;
+        free(it);
+        (*done)++;
+    }
+    if (q->head)
+        return 0;
+    q->tail = NULL;
+    return 1;
+}
+
+/* MPI_THREAD_MULTIPLE (only the progress holder drains): each destination
+ * under its lock, taken off active[] under active_lock while still held, so
+ * a push that finds the queue empty adds it again after. */
+static __attribute__((noinline)) int drain_mt(void)
+{
+    int done = 0;
+    pthread_mutex_lock(&active_lock);
+    int n = cm_outq_nactive;
+    int *dsts = n ? malloc((size_t)n * sizeof *dsts) : NULL;
+    if (n && !dsts)
+        cm_fatal("progress", "out of memory");
+    if (n)
+        memcpy(dsts, active, (size_t)n * sizeof *dsts);
+    pthread_mutex_unlock(&active_lock);
+    for (int k = 0; k < n; k++) {
+        int dst = dsts[k];
+        pthread_mutex_lock(&cm_tx_locks[dst]);
+        if (drain_one(dst, &done)) {
+            pthread_mutex_lock(&active_lock);
+            for (int i = 0; i < cm_outq_nactive; i++) {
+                if (active[i] == dst) {
+                    active[i] = active[cm_outq_nactive - 1];
+                    __atomic_store_n(&cm_outq_nactive, cm_outq_nactive - 1, __ATOMIC_RELAXED);
+                    break;
+                }
+            }
+            pthread_mutex_unlock(&active_lock);
+        }
+        pthread_mutex_unlock(&cm_tx_locks[dst]);
+    }
+    free(dsts);
+    return done;
+}
+
 int cm_outq_drain(void)
 {
+    if (__builtin_expect(cm_mt, 0))
+        return drain_mt();
     int done = 0;
     for (int i = 0; i < cm_outq_nactive;) {
         int dst = active[i];
@@ -129,6 +192,8 @@ int cm_outq_drain(void)
 
 int cm_outq_room(void)
 {
+    if (cm_mt)
+        return cm_outq_active();   /* a sleep's re-check: the progress holder will look */
     for (int i = 0; i < cm_outq_nactive; i++) {
         struct cm_ring_tx *tx = &cm_tx[active[i]];
         uint64_t rpos = atomic_load_explicit(&tx->v.ctl->rpos, memory_order_acquire);

@@ -10,12 +10,13 @@
 
 #include <stdint.h>
 #include "core/request.h"
+#include "core/thread.h"
 
 void cm_outq_init(int nranks);
 void cm_outq_finalize(void);
 extern int cm_outq_nactive;
 /* Some destination has queued work (inline: every send and poll asks). */
-static inline int cm_outq_active(void) { return cm_outq_nactive > 0; }
+static inline int cm_outq_active(void) { return CM_RACY_LOAD(cm_outq_nactive) > 0; }
 int cm_outq_empty(int dst);
 int cm_outq_room(void);            /* some queued destination's ring has room again */
 int cm_outq_drain(void);           /* write what fits; returns items finished */

@@ -1,8 +1,8 @@
 /*
  * p2p.h -- point-to-point engine: matching, eager and rendezvous protocols.
  *
- * Everything here runs in the calling thread (MPI_THREAD_SERIALIZED at most):
- * progress happens only inside MPI calls.  Ordering guarantee: messages from
+ * Everything here runs in the calling thread: progress happens only inside
+ * MPI calls.  Under MPI_THREAD_MULTIPLE the locks of p2p/mt.h apply.  Ordering guarantee: messages from
  * one sender to one receiver travel through one FIFO ring and are matched in
  * ring order, and sends that could not enter the ring wait in a per-destination
  * FIFO (`pending`) that is drained before any newer send to that destination.
@@ -80,14 +80,20 @@ extern unsigned cm_p2p_owed;
 static inline void cm_p2p_owe(struct cm_request *r)
 {
     r->owed = 1;
-    cm_p2p_owed++;
+    if (__builtin_expect(cm_mt, 0))
+        __atomic_fetch_add(&cm_p2p_owed, 1, __ATOMIC_RELAXED);
+    else
+        cm_p2p_owed++;
 }
 /* At completion (before the request may be released). */
 static inline void cm_p2p_settle(struct cm_request *r)
 {
     if (r->owed) {
         r->owed = 0;
-        cm_p2p_owed--;
+        if (__builtin_expect(cm_mt, 0))
+            __atomic_fetch_sub(&cm_p2p_owed, 1, __ATOMIC_RELAXED);
+        else
+            cm_p2p_owed--;
     }
 }
 
@@ -132,8 +138,8 @@ void cm_progress_wait(volatile int *flag, int hint, unsigned call_id, int peer, 
 /* Set by a waiter for the one cm_progress_until it calls next (which takes
  * it and clears it, so nested waits do not see it): asked before every
  * sleep; 1 ends the wait with the condition unmet. */
-extern int (*cm_progress_stall)(void *arg);
-extern void *cm_progress_stall_arg;
+extern CM_THREAD_LOCAL int (*cm_progress_stall)(void *arg);
+extern CM_THREAD_LOCAL void *cm_progress_stall_arg;
 /* A collective's blocking receive about to sleep asks the collective layer
  * (coll/direct/diverge.c, set when a shared-memory area is made) whether its
  * source went another way, e.g. through a shared-memory FIFO while this
@@ -184,7 +190,8 @@ void cm_p2p_send_am(int dst_world, const void *payload, uint32_t len);
 uint32_t cm_p2p_am_max(void);
 /* Non-zero while an upper layer expects active messages that nobody waits
  * for in this process (a passive target): progress is then never "quiet",
- * so the collectives' waits keep running it (coll/direct/await.c). */
+ * so the collectives' waits keep running it (coll/direct/await.c).  One
+ * more for the whole run under MPI_THREAD_MULTIPLE (cm_p2p_init). */
 extern int cm_p2p_am_listeners;
 /* Messages to dst_world still wait for room in its ring. */
 int cm_p2p_am_queued(int dst_world);

@@ -13,7 +13,8 @@
  * the ring untouched for the general path, which handles every case.  While
  * it spins it sweeps the other rings now and then so that their senders are
  * never starved of room; should that sweep queue anything, the fast path
- * gives way.  It never sleeps: past the spin budget the general path takes
+ * gives way (progress is never quiet under MPI_THREAD_MULTIPLE, asked
+ * first: the queues are then another thread's too).  It never sleeps: past the spin budget the general path takes
  * over the waiting, with its yield, futex sleep and deadlock report.
  */
 #include "p2p/p2p.h"
@@ -54,7 +55,7 @@ static inline int takes(const struct cm_msg_hdr *h, uint16_t ctx, int tag, size_
 int cm_recv_fast(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag, struct cm_comm *c,
                  MPI_Status *status)
 {
-    if (!cm_match_idle() || !cm_progress_quiet())
+    if (!cm_progress_quiet() || !cm_match_idle())
         return 0;
     struct cm_ring_rx *rx = &cm_rx[src_world];
     unsigned limit = cm_wait_spin_limit();
@@ -76,7 +77,7 @@ int cm_recv_fast(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag, 
         poll_gap();
         if (polls % SWEEP_EVERY == SWEEP_EVERY - 1) {
             cm_progress(-1);
-            if (!cm_match_idle() || !cm_progress_quiet())
+            if (!cm_progress_quiet() || !cm_match_idle())
                 return 0;
         }
     }

@@ -45,17 +45,19 @@ MPI_Request cm_request_generic_go(struct cm_request *r)
 
 int cm_request_test(struct cm_request *r)
 {
-    if (r->complete)
+    if (__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
         return 1;
     cm_progress(r->kind == CM_REQ_RECV ? r->peer_world : -1);
-    return r->complete;
+    return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
 }
 
 void cm_request_wait(struct cm_request *r, unsigned call_id)
 {
-    if (r->complete)
+    if (__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
         return;
-    if (r->kind == CM_REQ_GENERIC && r->block) {
+    /* MPI_THREAD_MULTIPLE: the request stays on the progress list (another
+     * thread may be polling it), so its blocking steps are not run here. */
+    if (r->kind == CM_REQ_GENERIC && r->block && !cm_mt) {
         /* Off the progress list while its own blocking steps run: a
          * shared-memory wait then runs the progress engine only when other
          * work is pending, not for this request, which it would find busy

@@ -19,6 +19,7 @@
 #include "shm/ring.h"
 #include "shm/wait.h"
 #include "shm/copy.h"
+#include "p2p/mt.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -32,16 +33,14 @@ static inline void publish_and_wake(int dst, struct cm_msg_hdr *h)
     cm_peer_wake(dst);
 }
 
-int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx, int tag)
+/* The eager message written into dst's ring now; 0 when it has no room. */
+static inline __attribute__((always_inline)) int write_eager_now(const void *data, size_t bytes, int dst,
+                                                                 uint16_t ctx, int tag)
 {
-    if (bytes > cm_g.eager_max || (cm_outq_active() && !cm_outq_empty(dst)))
-        return 0;
-    /* R3: nothing for dst waits in the out-queue (no queue at all when it is
-     * not active), so this message cannot overtake one. */
-    CM_ASSERT(cm_outq_empty(dst), "R3 (docs/protocols.md)");
     struct cm_msg_hdr *h = cm_ring_reserve(&cm_tx[dst], (uint32_t)bytes);
     if (!h)
         return 0;
+    CM_FAULT(mt_reserve_publish);   /* another producer must not reserve the same slots */
     h->kind = CM_MSG_EAGER;
     h->flags = 0;
     h->ctx = ctx;
@@ -51,6 +50,30 @@ int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx,
     publish_and_wake(dst, h);
     cm_p2p_count(dst, bytes);
     return 1;
+}
+
+/* MPI_THREAD_MULTIPLE: the same under the ring's producer lock. */
+static __attribute__((noinline)) int try_immediate_mt(const void *data, size_t bytes, int dst, uint16_t ctx,
+                                                       int tag)
+{
+    if (bytes > cm_g.eager_max)
+        return 0;
+    pthread_mutex_lock(&cm_tx_locks[dst]);
+    int sent = cm_outq_empty(dst) && write_eager_now(data, bytes, dst, ctx, tag);
+    pthread_mutex_unlock(&cm_tx_locks[dst]);
+    return sent;
+}
+
+int cm_send_try_immediate(const void *data, size_t bytes, int dst, uint16_t ctx, int tag)
+{
+    if (__builtin_expect(cm_mt, 0))
+        return try_immediate_mt(data, bytes, dst, ctx, tag);
+    if (bytes > cm_g.eager_max || (cm_outq_active() && !cm_outq_empty(dst)))
+        return 0;
+    /* R3: nothing for dst waits in the out-queue (no queue at all when it is
+     * not active), so this message cannot overtake one. */
+    CM_ASSERT(cm_outq_empty(dst), "R3 (docs/protocols.md)");
+    return write_eager_now(data, bytes, dst, ctx, tag);
 }
 
 int cm_write_first(struct cm_request *r)
@@ -148,25 +171,33 @@ int cm_write_stream(struct cm_request *r)
 
 void cm_send_ctrl(int dst, uint8_t kind, const void *payload, uint32_t len)
 {
+    cm_tx_lock(dst);
     if (!cm_outq_empty(dst) || !cm_write_ctrl(dst, kind, payload, len))
         cm_outq_push_ctrl(dst, kind, payload, len);
+    cm_tx_unlock(dst);
 }
 
 void cm_send_stream(struct cm_request *r, uint64_t receiver_token)
 {
+    int dst = r->peer_world;
     r->peer_token = receiver_token;
     r->send_stage = 3;
-    if (!cm_outq_empty(r->peer_world) || !cm_write_stream(r))
-        cm_outq_push_stream(r->peer_world, r);
+    cm_tx_lock(dst);
+    if (!cm_outq_empty(dst) || !cm_write_stream(r))
+        cm_outq_push_stream(dst, r);
+    cm_tx_unlock(dst);
 }
 
 void cm_send_complete(struct cm_request *r)
 {
     cm_p2p_settle(r);
-    r->complete = 1;
-    if (r->mode == CM_MODE_BUFFERED && r->internal)
+    /* Read before the completion: from then on a waiting thread may
+     * release r (MPI_THREAD_MULTIPLE). */
+    int buffered = r->mode == CM_MODE_BUFFERED && r->internal, freed = r->freed;
+    __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+    if (buffered)
         cm_bsend_done(r);
-    else if (r->freed)
+    else if (freed)
         cm_request_release(r);
 }
 
@@ -187,6 +218,9 @@ void cm_send_start(struct cm_request *r)
     /* A non-contiguous message is never staged whole: an eager one is packed
      * into the ring, a large one streamed and packed piece by piece. */
     r->data = (t->contig || r->bytes == 0) ? (const char *)r->buf + t->true_lb : NULL;
-    if (!cm_outq_empty(r->peer_world) || !cm_write_first(r))
-        cm_outq_push_send(r->peer_world, r);
+    int dst = r->peer_world;
+    cm_tx_lock(dst);
+    if (!cm_outq_empty(dst) || !cm_write_first(r))
+        cm_outq_push_send(dst, r);
+    cm_tx_unlock(dst);
 }

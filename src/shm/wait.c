@@ -114,7 +114,7 @@ int cm_wait_backoff(struct cm_waiter *w)
 
 /* ---- polling (wait.h) ----------------------------------------------------- */
 
-struct cm_poller cm_poller;
+__thread __attribute__((tls_model("initial-exec"))) struct cm_poller cm_poller;
 
 uint64_t cm_poll_ticks(void)
 {

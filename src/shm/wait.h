@@ -96,8 +96,7 @@ void cm_wait_sleep_us(struct cm_rank_ctl *self, int (*recheck)(void *), void *ar
  * any message this rank handles (in whatever call) reset the count too, so
  * a poll that succeeds costs what it did before.
  *
- * Only the calling thread touches this state (MPI_THREAD_SERIALIZED at
- * most).
+ * Only the calling thread touches this state (it is thread-local).
  */
 struct cm_poller {
     unsigned empty;     /* consecutive empty polls in a tight loop */
@@ -105,7 +104,9 @@ struct cm_poller {
     uint64_t last;      /* cm_poll_ticks(): the run's start while it spins, then
                            the end of the last yield or nap */
 };
-extern struct cm_poller cm_poller;
+/* Per thread (initial-exec TLS: the cost of a global), so that threads of
+ * an MPI_THREAD_MULTIPLE process count their own polls. */
+extern __thread __attribute__((tls_model("initial-exec"))) struct cm_poller cm_poller;
 
 static inline void cm_poll_reset(void)
 {

@@ -194,7 +194,7 @@ static long create_area(int n, size_t slot)
     return (long)first * UNIT;
 }
 
-struct cm_direct *cm_direct_recent;
+CM_THREAD_LOCAL struct cm_direct *cm_direct_recent;
 
 /* The sync-kind guard (docs/spawn.md, "the rule this shows"): members that
  * chose different syncs for one epoch hang (a flag sync leaves on a counted
@@ -282,7 +282,8 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     s->world_of = c->world_of;
     s->comm_index = c->index;
     s->cc = cc;
-    cm_p2p_coll_stalled = cm_direct_p2p_stalled;
+    if (cm_p2p_coll_stalled != cm_direct_p2p_stalled)   /* once: threads would race to store it */
+        cm_p2p_coll_stalled = cm_direct_p2p_stalled;
     s->slot_bytes = slot;
     s->result_bytes = slot;
     s->cma = (int)msg[1];

@@ -50,7 +50,7 @@ const struct timespec cm_direct_long_nap = { 0, 200 * 1000000L };   /* a lost wa
 const struct timespec *cm_direct_progress_pending(const struct timespec *normal)
 {
     static const struct timespec brief = { 0, 100 * 1000L };
-    if (!cm_p2p_owed && cm_progress_quiet() && cm_match_idle())
+    if (cm_progress_quiet() && !cm_p2p_owed && cm_match_idle())   /* quiet first: never under MPI_THREAD_MULTIPLE */
         return normal;
     cm_progress(-1);
     return &brief;

@@ -245,7 +245,7 @@ struct cm_direct *cm_direct_peek_slow(MPI_Comm cc);
  * calls still running on the area, drop this member's reference (the last
  * one gives the units back) and free s. */
 void cm_direct_detach(struct cm_direct *s);
-extern struct cm_direct *cm_direct_recent;
+extern CM_THREAD_LOCAL struct cm_direct *cm_direct_recent;
 void cm_direct_nbc_drain(struct cm_direct *s);
 static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
 {
@@ -374,16 +374,16 @@ int cm_direct_meet_sync(struct cm_direct *s, uint64_t word_hi);
  * (cm_direct_typed) that class, 17-31 bytes
  * (exact below 2^14, else 2^14 | a hash of them).  A call that moves no
  * data carries class 0 (an empty signature matches any).  Outside front ends the word is 0 on every rank. */
-extern uint32_t cm_direct_word;
+extern CM_THREAD_LOCAL uint32_t cm_direct_word;
 struct cm_direct_mismatch {
     int on;           /* a mismatch was seen in this call */
     int peer;         /* communicator rank whose word differs from mine */
     uint32_t mine, theirs;
 };
-extern struct cm_direct_mismatch cm_direct_mm;
+extern CM_THREAD_LOCAL struct cm_direct_mismatch cm_direct_mm;
 /* The class the rooted front ends hashed into their word, kept whole for the
  * message (the word has room for 4 bits of it only). */
-extern unsigned cm_direct_class_here;
+extern CM_THREAD_LOCAL unsigned cm_direct_class_here;
 /* The word's bytes field (bits 17-31). */
 #define CM_DIRECT_WORD_BYTES_SHIFT 17
 static inline uint32_t cm_direct_bytes_field(size_t bytes)
@@ -512,7 +512,7 @@ struct cm_direct_nbc_args {
     MPI_Comm comm;
     const char *call;
 };
-extern struct cm_direct_nbc_args cm_direct_nbc_next;
+extern CM_THREAD_LOCAL struct cm_direct_nbc_args cm_direct_nbc_next;
 /* The error of a mismatch recorded in m (cm_coll_mismatch_raise's for a
  * nonblocking call's record). */
 int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *m, unsigned class_here);
