@@ -363,7 +363,8 @@ int cm_direct_meet_sync(struct cm_direct *s, uint64_t word_hi);
  * returns at once, so no rank waits for a step another rank will not take,
  * and the front end raises the error (cm_coll_mismatch_raise).  The
  * broadcast and scatter FIFOs carry the root's word in the entry's seq line
- * (the readers compare it), the reduce FIFO each sender's (the root
+ * (the readers compare it, and the root's whole class beside it:
+ * cm_direct_class_here), the reduce FIFO each sender's (the root
  * compares it; in a scan chain the next rank does, and passes a prefix
  * made of disagreeing arguments on with collective field 31).  Ranks that disagree may take different paths (FIFO, sync,
  * point to point): waits that last look for the others there (below,
