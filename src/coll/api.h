@@ -309,6 +309,7 @@ static inline int api_done(MPI_Comm comm, const char *call, int rc)
     cm_coll_tag_word = 0;
     if (__builtin_expect(cm_direct_mm.on, 0))
         return cm_coll_mismatch_raise(comm, call);
+    cm_direct_class_here = 0;
 #endif
     if (rc == MPI_SUCCESS)
         return rc;

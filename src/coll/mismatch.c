@@ -45,6 +45,15 @@ void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
         cm_coll_tag_word = CM_COLL_TAG_POISON;   /* coll/p2p.h: tell the ranks downstream */
 }
 
+void cm_direct_classes_seen(int peer, unsigned mine, unsigned theirs)
+{
+    if (cm_direct_mm.on)
+        return;
+    cm_direct_mismatch_seen(peer, cm_direct_word, cm_direct_word);
+    cm_direct_mm.class_mine = (unsigned char)mine;
+    cm_direct_mm.class_theirs = (unsigned char)theirs;
+}
+
 void cm_direct_sizes_differ(int peer, size_t mine, size_t theirs)
 {
     uint32_t keep = cm_direct_word & 0x1ffffu, a = cm_direct_bytes_field(mine), b = cm_direct_bytes_field(theirs);
@@ -169,10 +178,12 @@ static int reduce_root_or_class(MPI_Comm comm, const char *call, uint32_t a, uin
 int cm_coll_mismatch_raise(MPI_Comm comm, const char *call)
 {
     struct cm_direct_mismatch m = cm_direct_mm;
-    cm_direct_mm.on = 0;
+    unsigned class_here = cm_direct_class_here;
+    cm_direct_mm = (struct cm_direct_mismatch){ 0 };
     cm_direct_word = 0;
+    cm_direct_class_here = 0;
     cm_coll_tag_word = 0;
-    return cm_coll_mismatch_report(comm, call, &m, cm_direct_class_here);
+    return cm_coll_mismatch_report(comm, call, &m, class_here);
 }
 
 int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_direct_mismatch *mm, unsigned class_here)
@@ -190,6 +201,10 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
         return cm_error(comm, MPI_ERR_ARG, call,
                         "rank %d is in %s at the same point: the ranks call different collectives", m.peer,
                         word_coll(b));
+    if (m.class_theirs)   /* the words agree, the whole classes beside the data do not */
+        return cm_error(comm, MPI_ERR_TYPE, call,
+                        "type signature differs across ranks (same size): %s here, %s on rank %d",
+                        sig_name(m.class_mine), sig_name(m.class_theirs), m.peer);
     unsigned coll = (a & 31u) - 1;
     /* A class field of 0 (no data, or MPI_PACKED) agrees with any: what
      * differs is elsewhere (a rank with a count of 0 where the others have

@@ -115,7 +115,7 @@ static void compare_round(struct cm_nbc *s, int from, int end)
         uint32_t mine = s->args.word, theirs;
         if (g->recv && (g->tag != s->tag || g->got != g->posted) &&
             cm_coll_tag_words(&mine, g->tag, g->posted, g->got, &theirs))
-            s->mm = (struct cm_direct_mismatch){ 1, st->peer, mine, theirs };
+            s->mm = (struct cm_direct_mismatch){ .on = 1, .peer = st->peer, .mine = mine, .theirs = theirs };
     }
     if (s->mm.on && s->req)
         s->req->quick_finish = 0;   /* Wait/Test take the full finish, which reports */

@@ -942,6 +942,96 @@ static int c_alltoallv_counts(MPI_Comm comm, int *must_fail, const char **call)
     return MPI_Alltoallv(sbuf, counts, displs, MPI_INT, rbuf, counts, displs, MPI_INT, comm);
 }
 
+/* Issue 32 item 2: classes whose 4-bit hash in the word is the same
+ * (MPI_INT and MPI_UINT8_T, 15 apart), at equal byte counts: 4 MPI_INT on
+ * rank 0 (the root) against 16 MPI_UINT8_T elsewhere.  The FIFO entries
+ * carry the writer's whole class beside the data (coll/direct/direct.h). */
+static MPI_Datatype int_or_u8(void) { return rank == 0 ? MPI_INT : MPI_UINT8_T; }
+static int int_or_u8_count(int ints) { return rank == 0 ? ints : 4 * ints; }
+
+static int bcast_int_uint8(MPI_Comm comm, int ints, int *must_fail, const char **call)
+{
+    fill(rbuf, ints, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Bcast";
+    return then_matched(comm, *call, MPI_Bcast(rbuf, int_or_u8_count(ints), int_or_u8(), 0, comm));
+}
+static int c_bcast_int_uint8(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 4, f, c); }
+static int c_bcast_int_uint8_1000(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 1000, f, c); }
+
+static int c_gather_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Gather";
+    return then_matched(comm, *call, MPI_Gather(sbuf, int_or_u8_count(4), int_or_u8(), rbuf, int_or_u8_count(4),
+                                                int_or_u8(), 0, comm));
+}
+
+static int c_scatter_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Scatter";
+    return then_matched(comm, *call, MPI_Scatter(sbuf, int_or_u8_count(4), int_or_u8(), rbuf, int_or_u8_count(4),
+                                                 int_or_u8(), 0, comm));
+}
+
+static int c_gatherv_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Gatherv";
+    return then_matched(comm, *call,
+                        MPI_Gatherv(sbuf, int_or_u8_count(4), int_or_u8(), rbuf, c, V_DISPLS(c), MPI_INT, 0, comm));
+}
+
+static int c_scatterv_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+{
+    int *c = v_counts(4);
+    fill(sbuf, 4 * size, rank + 1);
+    *must_fail = rank != 0;
+    *call = "MPI_Scatterv";
+    return then_matched(comm, *call,
+                        MPI_Scatterv(sbuf, c, V_DISPLS(c), MPI_INT, rbuf, int_or_u8_count(4), int_or_u8(), 0, comm));
+}
+
+/* Alltoallv/w type signatures (their word holds no class): every block is
+ * `ints` ints' worth of bytes; alltoallv: rank 0's type is MPI_INT, the
+ * others' MPI_FLOAT (every rank receives a block of the other class);
+ * alltoallw: only the last rank's block to rank 0 is MPI_FLOAT, which rank
+ * 0 receives as MPI_INT.  4 ints: at 2 ranks the tiny pair (flag lines),
+ * 1000: the slots' rounds. */
+static int alltoallvw_int_float(MPI_Comm comm, int w, int ints, int *must_fail, const char **call)
+{
+    int cnt[64], dsp[64], last = size - 1;
+    MPI_Datatype sty[64], rty[64];
+    for (int i = 0; i < size && i < 64; i++) {
+        cnt[i] = ints;
+        sty[i] = rty[i] = MPI_INT;
+        dsp[i] = w ? ints * i * (int)sizeof(int) : ints * i;
+    }
+    if (rank == last)
+        sty[0] = MPI_FLOAT;
+    fill(sbuf, ints * size, rank);
+    *must_fail = w ? rank == 0 : 1;
+    *call = w ? "MPI_Alltoallw" : "MPI_Alltoallv";
+    return then_matched(comm, *call,
+                        w ? MPI_Alltoallw(sbuf, cnt, dsp, sty, rbuf, cnt, dsp, rty, comm)
+                          : MPI_Alltoallv(sbuf, cnt, dsp, int_or_float(), rbuf, cnt, dsp, int_or_float(), comm));
+}
+static int c_alltoallv_int_float(MPI_Comm comm, int *f, const char **c) { return alltoallvw_int_float(comm, 0, 4, f, c); }
+static int c_alltoallv_int_float_1000(MPI_Comm comm, int *f, const char **c)
+{
+    return alltoallvw_int_float(comm, 0, 1000, f, c);
+}
+static int c_alltoallw_int_float(MPI_Comm comm, int *f, const char **c) { return alltoallvw_int_float(comm, 1, 4, f, c); }
+static int c_alltoallw_int_float_1000(MPI_Comm comm, int *f, const char **c)
+{
+    return alltoallvw_int_float(comm, 1, 1000, f, c);
+}
+
 /* Issue 32 item 2, issue 33 item 7: the same broadcasts as a fresh
  * communicator's first collective.  At 3+ ranks 20 bytes take the FIFO
  * (attaching the shared-memory area, an exchange of its own) where 7600
@@ -976,6 +1066,16 @@ static const struct mm_case cases[] = {
     { "gatherv_int_float", MM_DEFAULT, c_gatherv_int_float },
     { "scatterv_int_float", MM_DEFAULT, c_scatterv_int_float },
     { "allgatherv_int_float", MM_DEFAULT, c_allgatherv_int_float },
+    { "bcast_int_uint8", MM_DEFAULT | MM_MATCHED, c_bcast_int_uint8 },
+    { "bcast_int_uint8_1000", MM_DEFAULT | MM_MATCHED, c_bcast_int_uint8_1000 },
+    { "gather_int_uint8", MM_DEFAULT | MM_MATCHED, c_gather_int_uint8 },
+    { "scatter_int_uint8", MM_DEFAULT | MM_MATCHED, c_scatter_int_uint8 },
+    { "gatherv_int_uint8", MM_DEFAULT | MM_MATCHED, c_gatherv_int_uint8 },
+    { "scatterv_int_uint8", MM_DEFAULT | MM_MATCHED, c_scatterv_int_uint8 },
+    { "alltoallv_int_float", MM_DEFAULT | MM_MATCHED, c_alltoallv_int_float },
+    { "alltoallv_int_float_1000", MM_DEFAULT | MM_MATCHED, c_alltoallv_int_float_1000 },
+    { "alltoallw_int_float", MM_DEFAULT | MM_MATCHED, c_alltoallw_int_float },
+    { "alltoallw_int_float_1000", MM_DEFAULT | MM_MATCHED, c_alltoallw_int_float_1000 },
     { "iallreduce_5_1900", MM_DEFAULT, c_iallreduce_5_1900 },
     { "iallreduce_1_2", MM_DEFAULT, c_iallreduce_1_2 },
     { "iallreduce_big", MM_DEFAULT, c_iallreduce_big },

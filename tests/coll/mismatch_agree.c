@@ -196,6 +196,66 @@ static void c_alltoallv_self(MPI_Comm comm)
     free(sc), free(d);
 }
 
+/* MPI_PACKED against typed data where the FIFO entries and the alltoallv/w
+ * slot headers carry the whole class (issue 32 item 2): gather, scatter
+ * and their v forms with the root's side as MPI_PACKED bytes, alltoallw
+ * with every block from rank 0 received as MPI_PACKED; and an alltoallw
+ * whose blocks have a class per receiver (MPI_FLOAT to odd ranks, MPI_INT
+ * to even ones), each pair agreeing.  `ints` per block: 4 takes the FIFOs
+ * and the 2-rank tiny pair, 200 the slots' rounds. */
+static void packed_classes(MPI_Comm comm, int ints)
+{
+    int bytes = ints * (int)sizeof(int), *s = malloc((size_t)size * (size_t)bytes);
+    int *r = malloc((size_t)size * (size_t)bytes), *cnt = malloc(4 * (size_t)size * sizeof(int));
+    int *bcnt = cnt + size, *dsp = cnt + 2 * size, *bdsp = cnt + 3 * size;
+    MPI_Datatype *st = malloc(2 * (size_t)size * sizeof(MPI_Datatype)), *rt = st + size;
+    for (int j = 0; j < size; j++)
+        cnt[j] = ints, bcnt[j] = bytes, dsp[j] = ints * j, bdsp[j] = bytes * j;
+    for (int i = 0; i < size * ints; i++)
+        s[i] = 100 * rank + i;
+    int root = rank == 0;
+    ok("gather_packed", MPI_Gather(root ? MPI_IN_PLACE : s, ints, MPI_INT, root ? s : r, root ? bytes : 0,
+                                   MPI_PACKED, 0, comm));
+    for (int j = 1; root && j < size; j++)
+        expect("gather_packed", s + ints * j, ints, 100 * j);
+    ok("gatherv_packed", MPI_Gatherv(root ? MPI_IN_PLACE : s, ints, MPI_INT, s, bcnt, bdsp, MPI_PACKED, 0, comm));
+    for (int i = 0; i < size * ints; i++)
+        s[i] = 100 * rank + i;
+    ok("scatter_packed", MPI_Scatter(s, root ? bytes : 0, MPI_PACKED, root ? MPI_IN_PLACE : r, ints, MPI_INT, 0,
+                                     comm));
+    if (!root)
+        expect("scatter_packed", r, ints, ints * rank);
+    ok("scatterv_packed", MPI_Scatterv(s, bcnt, bdsp, MPI_PACKED, root ? MPI_IN_PLACE : r, ints, MPI_INT, 0, comm));
+    if (!root)
+        expect("scatterv_packed", r, ints, ints * rank);
+    for (int j = 0; j < size; j++) {
+        st[j] = MPI_INT;
+        rt[j] = j == 0 && !root ? MPI_PACKED : MPI_INT;
+        cnt[j] = rt[j] == MPI_PACKED ? bytes : ints;
+        bdsp[j] = bytes * j;
+    }
+    int *scnt = bcnt;
+    for (int j = 0; j < size; j++)
+        scnt[j] = ints;
+    ok("alltoallw_packed", MPI_Alltoallw(s, scnt, bdsp, st, r, cnt, bdsp, rt, comm));
+    for (int j = 0; j < size; j++)
+        expect("alltoallw_packed", r + ints * j, ints, 100 * j + ints * rank);
+    for (int j = 0; j < size; j++) {
+        st[j] = j % 2 ? MPI_FLOAT : MPI_INT;       /* 4 bytes either way: copied bit for bit */
+        rt[j] = rank % 2 ? MPI_FLOAT : MPI_INT;
+        cnt[j] = ints;
+    }
+    ok("alltoallw_class_per_peer", MPI_Alltoallw(s, scnt, bdsp, st, r, cnt, bdsp, rt, comm));
+    for (int j = 0; j < size; j++)
+        expect("alltoallw_class_per_peer", r + ints * j, ints, 100 * j + ints * rank);
+    free(s), free(r), free(cnt), free(st);
+}
+static void c_packed_classes(MPI_Comm comm)
+{
+    packed_classes(comm, 4);
+    packed_classes(comm, 200);
+}
+
 /* The nonblocking and persistent calls carry the same words (issue 32
  * item 2 b): signature-equal shapes and packed data pass there too. */
 static void c_nonblocking_shapes(MPI_Comm comm)
@@ -348,6 +408,7 @@ static const struct {
     { "empty_any_type", c_empty_any_type },
     { "v_zero_senders", c_v_zero_senders },
     { "alltoallv_self", c_alltoallv_self },
+    { "packed_classes", c_packed_classes },
     { "nonblocking_shapes", c_nonblocking_shapes },
     { "nonblocking_v_shapes", c_nonblocking_v_shapes },
 };

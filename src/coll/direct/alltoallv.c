@@ -43,29 +43,47 @@ static size_t side_bytes(const struct side *x, int j)
 {
     return x->counts[j] ? cm_direct_bytes(x->counts[j], side_type(x, j), NULL, NULL, NULL) : 0;
 }
+/* The signature class of block j (core/datatype.h): 0, which agrees with
+ * any, when it is empty (or MPI_PACKED).  The word of a v or w form holds
+ * none (two ranks that exchange nothing may use unrelated types), so each
+ * block's class travels with it, and its receiver compares (alltoallw: a
+ * type per peer). */
+static unsigned side_class(const struct side *x, int j)
+{
+    return side_bytes(x, j) ? cm_dt_lookup(side_type(x, j))->sig_class : 0u;
+}
 
 /* Each part of a slot (slot + j * step) starts with a header: in the first
- * round the size of the whole block to rank j, which j compares with its
- * count for me (a v form's word holds no bytes).  The payload follows. */
+ * round the size of the whole block to rank j (bits 0-55), which j compares
+ * with its count for me (a v form's word holds no bytes), and the block's
+ * signature class (bits 56-63).  The payload follows. */
 #define HDR 8
 static uint64_t *part_size(char *slot, size_t step, int j) { return (uint64_t *)(slot + (size_t)j * step); }
+static uint64_t header(size_t bytes, unsigned sig_class) { return (uint64_t)bytes | (uint64_t)sig_class << 56; }
+#define HDR_BYTES(h) ((h) & ((UINT64_C(1) << 56) - 1))
+#define HDR_CLASS(h) ((unsigned)((h) >> 56))
 
 /* Two ranks: the sizes of both blocks as this rank's counts say them
- * (pair[i]: rank i's block to the other), at the end of its flag line's
- * inline payload, which a tiny pair keeps clear.  Every rank chooses its
+ * (pair[i]: rank i's block to the other), then their signature classes
+ * (a byte each, the same order), at the end of its flag line's inline
+ * payload, which a tiny pair keeps clear.  Every rank chooses its
  * path and the number of rounds from its own counts alone, which agree
  * only when the pairs do: both ranks compare them after their first sync,
  * and if they differ both stop there, each having synced once. */
-#define TINY_MAX (CM_DIRECT_INLINE - 8)
+#define TINY_MAX (CM_DIRECT_INLINE - 12)
 static uint32_t *pair_at(struct cm_direct *s, int r, int p)
 {
     return (uint32_t *)((char *)cm_direct_flag(s, r, p) + TINY_MAX);
 }
-static void pair_publish(struct cm_direct *s, int p, size_t out, size_t in)
+static uint8_t *pair_classes(struct cm_direct *s, int r, int p) { return (uint8_t *)(pair_at(s, r, p) + 2); }
+static void pair_publish(struct cm_direct *s, int p, size_t out, size_t in, unsigned out_class, unsigned in_class)
 {
     uint32_t *mine = pair_at(s, s->rank, p);
     mine[s->rank] = cm_direct_size32(out);
     mine[s->rank ^ 1] = cm_direct_size32(in);
+    uint8_t *c = pair_classes(s, s->rank, p);
+    c[s->rank] = (uint8_t)out_class;
+    c[s->rank ^ 1] = (uint8_t)in_class;
 }
 /* After the first sync: 1 when the other rank's pair is mine (else the
  * mismatch is recorded: my receive's sizes if they differ, else my send's). */
@@ -73,8 +91,19 @@ static int pair_agrees(struct cm_direct *s, int p)
 {
     int me = s->rank, peer = me ^ 1;
     const uint32_t *mine = pair_at(s, me, p), *theirs = pair_at(s, peer, p);
-    if (__builtin_expect(mine[0] == theirs[0] && mine[1] == theirs[1], 1))
-        return 1;
+    const uint8_t *cm = pair_classes(s, me, p), *ct = pair_classes(s, peer, p);
+    if (__builtin_expect(mine[0] == theirs[0] && mine[1] == theirs[1], 1)) {
+        if (__builtin_expect(cm[0] == ct[0] && cm[1] == ct[1], 1))
+            return 1;
+        /* Both ranks see the same four classes: both stop, or neither. */
+        if (cm_direct_classes_differ(cm[peer], ct[peer]))
+            cm_direct_classes_seen(peer, cm[peer], ct[peer]);
+        else if (cm_direct_classes_differ(cm[me], ct[me]))
+            cm_direct_classes_seen(peer, cm[me], ct[me]);
+        else
+            return 1;       /* MPI_PACKED, which agrees with any */
+        return 0;
+    }
     if (mine[peer] != theirs[peer])
         cm_direct_sizes_differ(peer, mine[peer], theirs[peer]);
     else
@@ -88,7 +117,7 @@ static int tiny_pair(struct cm_direct *s, const struct side *snd, const struct s
                      size_t in, size_t most, int rc)
 {
     int p = cm_direct_parity(s);
-    pair_publish(s, p, out, in);
+    pair_publish(s, p, out, in, side_class(snd, peer), side_class(rcv, peer));
     if (out)
         cm_direct_pack_part(cm_direct_data(s, s->rank, p, most), side_at(snd, peer), snd->counts[peer],
                          side_type(snd, peer), 0, out);
@@ -124,14 +153,14 @@ static int rounds(struct cm_direct *s, const struct side *snd, const struct side
         all_max = in > mine_max ? in : mine_max;
         if (all_max <= TINY_MAX)
             return tiny_pair(s, snd, rcv, peer, mine_max, in, all_max, rc);
-        pair_publish(s, cm_direct_parity(s), mine_max, in);
+        pair_publish(s, cm_direct_parity(s), mine_max, in, side_class(snd, peer), side_class(rcv, peer));
     }
     /* A block whose size differs from my count for it: its sender, and the
      * size it sends.  Recorded after the last round, since a rank that
      * records a mismatch skips the syncs (cm_direct_sync), and the others,
      * which saw none, still run every round. */
     int bad = -1;
-    uint64_t bad_size = 0;
+    uint64_t bad_size = 0, bad_class = 0;
     for (size_t off = 0;; off += pstep) {
         int p = cm_direct_parity(s);
         char *slot = cm_direct_slot(s, me, p);
@@ -140,7 +169,7 @@ static int rounds(struct cm_direct *s, const struct side *snd, const struct side
         for (int j = 0; j < n; j++) {
             size_t b = side_bytes(snd, j);
             if (off == 0 && j != me)
-                *part_size(slot, step, j) = b;
+                *part_size(slot, step, j) = header(b, side_class(snd, j));
             if (j != me && b > off)
                 cm_direct_pack_part(slot + (size_t)j * step + HDR, side_at(snd, j), snd->counts[j], side_type(snd, j),
                                  off, b - off < pstep ? b - off : pstep);
@@ -153,8 +182,9 @@ static int rounds(struct cm_direct *s, const struct side *snd, const struct side
                 all_max = cm_direct_flag(s, i, p)->addr[0];
         for (int i = 0; off == 0 && i < n && bad < 0; i++) {
             uint64_t got = i != me ? *part_size(cm_direct_slot(s, i, p), step, me) : 0;
-            if (__builtin_expect(i != me && got != side_bytes(rcv, i), 0))
-                bad = i, bad_size = got;
+            if (__builtin_expect(i != me && got != header(side_bytes(rcv, i), side_class(rcv, i)), 0) &&
+                (HDR_BYTES(got) != side_bytes(rcv, i) || cm_direct_classes_differ(HDR_CLASS(got), side_class(rcv, i))))
+                bad = i, bad_size = HDR_BYTES(got), bad_class = HDR_CLASS(got);
         }
         for (int i = 0; i < n && bad < 0; i++) {
             size_t b = side_bytes(rcv, i);
@@ -165,8 +195,10 @@ static int rounds(struct cm_direct *s, const struct side *snd, const struct side
         if (off + pstep >= all_max)
             break;
     }
-    if (bad >= 0)
+    if (bad >= 0 && bad_size != side_bytes(rcv, bad))
         cm_direct_sizes_differ(bad, side_bytes(rcv, bad), bad_size);
+    else if (bad >= 0)
+        cm_direct_classes_seen(bad, side_class(rcv, bad), (unsigned)bad_class);
     return rc;
 }
 

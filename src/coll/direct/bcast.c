@@ -92,6 +92,7 @@ static int bcast_fifo(struct cm_direct *s, void *buf, int count, MPI_Datatype dt
             return MPI_SUCCESS;     /* another root: recorded (direct.h, argument agreement) */
         rc = cm_direct_pack(data, buf, count, dt);
         e->word = cm_direct_word;
+        e->sig_class = (uint8_t)cm_direct_class_here;
         CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_direct_wake32(&e->seq, &e->seq_waiters);
@@ -102,6 +103,8 @@ static int bcast_fifo(struct cm_direct *s, void *buf, int count, MPI_Datatype dt
             return MPI_SUCCESS;     /* the root went elsewhere: the front end raises it */
         if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
             cm_direct_mismatch_seen(root, cm_direct_word, e->word);
+        else if (cm_direct_classes_differ(e->sig_class, cm_direct_class_here))
+            cm_direct_classes_seen(root, cm_direct_class_here, e->sig_class);
         else
             rc = cm_direct_unpack(data, buf, count, dt);
     }

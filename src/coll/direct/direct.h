@@ -127,7 +127,7 @@ struct cm_direct {                   /* this rank's view of its communicator's a
  * 0.30 us vs 1.5-1.7 flat; scatter 512 B blocks 0.33 vs 4.9-5.4 through
  * the slots); 270 KiB per area. */
 #define CM_DIRECT_BFIFO_BYTES 4096
-#define CM_DIRECT_BFIFO_INLINE 52
+#define CM_DIRECT_BFIFO_INLINE 51
 _Static_assert(CM_DIRECT_BFIFO_ACK_EVERY <= CM_DIRECT_BFIFO_ENTRIES, "a claim must not wait for a later call");
 struct cm_direct_bfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* call number + 1 last published here */
@@ -135,6 +135,7 @@ struct cm_direct_bfifo_entry {
     /* Payloads up to CM_DIRECT_BFIFO_INLINE bytes ride in the seq line: a reader
      * takes one line, not the seq line and then the data line. */
     unsigned char inl[CM_DIRECT_BFIFO_INLINE];
+    uint8_t sig_class;                       /* the root's whole class (cm_direct_class_here) */
     uint32_t word;                           /* the root's cm_direct_word */
     /* Scatterv (direct/scatterv.c): the root's block size for each rank, a
      * uint32_t per rank from here on into data for more than 16 ranks (this
@@ -187,9 +188,12 @@ struct cm_direct_rfifo_entry {
     _Alignas(128) _Atomic uint32_t seq;      /* written by the owner */
     _Atomic uint32_t seq_waiters;            /* a sleeping root */
     uint32_t word;                           /* the owner's cm_direct_word (argument agreement) */
-    uint32_t bytes;  /* gather(v): the owner's whole block in bytes (UINT32_MAX: that or more), which
-                      * a gatherv root compares with its count for the owner (the v forms' word holds
-                      * no bytes); the block travels here when it fits, else point to point */
+    /* gather(v): the owner's whole block in bytes (CM_DIRECT_SIZE24_MAX: that or more), which
+     * a gatherv root compares with its count for the owner (the v forms' word holds no bytes);
+     * the block travels here when it fits, else point to point.  Beside it the owner's whole
+     * signature class (cm_direct_class_here), which the root compares with its own. */
+    uint32_t bytes : 24;
+    uint32_t sig_class : 8;
     unsigned char data[CM_DIRECT_RFIFO_BYTES];  /* from the seq line on */
     _Alignas(128) _Atomic uint32_t ack;      /* written by the root of the reduce */
     _Atomic uint32_t ack_waiters;            /* a sleeping owner */
@@ -359,7 +363,8 @@ int cm_direct_meet_sync(struct cm_direct *s, uint64_t word_hi);
  * returns at once, so no rank waits for a step another rank will not take,
  * and the front end raises the error (cm_coll_mismatch_raise).  The
  * broadcast and scatter FIFOs carry the root's word in the entry's seq line
- * (the readers compare it), the reduce FIFO each sender's (the root
+ * (the readers compare it, and the root's whole class beside it:
+ * cm_direct_class_here), the reduce FIFO each sender's (the root
  * compares it; in a scan chain the next rank does, and passes a prefix
  * made of disagreeing arguments on with collective field 31).  Ranks that disagree may take different paths (FIFO, sync,
  * point to point): waits that last look for the others there (below,
@@ -379,11 +384,27 @@ struct cm_direct_mismatch {
     int on;           /* a mismatch was seen in this call */
     int peer;         /* communicator rank whose word differs from mine */
     uint32_t mine, theirs;
+    /* Words equal, whole signature classes not (cm_direct_classes_seen):
+     * the two classes; 0 otherwise. */
+    unsigned char class_mine, class_theirs;
 };
 extern CM_THREAD_LOCAL struct cm_direct_mismatch cm_direct_mm;
-/* The class the rooted front ends hashed into their word, kept whole for the
- * message (the word has room for 4 bits of it only). */
+/* The class the rooted front ends hashed into their word, kept whole (the
+ * word has room for 4 bits of it only): for the message, and for the FIFO
+ * entries, whose writer stores it beside its data and whose reader compares
+ * it with its own (cm_direct_classes_differ), so that classes sharing the
+ * hash (MPI_INT and MPI_UINT8_T) differ there.  0 outside the rooted front
+ * ends (api_done resets it) and for calls that move no data. */
 extern CM_THREAD_LOCAL unsigned cm_direct_class_here;
+/* Two whole signature classes of blocks of the same size disagree: both
+ * non-zero (0 is MPI_PACKED's, or no data: agrees with any) and unequal. */
+static inline int cm_direct_classes_differ(unsigned a, unsigned b)
+{
+    return __builtin_expect(a != b, 0) && a && b;
+}
+/* Record that rank peer's data has class theirs where mine has class mine
+ * (the words agree): MPI_ERR_TYPE naming both types. */
+void cm_direct_classes_seen(int peer, unsigned mine, unsigned theirs);
 /* The word's bytes field (bits 17-31). */
 #define CM_DIRECT_WORD_BYTES_SHIFT 17
 static inline uint32_t cm_direct_bytes_field(size_t bytes)
@@ -532,6 +553,12 @@ void cm_direct_drop_block(int src, size_t bytes, int tag, MPI_Comm comm);
 static inline uint32_t cm_direct_size32(size_t bytes)
 {
     return bytes < UINT32_MAX ? (uint32_t)bytes : UINT32_MAX;
+}
+/* The same for the reduce FIFO's 24-bit field (its other 8 bits hold the class). */
+#define CM_DIRECT_SIZE24_MAX 0xffffffu
+static inline uint32_t cm_direct_size24(size_t bytes)
+{
+    return bytes < CM_DIRECT_SIZE24_MAX ? (uint32_t)bytes : CM_DIRECT_SIZE24_MAX;
 }
 /* A blocking collective's point-to-point receive got another word or size
  * (p2p/coll_entry.h, "the argument word"): record it as a mismatch with

@@ -21,7 +21,8 @@ int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf
     cm_direct_rfifo_claim(s, k);
     int rc = cm_direct_pack(e->data, sbuf, scount, stype);
     e->word = cm_direct_word;
-    e->bytes = cm_direct_size32(block);
+    e->bytes = cm_direct_size24(block) & CM_DIRECT_SIZE24_MAX;
+    e->sig_class = cm_direct_class_here & 0xffu;
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);
@@ -49,6 +50,8 @@ static int gather_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_Da
         cm_direct_prefetch(cm_direct_rfifo(s, r, k + 1));
         if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
             cm_direct_mismatch_seen(r, cm_direct_word, e->word);
+        else if (cm_direct_classes_differ(e->sig_class, cm_direct_class_here))
+            cm_direct_classes_seen(r, cm_direct_class_here, e->sig_class);
         if (__builtin_expect(cm_direct_mm.on, 0))
             return MPI_SUCCESS;         /* the front end raises it */
         int urc = cm_direct_unpack(e->data, (char *)rbuf + (size_t)r * blk, rcount, rtype);

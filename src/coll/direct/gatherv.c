@@ -36,7 +36,7 @@ static void block_differs(int r, uint32_t got, size_t want, MPI_Request *posted,
     cm_direct_sizes_differ(r, want, got);
     if (posted && (got == 0 || fifo_block(got)))
         PMPI_Cancel(posted);
-    if (got != 0 && !fifo_block(got) && got < UINT32_MAX && !(want && !fifo_block(want)))
+    if (got != 0 && !fifo_block(got) && got < CM_DIRECT_SIZE24_MAX && !(want && !fifo_block(want)))
         cm_direct_drop_block(r, got, TAG, comm);
 }
 
@@ -84,9 +84,13 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
             cm_direct_mismatch_seen(r, cm_direct_word, e->word);
             continue;
         }
-        if (__builtin_expect(e->bytes != cm_direct_size32(want), 0)) {
+        if (__builtin_expect(e->bytes != cm_direct_size24(want), 0)) {
             block_differs(r, e->bytes, want, posted >= 0 ? &req[posted] : NULL, comm);
             continue;
+        }
+        if (cm_direct_classes_differ(e->sig_class, cm_direct_class_here)) {
+            cm_direct_classes_seen(r, cm_direct_class_here, e->sig_class);
+            continue;       /* a block sent point to point: its receive (same size) completes below */
         }
         if (!fifo_block(want))
             continue;

@@ -84,7 +84,7 @@ static int barrier_step(struct cm_direct_nbc *o, int block)
 /* A mismatch seen in a FIFO entry of o (direct.h, argument agreement). */
 static int nbc_mismatch(struct cm_direct_nbc *o, int peer, uint32_t theirs)
 {
-    o->mm = (struct cm_direct_mismatch){ 1, peer, o->args.word, theirs };
+    o->mm = (struct cm_direct_mismatch){ .on = 1, .peer = peer, .mine = o->args.word, .theirs = theirs };
     return 1;
 }
 
@@ -105,6 +105,7 @@ static int root_takes(struct cm_direct_nbc *o, struct cm_direct_bfifo_entry *e)
     if (__builtin_expect(!cm_direct_bfifo_take(o->s, o->k, &peer, &theirs), 0))
         return !nbc_mismatch(o, peer, theirs);
     e->word = o->args.word;
+    e->sig_class = (uint8_t)o->args.sig_class;   /* a blocking reader compares it (direct.h) */
     return 1;
 }
 
@@ -179,6 +180,7 @@ static int entry_out(struct cm_direct_nbc *o, int block, void (*fill)(struct cm_
         return 0;
     fill(o, e->data);
     e->word = o->args.word;
+    e->sig_class = o->args.sig_class & 0xffu;
     atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);
     return 1;

@@ -91,7 +91,7 @@ static inline int cm_direct_nbc_words(struct cm_direct_nbc *o, uint32_t e)
     uint32_t theirs;
     if (__builtin_expect(!cm_direct_sync_words(o->s, e, o->args.word, &peer, &theirs), 1))
         return 0;
-    o->mm = (struct cm_direct_mismatch){ 1, peer, o->args.word, theirs };
+    o->mm = (struct cm_direct_mismatch){ .on = 1, .peer = peer, .mine = o->args.word, .theirs = theirs };
     return 1;
 }
 

@@ -31,6 +31,7 @@ static int scatter_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_D
             if (i != me)
                 rc = cm_direct_pack(data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
         e->word = cm_direct_word;
+        e->sig_class = (uint8_t)cm_direct_class_here;
         CM_FAULT(fifo_publish);
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
         cm_direct_wake32(&e->seq, &e->seq_waiters);
@@ -43,6 +44,8 @@ static int scatter_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_D
             return MPI_SUCCESS;     /* the root went elsewhere: the front end raises it */
         if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
             cm_direct_mismatch_seen(root, cm_direct_word, e->word);
+        else if (cm_direct_classes_differ(e->sig_class, cm_direct_class_here))
+            cm_direct_classes_seen(root, cm_direct_class_here, e->sig_class);
         else
             rc = cm_direct_unpack(data + (size_t)me * b, rbuf, rcount, rtype);
     }

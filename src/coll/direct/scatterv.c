@@ -76,6 +76,8 @@ static int receive(struct cm_direct *s, uint32_t k, int root, void *rbuf, int rc
         cm_direct_mismatch_seen(root, cm_direct_word, e->word);
     else if (__builtin_expect(got != cm_direct_size32(want), 0))
         cm_direct_sizes_differ(root, want, got), agree = 0;
+    else if (cm_direct_classes_differ(e->sig_class, cm_direct_class_here))
+        cm_direct_classes_seen(root, cm_direct_class_here, e->sig_class), agree = 0;
     if (agree && (w == WAY_INLINE || w == WAY_DATA))
         rc = cm_direct_unpack(at, rbuf, rcount, rtype);
     cm_direct_bfifo_done(s, k);
@@ -121,6 +123,7 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
             rc = cm_direct_pack(at, cm_coll_at(sbuf, displs[r], &d), scounts[r], stype);
     }
     e->word = cm_direct_word;
+    e->sig_class = (uint8_t)cm_direct_class_here;
     CM_FAULT(fifo_publish);
     atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wake32(&e->seq, &e->seq_waiters);
