@@ -7,8 +7,10 @@ OPTIONAL ierror, ASYNCHRONOUS buffers of nonblocking calls) that calls the
 same C function as mpif.h, under a second name (cmf08_send_ for mpi_send_,
 hidden in libmpifort): a handle type is one INTEGER (its MPI_VAL) and
 TYPE(MPI_Status) is MPI_Status's 8 integers, so both pass as they are.
-Choice buffers are gfortran's NO_ARG_CHECK assumed-size arrays, not
-TYPE(*), DIMENSION(..): MPI_SUBARRAYS_SUPPORTED is .FALSE. (docs/fortran.md).
+Choice buffers are TYPE(*), DIMENSION(..) (TS 29113): a contiguous one is
+passed to C as its address (C_LOC), a non-contiguous section through
+cmf_section (src/fortran/section.c), which gives back its address and the
+datatype that describes it in place, so MPI_SUBARRAYS_SUPPORTED is .TRUE.
 """
 import re
 
@@ -76,10 +78,9 @@ def procedure(fn, pname=None):
     out = g.free_cont(head)
     body = []
     for p in ps:
-        if p.buf is not None or p.base == 'loc':
+        if is_choice(p):
             asy = ', ASYNCHRONOUS' if 'async' in p.attrs else ''
-            body.append('!GCC$ ATTRIBUTES NO_ARG_CHECK :: %s' % p.name)
-            body.append('REAL, DIMENSION(*)%s :: %s' % (asy, p.name))
+            body.append('TYPE(*), DIMENSION(..), TARGET%s :: %s' % (asy, p.name))
             continue
         ty, intent, dims = f08_decl(p)
         if ty == 'EXTERNAL':
@@ -87,25 +88,128 @@ def procedure(fn, pname=None):
             continue
         attrs = [ty] + ([intent] if intent else []) + (['ASYNCHRONOUS'] if 'async' in p.attrs else [])
         body.append('%s :: %s%s' % (', '.join(attrs), p.name, dims))
+    decls, pre, post, resolved = choice_buffers(fn)
+    guarded = bool(decls)
     args = []
     for p in ps:
-        if p.base in spec.HANDLES and not p.dims:
+        if is_choice(p):
+            args.append('cmf_' + p.name)
+        elif p.name in resolved:
+            args.append('cmf_t_' + p.name)
+        elif p.base in spec.HANDLES and not p.dims:
             args.append('%s%%MPI_VAL' % p.name)
         else:
             args.append(p.name)
     body += ext_interface(fn, ext)
+    body += decls
     if sub:
         body.append('INTEGER, OPTIONAL, INTENT(OUT) :: ierror')
         body.append('INTEGER :: ierror_c')
-        body += g.free_cont('CALL %s(%s)' % (ext, ', '.join(args + ['ierror_c'])))
+        body += pre
+        call = g.free_cont('CALL %s(%s)' % (ext, ', '.join(args + ['ierror_c'])))
+        if guarded:     # a section failed: its error is the call's
+            body += ['IF (cmf_err == MPI_SUCCESS) THEN'] + ['  ' + c for c in call]
+            body += ['ELSE', '  ierror_c = cmf_err', 'END IF']
+        else:
+            body += call
+        body += post
         body.append('IF (PRESENT(ierror)) ierror = ierror_c')
     else:
         ty = 'DOUBLE PRECISION' if fn.ret == 'double' else 'INTEGER(KIND=MPI_ADDRESS_KIND)'
         body.append('%s :: %s' % (ty, pname))
+        body += pre
         body += g.free_cont('%s = %s(%s)' % (pname, ext, ', '.join(args)))
+        body += post
     out += ['  ' + b for b in body]
     out.append('END %s %s' % ('SUBROUTINE' if sub else 'FUNCTION', pname))
     return out
+
+
+def is_choice(p):
+    return p.buf is not None or p.base == 'loc'
+
+
+def choice_buffers(fn):
+    """The code that turns fn's TYPE(*), DIMENSION(..) buffers into what the
+    C function takes: (declarations, code before the call, code after it,
+    the datatype parameters a section may replace).  A contiguous buffer
+    (the common case: one IS_CONTIGUOUS test) passes C_LOC(buf) and the
+    datatype as they are; a section calls cmf_section (section.c), which
+    gives the address and a datatype resized to the section's stride, for
+    cmf_t_<datatype>; it is freed after the call."""
+    ps = g.fparams(fn)
+    handles = {p.name for p in ps if p.base == 'Datatype' and not p.dims}
+    obj = [p for p in ps if p.base in ('Comm', 'Win') and not p.dims]
+    obj_kind = {'Comm': 1, 'Win': 2}[obj[0].base] if obj else 0
+    obj_val = '%s%%MPI_VAL' % obj[0].name if obj else '0'
+    bufs = [p for p in ps if is_choice(p)]
+    if not bufs:
+        return [], [], [], set()
+    decls = ['TYPE(C_PTR) :: ' + ', '.join('cmf_' + p.name for p in bufs)]
+    pre, post = [], []
+    users = {}      # datatype parameter -> the buffers it describes
+    for p in bufs:
+        dt = p.buf[1] if p.buf is not None else None
+        if dt in handles:
+            users.setdefault(dt, []).append(p)
+    resolved = set(users)
+    # cmf_t_none, cmf_s_none: the state of a buffer with no datatype to resize
+    decls.append('INTEGER :: ' + ', '.join(['cmf_err'] + ['cmf_t_' + d for d in sorted(resolved) + ['none']]))
+    decls.append('INTEGER(KIND=MPI_ADDRESS_KIND) :: ' + ', '.join('cmf_s_' + d for d in sorted(resolved) + ['none']))
+    pre += ['cmf_err = MPI_SUCCESS', 'cmf_t_none = 0', 'cmf_s_none = 0']
+    for d in sorted(resolved):
+        pre += ['cmf_t_%s = %s%%MPI_VAL' % (d, d), 'cmf_s_%s = 0' % d]
+    for p in bufs:
+        dt = p.buf[1] if p.buf is not None else None
+        if p.base == 'loc':
+            mode, dval, d = 0, '0', 'none'
+        elif dt in resolved:
+            mode, dval, d = 1, '%s%%MPI_VAL' % dt, dt
+        else:
+            mode, dval, d = 2, '0', 'none'
+        pre += ['IF (IS_CONTIGUOUS(%s)) THEN' % p.name, '  cmf_%s = C_LOC(%s)' % (p.name, p.name), 'ELSE']
+        pre += ['  ' + l for l in g.free_cont(
+            "CALL cmf_section(%s, %d, %s, cmf_t_%s, cmf_s_%s, cmf_%s, %d, %s, '%s'//C_NULL_CHAR, "
+            "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, mode, dval, d, d, p.name, obj_kind, obj_val,
+                                             fn.name, p.name))]
+        pre.append('END IF')
+    for d in sorted(resolved):
+        if len(users[d]) > 1:   # a contiguous buffer beside a section of the same datatype
+            pre.append('IF (cmf_s_%s /= 0) THEN' % d)
+            for p in users[d]:
+                pre += ['  ' + l for l in g.free_cont(
+                    "IF (IS_CONTIGUOUS(%s)) CALL cmf_section_mixed(cmf_%s, %d, %s, '%s'//C_NULL_CHAR, "
+                    "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, p.name, obj_kind, obj_val, fn.name, p.name))]
+            pre.append('END IF')
+        post.append('IF (cmf_s_%s /= 0) CALL cmf_section_free(cmf_t_%s)' % (d, d))
+    return decls, pre, post, resolved
+
+
+# The C side of the sections (src/fortran/section.c), private to the module.
+SECTION_INTERFACES = '''INTERFACE
+SUBROUTINE cmf_section(d, mode, dtype, resolved, stride, base, obj_kind, obj, call, arg, err) BIND(C)
+  IMPORT :: C_PTR, C_INT, C_CHAR, MPI_ADDRESS_KIND
+  TYPE(*), DIMENSION(..) :: d
+  INTEGER(C_INT), INTENT(IN) :: mode, dtype, obj_kind, obj
+  INTEGER(C_INT), INTENT(INOUT) :: resolved, err
+  INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: stride
+  TYPE(C_PTR), INTENT(OUT) :: base
+  CHARACTER(KIND=C_CHAR), DIMENSION(*), INTENT(IN) :: call, arg
+END SUBROUTINE cmf_section
+SUBROUTINE cmf_section_mixed(p, obj_kind, obj, call, arg, err) BIND(C)
+  IMPORT :: C_PTR, C_INT, C_CHAR
+  TYPE(C_PTR), INTENT(IN) :: p
+  INTEGER(C_INT), INTENT(IN) :: obj_kind, obj
+  INTEGER(C_INT), INTENT(INOUT) :: err
+  CHARACTER(KIND=C_CHAR), DIMENSION(*), INTENT(IN) :: call, arg
+END SUBROUTINE cmf_section_mixed
+SUBROUTINE cmf_section_free(t) BIND(C)
+  IMPORT :: C_INT
+  INTEGER(C_INT), INTENT(INOUT) :: t
+END SUBROUTINE cmf_section_free
+END INTERFACE
+PRIVATE :: cmf_section, cmf_section_mixed, cmf_section_free
+'''
 
 
 def ext_interface(fn, ext):
@@ -118,8 +222,8 @@ def ext_interface(fn, ext):
     out = g.free_cont(('SUBROUTINE %s(%s)' if sub else 'FUNCTION %s(%s)') % (ext, ', '.join(names)))
     out.append('  IMPORT')
     for p in ps:
-        if p.buf is not None or p.base == 'loc':
-            out += ['  !GCC$ ATTRIBUTES NO_ARG_CHECK :: %s' % p.name, '  REAL, DIMENSION(*) :: %s' % p.name]
+        if is_choice(p):    # its address (C's void *buf)
+            out.append('  TYPE(C_PTR), VALUE :: %s' % p.name)
             continue
         ty, _, dims = f08_decl(p)
         if p.base in spec.HANDLES and not p.dims:
@@ -283,12 +387,15 @@ def compare_procs():
 
 def write_module(api, consts, path):
     out = ['! module mpi_f08: generated by spec/gen_fortran.py (gen_fortran_f08.py); do not edit',
-           'MODULE mpi_f08', 'USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR, C_INT', 'IMPLICIT NONE',
+           'MODULE mpi_f08',
+           'USE, INTRINSIC :: ISO_C_BINDING, ONLY : C_PTR, C_INT, C_CHAR, C_LOC, C_NULL_CHAR',
+           'IMPLICIT NONE',
            ] + g.free_cont('PRIVATE :: ' + ', '.join('cmf08_%s_%s' % (op, h) for h in HANDLE_TYPES for op in ('eq', 'ne')))
     out = out + types_f08() + constants_f08(consts)
     out += ['EXTERNAL :: %s' % n for n in g.PREDEF_CALLBACKS]
     out += CALLBACK_INTERFACES.splitlines()
-    out.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .FALSE.')
+    out += SECTION_INTERFACES.splitlines()
+    out.append('LOGICAL, PARAMETER :: MPI_SUBARRAYS_SUPPORTED = .TRUE.')
     out.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
     out += ['INTERFACE MPI_Sizeof', '  MODULE PROCEDURE cmf_sizeof', 'END INTERFACE', 'PRIVATE :: cmf_sizeof']
     # A function with a distinguishable _c form is a generic name over two

@@ -1,0 +1,157 @@
+/* section.c -- non-contiguous array sections passed to mpi_f08's
+ * TYPE(*), DIMENSION(..) choice buffers (MPI_SUBARRAYS_SUPPORTED = .TRUE.).
+ *
+ * A module procedure of mpi_f08 (spec/gen_fortran_f08.py) passes a
+ * contiguous buffer's address as it is; for a section it calls
+ * cmf_section with the section's descriptor (ISO_Fortran_binding.h), and
+ * passes the address and the datatype it gets back: the user's memory
+ * itself, never a copy, so a nonblocking call reads and writes the section
+ * until it completes.
+ *
+ * The standard's rule (MPI-4.1 19.1.12): the call behaves as if the
+ * section were copied into a contiguous array.  Element j of that array is,
+ * for a section of rank r, A(i1, .., ir) with j = i1 + e1*(i2 + e2*(...)).
+ * When the strides make the elements an arithmetic sequence (any 1-D
+ * section, a(2,:), and a section whose dimensions merge), element j is at
+ * base + j*stride, and the user's datatype resized to extent = stride
+ * describes exactly those bytes for every count and displacement, so the
+ * counts and displacements of the call stay as they are (gatherv's
+ * displs too).  That needs one datatype item per array element: lb 0,
+ * extent = the element's length, its bytes inside the element.  Other
+ * cases are an error naming the call, the rank and the argument. */
+#include <ISO_Fortran_binding.h>
+#include <stdio.h>
+#include "fbind_util.h"
+
+/* Object kinds (the generated code passes the call's first handle of these). */
+enum { CMF_OBJ_NONE = 0, CMF_OBJ_COMM = 1, CMF_OBJ_WIN = 2 };
+/* Modes: what the buffer is. */
+enum { CMF_SEC_BASE = 0, CMF_SEC_TYPED = 1, CMF_SEC_UNSUPPORTED = 2 };
+
+static int section_error(const char *call, const char *arg, int obj_kind, MPI_Fint obj,
+                         int code, const char *why)
+{
+    int rank = -1;
+    PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    fprintf(stderr, "corempi: %s (rank %d): argument %s: %s\n",
+            call, rank, arg, why);
+    if (obj_kind == CMF_OBJ_COMM)
+        PMPI_Comm_call_errhandler(CMF_FROMINT(MPI_Comm, obj), code);
+    else if (obj_kind == CMF_OBJ_WIN)
+        PMPI_Win_call_errhandler(CMF_FROMINT(MPI_Win, obj), code);
+    else
+        PMPI_Comm_call_errhandler(MPI_COMM_SELF, code);
+    return code;
+}
+
+/* The stride (bytes) of the section's elements when they are an arithmetic
+ * sequence, else 0.  Dimensions of extent 1 say nothing; dimension k+1
+ * merges into the sequence when its stride is extent(k) strides of k. */
+static MPI_Aint sequence_stride(const CFI_cdesc_t *d)
+{
+    MPI_Aint stride = 0, span = 0;  /* span: elements so far, each stride apart */
+    for (int k = 0; k < d->rank; k++)
+        if (d->dim[k].extent == 0)  /* empty: no element to place */
+            return (MPI_Aint)d->elem_len;
+    for (int k = 0; k < d->rank; k++) {
+        MPI_Aint e = d->dim[k].extent, sm = d->dim[k].sm;
+        if (e == 1)
+            continue;
+        if (span == 0) {
+            stride = sm;
+            span = e;
+        } else if (sm == span * stride) {
+            span *= e;
+        } else {
+            return 0;
+        }
+    }
+    return stride ? stride : (MPI_Aint)d->elem_len;
+}
+
+/* Whether datatype describes one array element of len bytes (above). */
+static int one_item_per_element(MPI_Datatype t, size_t len)
+{
+    MPI_Aint lb, extent, tlb, textent;
+    if (PMPI_Type_get_extent(t, &lb, &extent) != MPI_SUCCESS ||
+        PMPI_Type_get_true_extent(t, &tlb, &textent) != MPI_SUCCESS)
+        return 0;
+    return lb == 0 && extent == (MPI_Aint)len && tlb >= 0 && tlb + textent <= (MPI_Aint)len;
+}
+
+/* Called by mpi_f08's procedures for a non-contiguous buffer d.
+ * mode: CMF_SEC_BASE (MPI_Get_address: only the address), CMF_SEC_TYPED
+ * (a buffer described by *dtype), CMF_SEC_UNSUPPORTED (a buffer of bytes or
+ * of an array of datatypes: no datatype to resize).
+ * *resolved and *stride are the call's state for this datatype, shared by
+ * the buffers that name it (allreduce's sendbuf and recvbuf): on entry
+ * *stride 0 and *resolved the user's datatype; the first section sets both
+ * to its resized datatype, a second section must have the same stride.
+ * Does nothing when *err is set already (an earlier buffer failed). */
+void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint *dtype,
+                 MPI_Fint *resolved, MPI_Aint *stride, void **base,
+                 const MPI_Fint *obj_kind, const MPI_Fint *obj,
+                 const char *call, const char *arg, MPI_Fint *err)
+{
+    *base = d->base_addr;
+    if (*err != MPI_SUCCESS || *mode == CMF_SEC_BASE)
+        return;
+    if (*mode == CMF_SEC_UNSUPPORTED) {
+        *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_BUFFER,
+                             "a non-contiguous array section is not supported here (its datatype is MPI_BYTE, MPI_PACKED or an array of "
+                             "datatypes): pass a contiguous array");
+        return;
+    }
+    MPI_Aint s = sequence_stride(d);
+    if (s == 0) {
+        *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_BUFFER,
+                             "a non-contiguous array section whose elements are not equally spaced (a "
+                             "multi-dimensional block) is not "
+                             "supported: pass a 1-D section such as a(1:n:2) or a(i,:), or a derived datatype");
+        return;
+    }
+    if (*stride != 0) {
+        if (*stride != s)
+            *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_BUFFER,
+                                 "a non-contiguous array section shares its datatype with "
+                                 "another section of a different stride");
+        return;
+    }
+    MPI_Datatype t = CMF_FROMINT(MPI_Datatype, *dtype), nt;
+    if (!one_item_per_element(t, d->elem_len)) {
+        *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_TYPE,
+                             "a non-contiguous array section needs a datatype of exactly one array element (lb 0, extent the element's "
+                             "size)");
+        return;
+    }
+    int rc = PMPI_Type_create_resized(t, 0, s, &nt);
+    if (rc == MPI_SUCCESS)
+        rc = PMPI_Type_commit(&nt);
+    if (rc != MPI_SUCCESS) {
+        *err = rc;
+        return;
+    }
+    *resolved = CMF_TOINT(nt);
+    *stride = s;
+}
+
+/* A contiguous buffer beside a section of the same datatype (the section
+ * changed the datatype both use): fine only for a sentinel, which has no
+ * data (MPI_IN_PLACE, MPI_BOTTOM). */
+void cmf_section_mixed(void *const *p, const MPI_Fint *obj_kind, const MPI_Fint *obj,
+                       const char *call, const char *arg, MPI_Fint *err)
+{
+    if (*err != MPI_SUCCESS || cmf_buf(*p) != *p)
+        return;
+    *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_BUFFER,
+                         "a contiguous array shares its datatype with a non-contiguous array section: "
+                         "make both sections of the same stride, or both contiguous");
+}
+
+/* After the call: the resized datatype is no longer needed (a pending
+ * nonblocking operation keeps its own reference, MPI-4.1 5.1.11). */
+void cmf_section_free(MPI_Fint *t)
+{
+    MPI_Datatype c = CMF_FROMINT(MPI_Datatype, *t);
+    PMPI_Type_free(&c);
+}
