@@ -134,7 +134,7 @@ def choice_buffers(fn):
     C function takes: (declarations, code before the call, code after it,
     the datatype parameters a section may replace).  A contiguous buffer
     (the common case: one IS_CONTIGUOUS test) passes C_LOC(buf) and the
-    datatype as they are; a section calls cmf_section (section.c), which
+    datatype as they are (a scalar without even that test); a section calls cmf_section (section.c), which
     gives the address and a datatype resized to the section's stride, for
     cmf_t_<datatype>; it is freed after the call."""
     ps = g.fparams(fn)
@@ -167,7 +167,11 @@ def choice_buffers(fn):
             mode, dval, d = 1, '%s%%MPI_VAL' % dt, dt
         else:
             mode, dval, d = 2, '0', 'none'
-        pre += ['IF (IS_CONTIGUOUS(%s)) THEN' % p.name, '  cmf_%s = C_LOC(%s)' % (p.name, p.name), 'ELSE']
+        # RANK is read inline from the descriptor, IS_CONTIGUOUS is a call
+        # into libgfortran: a scalar (a sentinel, a ping-pong's 8 bytes)
+        # skips it
+        pre += ['IF (RANK(%s) == 0) THEN' % p.name, '  cmf_%s = C_LOC(%s)' % (p.name, p.name),
+                'ELSE IF (IS_CONTIGUOUS(%s)) THEN' % p.name, '  cmf_%s = C_LOC(%s)' % (p.name, p.name), 'ELSE']
         pre += ['  ' + l for l in g.free_cont(
             "CALL cmf_section(%s, %d, %s, cmf_t_%s, cmf_s_%s, cmf_%s, %d, %s, '%s'//C_NULL_CHAR, "
             "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, mode, dval, d, d, p.name, obj_kind, obj_val,
