@@ -94,8 +94,8 @@ def procedure(fn, pname=None):
     for p in ps:
         if is_choice(p):
             args.append('cmf_' + p.name)
-        elif p.name in resolved:
-            args.append('cmf_t_' + p.name)
+        elif p.name in resolved:    # a datatype or a count a section may replace
+            args.append(('cmf_t_' if p.base == 'Datatype' else 'cmf_n_') + p.name)
         elif p.base in spec.HANDLES and not p.dims:
             args.append('%s%%MPI_VAL' % p.name)
         else:
@@ -136,7 +136,10 @@ def choice_buffers(fn):
     (the common case: one IS_CONTIGUOUS test) passes C_LOC(buf) and the
     datatype as they are (a scalar without even that test); a section calls cmf_section (section.c), which
     gives the address and a datatype resized to the section's stride, for
-    cmf_t_<datatype>; it is freed after the call."""
+    cmf_t_<datatype>; it is freed after the call.  When the count and the
+    datatype are that buffer's alone and the call reduces nothing, a section
+    whose elements are not equally spaced may also change the count, for
+    cmf_n_<count>."""
     ps = g.fparams(fn)
     handles = {p.name for p in ps if p.base == 'Datatype' and not p.dims}
     obj = [p for p in ps if p.base in ('Comm', 'Win') and not p.dims]
@@ -148,21 +151,39 @@ def choice_buffers(fn):
     decls = ['TYPE(C_PTR) :: ' + ', '.join('cmf_' + p.name for p in bufs)]
     pre, post = [], []
     users = {}      # datatype parameter -> the buffers it describes
+    counted = {}    # count parameter -> the buffers it counts
     for p in bufs:
         dt = p.buf[1] if p.buf is not None else None
         if dt in handles:
             users.setdefault(dt, []).append(p)
+        if p.buf is not None:
+            counted.setdefault(p.buf[0], []).append(p)
     resolved = set(users)
+    ints = {q.name for q in ps if q.base == 'int' and not q.dims}
+    reduces = any(q.base == 'Op' for q in ps)
+
+    def own_count(p):
+        # count and datatype this buffer's alone, no reduction: a section
+        # that one resized datatype cannot describe may change both
+        c, dt, displs = p.buf
+        return (not reduces and displs is None and c in ints and len(counted[c]) == 1
+                and len(users.get(dt, [])) == 1)
+    owned = {p.buf[0] for p in bufs if p.buf is not None and p.buf[1] in resolved and own_count(p)}
     # cmf_t_none, cmf_s_none: the state of a buffer with no datatype to resize
-    decls.append('INTEGER :: ' + ', '.join(['cmf_err'] + ['cmf_t_' + d for d in sorted(resolved) + ['none']]))
+    decls.append('INTEGER :: ' + ', '.join(['cmf_err'] + ['cmf_t_' + d for d in sorted(resolved) + ['none']]
+                                           + ['cmf_n_' + c for c in sorted(owned) + ['none']]))
     decls.append('INTEGER(KIND=MPI_ADDRESS_KIND) :: ' + ', '.join('cmf_s_' + d for d in sorted(resolved) + ['none']))
-    pre += ['cmf_err = MPI_SUCCESS', 'cmf_t_none = 0', 'cmf_s_none = 0']
+    pre += ['cmf_err = MPI_SUCCESS', 'cmf_t_none = 0', 'cmf_s_none = 0', 'cmf_n_none = 0']
+    pre += ['cmf_n_%s = %s' % (c, c) for c in sorted(owned)]
     for d in sorted(resolved):
         pre += ['cmf_t_%s = %s%%MPI_VAL' % (d, d), 'cmf_s_%s = 0' % d]
     for p in bufs:
         dt = p.buf[1] if p.buf is not None else None
+        n = 'none'
         if p.base == 'loc':
             mode, dval, d = 0, '0', 'none'
+        elif dt in resolved and p.buf[0] in owned:
+            mode, dval, d, n = 3, '%s%%MPI_VAL' % dt, dt, p.buf[0]
         elif dt in resolved:
             mode, dval, d = 1, '%s%%MPI_VAL' % dt, dt
         else:
@@ -173,8 +194,8 @@ def choice_buffers(fn):
         pre += ['IF (RANK(%s) == 0) THEN' % p.name, '  cmf_%s = C_LOC(%s)' % (p.name, p.name),
                 'ELSE IF (IS_CONTIGUOUS(%s)) THEN' % p.name, '  cmf_%s = C_LOC(%s)' % (p.name, p.name), 'ELSE']
         pre += ['  ' + l for l in g.free_cont(
-            "CALL cmf_section(%s, %d, %s, cmf_t_%s, cmf_s_%s, cmf_%s, %d, %s, '%s'//C_NULL_CHAR, "
-            "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, mode, dval, d, d, p.name, obj_kind, obj_val,
+            "CALL cmf_section(%s, %d, %s, cmf_n_%s, cmf_t_%s, cmf_s_%s, cmf_%s, %d, %s, '%s'//C_NULL_CHAR, "
+            "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, mode, dval, n, d, d, p.name, obj_kind, obj_val,
                                              fn.name, p.name))]
         pre.append('END IF')
     for d in sorted(resolved):
@@ -186,16 +207,16 @@ def choice_buffers(fn):
                     "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, p.name, obj_kind, obj_val, fn.name, p.name))]
             pre.append('END IF')
         post.append('IF (cmf_s_%s /= 0) CALL cmf_section_free(cmf_t_%s)' % (d, d))
-    return decls, pre, post, resolved
+    return decls, pre, post, resolved | owned
 
 
 # The C side of the sections (src/fortran/section.c), private to the module.
 SECTION_INTERFACES = '''INTERFACE
-SUBROUTINE cmf_section(d, mode, dtype, resolved, stride, base, obj_kind, obj, call, arg, err) BIND(C)
+SUBROUTINE cmf_section(d, mode, dtype, count, resolved, stride, base, obj_kind, obj, call, arg, err) BIND(C)
   IMPORT :: C_PTR, C_INT, C_CHAR, MPI_ADDRESS_KIND
   TYPE(*), DIMENSION(..) :: d
   INTEGER(C_INT), INTENT(IN) :: mode, dtype, obj_kind, obj
-  INTEGER(C_INT), INTENT(INOUT) :: resolved, err
+  INTEGER(C_INT), INTENT(INOUT) :: count, resolved, err
   INTEGER(KIND=MPI_ADDRESS_KIND), INTENT(INOUT) :: stride
   TYPE(C_PTR), INTENT(OUT) :: base
   CHARACTER(KIND=C_CHAR), DIMENSION(*), INTENT(IN) :: call, arg

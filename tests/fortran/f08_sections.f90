@@ -5,9 +5,9 @@
 ! section hold the data, the others their old values.  A copy-in/out by the
 ! compiler would leave the received data in a temporary (the receive lands
 ! nowhere the program sees).  Also: blocking calls on sections, a section
-! that shares its datatype with MPI_IN_PLACE, and the clear error for what
-! is not supported (a 2-D block b(1:2,1:3), whose elements are not equally
-! spaced).  2..4 ranks.
+! that shares its datatype with MPI_IN_PLACE, a 2-D block b(1:2,1:3) whose
+! elements are not equally spaced, and the clear error for what is not
+! supported (a reduction on such a block).  2..4 ranks.
 program f08_sections
   use mpi_f08
   use f_check
@@ -83,12 +83,34 @@ program f08_sections
   ok = all(b(4, :) == [(mod(rank+size-1, size)*n + i, i = 1, n)]) .and. all(b(2:3, :) == 0)
   call check(ok, 'Sendrecv on b(1,:) and b(4,:)')
 
-  ! -- not supported: a 2-D block whose elements are not equally spaced, an error
+  ! -- a 2-D block whose elements are not equally spaced: Irecv/Isend send count 1
+  ! of a datatype of its first count elements (b(1:2,1:3) -> b(3:4,2:4), 5 of 6)
+  b = 0
+  b(1:2, 1:3) = reshape([(10*rank + i, i = 1, 6)], [2, 3])
+  call MPI_Irecv(b(3:4, 2:4), 6, MPI_INTEGER, mod(rank+size-1, size), 5, MPI_COMM_WORLD, req(1))
+  call MPI_Isend(b(1:2, 1:3), 5, MPI_INTEGER, mod(rank+1, size), 5, MPI_COMM_WORLD, req(2))
+  call MPI_Waitall(2, req, MPI_STATUSES_IGNORE)
+  peer = mod(rank+size-1, size)
+  ok = b(3, 2) == 10*peer + 1 .and. b(4, 2) == 10*peer + 2 .and. b(3, 3) == 10*peer + 3 .and. &
+       b(4, 3) == 10*peer + 4 .and. b(3, 4) == 10*peer + 5 .and. b(4, 4) == 0 .and. &
+       all(b(3:4, 1) == 0) .and. all(b(3:4, 5:) == 0) .and. all(b(1:2, 4:) == 0)
+  call check(ok, 'Isend of 5 elements of b(1:2,1:3) into Irecv b(3:4,2:4)')
+
+  ! -- not supported, an error: a reduction on a 2-D block not equally spaced
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)
   if (rank == 0) then
-    call MPI_Isend(b(1:2, 1:3), 6, MPI_INTEGER, 0, 9, MPI_COMM_WORLD, req(1), ierr)
-    call check(ierr == MPI_ERR_BUFFER, 'a 2-D block: MPI_ERR_BUFFER')
+    call MPI_Iallreduce(MPI_IN_PLACE, b(1:2, 1:3), 6, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req(1), ierr)
+    call check(ierr == MPI_ERR_BUFFER, 'Iallreduce on a 2-D block: MPI_ERR_BUFFER')
+    ! a count past the section's end
+    call MPI_Recv(c(1:3*n:3), n+1, MPI_INTEGER, 0, 6, MPI_COMM_SELF, MPI_STATUS_IGNORE, ierr)
+    call check(ierr == MPI_ERR_COUNT, 'count n+1 on a section of n: MPI_ERR_COUNT')
+    ! a reversed section: a negative stride
+    d = 0
+    call MPI_Sendrecv([(i, i = 1, n)], n, MPI_INTEGER, 0, 7, d(2*n-1:1:-2), n, MPI_INTEGER, 0, 7, &
+                      MPI_COMM_SELF, MPI_STATUS_IGNORE, ierr)
+    call check(ierr == MPI_SUCCESS .and. all(d(1:2*n:2) == [(n + 1 - i, i = 1, n)]) .and. &
+               all(d(2:2*n:2) == 0), 'Sendrecv into d(2n-1:1:-2)')
     ! a section and a contiguous array sharing one datatype
     call MPI_Allreduce(d, a(1:2*n:2), n, MPI_INTEGER, MPI_SUM, MPI_COMM_SELF, ierr)
     call check(ierr == MPI_ERR_BUFFER, 'contiguous sendbuf, section recvbuf: MPI_ERR_BUFFER')
