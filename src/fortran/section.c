@@ -26,6 +26,9 @@
 #include <stdio.h>
 #include "fbind_util.h"
 
+/* Called by module mpi_f08 only, which is in this library. */
+#define CMF_HIDDEN __attribute__((visibility("hidden")))
+
 /* Object kinds (the generated code passes the call's first handle of these). */
 enum { CMF_OBJ_NONE = 0, CMF_OBJ_COMM = 1, CMF_OBJ_WIN = 2 };
 /* Modes: what the buffer is. */
@@ -149,7 +152,7 @@ static MPI_Aint elements(const CFI_cdesc_t *d)
  * *stride 0 and *resolved the user's datatype; the first section sets both
  * to its resized datatype, a second section must have the same stride.
  * Does nothing when *err is set already (an earlier buffer failed). */
-void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint *dtype, MPI_Fint *count,
+CMF_HIDDEN void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint *dtype, MPI_Fint *count,
                  MPI_Fint *resolved, MPI_Aint *stride, void **base,
                  const MPI_Fint *obj_kind, const MPI_Fint *obj,
                  const char *call, const char *arg, MPI_Fint *err)
@@ -225,7 +228,7 @@ void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint *dtype, MP
 /* A contiguous buffer beside a section of the same datatype (the section
  * changed the datatype both use): fine only for a sentinel, which has no
  * data (MPI_IN_PLACE, MPI_BOTTOM). */
-void cmf_section_mixed(void *const *p, const MPI_Fint *obj_kind, const MPI_Fint *obj,
+CMF_HIDDEN void cmf_section_mixed(void *const *p, const MPI_Fint *obj_kind, const MPI_Fint *obj,
                        const char *call, const char *arg, MPI_Fint *err)
 {
     if (*err != MPI_SUCCESS || cmf_buf(*p) != *p)
@@ -237,7 +240,7 @@ void cmf_section_mixed(void *const *p, const MPI_Fint *obj_kind, const MPI_Fint 
 
 /* After the call: the resized datatype is no longer needed (a pending
  * nonblocking operation keeps its own reference, MPI-4.1 5.1.11). */
-void cmf_section_free(MPI_Fint *t)
+CMF_HIDDEN void cmf_section_free(MPI_Fint *t)
 {
     MPI_Datatype c = CMF_FROMINT(MPI_Datatype, *t);
     PMPI_Type_free(&c);
