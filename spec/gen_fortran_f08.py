@@ -11,6 +11,10 @@ Choice buffers are TYPE(*), DIMENSION(..) (TS 29113): a contiguous one is
 passed to C as its address (C_LOC), a non-contiguous section through
 cmf_section (src/fortran/section.c), which gives back its address and the
 datatype that describes it in place, so MPI_SUBARRAYS_SUPPORTED is .TRUE.
+A function with buffers and otherwise interoperable arguments (direct())
+has its name bound straight to a C entry, cmf08c_send, which takes the
+descriptors and runs mpi_send_'s code when they are contiguous, and the
+module procedure (cmf08s_send) only for a section.
 """
 import re
 
