@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <mpi.h>
+#include <ISO_Fortran_binding.h>
 
 /* A Fortran name for a binding: mpi_send__, mpi_send, MPI_SEND share
  * mpi_send_'s code (gfortran's, f2c's, no-underscore and upper-case manglings). */
@@ -54,6 +55,24 @@ static inline void *cmf_buf(void *p)
     if (p == &mpi_fortran_buffer_automatic_)
         return MPI_BUFFER_AUTOMATIC;
     return p;
+}
+
+/* Whether the array a descriptor describes is contiguous (Fortran's
+ * rule: a dimension of extent 1 may have any stride; an empty array is),
+ * for mpi_f08's direct entries (spec/gen_fortran.py direct_entry); a scalar
+ * (a sentinel, one value) is rank 0. */
+static inline int cmf_contiguous(const CFI_cdesc_t *d)
+{
+    CFI_index_t want = (CFI_index_t)d->elem_len;
+    for (int k = 0; k < d->rank; k++) {
+        CFI_index_t e = d->dim[k].extent;
+        if (e == 0)
+            return 1;
+        if (e != 1 && d->dim[k].sm != want)
+            return 0;
+        want *= e;
+    }
+    return 1;
 }
 
 /* A Fortran status is MPI_STATUS_SIZE (8) integers laid out as MPI_Status

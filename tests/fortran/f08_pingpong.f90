@@ -7,12 +7,13 @@
 ! (docs/fortran.md has the figures).
 program f08_pingpong
   use mpi_f08, only : MPI_Init, MPI_Finalize, MPI_Comm_rank, MPI_Comm, MPI_Send, MPI_Recv, MPI_Barrier, &
-                      MPI_Wtime, MPI_COMM_WORLD, MPI_DOUBLE_PRECISION, MPI_STATUS_IGNORE
+                      MPI_Wtime, MPI_COMM_WORLD, MPI_DOUBLE_PRECISION, MPI_STATUS_IGNORE, MPI_PROC_NULL
   implicit none
   integer :: rank, iters, rounds, r
   double precision :: t08, tf, tc, best08, bestf, bestc
   character(len=32) :: arg
   double precision, external :: cm_c_pingpong, mpif_pingpong, cm_c_rank_loop, mpif_rank_loop
+  double precision, external :: cm_c_procnull_loop, mpif_procnull_loop
 
   iters = 100000
   rounds = 5
@@ -46,24 +47,47 @@ program f08_pingpong
     print '(a, f8.1, a, f6.1, a)', '  use mpi     ', bestf / iters / 2 * 1d9, ' ns (', &
         (bestf - bestc) / iters / 2 * 1d9, ' ns more than C)'
   end if
-  best08 = huge(1d0)
-  bestf = huge(1d0)
-  bestc = huge(1d0)
-  do r = 1, rounds
-    bestc = min(bestc, cm_c_rank_loop(10 * iters))
-    best08 = min(best08, f08_rank_loop(10 * iters))
-    bestf = min(bestf, mpif_rank_loop(10 * iters))
-  end do
-  if (rank == 0) then
-    print '(a)', 'MPI_Comm_rank, per call:'
-    print '(a, f8.2, a)', '  C           ', bestc / iters / 10 * 1d9, ' ns'
-    print '(a, f8.2, a, f6.2, a)', '  use mpi_f08 ', best08 / iters / 10 * 1d9, ' ns (', &
-        (best08 - bestc) / iters / 10 * 1d9, ' ns more than C)'
-    print '(a, f8.2, a, f6.2, a)', '  use mpi     ', bestf / iters / 10 * 1d9, ' ns (', &
-        (bestf - bestc) / iters / 10 * 1d9, ' ns more than C)'
-  end if
+  call per_call('MPI_Comm_rank, per call:', cm_c_rank_loop, f08_rank_loop, mpif_rank_loop)
+  ! a choice buffer (the TYPE(*), DIMENSION(..) path of mpi_f08), no peer
+  call per_call('MPI_Send of 8 bytes to MPI_PROC_NULL, per call:', cm_c_procnull_loop, &
+                f08_procnull_loop, mpif_procnull_loop)
   call MPI_Finalize()
 contains
+  ! The best of ROUNDS runs of 10*ITERS calls from C, use mpi_f08 and use mpi.
+  subroutine per_call(title, c_loop, f08_loop, f_loop)
+    character(len=*), intent(in) :: title
+    double precision, external :: c_loop, f08_loop, f_loop
+    double precision :: b08, bf, bc
+    b08 = huge(1d0)
+    bf = huge(1d0)
+    bc = huge(1d0)
+    do r = 1, rounds
+      bc = min(bc, c_loop(10 * iters))
+      b08 = min(b08, f08_loop(10 * iters))
+      bf = min(bf, f_loop(10 * iters))
+    end do
+    if (rank == 0) then
+      print '(a)', title
+      print '(a, f8.2, a)', '  C           ', bc / iters / 10 * 1d9, ' ns'
+      print '(a, f8.2, a, f6.2, a)', '  use mpi_f08 ', b08 / iters / 10 * 1d9, ' ns (', &
+          (b08 - bc) / iters / 10 * 1d9, ' ns more than C)'
+      print '(a, f8.2, a, f6.2, a)', '  use mpi     ', bf / iters / 10 * 1d9, ' ns (', &
+          (bf - bc) / iters / 10 * 1d9, ' ns more than C)'
+    end if
+  end subroutine per_call
+
+  double precision function f08_procnull_loop(n)
+    integer, intent(in) :: n
+    integer :: i
+    double precision :: buf, t0
+    buf = 0
+    t0 = MPI_Wtime()
+    do i = 1, n
+      call MPI_Send(buf, 1, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 0, MPI_COMM_WORLD)
+    end do
+    f08_procnull_loop = MPI_Wtime() - t0
+  end function f08_procnull_loop
+
   double precision function f08_rank_loop(n)
     integer, intent(in) :: n
     integer :: i, rk
@@ -132,3 +156,17 @@ double precision function mpif_rank_loop(n)
   end do
   mpif_rank_loop = MPI_Wtime() - t0
 end function mpif_rank_loop
+
+double precision function mpif_procnull_loop(n)
+  use mpi
+  implicit none
+  integer, intent(in) :: n
+  integer :: i, ierr
+  double precision :: buf, t0
+  buf = 0
+  t0 = MPI_Wtime()
+  do i = 1, n
+    call MPI_Send(buf, 1, MPI_DOUBLE_PRECISION, MPI_PROC_NULL, 0, MPI_COMM_WORLD, ierr)
+  end do
+  mpif_procnull_loop = MPI_Wtime() - t0
+end function mpif_procnull_loop

@@ -32,3 +32,14 @@ double cm_c_rank_loop_(const int *iters)
         MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     return MPI_Wtime() - t0;
 }
+
+/* A call with a choice buffer, without a peer: iters sends of 8 bytes to
+ * MPI_PROC_NULL. */
+double cm_c_procnull_loop_(const int *iters)
+{
+    double buf = 0;
+    double t0 = MPI_Wtime();
+    for (int i = 0; i < *iters; i++)
+        MPI_Send(&buf, 1, MPI_DOUBLE, MPI_PROC_NULL, 0, MPI_COMM_WORLD);
+    return MPI_Wtime() - t0;
+}
