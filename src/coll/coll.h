@@ -46,6 +46,8 @@ const char *cm_config_named(const char *name);
 unsigned cm_config_verbose(void);
 #define CM_VERBOSE_COLL 0x2u
 void cm_env_warn(const char *name, const char *value, const char *why, ...) __attribute__((format(printf, 3, 4)));
+/* Per-thread state of the algorithms (core/thread.h inside corempi). */
+#define CM_THREAD_LOCAL __thread
 #endif
 
 /* ---- glue: one implementation in glue.c (corempi), one in the harness -- */
