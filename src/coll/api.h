@@ -261,6 +261,17 @@ static inline void api_word_rooted(enum cm_coll_id coll, size_t bytes, int root,
     api_word_rooted_op(coll, bytes, root, MPI_OP_NULL, sig_class);
 }
 
+/* The buffers a reduction of 0 elements runs with: a count of 0 runs the
+ * collective (api_rooted.c, cm_Bcast), whose point-to-point algorithms
+ * take a NULL buffer (legal with nothing to move) for a failed allocation;
+ * nothing is read or written there. */
+static inline void api_empty_bufs(int count, const void **sendbuf, void **recvbuf)
+{
+    static _Alignas(64) char nothing[64];
+    if (count == 0)
+        *sendbuf = *recvbuf = nothing;
+}
+
 /* The bytes of count elements of dt (the word's byte field). */
 static inline size_t api_bytes(int count, MPI_Datatype dt)
 {

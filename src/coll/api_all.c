@@ -1,7 +1,8 @@
 /*
  * api_all.c -- the collectives without a root: Barrier, Allreduce,
  * Allgather(v), Alltoall(v,w), Reduce_scatter(_block), Scan, Exscan.  The
- * impls cm_<Name> their generated front ends call (spec/coll.api).
+ * impls cm_<Name> their generated front ends call (spec/coll.api).  A count
+ * of 0 runs the collective as any other (api_rooted.c, cm_Bcast: why).
  */
 #include "coll/api_args.h"
 #include "fe_coll.h"
@@ -47,8 +48,9 @@ static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void
     if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_ALLREDUCE, .root = -1, .op = op, .scount = count, .stype = datatype);
-    if (count == 0)
+    if (count == 0 && size == 1)
         return MPI_SUCCESS;
+    api_empty_bufs(count, &sendbuf, &recvbuf);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, cc, &q);
@@ -83,8 +85,9 @@ int cm_Scan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype
     if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_SCAN, .root = -1, .op = op, .scount = count, .stype = datatype);
-    if (count == 0)
+    if (count == 0 && size == 1)
         return MPI_SUCCESS;
+    api_empty_bufs(count, &sendbuf, &recvbuf);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCAN, cc, &q);
@@ -101,8 +104,9 @@ int cm_Exscan(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     if ((rc = api_reduction_args(comm, call, &sendbuf, recvbuf, count, count, datatype, op, &size, &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_EXSCAN, .root = -1, .op = op, .scount = count, .stype = datatype);
-    if (count == 0)
+    if (count == 0 && size == 1)
         return MPI_SUCCESS;
+    api_empty_bufs(count, &sendbuf, &recvbuf);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_EXSCAN, cc, &q);
@@ -126,8 +130,9 @@ int cm_Reduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, M
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_REDUCE_SCATTER_BLOCK, .root = -1, .op = op, .rcount = recvcount,
               .rtype = datatype);
-    if (recvcount == 0)
+    if (recvcount == 0 && size == 1)
         return MPI_SUCCESS;
+    api_empty_bufs(recvcount, &sendbuf, &recvbuf);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER_BLOCK, cc, &q);
@@ -149,8 +154,9 @@ int cm_Reduce_scatter(const void *sendbuf, void *recvbuf, const int recvcounts[]
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_REDUCE_SCATTER, .root = -1, .op = op, .rcounts = recvcounts,
               .rtype = datatype);
-    if (total == 0)
+    if (total == 0 && size == 1)
         return MPI_SUCCESS;
+    api_empty_bufs(total, &sendbuf, &recvbuf);
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, total, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE_SCATTER, cc, &q);
@@ -174,7 +180,7 @@ int cm_Allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_ALLGATHER, .root = -1, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
               .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
-    if (recvcount == 0)
+    if (recvcount == 0 && size == 1)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, recvcount, recvtype, MPI_OP_NULL);

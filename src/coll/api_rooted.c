@@ -16,7 +16,13 @@ int cm_Bcast(void *buffer, int count, MPI_Datatype datatype, int root, MPI_Comm 
         (rc = api_count_type_buf(comm, call, buffer, count, datatype, "buffer")))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_BCAST, .root = root, .rcount = count, .rtype = datatype);
-    if (count == 0 || size == 1)
+    /* A count of 0 still runs the collective (issue 32 item 2), here and in
+     * every collective without a v: a rank with 0 where the others have data
+     * must meet them, so that its word (0 bytes) is compared with theirs in
+     * the syncs, FIFO entries or point-to-point tags, instead of returning
+     * success at once and leaving them waiting or with nothing.  Every rank
+     * with 0 runs the algorithm's smallest path (one FIFO entry or sync). */
+    if (size == 1)
         return MPI_SUCCESS;
     MPI_Comm cc = cm_coll_comm(comm);
     struct cm_coll_query q = api_query(size, count, datatype, MPI_OP_NULL);
@@ -47,8 +53,9 @@ int cm_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
         (rank == root && (rc = api_buf(comm, call, recvbuf, count, datatype, "receive buffer"))))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_REDUCE, .root = root, .op = op, .scount = count, .stype = datatype);
-    if (count == 0)
+    if (count == 0 && size == 1)
         return MPI_SUCCESS;
+    api_empty_bufs(count, &sendbuf, &recvbuf);
     MPI_Comm cc = cm_coll_comm(comm);
     if (size == 1)      /* one rank: the result is its own vector, no tree needed */
         return sendbuf == recvbuf ? MPI_SUCCESS
@@ -56,7 +63,10 @@ int cm_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
                                                                       datatype, cc));
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_REDUCE, cc, &q);
-    api_word_rooted_op(CM_COLL_REDUCE, q.bytes, root, op, api_class(datatype, q.bytes));
+    /* The datatype's class even for a count of 0: reduce wants the same
+     * datatype on every rank (direct.h, cm_direct_root_field), and a root
+     * with 0 against senders with data then differs in the bytes alone. */
+    api_word_rooted_op(CM_COLL_REDUCE, q.bytes, root, op, api_class(datatype, 1));
     return api_done(comm, call, ((cm_reduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, root, cc));
 }
 

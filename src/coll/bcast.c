@@ -121,7 +121,7 @@ static int kchain_bytes(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
 {
     int rank, p, rc = MPI_SUCCESS;
     rank_size(comm, &rank, &p);
-    if (p == 1 || count == 0)
+    if (p == 1)
         return MPI_SUCCESS;
     struct cm_dt d;
     cm_coll_dt(dt, &d);
@@ -129,7 +129,7 @@ static int kchain_bytes(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     int seg = d.size > 0 ? KCHAIN_SEGMENT_BYTES / d.size : count;
     if (seg < 1) seg = 1;
     if (seg > count) seg = count;
-    int nseg = (count + seg - 1) / seg;
+    int nseg = seg ? (count + seg - 1) / seg : 1;     /* a count of 0: one empty message (its tag's word) */
     /* Non-root vranks 1..p-1 in k contiguous chains; the first (p-1)%k chains
      * are one longer, and the root serves them first (more descendants). */
     int base = (p - 1) / k, extra = (p - 1) % k;
@@ -182,7 +182,11 @@ static int seg_binomial_part(void *buf, int count, MPI_Datatype dt, int first, i
 {
     struct cm_members ring = {first, 1, n, root_idx, n};   /* index = vrank */
     int vr = (my_idx - root_idx + n) % n;
-    if (n <= 2 || count < 2)
+    /* The shape depends on n only, not on the count (a count of 0 or 1 sends
+     * empty halves): ranks whose counts differ still exchange the same
+     * messages, whose tags carry the word, instead of waiting for a message
+     * of another tree. */
+    if (n <= 2)
         return cm_part_bcast_binomial(buf, count, dt, &ring, vr, 0, TAG, comm);
     struct cm_dt d;
     cm_coll_dt(dt, &d);

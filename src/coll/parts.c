@@ -42,7 +42,7 @@ int cm_part_bcast_binomial(void *buf, int count, MPI_Datatype dt, const struct c
                            int my_idx, int root_idx, int tag, MPI_Comm comm)
 {
     int n = m->n, rc = MPI_SUCCESS;
-    if (n <= 1 || count == 0)
+    if (n <= 1)
         return MPI_SUCCESS;
     int vr = (my_idx - root_idx + n) % n;
     if (vr != 0) {

@@ -1031,6 +1031,45 @@ static int c_alltoallw_int_float_1000(MPI_Comm comm, int *f, const char **c)
 {
     return alltoallvw_int_float(comm, 1, 1000, f, c);
 }
+/* Issue 32 item 2: a count of 0 on some ranks only (rank 0, or the root
+ * rank 0, against 5 ints elsewhere, or the other way round), each followed
+ * by a matched allreduce on the same communicator.  On main 793b128 the
+ * ranks with 0 returned at once: success everywhere, or the others waiting
+ * for them until the deadlock report. */
+static int zero_case(MPI_Comm comm, int coll, int a, int b, int *f, const char **c)
+{
+    int rc = 0;
+    switch (coll) {
+    case 0: rc = bcast_counts(comm, a, b, 0, f, c); break;
+    case 1: rc = reduce_counts(comm, a, b, f, c); break;
+    case 2: rc = allreduce_counts(comm, a, b, f, c); break;
+    case 3: rc = gather_counts(comm, a, b, f, c); break;
+    case 4: rc = scatter_counts(comm, a, b, f, c); break;
+    case 5: rc = allgather_counts(comm, a, b, f, c); break;
+    case 6: rc = alltoall_counts(comm, a, b, f, c); break;
+    case 7: rc = rsb(comm, a, b, MPI_SUM, f, c); break;
+    case 8: rc = scan_case(comm, 0, a, b, MPI_SUM, f, c); break;
+    case 9: rc = scan_case(comm, 1, a, b, MPI_SUM, f, c); break;
+    default: {
+        int counts[64], each = rank == 0 ? a : b;
+        for (int i = 0; i < size && i < 64; i++)
+            counts[i] = each;
+        fill(sbuf, size * each, rank + 1);
+        *f = 1;
+        *c = "MPI_Reduce_scatter";
+        rc = MPI_Reduce_scatter(sbuf, rbuf, counts, MPI_INT, MPI_SUM, comm);
+    }
+    }
+    return then_matched(comm, *c, rc);
+}
+#define ZERO_CASES(X) X(bcast, 0) X(reduce, 1) X(allreduce, 2) X(gather, 3) X(scatter, 4) X(allgather, 5) \
+    X(alltoall, 6) X(rsb, 7) X(scan, 8) X(exscan, 9) X(reduce_scatter, 10)
+#define ZERO_FNS(name, k) \
+    static int c_##name##_0_5(MPI_Comm comm, int *f, const char **c) { return zero_case(comm, k, 0, 5, f, c); } \
+    static int c_##name##_5_0(MPI_Comm comm, int *f, const char **c) { return zero_case(comm, k, 5, 0, f, c); }
+ZERO_CASES(ZERO_FNS)
+#define ZERO_ROWS(name, k) { #name "_0_5", MM_DEFAULT | MM_P2P, c_##name##_0_5 }, \
+    { #name "_5_0", MM_DEFAULT | MM_P2P, c_##name##_5_0 }, { #name "_0_5_fresh", MM_DEFAULT, c_##name##_0_5 },
 
 /* Issue 32 item 2, issue 33 item 7: the same broadcasts as a fresh
  * communicator's first collective.  At 3+ ranks 20 bytes take the FIFO
@@ -1184,6 +1223,7 @@ static const struct mm_case cases[] = {
     { "alltoallw_5_1000", MM_DEFAULT, c_alltoallw_5_1000 },
     { "alltoallw_1000_5", MM_DEFAULT, c_alltoallw_1000_5 },
     { "alltoallw_0_5", MM_DEFAULT, c_alltoallw_0_5 },
+    ZERO_CASES(ZERO_ROWS)
 };
 
 static void run_case(const struct mm_case *c)

@@ -151,6 +151,29 @@ static void c_empty_any_type(MPI_Comm comm)
     ok("empty_allgatherv", MPI_Allgatherv(&x, 0, t, &x, counts, displs, t, comm));
     ok("empty_gatherv", MPI_Gatherv(&x, 0, t, &x, counts, displs, t, 0, comm));
     ok("empty_scatterv", MPI_Scatterv(&x, counts, displs, t, &x, 0, t, 0, comm));
+    /* Issue 32 item 2: a count of 0 no longer returns at once (every rank
+     * meets the others, whose words it compares): empty calls on every
+     * rank, any type or MPI_PACKED, NULL buffers, every root, must still
+     * pass, and the reductions with one datatype everywhere. */
+    for (int root = 0; root < size; root++) {
+        ok("empty_bcast", MPI_Bcast(NULL, 0, root == rank ? MPI_PACKED : t, root, comm));
+        ok("empty_gather_root", MPI_Gather(NULL, 0, t, NULL, 0, MPI_PACKED, root, comm));
+        ok("empty_scatter_root", MPI_Scatter(NULL, 0, MPI_PACKED, NULL, 0, t, root, comm));
+        ok("empty_reduce", MPI_Reduce(NULL, NULL, 0, MPI_INT, MPI_SUM, root, comm));
+    }
+    ok("empty_allgather", MPI_Allgather(&x, 0, t, &x, 0, t, comm));
+    ok("empty_allreduce", MPI_Allreduce(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    ok("empty_allreduce_in_place", MPI_Allreduce(MPI_IN_PLACE, NULL, 0, MPI_DOUBLE, MPI_MAX, comm));
+    ok("empty_scan", MPI_Scan(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    ok("empty_exscan", MPI_Exscan(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    ok("empty_rsb", MPI_Reduce_scatter_block(NULL, NULL, 0, MPI_INT, MPI_SUM, comm));
+    ok("empty_reduce_scatter", MPI_Reduce_scatter(NULL, NULL, counts, MPI_INT, MPI_SUM, comm));
+    int one = rank + 1, sum = 0;
+    ok("after_empty", MPI_Allreduce(&one, &sum, 1, MPI_INT, MPI_SUM, comm));
+    if (sum != size * (size + 1) / 2) {
+        printf("rank %d: after the empty calls an allreduce gave %d\n", rank, sum);
+        failures++;
+    }
     free(counts), free(displs);
 }
 

@@ -48,8 +48,8 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
-    /* b == 0 only from allgatherv's equal counts (the front end returns
-     * for a count of 0): still one sync, whose words the ranks compare. */
+    /* b == 0 (a count of 0, or allgatherv's counts all 0): still one sync,
+     * whose words the ranks compare. */
     struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Allgather") : NULL;
     if (!s || (b > s->slot_bytes && !s->cma))
         return cm_coll_allgather_rdb(sbuf, scount, stype, rbuf, rcount, rtype, comm);

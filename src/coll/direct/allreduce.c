@@ -170,7 +170,7 @@ int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype 
 {
     MPI_Aint tlb;
     size_t bytes = cm_direct_bytes(count, dt, NULL, &tlb, NULL);
-    if (cm_comm_lookup(comm, NULL)->size == 1 || count == 0) {
+    if (cm_comm_lookup(comm, NULL)->size == 1) {
         if (sbuf != rbuf && bytes)
             cm_copy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
         return MPI_SUCCESS;

@@ -118,7 +118,7 @@ int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
     int size, rank;
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
-    if (size == 1 || bytes == 0)
+    if (size == 1)
         return MPI_SUCCESS;
     struct cm_direct *s = cm_direct_get(comm, "MPI_Bcast");
     if (s && bytes <= CM_DIRECT_BFIFO_BYTES && cm_direct_bfifo_enabled())

@@ -94,11 +94,11 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
     int inplace = sbuf == MPI_IN_PLACE;
     /* Bytes per block from my own arguments: the type signatures match. */
     size_t b = me == root ? cm_direct_bytes(rcount, rtype, NULL, NULL, NULL) : cm_direct_bytes(scount, stype, NULL, NULL, NULL);
-    struct cm_direct *s = n > 1 && b ? cm_direct_get(comm, "MPI_Gather") : NULL;
+    struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Gather") : NULL;
     if (!s || (b > s->slot_bytes && !s->cma)) {
         if (n == 1 && !inplace && b)
             return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-        if (n == 1 || !b)
+        if (n == 1)
             return MPI_SUCCESS;
         return cm_coll_gather_linear(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     }

@@ -97,7 +97,7 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     int size, rank;
     PMPI_Comm_size(comm, &size);
     PMPI_Comm_rank(comm, &rank);
-    if (size == 1 || count == 0) {
+    if (size == 1) {
         if (sbuf != rbuf && bytes)
             cm_copy((char *)rbuf + tlb, (const char *)sbuf + tlb, bytes);
         return MPI_SUCCESS;

@@ -23,8 +23,6 @@ int cm_coll_reduce_scatter_block_shm(const void *sbuf, void *rbuf, int rcount, M
     int n, me;
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
-    if (!b)
-        return MPI_SUCCESS;
     const char *sb = (const char *)sbuf + tlb;   /* in place: sbuf == rbuf, the whole vector */
     char *rb = (char *)rbuf + tlb;
     if (n == 1) {

@@ -39,7 +39,7 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
     PMPI_Comm_size(comm, &n);
     PMPI_Comm_rank(comm, &me);
     /* The same answer on every rank: same count and type signature. */
-    struct cm_direct *s = n > 1 && bytes && bytes <= CM_DIRECT_RFIFO_PAIR_BYTES && cm_direct_rfifo_enabled()
+    struct cm_direct *s = n > 1 && bytes <= CM_DIRECT_RFIFO_PAIR_BYTES && cm_direct_rfifo_enabled()
                            ? cm_direct_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
                            : NULL;
     if (!s)

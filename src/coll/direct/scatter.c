@@ -85,11 +85,11 @@ int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     int n = c->size, me = c->rank;
     int inplace = rbuf == MPI_IN_PLACE;
     size_t b = me == root ? cm_direct_bytes(scount, stype, NULL, NULL, NULL) : cm_direct_bytes(rcount, rtype, NULL, NULL, NULL);
-    struct cm_direct *s = n > 1 && b ? cm_direct_get(comm, "MPI_Scatter") : NULL;
+    struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Scatter") : NULL;
     if (!s || (b > s->slot_bytes && !s->cma)) {
         if (n == 1 && !inplace && b)
             return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-        if (n == 1 || !b)
+        if (n == 1)
             return MPI_SUCCESS;
         return cm_coll_scatter_linear(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     }
