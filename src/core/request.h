@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stddef.h>
 #include "mpi.h"
+#include "core/thread.h"
 
 enum cm_req_kind {
     CM_REQ_SEND = 1,
@@ -103,6 +104,15 @@ struct cm_request {
 static inline int cm_request_done(const struct cm_request *r)
 {
     return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
+}
+
+/* The ring to poll while waiting for r: a receive's source (-1 for
+ * MPI_ANY_SOURCE until it matches).  Under MPI_THREAD_MULTIPLE the thread
+ * that matches r may set it meanwhile (cm_recv_matched); either value is a
+ * good hint, so the load is racy by design (plain outside TSan builds). */
+static inline int cm_request_hint(const struct cm_request *r)
+{
+    return r->kind == CM_REQ_RECV ? CM_RACY_LOAD(r->peer_world) : -1;
 }
 
 /* Allocate a zeroed request (not yet with a handle). */

@@ -48,10 +48,12 @@ void *cm_table_grow(void *old, size_t old_bytes, size_t new_bytes);
  * growth for another handle only swaps in an array with the same entries.
  * Plain: an x86 load of an aligned word is atomic, and an __atomic load of
  * a hidden global costs an lea more (on the 8-byte allreduce path: two
- * instructions of 284).  ThreadSanitizer builds see the relaxed atomic it
- * is. */
+ * instructions of 284).  ThreadSanitizer builds see the acquire it is on
+ * x86 (the array is stored with release after cm_table_grow filled it, and
+ * the entry's load depends on the array's, so the compiler cannot hoist
+ * it); as relaxed, TSan reported a lookup reading the new array's copy. */
 #ifdef __SANITIZE_THREAD__
-#define CM_RACY_LOAD(x) __atomic_load_n(&(x), __ATOMIC_RELAXED)
+#define CM_RACY_LOAD(x) __atomic_load_n(&(x), __ATOMIC_ACQUIRE)
 #else
 #define CM_RACY_LOAD(x) (x)
 #endif

@@ -26,8 +26,12 @@ struct msg_slot {
 };
 static struct msg_slot *msgs;
 static int nmsgs = 2, msgs_cap;
+/* Under MPI_THREAD_MULTIPLE: held for a slot's claim, its release and its
+ * read (the array may move when it grows); a leaf lock.  Threads that
+ * Mprobe at once took one slot, or read a freed array (TSan). */
+static pthread_mutex_t msgs_lock = PTHREAD_MUTEX_INITIALIZER;
 
-static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
+static MPI_Message msg_handle_held(struct cm_unexp *u, MPI_Comm comm)
 {
     for (int i = 2; i < nmsgs; i++) {
         if (!msgs[i].u) {
@@ -43,6 +47,29 @@ static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
     }
     msgs[nmsgs] = (struct msg_slot){ u, comm };
     return cm_msg_handle(nmsgs++);
+}
+
+static MPI_Message msg_handle(struct cm_unexp *u, MPI_Comm comm)
+{
+    cm_mt_lock(&msgs_lock);
+    MPI_Message h = msg_handle_held(u, comm);
+    cm_mt_unlock(&msgs_lock);
+    return h;
+}
+
+/* The slot of a valid message handle (NULL otherwise); take: free it. */
+static struct msg_slot msg_slot(MPI_Message message, int take)
+{
+    int m = cm_msg_index(message);
+    struct msg_slot got = { NULL, MPI_COMM_NULL };
+    cm_mt_lock(&msgs_lock);
+    if (m >= 2 && m < nmsgs) {
+        got = msgs[m];
+        if (take)
+            msgs[m].u = NULL;
+    }
+    cm_mt_unlock(&msgs_lock);
+    return got;
 }
 
 static void proc_null_status(MPI_Status *st)
@@ -137,16 +164,15 @@ int cm_Improbe(int source, int tag, MPI_Comm comm, int *flag, MPI_Message *messa
 static int mrecv_start(const char *call, void *buf, int count, MPI_Datatype datatype, MPI_Message *message,
                        struct cm_request *r)
 {
-    int m = cm_msg_index(*message);
-    if (m < 2 || m >= nmsgs || !msgs[m].u)
+    struct msg_slot got = msg_slot(*message, 0);
+    if (!got.u)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, call, "invalid message handle %ld",
                         (long)(intptr_t)*message);
-    MPI_Comm comm = msgs[m].comm;
+    MPI_Comm comm = got.comm;
     int rc = cm_p2p_check(call, buf, count, datatype, MPI_ANY_SOURCE, CM_PEER_SOURCE, MPI_ANY_TAG, comm);
     if (rc)
         return rc;
-    struct cm_unexp *u = msgs[m].u;
-    msgs[m].u = NULL;
+    struct cm_unexp *u = msg_slot(*message, 1).u;   /* the caller's handle: nobody else takes it */
     *message = MPI_MESSAGE_NULL;
     r->buf = buf;
     r->count = count;

@@ -52,8 +52,11 @@ int (*cm_p2p_coll_stalled)(MPI_Comm comm, int source, int confirm);
  * still waits in its outgoing queue for room in my ring, which my polling
  * makes (measured on coll_fuzz: a blocking allgather's source already in
  * the next nonblocking call's sync); a second is far longer than that
- * takes and far shorter than mpirun's deadlock report. */
-static double stalled_since;
+ * takes and far shorter than mpirun's deadlock report.  Per thread: under
+ * MPI_THREAD_MULTIPLE threads run collectives on different communicators,
+ * each with its own stalled source (one word for all made one thread's
+ * progress reset another's second, and TSan saw the race). */
+static CM_THREAD_LOCAL double stalled_since;
 
 static int coll_recv_stalled(void *arg)
 {
@@ -71,7 +74,7 @@ static int coll_recv_stalled(void *arg)
         return 0;
     }
     cm_progress(-1);
-    return !r->complete && cm_p2p_coll_stalled(r->comm, r->peer, 1);
+    return !cm_request_done(r) && cm_p2p_coll_stalled(r->comm, r->peer, 1);
 }
 
 static __attribute__((noinline)) void coll_recv_wait(struct cm_request *r, unsigned call_id)
@@ -81,7 +84,7 @@ static __attribute__((noinline)) void coll_recv_wait(struct cm_request *r, unsig
     stalled_since = 0;
     cm_request_wait(r, call_id);
     cm_progress_stall = NULL;
-    if (!r->complete && cm_recv_cancel(r)) {
+    if (!cm_request_done(r) && cm_recv_cancel(r)) {
         r->complete = 1;
         r->status.MPI_ERROR = MPI_ERR_OTHER;    /* the collective's front end raises the mismatch */
     }

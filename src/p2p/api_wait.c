@@ -112,7 +112,7 @@ static int poll_request(struct cm_request *r)
         cm_poll_reset();
         return 1;
     }
-    return cm_poll(request_complete, r, r->kind == CM_REQ_RECV ? r->peer_world : -1);
+    return cm_poll(request_complete, r, cm_request_hint(r));
 }
 
 int cm_Test(MPI_Request *request, int *flag, MPI_Status *status)
@@ -283,7 +283,7 @@ int cm_waitall_requests(int count, MPI_Request array_of_requests[], MPI_Status a
      * area) wait their way, sleeping on the words their protocols wait on;
      * every such wait runs the progress engine, so the others move
      * meanwhile, as in the loop below. */
-    for (int i = 0; cm_wait_unrung && i < count; i++) {     /* any pending at all? */
+    for (int i = 0; CM_RACY_LOAD(cm_wait_unrung) && i < count; i++) {     /* any pending at all? */
         struct cm_request *r = cm_request_get(array_of_requests[i]);
         if (r && r->kind == CM_REQ_GENERIC && r->block && !cm_request_done(r) && !is_inactive(array_of_requests[i], r))
             cm_request_wait(r, call_id);

@@ -303,7 +303,7 @@ unsigned cm_p2p_owed;
 
 int cm_progress_quiet(void)
 {
-    return !ngenerics && !cm_outq_active() && !cm_p2p_am_listeners &&
+    return !CM_RACY_LOAD(ngenerics) && !cm_outq_active() && !cm_p2p_am_listeners &&
            !(cm_g.self_ctl && atomic_load_explicit(&cm_g.self_ctl->am_wanted, memory_order_relaxed));
 }
 
@@ -327,7 +327,9 @@ static void poll_generics(void)
         if (r->poll(r->state)) {
             int freed = r->freed;   /* before: a waiting thread may then release r */
             __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
-            generics[i] = generics[--ngenerics];
+            int last = ngenerics - 1;
+            generics[i] = generics[last];
+            __atomic_store_n(&ngenerics, last, __ATOMIC_RELAXED);   /* as in list_add */
             if (freed)
                 cm_request_release(r);
         } else {
@@ -363,7 +365,7 @@ static void list_add(struct cm_request ***list, int *n, int *cap, struct cm_requ
     }
     (*list)[i] = r;
     CM_FAULT(mt_list_add);   /* nobody else may take or drop an entry meanwhile */
-    *n = i + 1;
+    __atomic_store_n(n, i + 1, __ATOMIC_RELAXED);   /* cm_progress_quiet reads ngenerics unlocked */
 }
 
 void cm_progress_add_generic(struct cm_request *r)

@@ -242,7 +242,10 @@ void cm_recv_matched(struct cm_request *r, int src_world, int tag, size_t len)
     r->msg_len = len;
     r->received = 0;
     cm_status_set(&r->status, c, src_world, tag, n);
-    r->peer_world = src_world; /* for a streamed rendezvous, and Cancel */
+    /* For a streamed rendezvous, and Cancel.  The owner, waiting in another
+     * thread, reads it as its polling hint before the completion
+     * (cm_request_wait): either value serves, hence relaxed. */
+    __atomic_store_n(&r->peer_world, src_world, __ATOMIC_RELAXED);
 }
 
 void cm_recv_complete(struct cm_request *r)

@@ -47,7 +47,7 @@ int cm_request_test(struct cm_request *r)
 {
     if (__atomic_load_n(&r->complete, __ATOMIC_ACQUIRE))
         return 1;
-    cm_progress(r->kind == CM_REQ_RECV ? r->peer_world : -1);
+    cm_progress(cm_request_hint(r));
     return __atomic_load_n(&r->complete, __ATOMIC_ACQUIRE);
 }
 
@@ -75,6 +75,6 @@ void cm_request_wait(struct cm_request *r, unsigned call_id)
             cm_progress_add_generic(r);
         }
     }
-    cm_progress_wait(&r->complete, r->kind == CM_REQ_RECV ? r->peer_world : -1, call_id,
-                     r->peer_world, r->tag, r->ctx);
+    int peer = CM_RACY_LOAD(r->peer_world);   /* cm_request_hint: a receive's may change */
+    cm_progress_wait(&r->complete, r->kind == CM_REQ_RECV ? peer : -1, call_id, peer, r->tag, r->ctx);
 }

@@ -171,7 +171,9 @@ int cm_poll_backoff(unsigned *nap_us)
         sched_yield();
         return 1;
     }
-    if (cm_wait_unrung) {           /* a nap would outlast what it waits for */
+    /* A nap would outlast what it waits for.  Another thread may count
+     * meanwhile (coll/direct/nbc.h): relaxed, a plain load on x86. */
+    if (__atomic_load_n(&cm_wait_unrung, __ATOMIC_RELAXED)) {
         sched_yield();
         return 1;
     }

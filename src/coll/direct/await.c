@@ -19,7 +19,7 @@ void cm_direct_announce_blocked(int blocked)
     if (!cm_g.self_ctl)
         return;
     if (blocked)
-        cm_blocked_begin(cm_g.self_ctl->last_call, MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
+        cm_blocked_begin(__atomic_load_n(&cm_g.self_ctl->last_call, __ATOMIC_RELAXED), MPI_ANY_SOURCE, MPI_ANY_TAG, 0);
     else
         cm_blocked_end();
 }

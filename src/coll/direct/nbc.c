@@ -440,7 +440,7 @@ void cm_direct_nbc_prepare(MPI_Comm cc, const char *call)
 void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
 {
     o->s = s;
-    cm_wait_unrung++;
+    cm_direct_unrung_add(1);
     if (s->nbc_tail)
         s->nbc_tail->next = o;
     else

@@ -70,6 +70,19 @@ struct cm_direct_nbc {
 void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o);
 int cm_direct_nbc_poll(void *o);
 void cm_direct_nbc_block(void *o);
+/* Count a pending operation in cm_wait_unrung (shm/wait.h).  Under
+ * MPI_THREAD_MULTIPLE the thread that queues one (its communicator's) and
+ * the progress holder that pops another may count at once: an atomic add
+ * there (a plain increment lost updates, TSan saw it); below MULTIPLE the
+ * plain one behind a predictable branch. */
+static inline void cm_direct_unrung_add(int d)
+{
+    if (__builtin_expect(cm_mt, 0))
+        __atomic_fetch_add(&cm_wait_unrung, (unsigned)d, __ATOMIC_RELAXED);
+    else
+        cm_wait_unrung += (unsigned)d;
+}
+
 /* The head of s's queue has finished its protocol: mark it done and take it
  * off (the queue's advance, and a plan that completed its head without
  * advancing the queue).  Inline: on every nonblocking collective's path. */
@@ -77,7 +90,7 @@ static inline void cm_direct_nbc_pop(struct cm_direct *s)
 {
     struct cm_direct_nbc *h = s->nbc_head;
     h->done = 1;
-    cm_wait_unrung--;
+    cm_direct_unrung_add(-1);
     s->nbc_head = h->next;
     if (!s->nbc_head)
         s->nbc_tail = NULL;
