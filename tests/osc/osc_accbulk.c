@@ -7,9 +7,9 @@
  * and rely on the target's accumulate lock -- or on the origin's exclusive
  * lock -- for atomicity; a path that skipped both under a shared lock would
  * lose updates here.  Every round each rank picks (from the seed) a shared
- * lock, lock_all + flush or an exclusive lock, and adds (rank + 1) to every
- * double of rank 0's window (V of them: long enough that ranks overlap),
- * and Fetch_and_op(SUM, 1.0) on element 0 (mixing a single-element path
+ * lock (half the rounds), lock_all + flush or an exclusive lock, and adds
+ * (rank + 1) to every double of rank 0's window (V of them: long enough
+ * that ranks overlap), and Fetch_and_op(SUM, 1.0) on element 0 (mixing a single-element path
  * with the bulk one).  At the end element i is rounds * n(n+1)/2 (+ rounds
  * * n for element 0), exactly: small integers in doubles.
  * usage: osc_accbulk [seed [rounds]]
@@ -22,7 +22,7 @@ int main(int argc, char **argv)
 {
     int me, n;
     unsigned long seed = osc_start(&argc, &argv, "osc_accbulk", &me, &n);
-    int rounds = argc > 2 ? atoi(argv[2]) : 60;
+    int rounds = argc > 2 ? atoi(argv[2]) : 1000;
     uint64_t rng = seed + 7919 * (uint64_t)me;
     double *add = malloc(V * sizeof(double));
     CHECK(add, "malloc");
@@ -35,15 +35,13 @@ int main(int argc, char **argv)
         MPI_Aint d0 = osc_disp(&w, 0, 0);
         CHECK_MPI(MPI_Barrier(MPI_COMM_WORLD));
         for (int r = 0; r < rounds; r++) {
-            int mode = osc_rand_below(&rng, 3);
+            int mode = osc_rand_below(&rng, 4); /* 0 shared, 1 lock_all, 2 exclusive, 3 shared */
             const double one = 1.0;
             double got;
-            if (mode == 0)
-                CHECK_MPI(MPI_Win_lock(MPI_LOCK_SHARED, 0, 0, w.win));
-            else if (mode == 1)
+            if (mode == 1)
                 CHECK_MPI(MPI_Win_lock_all(0, w.win));
             else
-                CHECK_MPI(MPI_Win_lock(MPI_LOCK_EXCLUSIVE, 0, 0, w.win));
+                CHECK_MPI(MPI_Win_lock(mode == 2 ? MPI_LOCK_EXCLUSIVE : MPI_LOCK_SHARED, 0, 0, w.win));
             CHECK_MPI(MPI_Accumulate(add, V, MPI_DOUBLE, 0, d0, V, MPI_DOUBLE, MPI_SUM, w.win));
             CHECK_MPI(MPI_Fetch_and_op(&one, &got, MPI_DOUBLE, 0, d0, MPI_SUM, w.win));
             if (mode == 1) {
