@@ -15,8 +15,8 @@
  *     control area -- the lock every other path to that target takes too
  *     (user-memory windows through the kernel, the active-message handler
  *     of am.c, Compare_and_swap).
- * No element is ever updated by a CPU atomic while another origin holds the
- * lock, so the two never mix (docs/osc.md, "Accumulate atomicity").
+ * No path updates elements with CPU atomics, so none can interleave with a
+ * holder of the lock (docs/osc.md, "Accumulate atomicity").
  */
 #include "osc/osc.h"
 #include "osc/args.h"
