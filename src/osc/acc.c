@@ -3,23 +3,20 @@
  * Compare_and_swap, Raccumulate, Rget_accumulate.
  *
  * Atomicity per element (MPI-4.1 12.7.1: concurrent accumulates to the same
- * location with the same basic type are atomic per element).  Two paths:
- *   - atomic: in shared memory (Win_allocate, Win_allocate_shared, and a
- *     Win_create target on an Alloc_mem block that every rank mapped), an
- *     element of a basic type of 1, 2, 4 or 8 bytes (no pair types) at an
- *     address aligned to its size is updated with one CPU atomic: fetch-add,
- *     -and, -or, -xor for integers under SUM/BAND/BOR/BXOR, exchange for
- *     MPI_REPLACE, a load for MPI_NO_OP, and a compare-and-swap loop around
- *     the op's own kernel (core/op.h) for every other op;
- *   - locked: everything else (misaligned elements, long double, pair and
- *     complex types of 16 bytes, and every element of a window on user
- *     memory, reached through the kernel's copies) runs under the target's
- *     accumulate lock, a word in the control area.
- * Which path an element takes depends only on the window's flavour, the
- * basic type and the element's address -- never on the op or the origin --
- * so all accumulates to one element with one basic type take the same path:
- * either all are CPU atomics on it, or all hold the same lock while they
- * touch it.  The two never mix on one element, and each is atomic on its own.
+ * location with the same basic type are atomic per element).  Every
+ * accumulate applies the op's own vectorised kernel (core/op.h) to whole
+ * arrays with plain loads and stores; what makes it atomic is that no other
+ * accumulate can touch the target at the same time:
+ *   - exclusive: the origin holds an exclusive lock on the target (with or
+ *     without MPI_MODE_NOCHECK) and is single-threaded: no other epoch may
+ *     reach the target (12.5.3), so nothing runs concurrently with it;
+ *   - locked: otherwise (shared lock, lock_all, fence, PSCW, or threads)
+ *     the whole operation holds the target's accumulate lock, a word in the
+ *     control area -- the lock every other path to that target takes too
+ *     (user-memory windows through the kernel, the active-message handler
+ *     of am.c, Compare_and_swap).
+ * No path updates elements with CPU atomics, so none can interleave with a
+ * holder of the lock (docs/osc.md, "Accumulate atomicity").
  */
 #include "osc/osc.h"
 #include "osc/args.h"
@@ -27,6 +24,7 @@
 #include "core/error.h"
 #include "core/op.h"
 #include "core/state.h"
+#include "core/thread.h"
 #include "fe_osc.h"
 
 #include <stddef.h>
@@ -54,32 +52,14 @@ static void acc_unlock(struct cm_win *w, int rank)
     cm_osc_wake(&w->rctl[rank].acc, &w->rctl[rank].acc_sleepers);
 }
 
-/* ---- which types take the atomic path ------------------------------------ */
+/* ---- element kinds and exclusivity ---------------------------------------- */
 
-static int is_integer(MPI_Datatype b)
+/* Does this origin's epoch alone reach rank's memory now?  An exclusive
+ * lock excludes every other origin's epoch on rank (a target's own calls
+ * need an epoch too); threads of this process are not excluded. */
+static int exclusive(const struct cm_win *w, int rank)
 {
-    static const MPI_Datatype ints[] = {
-        MPI_CHAR, MPI_SIGNED_CHAR, MPI_UNSIGNED_CHAR, MPI_SHORT, MPI_UNSIGNED_SHORT, MPI_INT, MPI_UNSIGNED,
-        MPI_LONG, MPI_UNSIGNED_LONG, MPI_LONG_LONG, MPI_UNSIGNED_LONG_LONG, MPI_INT8_T, MPI_INT16_T,
-        MPI_INT32_T, MPI_INT64_T, MPI_UINT8_T, MPI_UINT16_T, MPI_UINT32_T, MPI_UINT64_T, MPI_AINT,
-        MPI_OFFSET, MPI_COUNT, MPI_BYTE, MPI_WCHAR };
-    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
-        if (ints[i] == b)
-            return 1;
-    return 0;
-}
-
-/* Element size of basic when CPU atomics can update it in rank's memory,
- * else 0: memory every rank maps (shared windows, and Win_create on
- * Alloc_mem blocks every rank mapped: create.c). */
-static size_t atomic_size(struct cm_win *w, int rank, MPI_Datatype basic)
-{
-    if (!w->peer[rank].shared)
-        return 0;
-    const struct cm_datatype *b = cm_dt_lookup(basic);
-    if (!b || (MPI_Aint)b->size != b->extent)
-        return 0;
-    return b->size == 1 || b->size == 2 || b->size == 4 || b->size == 8 ? b->size : 0;
+    return !cm_mt && w->lock && (w->lock[rank] & 3) == CM_OSC_LOCK_EXCL;
 }
 
 /* ---- one element -------------------------------------------------------- */
@@ -100,57 +80,12 @@ void cm_osc_elem_init(struct cm_osc_elem *e, MPI_Op op, MPI_Datatype basic)
     MPI_Aint extent = cm_dt_lookup(basic)->extent;
     e->op = op;
     e->basic = basic;
-    e->integer = is_integer(basic);
     e->extent = extent;
     e->align = kernel_align(extent);
 }
 
-/* *old = *a; *a = *o (op) *a, atomically; T an unsigned type of the size. */
-#define CM_OSC_ATOMIC(T)                                                                          \
-    static void atomic_##T(T *a, const T *o, T *old, const struct cm_osc_elem *e)                        \
-    {                                                                                             \
-        T v = 0, prev;                                                                            \
-        if (o) /* NULL under MPI_NO_OP */                                                         \
-            memcpy(&v, o, sizeof v);                                                              \
-        if (e->op == MPI_REPLACE) {                                                               \
-            prev = __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST);                                   \
-        } else if (e->op == MPI_NO_OP) {                                                          \
-            prev = __atomic_load_n(a, __ATOMIC_SEQ_CST);                                          \
-        } else if (e->integer && e->op == MPI_SUM) {                                              \
-            prev = __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST);                                    \
-        } else if (e->integer && e->op == MPI_BAND) {                                             \
-            prev = __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST);                                    \
-        } else if (e->integer && e->op == MPI_BOR) {                                              \
-            prev = __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST);                                     \
-        } else if (e->integer && e->op == MPI_BXOR) {                                             \
-            prev = __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST);                                    \
-        } else {                                                                                  \
-            prev = __atomic_load_n(a, __ATOMIC_RELAXED);                                          \
-            T next;                                                                               \
-            do {                                                                                  \
-                next = prev;                                                                      \
-                cm_op_apply(e->op, e->basic, &v, &next, 1);                                       \
-            } while (!__atomic_compare_exchange_n(a, &prev, next, 0, __ATOMIC_SEQ_CST, __ATOMIC_RELAXED)); \
-        }                                                                                         \
-        if (old)                                                                                  \
-            memcpy(old, &prev, sizeof prev);                                                      \
-    }
-CM_OSC_ATOMIC(uint8_t)
-CM_OSC_ATOMIC(uint16_t)
-CM_OSC_ATOMIC(uint32_t)
-CM_OSC_ATOMIC(uint64_t)
-
-static void elem_atomic(char *a, const char *o, char *old, size_t es, const struct cm_osc_elem *e)
-{
-    switch (es) {
-    case 1: atomic_uint8_t((uint8_t *)a, (const uint8_t *)o, (uint8_t *)old, e); break;
-    case 2: atomic_uint16_t((uint16_t *)(void *)a, (const uint16_t *)(const void *)o, (uint16_t *)(void *)old, e); break;
-    case 4: atomic_uint32_t((uint32_t *)(void *)a, (const uint32_t *)(const void *)o, (uint32_t *)(void *)old, e); break;
-    default: atomic_uint64_t((uint64_t *)(void *)a, (const uint64_t *)(const void *)o, (uint64_t *)(void *)old, e); break;
-    }
-}
-
-/* n elements in place (the caller holds the accumulate lock): old values
+/* n elements in place (the caller holds the accumulate lock or an
+ * exclusive epoch): old values
  * to `old` first when asked.  t and o hold elements back to back, es bytes
  * apart: packed data (origin, result, and a user-memory target read through
  * the kernel) has no padding.  The op kernels of core/op.h want arrays of
@@ -185,13 +120,10 @@ void cm_osc_apply_locked(char *t, const char *o, char *old, size_t n, size_t es,
 /* ---- walking the target's blocks in shared memory ------------------------- */
 
 struct walk {
-    struct cm_win *w;
-    int rank;
     char *base;          /* the target location (tgt.local) */
     const char *o;       /* packed origin, advancing */
     char *old;           /* packed result, advancing, or NULL */
     size_t es;           /* element size */
-    size_t atomic;       /* element size if the atomic path applies, else 0 */
     struct cm_osc_elem e;
 };
 
@@ -199,23 +131,7 @@ static int walk_block(MPI_Aint off, size_t len, void *p)
 {
     struct walk *k = p;
     char *t = k->base + off;
-    size_t n = len / k->es;
-    if (!k->atomic) {
-        cm_osc_apply_locked(t, k->o, k->old, n, k->es, &k->e);
-    } else {
-        for (size_t i = 0; i < n; i++) {
-            char *a = t + i * k->es;
-            const char *o = k->o ? k->o + i * k->es : NULL;
-            char *old = k->old ? k->old + i * k->es : NULL;
-            if (((uintptr_t)a & (k->es - 1)) == 0) {
-                elem_atomic(a, o, old, k->es, &k->e);
-            } else {
-                acc_lock(k->w, k->rank);
-                cm_osc_apply_locked(a, o, old, 1, k->es, &k->e);
-                acc_unlock(k->w, k->rank);
-            }
-        }
-    }
+    cm_osc_apply_locked(t, k->o, k->old, len / k->es, k->es, &k->e);
     if (k->o)
         k->o += len;
     if (k->old)
@@ -302,18 +218,16 @@ static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
         }
     }
     MPI_Aint extent = cm_dt_lookup(basic)->extent;
-    struct cm_osc_elem e = { x->op, basic, is_integer(basic), extent, kernel_align(extent) };
-    size_t atomic = atomic_size(w, x->rank, basic);
-    if (tgt.local && atomic) {
-        struct walk k = { w, x->rank, tgt.local, o, r, es, atomic, e };
-        cm_osc_for_each_block(x->tcount, tt, walk_block, &k);
-    } else if (!tgt.local && w->am) {
+    struct cm_osc_elem e = { x->op, basic, extent, kernel_align(extent) };
+    int excl = exclusive(w, x->rank);
+    if (!tgt.local && w->am) {
         rc = cm_osc_fallback(w, call, cm_osc_am_acc(w, x->rank, &tgt, x->tcount, tt, &e, o, r));
     } else {
         int refused = 0;
-        acc_lock(w, x->rank);
+        if (!excl)
+            acc_lock(w, x->rank);
         if (tgt.local) {
-            struct walk k = { w, x->rank, tgt.local, o, r, es, 0, e };
+            struct walk k = { tgt.local, o, r, es, e };
             cm_osc_for_each_block(x->tcount, tt, walk_block, &k);
         } else if (!(tbuf = malloc(bytes))) {
             rc = cm_win_error(w, MPI_ERR_NO_MEM, call, "out of memory");
@@ -325,7 +239,8 @@ static int accumulate(const char *call, const struct acc_args *x, MPI_Win win)
              * expected; the messages would apply the operation once more */
             refused = !noop && cm_osc_write(&tgt, x->tcount, tt, tbuf);
         }
-        acc_unlock(w, x->rank);
+        if (!excl)
+            acc_unlock(w, x->rank);
         if (refused)
             rc = cm_osc_fallback(w, call, cm_osc_am_acc(w, x->rank, &tgt, x->tcount, tt, &e, o, r));
     }
@@ -405,27 +320,18 @@ int cm_Compare_and_swap(const void *origin_addr, const void *compare_addr, void 
     if (!origin_addr || !compare_addr || !result_addr)
         return cm_win_error(w, MPI_ERR_BUFFER, call, "%s is NULL",
                             !origin_addr ? "origin_addr" : !compare_addr ? "compare_addr" : "result_addr");
-    size_t es = t->size, atomic = atomic_size(w, target_rank, datatype);
-    if (tgt.local && atomic && ((uintptr_t)tgt.local & (es - 1)) == 0) {
-        uint64_t want = 0, nv = 0;
-        memcpy(&want, compare_addr, es);
-        memcpy(&nv, origin_addr, es);
-        switch (es) {
-        case 1: { uint8_t c = (uint8_t)want; __atomic_compare_exchange_n((uint8_t *)tgt.local, &c, (uint8_t)nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 1); break; }
-        case 2: { uint16_t c = (uint16_t)want; __atomic_compare_exchange_n((uint16_t *)(void *)tgt.local, &c, (uint16_t)nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 2); break; }
-        case 4: { uint32_t c = (uint32_t)want; __atomic_compare_exchange_n((uint32_t *)(void *)tgt.local, &c, (uint32_t)nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 4); break; }
-        default: { uint64_t c = want; __atomic_compare_exchange_n((uint64_t *)(void *)tgt.local, &c, nv, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST); memcpy(result_addr, &c, 8); break; }
-        }
-        return MPI_SUCCESS;
-    }
+    size_t es = t->size;
+    int excl = exclusive(w, target_rank);
     char old[16];
     int refused = 1;
     if (tgt.local || !w->am) {
-        acc_lock(w, target_rank);
+        if (!excl)
+            acc_lock(w, target_rank);
         refused = cm_osc_read(&tgt, 1, t, old) != 0;
         if (!refused && memcmp(old, compare_addr, es) == 0)
             refused = cm_osc_write(&tgt, 1, t, origin_addr) != 0;
-        acc_unlock(w, target_rank);
+        if (!excl)
+            acc_unlock(w, target_rank);
     }
     if (refused)
         return cm_osc_fallback(w, call, cm_osc_am_cas(w, target_rank, &tgt, t, origin_addr, compare_addr,

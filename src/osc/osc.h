@@ -223,14 +223,13 @@ int cm_osc_read(const struct cm_osc_tgt *tgt, int count, const struct cm_datatyp
 struct cm_osc_elem {
     MPI_Op op;
     MPI_Datatype basic;
-    int integer;
     MPI_Aint extent;     /* the basic type's extent: its C type's size */
     size_t align;        /* the alignment its op kernel needs: a power of two */
 };
 void cm_osc_elem_init(struct cm_osc_elem *e, MPI_Op op, MPI_Datatype basic);
 /* n packed elements (es bytes apart) of origin data o into t, old values to
  * `old` first when non-NULL; o is NULL under MPI_NO_OP.  The caller holds
- * the target's accumulate lock. */
+ * the target's accumulate lock or an exclusive epoch (acc.c). */
 void cm_osc_apply_locked(char *t, const char *o, char *old, size_t n, size_t es, const struct cm_osc_elem *e);
 
 /* --- am.c: without single copy -------------------------------------------------- */
