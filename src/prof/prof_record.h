@@ -19,6 +19,11 @@
 #define CM_PROF_HIDDEN __attribute__((visibility("hidden")))
 /* the MPI_ names we interpose must be exported whatever mpi.h says about visibility */
 #define CM_PROF_EXPORT __attribute__((visibility("default")))
+/* The hot path's helpers are forced inline: the generated wrappers file is so
+ * large that GCC's unit-growth limits otherwise leave them as out-of-line
+ * calls (cm_prof_now, cm_prof_set_peer, cm_prof_bytes... each a call and a
+ * spill of the wrapper's registers). */
+#define CM_PROF_INLINE static inline __attribute__((always_inline))
 
 typedef struct cm_prof_call_name { int id; const char *name; } cm_prof_call_name_t;
 extern const cm_prof_call_name_t cm_prof_call_names[] CM_PROF_HIDDEN;
@@ -42,7 +47,7 @@ uint64_t cm_prof_monotonic_ns(void) CM_PROF_HIDDEN;
 void cm_prof_clock_init(void) CM_PROF_HIDDEN;
 void cm_prof_clock_refine(void) CM_PROF_HIDDEN;
 
-static inline uint64_t cm_prof_now(void)
+CM_PROF_INLINE uint64_t cm_prof_now(void)
 {
 #if defined(__x86_64__)
     if (CM_PROF_LIKELY(cm_prof_clock.use_tsc)) {
@@ -56,7 +61,7 @@ static inline uint64_t cm_prof_now(void)
 }
 
 /* ---- records --------------------------------------------------------- */
-static inline cpt_event *cm_prof_begin(unsigned call, unsigned flags, uint64_t t0, uint64_t t1,
+CM_PROF_INLINE cpt_event *cm_prof_begin(unsigned call, unsigned flags, uint64_t t0, uint64_t t1,
                                        void *caller)
 {
     cpt_event *e = cm_prof_fill.cur;
@@ -77,9 +82,9 @@ static inline cpt_event *cm_prof_begin(unsigned call, unsigned flags, uint64_t t
 }
 
 /* Publish the record: only committed records are written, even by the crash handler. */
-static inline void cm_prof_commit(cpt_event *e) { cm_prof_fill.cur = e + 1; }
+CM_PROF_INLINE void cm_prof_commit(cpt_event *e) { cm_prof_fill.cur = e + 1; }
 
-static inline void cm_prof_begin_commit(unsigned call, unsigned flags, uint64_t t0, uint64_t t1,
+CM_PROF_INLINE void cm_prof_begin_commit(unsigned call, unsigned flags, uint64_t t0, uint64_t t1,
                                         void *caller)
 {
     cm_prof_commit(cm_prof_begin(call, flags, t0, t1, caller));
@@ -101,22 +106,22 @@ typedef struct cm_prof_fold_key { uint64_t w[4]; } cm_prof_fold_key_t;
 typedef struct cm_prof_fold { cpt_event *e; cm_prof_fold_key_t key; } cm_prof_fold_t;
 extern cm_prof_fold_t cm_prof_fold CM_PROF_HIDDEN;
 
-static inline void cm_prof_fold_end(void) { cm_prof_fold.e = NULL; }
+CM_PROF_INLINE void cm_prof_fold_end(void) { cm_prof_fold.e = NULL; }
 
-static inline cm_prof_fold_key_t cm_prof_fold_key(unsigned call, const void *caller, uint64_t a, uint64_t b)
+CM_PROF_INLINE cm_prof_fold_key_t cm_prof_fold_key(unsigned call, const void *caller, uint64_t a, uint64_t b)
 {
     cm_prof_fold_key_t k = {{(uint64_t)call, (uint64_t)(uintptr_t)caller, a, b}};
     return k;
 }
 
 /* Iprobe/Improbe: source and tag in one word, the communicator in the other. */
-static inline uint64_t cm_prof_fold_source_tag(int source, int tag)
+CM_PROF_INLINE uint64_t cm_prof_fold_source_tag(int source, int tag)
 {
     return (uint64_t)(uint32_t)source << 32 | (uint32_t)tag;
 }
 
 /* Polls over an array of requests: the count, and the handles hashed. */
-static inline cm_prof_fold_key_t cm_prof_fold_key_reqs(unsigned call, const void *caller, const MPI_Request *r, int n)
+CM_PROF_INLINE cm_prof_fold_key_t cm_prof_fold_key_reqs(unsigned call, const void *caller, const MPI_Request *r, int n)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     for (int i = 0; i < n; i++) {
@@ -126,7 +131,7 @@ static inline cm_prof_fold_key_t cm_prof_fold_key_reqs(unsigned call, const void
     return cm_prof_fold_key(call, caller, (uint64_t)(int64_t)n, h);
 }
 
-static inline int cm_prof_fold_same(const cm_prof_fold_key_t *a, const cm_prof_fold_key_t *b)
+CM_PROF_INLINE int cm_prof_fold_same(const cm_prof_fold_key_t *a, const cm_prof_fold_key_t *b)
 {
     return a->w[0] == b->w[0] && a->w[1] == b->w[1] && a->w[2] == b->w[2] && a->w[3] == b->w[3];
 }
@@ -134,7 +139,7 @@ static inline int cm_prof_fold_same(const cm_prof_fold_key_t *a, const cm_prof_f
 /* An unsuccessful poll with this key took [t0, t1]: add it to the open fold if
  * it continues it (returns 1: nothing else to record).  Returns 0 when the
  * caller must make a record of its own (and then open a fold with it). */
-static inline int cm_prof_fold_extend(cm_prof_fold_key_t key, uint64_t t0, uint64_t t1)
+CM_PROF_INLINE int cm_prof_fold_extend(cm_prof_fold_key_t key, uint64_t t0, uint64_t t1)
 {
     cpt_event *e = cm_prof_fold.e;
     if (e == NULL || e + 1 != cm_prof_fill.cur || !cm_prof_fold_same(&cm_prof_fold.key, &key)) return 0;
@@ -160,14 +165,14 @@ static inline int cm_prof_fold_extend(cm_prof_fold_key_t key, uint64_t t0, uint6
 }
 
 /* `e` (just committed) is an unsuccessful poll with this key: later ones may join it. */
-static inline void cm_prof_fold_open(cpt_event *e, cm_prof_fold_key_t key)
+CM_PROF_INLINE void cm_prof_fold_open(cpt_event *e, cm_prof_fold_key_t key)
 {
     cm_prof_fold.e = e;
     cm_prof_fold.key = key;
 }
 
 /* A Test-family poll that found nothing: its record has no fields of its own. */
-static inline void cm_prof_idle_poll(unsigned call, cm_prof_fold_key_t key, uint64_t t0, uint64_t t1,
+CM_PROF_INLINE void cm_prof_idle_poll(unsigned call, cm_prof_fold_key_t key, uint64_t t0, uint64_t t1,
                                      void *caller)
 {
     if (cm_prof_fold_extend(key, t0, t1)) return;
@@ -191,21 +196,21 @@ void cm_prof_comm_forget(MPI_Comm comm) CM_PROF_HIDDEN;
 const cm_prof_comm_t *cm_prof_comm_unknown(void) CM_PROF_HIDDEN;
 
 /* The table entry of a communicator the call just used; NULL if the call failed. */
-static inline const cm_prof_comm_t *cm_prof_comm(MPI_Comm comm, int rc)
+CM_PROF_INLINE const cm_prof_comm_t *cm_prof_comm(MPI_Comm comm, int rc)
 {
     if (CM_PROF_UNLIKELY(rc != MPI_SUCCESS)) return NULL;
     if (CM_PROF_LIKELY(CM_PROF_KEY(comm) == cm_prof_last_comm_key)) return cm_prof_last_comm;
     return cm_prof_comm_slow(comm);
 }
 
-static inline int32_t cm_prof_special_rank(int rank)
+CM_PROF_INLINE int32_t cm_prof_special_rank(int rank)
 {
     if (rank == MPI_ANY_SOURCE) return CPT_PEER_ANY;
     if (rank == MPI_PROC_NULL) return CPT_PEER_PROC_NULL;
     return CPT_PEER_NONE;
 }
 
-static inline void cm_prof_set_peer(cpt_event *e, const cm_prof_comm_t *c, int rank, unsigned dirflag)
+CM_PROF_INLINE void cm_prof_set_peer(cpt_event *e, const cm_prof_comm_t *c, int rank, unsigned dirflag)
 {
     e->flags |= (uint16_t)dirflag;
     if (rank < 0) { e->peer = cm_prof_special_rank(rank); return; }
@@ -227,7 +232,7 @@ int cm_prof_type_size_slow(MPI_Datatype t) CM_PROF_HIDDEN;
 void cm_prof_type_forget(void) CM_PROF_HIDDEN;
 
 /* count is an int, or an MPI_Count in the large-count (_c) forms. */
-static inline uint64_t cm_prof_bytes(long long count, MPI_Datatype t)
+CM_PROF_INLINE uint64_t cm_prof_bytes(long long count, MPI_Datatype t)
 {
     if (count <= 0) return 0;
     uintptr_t k = CM_PROF_KEY(t);
