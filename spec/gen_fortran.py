@@ -423,8 +423,10 @@ def direct_entry(fn):
     ps = fparams(fn)
     decls = ['%s %s' % ('CFI_cdesc_t *' if gen_fortran_f08.is_choice(p) else 'void *', p.name) for p in ps]
     sig = ', '.join(decls + ['MPI_Fint *ierror'])
-    args = ', '.join(p.name for p in ps)
     fast = ', '.join(p.name + '->base_addr' if gen_fortran_f08.is_choice(p) else p.name for p in ps)
+    choices = [p.name for p in ps if gen_fortran_f08.is_choice(p)]
+    roomy = ', '.join('cmf_desc_room(%s, &room_%s)' % (p.name, p.name) if gen_fortran_f08.is_choice(p) else p.name
+                      for p in ps)
     test = ' && '.join('cmf_contiguous(%s)' % p.name for p in ps if gen_fortran_f08.is_choice(p))
     return '\n'.join([
         'void cmf08s_%s(%s);' % (lname, sig),
@@ -435,7 +437,8 @@ def direct_entry(fn):
         '        cmf08_%s_(%s, &rc);' % (lname, fast),     # mpi_<name>_, hidden: no PLT
         '        if (ierror)', '            *ierror = rc;',
         '    } else {',
-        '        cmf08s_%s(%s, ierror);' % (lname, args),
+        '        cmf_desc_room_t %s;' % ', '.join('room_' + c for c in choices),
+        '        cmf08s_%s(%s, ierror);' % (lname, roomy),
         '    }', '}'])
 
 

@@ -243,9 +243,14 @@ def choice_buffers(fn):
         if len(users[d]) > 1:   # a contiguous buffer beside a section of the same datatype
             pre.append('IF (cmf_s_%s /= 0) THEN' % d)
             for p in users[d]:
-                pre += ['  ' + l for l in g.free_cont(
-                    "IF (IS_CONTIGUOUS(%s)) CALL cmf_section_mixed(cmf_%s, %d, %s, '%s'//C_NULL_CHAR, "
-                    "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, p.name, obj_kind, obj_val, fn.name, p.name))]
+                # A scalar (rank 0: a sentinel such as MPI_IN_PLACE) is
+                # contiguous: no call into libgfortran, no look at dimensions
+                # a rank-0 descriptor does not have
+                mixed = g.free_cont("CALL cmf_section_mixed(cmf_%s, %d, %s, '%s'//C_NULL_CHAR, "
+                                    "'%s'//C_NULL_CHAR, cmf_err)" % (p.name, obj_kind, obj_val, fn.name, p.name))
+                pre += ['  IF (RANK(%s) == 0) THEN' % p.name] + ['    ' + l for l in mixed]
+                pre += ['  ELSE IF (IS_CONTIGUOUS(%s)) THEN' % p.name] + ['    ' + l for l in mixed]
+                pre.append('  END IF')
             pre.append('END IF')
         post.append('IF (cmf_s_%s /= 0) CALL cmf_section_free(cmf_t_%s)' % (d, d))
     return decls, pre, post, resolved | owned

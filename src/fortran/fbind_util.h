@@ -10,6 +10,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <mpi.h>
 #include <ISO_Fortran_binding.h>
 
@@ -73,6 +74,20 @@ static inline int cmf_contiguous(const CFI_cdesc_t *d)
         want *= e;
     }
     return 1;
+}
+
+/* Room for a descriptor of any rank.  The sections' path hands the caller's
+ * descriptors on to a BIND(C) Fortran procedure (cmf08s_<name>), whose entry
+ * code reads dim[0] even of a rank-0 descriptor (gfortran 12; ASan in
+ * fortran.sections: MPI_IN_PLACE beside a section), past the end of the 24
+ * bytes the caller made for a scalar.  The copy has every dimension's room;
+ * the caller's base address and dimensions are copied, the rest is zero. */
+typedef CFI_CDESC_T(CFI_MAX_RANK) cmf_desc_room_t;
+static inline CFI_cdesc_t *cmf_desc_room(CFI_cdesc_t *d, cmf_desc_room_t *room)
+{
+    memset(room, 0, sizeof *room);
+    memcpy(room, d, sizeof(CFI_cdesc_t) + (size_t)d->rank * sizeof(CFI_dim_t));
+    return (CFI_cdesc_t *)room;
 }
 
 /* A Fortran status is MPI_STATUS_SIZE (8) integers laid out as MPI_Status
