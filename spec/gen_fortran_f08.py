@@ -470,7 +470,11 @@ def write_module(api, consts, path):
     out.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
     out += ['INTERFACE MPI_Sizeof', '  MODULE PROCEDURE cmf_sizeof', 'END INTERFACE', 'PRIVATE :: cmf_sizeof']
     # A function with a distinguishable _c form is a generic name over two
-    # procedures, NAME_f08 and NAME_c_f08 (the count's kind picks).
+    # procedures, NAME_f08 and NAME_c_f08 (the count's kind picks).  The
+    # others (MPI_Type_get_extent: MPI_Aint and MPI_Count are both 8-byte
+    # integers, MPI_Op_create: only the callback differs ...) have their _c
+    # form under its own name, MPI_Type_get_extent_c, as the standard lists
+    # them (MPI-4.1 19.2: a generic cannot hold both).
     larges = {f.base.name: f for f in g.bound_large(api)}
     procs = []
 
@@ -495,6 +499,10 @@ def write_module(api, consts, path):
             i, p = one(fn, fn.name)
             out += i
             procs += p
+            if lf is not None:  # the standard's explicit name (below)
+                i, p = one(lf, lf.name)
+                out += i
+                procs += p
     out.append('CONTAINS')
     out += compare_procs()
     out += g.SIZEOF_PROCEDURE.replace('INTEGER, INTENT(OUT) :: ierror', 'INTEGER, OPTIONAL, INTENT(OUT) :: ierror') \
@@ -546,8 +554,9 @@ def write_test(api, path):
     larges = {f.base.name: f for f in g.bound_large(api)}
     for fn in g.bound(api):
         lf = larges.get(fn.name)
-        if lf is not None and distinguishable(fn, lf):
-            lines += g.free_cont('CALL %s(%s)' % (fn.name, ', '.join(test_args(lf))))
+        if lf is not None:  # the generic name, else the _c form's own
+            name = fn.name if distinguishable(fn, lf) else lf.name
+            lines += g.free_cont('CALL %s(%s)' % (name, ', '.join(test_args(lf))))
     lines += ['CALL MPI_Init()', 'CALL MPI_Init_thread(ival, ival, ierr)',
               'CALL MPI_Info_create_env(h_info)', 'CALL MPI_Pcontrol(ival)',
               'IF (h_comm == MPI_COMM_WORLD .OR. h_comm /= MPI_COMM_NULL) STOP',
