@@ -209,7 +209,16 @@ def choice_buffers(fn):
         c, dt, displs = p.buf
         return (not reduces and displs is None and c in ints and len(counted[c]) == 1
                 and len(users.get(dt, [])) == 1)
-    owned = {p.buf[0] for p in bufs if p.buf is not None and p.buf[1] in resolved and own_count(p)}
+    def same_layout(p):
+        # a nonblocking reduction whose count counts exactly the buffers of
+        # its datatype: a section may become count 1 of one datatype, which
+        # the call's other sections must share
+        c, dt, displs = p.buf
+        return (reduces and not blocking(p) and displs is None and c in ints and dt in resolved
+                and counted[c] == users[dt])
+    own = {p.buf[0] for p in bufs if p.buf is not None and p.buf[1] in resolved and own_count(p)}
+    shared_count = {p.buf[0] for p in bufs if p.buf is not None and same_layout(p)}
+    owned = own | shared_count  # the counts a section may replace
     # cmf_t_none, cmf_s_none: the state of a buffer with no datatype to resize
     decls.append('INTEGER :: ' + ', '.join(['cmf_err'] + ['cmf_t_' + d for d in sorted(resolved) + ['none']]
                                            + ['cmf_n_' + c for c in sorted(owned) + ['none']]))
@@ -218,17 +227,26 @@ def choice_buffers(fn):
     pre += ['cmf_n_%s = %s' % (c, c) for c in sorted(owned)]
     for d in sorted(resolved):
         pre += ['cmf_t_%s = %s%%MPI_VAL' % (d, d), 'cmf_s_%s = 0' % d]
+    copied = []     # (buffer, mode) of the buffers a blocking call may copy
     for p in bufs:
         dt = p.buf[1] if p.buf is not None else None
         n = 'none'
         if p.base == 'loc':
             mode, dval, d = 0, '0', 'none'
-        elif dt in resolved and p.buf[0] in owned:
+        elif dt in resolved and p.buf[0] in own:
             mode, dval, d, n = 3, '%s%%MPI_VAL' % dt, dt, p.buf[0]
         elif dt in resolved:
             mode, dval, d = 1, '%s%%MPI_VAL' % dt, dt
         else:
             mode, dval, d = 2, '0', 'none'
+        if mode == 1 and blocking(p):   # a copy may stand in (section.c's flags)
+            mode |= 4 | (8 if len(users[dt]) > 1 else 0)
+        elif mode == 1 and p.buf[0] in shared_count:
+            mode, n = mode | 32, p.buf[0]
+        if p.dir != 'in':
+            mode |= 16
+        if mode & 4:
+            copied.append((p, mode))
         # RANK is read inline from the descriptor, IS_CONTIGUOUS is a call
         # into libgfortran: a scalar (a sentinel, a ping-pong's 8 bytes)
         # skips it
@@ -253,7 +271,15 @@ def choice_buffers(fn):
                 pre.append('  END IF')
             pre.append('END IF')
         post.append('IF (cmf_s_%s /= 0) CALL cmf_section_free(cmf_t_%s)' % (d, d))
+    for p, mode in copied:
+        post.append('IF (RANK(%s) /= 0) CALL cmf_section_done(%s, cmf_%s, %d)' % (p.name, p.name, p.name, mode))
     return decls, pre, post, resolved | owned
+
+
+def blocking(p):
+    """Whether buffer p is given back when the call returns (not a
+    nonblocking or persistent call's, which the spec marks async)."""
+    return 'async' not in p.attrs
 
 
 # The C side of the sections (src/fortran/section.c), private to the module.
@@ -274,12 +300,18 @@ SUBROUTINE cmf_section_mixed(p, obj_kind, obj, call, arg, err) BIND(C)
   INTEGER(C_INT), INTENT(INOUT) :: err
   CHARACTER(KIND=C_CHAR), DIMENSION(*), INTENT(IN) :: call, arg
 END SUBROUTINE cmf_section_mixed
+SUBROUTINE cmf_section_done(d, base, mode) BIND(C)
+  IMPORT :: C_PTR, C_INT
+  TYPE(*), DIMENSION(..) :: d
+  TYPE(C_PTR), INTENT(IN) :: base
+  INTEGER(C_INT), INTENT(IN) :: mode
+END SUBROUTINE cmf_section_done
 SUBROUTINE cmf_section_free(t) BIND(C)
   IMPORT :: C_INT
   INTEGER(C_INT), INTENT(INOUT) :: t
 END SUBROUTINE cmf_section_free
 END INTERFACE
-PRIVATE :: cmf_section, cmf_section_mixed, cmf_section_free
+PRIVATE :: cmf_section, cmf_section_mixed, cmf_section_done, cmf_section_free
 '''
 
 
