@@ -340,7 +340,8 @@ def ext_interface(fn, ext):
     return ['INTERFACE'] + out + ['END INTERFACE']
 
 
-# The hand-bound ones (src/fortran/manual.c): C names cmf08_init_ ...
+# The hand-bound ones (src/fortran/manual.c): C names cmf08_init_ ...; and
+# MPI_Status_f2f08/f082f, which have no C function (MPI-4.1 19.3.5)
 MANUAL_PROCEDURES = '''SUBROUTINE MPI_Init(ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER :: ierror_c
@@ -371,6 +372,19 @@ SUBROUTINE MPI_Pcontrol(level)
   CALL cmf08_pcontrol(level)
 END SUBROUTINE MPI_Pcontrol
 '''
+# MPI_Status_f2f08 / f082f: C's MPI_Status_f2f08 behind them (manual.c).
+STATUS_TYPES = {'f_status': 'INTEGER, DIMENSION(MPI_STATUS_SIZE)', 'f08_status': 'TYPE(MPI_Status)'}
+MANUAL_PROCEDURES += ''.join('''SUBROUTINE MPI_Status_%(n)s(%(a)s, %(b)s, ierror)
+  %(ta)s, INTENT(IN) :: %(a)s
+  %(tb)s, INTENT(OUT) :: %(b)s
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  INTEGER :: ierror_c
+  EXTERNAL :: cmf08_status_%(n)s
+  CALL cmf08_status_%(n)s(%(a)s, %(b)s, ierror_c)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE MPI_Status_%(n)s
+''' % {'n': n, 'a': a, 'b': b, 'ta': STATUS_TYPES[a], 'tb': STATUS_TYPES[b]}
+    for n, a, b in (('f2f08', 'f_status', 'f08_status'), ('f082f', 'f08_status', 'f_status')))
 
 
 def constants_f08(consts):
@@ -591,6 +605,7 @@ def write_test(api, path):
             lines += g.free_cont('CALL %s(%s)' % (name, ', '.join(test_args(lf))))
     lines += ['CALL MPI_Init()', 'CALL MPI_Init_thread(ival, ival, ierr)',
               'CALL MPI_Info_create_env(h_info)', 'CALL MPI_Pcontrol(ival)',
+              'CALL MPI_Status_f2f08(iarr, st)', 'CALL MPI_Status_f082f(st, iarr, ierr)',
               'IF (h_comm == MPI_COMM_WORLD .OR. h_comm /= MPI_COMM_NULL) STOP',
               'END PROGRAM ftest_all_f08',
               'SUBROUTINE myop(a, b, n, t)', 'INTEGER a(*), b(*), n, t', 'END',
