@@ -940,11 +940,30 @@ CM_API_FN(MPI_Session, Session_fromint, (int session))
 #define MPI_Session_c2f(h)    ((MPI_Fint)MPI_Session_toint(h))
 #define MPI_Session_f2c(i)    MPI_Session_fromint((int)(i))
 typedef MPI_Status MPI_F08_status;
+/* MPI_F_STATUS(ES)_IGNORE, MPI_F08_STATUS(ES)_IGNORE (19.3.5): the address
+ * of Fortran's MPI_STATUS(ES)_IGNORE, the common blocks that libmpifort
+ * holds and all three bindings share (docs/fortran.md).  Weak references:
+ * a C program without libmpifort links and sees NULL there (no Fortran
+ * caller can hand it one).  libmpifort defines them (CMF_SENTINELS_DEFINED). */
+#if defined(__GNUC__) && !defined(CMF_SENTINELS_DEFINED)
+extern MPI_Fint mpi_fortran_status_ignore_[] __attribute__((weak));
+extern MPI_Fint mpi_fortran_statuses_ignore_[] __attribute__((weak));
+#else
+extern MPI_Fint mpi_fortran_status_ignore_[];
+extern MPI_Fint mpi_fortran_statuses_ignore_[];
+#endif
+#define MPI_F_STATUS_IGNORE     ((MPI_Fint *)mpi_fortran_status_ignore_)
+#define MPI_F_STATUSES_IGNORE   ((MPI_Fint *)mpi_fortran_statuses_ignore_)
+#define MPI_F08_STATUS_IGNORE   ((MPI_F08_status *)mpi_fortran_status_ignore_)
+#define MPI_F08_STATUSES_IGNORE ((MPI_F08_status *)mpi_fortran_statuses_ignore_)
+/* Converting an ignore sentinel of either language is erroneous (19.3.5):
+ * MPI_ERR_ARG, nothing read or written. */
 static inline int cm_status_copy(const void *from, void *to)
 {
     const int *f = (const int *)from;
     int *t = (int *)to;
-    if (!f || !t)
+    if (!f || !t || f == MPI_F_STATUS_IGNORE || f == MPI_F_STATUSES_IGNORE ||
+        t == MPI_F_STATUS_IGNORE || t == MPI_F_STATUSES_IGNORE)
         return MPI_ERR_ARG;
     for (int i = 0; i < MPI_F_STATUS_SIZE; i++)
         t[i] = f[i];

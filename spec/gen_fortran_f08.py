@@ -209,7 +209,16 @@ def choice_buffers(fn):
         c, dt, displs = p.buf
         return (not reduces and displs is None and c in ints and len(counted[c]) == 1
                 and len(users.get(dt, [])) == 1)
-    owned = {p.buf[0] for p in bufs if p.buf is not None and p.buf[1] in resolved and own_count(p)}
+    def same_layout(p):
+        # a nonblocking reduction whose count counts exactly the buffers of
+        # its datatype: a section may become count 1 of one datatype, which
+        # the call's other sections must share
+        c, dt, displs = p.buf
+        return (reduces and not blocking(p) and displs is None and c in ints and dt in resolved
+                and counted[c] == users[dt])
+    own = {p.buf[0] for p in bufs if p.buf is not None and p.buf[1] in resolved and own_count(p)}
+    shared_count = {p.buf[0] for p in bufs if p.buf is not None and same_layout(p)}
+    owned = own | shared_count  # the counts a section may replace
     # cmf_t_none, cmf_s_none: the state of a buffer with no datatype to resize
     decls.append('INTEGER :: ' + ', '.join(['cmf_err'] + ['cmf_t_' + d for d in sorted(resolved) + ['none']]
                                            + ['cmf_n_' + c for c in sorted(owned) + ['none']]))
@@ -218,17 +227,26 @@ def choice_buffers(fn):
     pre += ['cmf_n_%s = %s' % (c, c) for c in sorted(owned)]
     for d in sorted(resolved):
         pre += ['cmf_t_%s = %s%%MPI_VAL' % (d, d), 'cmf_s_%s = 0' % d]
+    copied = []     # (buffer, mode) of the buffers a blocking call may copy
     for p in bufs:
         dt = p.buf[1] if p.buf is not None else None
         n = 'none'
         if p.base == 'loc':
             mode, dval, d = 0, '0', 'none'
-        elif dt in resolved and p.buf[0] in owned:
+        elif dt in resolved and p.buf[0] in own:
             mode, dval, d, n = 3, '%s%%MPI_VAL' % dt, dt, p.buf[0]
         elif dt in resolved:
             mode, dval, d = 1, '%s%%MPI_VAL' % dt, dt
         else:
             mode, dval, d = 2, '0', 'none'
+        if mode == 1 and blocking(p):   # a copy may stand in (section.c's flags)
+            mode |= 4 | (8 if len(users[dt]) > 1 else 0)
+        elif mode == 1 and p.buf[0] in shared_count:
+            mode, n = mode | 32, p.buf[0]
+        if p.dir != 'in':
+            mode |= 16
+        if mode & 4:
+            copied.append((p, mode))
         # RANK is read inline from the descriptor, IS_CONTIGUOUS is a call
         # into libgfortran: a scalar (a sentinel, a ping-pong's 8 bytes)
         # skips it
@@ -253,7 +271,15 @@ def choice_buffers(fn):
                 pre.append('  END IF')
             pre.append('END IF')
         post.append('IF (cmf_s_%s /= 0) CALL cmf_section_free(cmf_t_%s)' % (d, d))
+    for p, mode in copied:
+        post.append('IF (RANK(%s) /= 0) CALL cmf_section_done(%s, cmf_%s, %d)' % (p.name, p.name, p.name, mode))
     return decls, pre, post, resolved | owned
+
+
+def blocking(p):
+    """Whether buffer p is given back when the call returns (not a
+    nonblocking or persistent call's, which the spec marks async)."""
+    return 'async' not in p.attrs
 
 
 # The C side of the sections (src/fortran/section.c), private to the module.
@@ -274,12 +300,18 @@ SUBROUTINE cmf_section_mixed(p, obj_kind, obj, call, arg, err) BIND(C)
   INTEGER(C_INT), INTENT(INOUT) :: err
   CHARACTER(KIND=C_CHAR), DIMENSION(*), INTENT(IN) :: call, arg
 END SUBROUTINE cmf_section_mixed
+SUBROUTINE cmf_section_done(d, base, mode) BIND(C)
+  IMPORT :: C_PTR, C_INT
+  TYPE(*), DIMENSION(..) :: d
+  TYPE(C_PTR), INTENT(IN) :: base
+  INTEGER(C_INT), INTENT(IN) :: mode
+END SUBROUTINE cmf_section_done
 SUBROUTINE cmf_section_free(t) BIND(C)
   IMPORT :: C_INT
   INTEGER(C_INT), INTENT(INOUT) :: t
 END SUBROUTINE cmf_section_free
 END INTERFACE
-PRIVATE :: cmf_section, cmf_section_mixed, cmf_section_free
+PRIVATE :: cmf_section, cmf_section_mixed, cmf_section_done, cmf_section_free
 '''
 
 
@@ -308,7 +340,8 @@ def ext_interface(fn, ext):
     return ['INTERFACE'] + out + ['END INTERFACE']
 
 
-# The hand-bound ones (src/fortran/manual.c): C names cmf08_init_ ...
+# The hand-bound ones (src/fortran/manual.c): C names cmf08_init_ ...; and
+# MPI_Status_f2f08/f082f, which have no C function (MPI-4.1 19.3.5)
 MANUAL_PROCEDURES = '''SUBROUTINE MPI_Init(ierror)
   INTEGER, OPTIONAL, INTENT(OUT) :: ierror
   INTEGER :: ierror_c
@@ -339,6 +372,19 @@ SUBROUTINE MPI_Pcontrol(level)
   CALL cmf08_pcontrol(level)
 END SUBROUTINE MPI_Pcontrol
 '''
+# MPI_Status_f2f08 / f082f: C's MPI_Status_f2f08 behind them (manual.c).
+STATUS_TYPES = {'f_status': 'INTEGER, DIMENSION(MPI_STATUS_SIZE)', 'f08_status': 'TYPE(MPI_Status)'}
+MANUAL_PROCEDURES += ''.join('''SUBROUTINE MPI_Status_%(n)s(%(a)s, %(b)s, ierror)
+  %(ta)s, INTENT(IN) :: %(a)s
+  %(tb)s, INTENT(OUT) :: %(b)s
+  INTEGER, OPTIONAL, INTENT(OUT) :: ierror
+  INTEGER :: ierror_c
+  EXTERNAL :: cmf08_status_%(n)s
+  CALL cmf08_status_%(n)s(%(a)s, %(b)s, ierror_c)
+  IF (PRESENT(ierror)) ierror = ierror_c
+END SUBROUTINE MPI_Status_%(n)s
+''' % {'n': n, 'a': a, 'b': b, 'ta': STATUS_TYPES[a], 'tb': STATUS_TYPES[b]}
+    for n, a, b in (('f2f08', 'f_status', 'f08_status'), ('f082f', 'f08_status', 'f_status')))
 
 
 def constants_f08(consts):
@@ -470,7 +516,11 @@ def write_module(api, consts, path):
     out.append('LOGICAL, PARAMETER :: MPI_ASYNC_PROTECTS_NONBLOCKING = .FALSE.')
     out += ['INTERFACE MPI_Sizeof', '  MODULE PROCEDURE cmf_sizeof', 'END INTERFACE', 'PRIVATE :: cmf_sizeof']
     # A function with a distinguishable _c form is a generic name over two
-    # procedures, NAME_f08 and NAME_c_f08 (the count's kind picks).
+    # procedures, NAME_f08 and NAME_c_f08 (the count's kind picks).  The
+    # others (MPI_Type_get_extent: MPI_Aint and MPI_Count are both 8-byte
+    # integers, MPI_Op_create: only the callback differs ...) have their _c
+    # form under its own name, MPI_Type_get_extent_c, as the standard lists
+    # them (MPI-4.1 19.2: a generic cannot hold both).
     larges = {f.base.name: f for f in g.bound_large(api)}
     procs = []
 
@@ -495,6 +545,10 @@ def write_module(api, consts, path):
             i, p = one(fn, fn.name)
             out += i
             procs += p
+            if lf is not None:  # the standard's explicit name (below)
+                i, p = one(lf, lf.name)
+                out += i
+                procs += p
     out.append('CONTAINS')
     out += compare_procs()
     out += g.SIZEOF_PROCEDURE.replace('INTEGER, INTENT(OUT) :: ierror', 'INTEGER, OPTIONAL, INTENT(OUT) :: ierror') \
@@ -546,10 +600,12 @@ def write_test(api, path):
     larges = {f.base.name: f for f in g.bound_large(api)}
     for fn in g.bound(api):
         lf = larges.get(fn.name)
-        if lf is not None and distinguishable(fn, lf):
-            lines += g.free_cont('CALL %s(%s)' % (fn.name, ', '.join(test_args(lf))))
+        if lf is not None:  # the generic name, else the _c form's own
+            name = fn.name if distinguishable(fn, lf) else lf.name
+            lines += g.free_cont('CALL %s(%s)' % (name, ', '.join(test_args(lf))))
     lines += ['CALL MPI_Init()', 'CALL MPI_Init_thread(ival, ival, ierr)',
               'CALL MPI_Info_create_env(h_info)', 'CALL MPI_Pcontrol(ival)',
+              'CALL MPI_Status_f2f08(iarr, st)', 'CALL MPI_Status_f082f(st, iarr, ierr)',
               'IF (h_comm == MPI_COMM_WORLD .OR. h_comm /= MPI_COMM_NULL) STOP',
               'END PROGRAM ftest_all_f08',
               'SUBROUTINE myop(a, b, n, t)', 'INTEGER a(*), b(*), n, t', 'END',

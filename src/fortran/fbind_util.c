@@ -1,4 +1,7 @@
 /* fbind_util.c -- the sentinels' storage and the helpers of fbind_util.h. */
+/* The sentinels are defined here: mpi.h declares two of them weak for C
+ * programs (MPI_F_STATUS_IGNORE); a definition must not become weak. */
+#define CMF_SENTINELS_DEFINED
 #include "fbind_util.h"
 #include <stdint.h>
 #include <stdio.h>

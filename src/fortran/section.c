@@ -31,8 +31,14 @@
 
 /* Object kinds (the generated code passes the call's first handle of these). */
 enum { CMF_OBJ_NONE = 0, CMF_OBJ_COMM = 1, CMF_OBJ_WIN = 2 };
-/* Modes: what the buffer is. */
-enum { CMF_SEC_BASE = 0, CMF_SEC_TYPED = 1, CMF_SEC_UNSUPPORTED = 2, CMF_SEC_OWN_COUNT = 3 };
+/* Modes: what the buffer is (the low 2 bits), and what the call allows. */
+enum { CMF_SEC_BASE = 0, CMF_SEC_TYPED = 1, CMF_SEC_UNSUPPORTED = 2, CMF_SEC_OWN_COUNT = 3, CMF_SEC_KIND = 3 };
+enum {
+    CMF_SEC_COPY = 4,           /* a blocking call: a contiguous copy may stand in */
+    CMF_SEC_SHARED = 8,         /* ... and the datatype describes other buffers too: always copy */
+    CMF_SEC_OUT = 16,           /* the call may write the buffer: copy back */
+    CMF_SEC_SAME_LAYOUT = 32    /* a nonblocking reduction whose count is its buffers' own */
+};
 
 static int section_error(const char *call, const char *arg, int obj_kind, MPI_Fint obj,
                          int code, const char *why)
@@ -140,27 +146,88 @@ static MPI_Aint elements(const CFI_cdesc_t *d)
     return n;
 }
 
+/* Copies every element of section d, in array element order, between the
+ * section and the contiguous buffer tmp (to tmp when in, else from it). */
+static void copy_section(const CFI_cdesc_t *d, char *tmp, int in)
+{
+    CFI_index_t idx[CFI_MAX_RANK] = { 0 };
+    MPI_Aint n = elements(d);
+    size_t len = d->elem_len;
+    for (MPI_Aint j = 0; j < n; j++) {
+        char *e = (char *)d->base_addr;
+        for (int k = 0; k < d->rank; k++)
+            e += idx[k] * d->dim[k].sm;
+        if (in)
+            memcpy(tmp + j * len, e, len);
+        else
+            memcpy(e, tmp + j * len, len);
+        for (int k = 0; k < d->rank && ++idx[k] == d->dim[k].extent; k++)
+            idx[k] = 0;
+    }
+}
+
+/* The layout of the first section of a nonblocking reduction that became a
+ * block_type: the call's other sections of that datatype must match it.
+ * key is the call's state (&stride), so a stale record never matches. */
+static __thread struct {
+    const MPI_Aint *key;
+    int rank;
+    size_t elem_len;
+    CFI_index_t extent[CFI_MAX_RANK], sm[CFI_MAX_RANK];
+} first_layout;
+
+static void keep_layout(const CFI_cdesc_t *d, const MPI_Aint *key)
+{
+    first_layout.key = key;
+    first_layout.rank = d->rank;
+    first_layout.elem_len = d->elem_len;
+    for (int k = 0; k < d->rank; k++) {
+        first_layout.extent[k] = d->dim[k].extent;
+        first_layout.sm[k] = d->dim[k].sm;
+    }
+}
+
+static int same_layout(const CFI_cdesc_t *d, const MPI_Aint *key)
+{
+    if (first_layout.key != key || first_layout.rank != d->rank || first_layout.elem_len != d->elem_len)
+        return 0;
+    for (int k = 0; k < d->rank; k++)
+        if (first_layout.extent[k] != d->dim[k].extent || first_layout.sm[k] != d->dim[k].sm)
+            return 0;
+    return 1;
+}
+
 /* Called by mpi_f08's procedures for a non-contiguous buffer d.
- * mode: CMF_SEC_BASE (MPI_Get_address: only the address), CMF_SEC_TYPED
- * (a buffer described by *dtype), CMF_SEC_OWN_COUNT (the same, and *count
- * and *dtype describe this buffer alone and no reduction: a section whose
- * elements are not equally spaced becomes count 1 of a block_type),
- * CMF_SEC_UNSUPPORTED (a buffer of bytes or of an array of datatypes: no
- * datatype to resize).
+ * mode (low bits): CMF_SEC_BASE (MPI_Get_address: only the address),
+ * CMF_SEC_TYPED (a buffer described by *dtype), CMF_SEC_OWN_COUNT (the
+ * same, and *count and *dtype describe this buffer alone and no reduction:
+ * a section whose elements are not equally spaced becomes count 1 of a
+ * block_type), CMF_SEC_UNSUPPORTED (a buffer of bytes or of an array of
+ * datatypes: no datatype to resize).  Flags: CMF_SEC_COPY (a blocking
+ * call: a section that no resized datatype describes is copied into a
+ * contiguous buffer, given back by cmf_section_done), CMF_SEC_SHARED (its
+ * datatype describes other buffers: always copied, so each buffer's
+ * layout is its own), CMF_SEC_SAME_LAYOUT (a nonblocking reduction whose
+ * *count counts its buffers alone: a section whose elements are not
+ * equally spaced becomes count 1 of a block_type, which every other section
+ * of the call must share).
  * *resolved and *stride are the call's state for this datatype, shared by
  * the buffers that name it (allreduce's sendbuf and recvbuf): on entry
  * *stride 0 and *resolved the user's datatype; the first section sets both
- * to its resized datatype, a second section must have the same stride.
+ * to its resized datatype, a second section must have the same stride
+ * (*stride -1: a block_type of the buffer's own, -2: one of
+ * CMF_SEC_SAME_LAYOUT, both freed after the call).
  * Does nothing when *err is set already (an earlier buffer failed). */
 CMF_HIDDEN void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint *dtype, MPI_Fint *count,
                  MPI_Fint *resolved, MPI_Aint *stride, void **base,
                  const MPI_Fint *obj_kind, const MPI_Fint *obj,
                  const char *call, const char *arg, MPI_Fint *err)
 {
+    int kind = *mode & CMF_SEC_KIND;
     *base = d->base_addr;
-    if (*err != MPI_SUCCESS || *mode == CMF_SEC_BASE)
+    if (*err != MPI_SUCCESS || kind == CMF_SEC_BASE)
         return;
-    if (*mode == CMF_SEC_UNSUPPORTED) {
+    if (kind == CMF_SEC_UNSUPPORTED) {
         *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_BUFFER,
                              "a non-contiguous array section is not supported here (its datatype is MPI_BYTE, MPI_PACKED or an array of "
                              "datatypes): pass a contiguous array");
@@ -168,14 +235,34 @@ CMF_HIDDEN void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint
     }
     MPI_Aint s = sequence_stride(d);
     MPI_Datatype t = CMF_FROMINT(MPI_Datatype, *dtype), nt;
+    if ((*mode & CMF_SEC_COPY) && (s == 0 || (*mode & CMF_SEC_SHARED))) {
+        /* as if copied into a contiguous array (MPI-4.1 19.1.12): any
+         * datatype, count and displacements then mean what they say */
+        char *tmp = malloc((size_t)elements(d) * d->elem_len + 1);   /* + 1: never malloc(0) */
+        if (!tmp) {
+            *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_NO_MEM,
+                                 "no memory for a contiguous copy of the array section");
+            return;
+        }
+        copy_section(d, tmp, 1);
+        *base = tmp;
+        return;
+    }
     /* The count of a buffer of its own is checked (a receive past the
      * section would write into memory the program did not pass). */
-    if (*mode == CMF_SEC_OWN_COUNT && *count > elements(d)) {
+    if ((kind == CMF_SEC_OWN_COUNT || (s == 0 && (*mode & CMF_SEC_SAME_LAYOUT))) && *count > elements(d)) {
         *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_COUNT,
                              "the count is larger than the non-contiguous array section");
         return;
     }
-    if (s == 0 && *mode == CMF_SEC_OWN_COUNT) {
+    if (s == 0 && (*mode & CMF_SEC_SAME_LAYOUT) && *stride == -2) {
+        if (!same_layout(d, stride))
+            *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_BUFFER,
+                                 "a non-contiguous array section shares its datatype with another section "
+                                 "of a different shape or strides in a nonblocking reduction");
+        return;
+    }
+    if (s == 0 && (kind == CMF_SEC_OWN_COUNT || ((*mode & CMF_SEC_SAME_LAYOUT) && *stride == 0))) {
         if (!one_item_per_element(t, d->elem_len)) {
             *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_TYPE,
                                  "a non-contiguous array section needs a datatype of exactly one array "
@@ -190,15 +277,21 @@ CMF_HIDDEN void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint
             return;
         }
         *resolved = CMF_TOINT(nt);
-        *stride = -1;   /* a datatype to free after the call */
         *count = 1;
+        if (kind == CMF_SEC_OWN_COUNT) {
+            *stride = -1;   /* a datatype to free after the call */
+        } else {
+            *stride = -2;
+            keep_layout(d, stride);
+        }
         return;
     }
     if (s == 0) {
         *err = section_error(call, arg, *obj_kind, *obj, MPI_ERR_BUFFER,
                              "a non-contiguous array section whose elements are not equally spaced (a "
-                             "multi-dimensional block) is not "
-                             "supported: pass a 1-D section such as a(1:n:2) or a(i,:), or a derived datatype");
+                             "multi-dimensional block) is not supported in a nonblocking call beside "
+                             "another buffer of its datatype of another layout, or with counts and "
+                             "displacements: pass a 1-D section such as a(1:n:2) or a(i,:), or a derived datatype");
         return;
     }
     if (*stride != 0) {
@@ -223,6 +316,18 @@ CMF_HIDDEN void cmf_section(CFI_cdesc_t *d, const MPI_Fint *mode, const MPI_Fint
     }
     *resolved = CMF_TOINT(nt);
     *stride = s;
+}
+
+/* After a blocking call, for each array buffer that may have been copied
+ * (CMF_SEC_COPY): a copy (base is not the section's own address) goes
+ * back into the section if the call may have written it, and is freed. */
+CMF_HIDDEN void cmf_section_done(CFI_cdesc_t *d, void *const *base, const MPI_Fint *mode)
+{
+    if (*base == d->base_addr || *base == NULL)
+        return;
+    if (*mode & CMF_SEC_OUT)
+        copy_section(d, *base, 0);
+    free(*base);
 }
 
 /* A contiguous buffer beside a section of the same datatype (the section

@@ -6,8 +6,9 @@
 ! compiler would leave the received data in a temporary (the receive lands
 ! nowhere the program sees).  Also: blocking calls on sections, a section
 ! that shares its datatype with MPI_IN_PLACE, a 2-D block b(1:2,1:3) whose
-! elements are not equally spaced, and the clear error for what is not
-! supported (a reduction on such a block).  2..4 ranks.
+! elements are not equally spaced (a nonblocking reduction in place on it),
+! and the clear error for what is not supported (a nonblocking reduction
+! on two such blocks of different shapes).  2..4 ranks.
 program f08_sections
   use mpi_f08
   use f_check
@@ -96,12 +97,22 @@ program f08_sections
        all(b(3:4, 1) == 0) .and. all(b(3:4, 5:) == 0) .and. all(b(1:2, 4:) == 0)
   call check(ok, 'Isend of 5 elements of b(1:2,1:3) into Irecv b(3:4,2:4)')
 
-  ! -- not supported, an error: a reduction on a 2-D block not equally spaced
+  ! -- a nonblocking reduction in place on a 2-D block not equally spaced
   call MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN)
   call MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN)
   if (rank == 0) then
-    call MPI_Iallreduce(MPI_IN_PLACE, b(1:2, 1:3), 6, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, req(1), ierr)
-    call check(ierr == MPI_ERR_BUFFER, 'Iallreduce on a 2-D block: MPI_ERR_BUFFER')
+    b = reshape([(i, i = 1, 4*n)], [4, n])
+    call MPI_Iallreduce(MPI_IN_PLACE, b(1:2, 1:3), 6, MPI_INTEGER, MPI_SUM, MPI_COMM_SELF, req(1), ierr)
+    call MPI_Wait(req(1), MPI_STATUS_IGNORE)
+    call check(ierr == MPI_SUCCESS .and. all(b == reshape([(i, i = 1, 4*n)], [4, n])), &
+               'Iallreduce in place on b(1:2,1:3)')
+    ! not supported, an error: two such blocks of different shapes in a
+    ! nonblocking reduction (one datatype cannot describe both), a
+    ! contiguous array beside one
+    call MPI_Iallreduce(b(1:2, 1:3), b(1:3, 5:6), 6, MPI_INTEGER, MPI_SUM, MPI_COMM_SELF, req(1), ierr)
+    call check(ierr == MPI_ERR_BUFFER, 'Iallreduce on blocks of two shapes: MPI_ERR_BUFFER')
+    call MPI_Iallreduce(d(1:6), b(1:2, 1:3), 6, MPI_INTEGER, MPI_SUM, MPI_COMM_SELF, req(1), ierr)
+    call check(ierr == MPI_ERR_BUFFER, 'Iallreduce, contiguous sendbuf, block recvbuf: MPI_ERR_BUFFER')
     ! a count past the section's end
     call MPI_Recv(c(1:3*n:3), n+1, MPI_INTEGER, 0, 6, MPI_COMM_SELF, MPI_STATUS_IGNORE, ierr)
     call check(ierr == MPI_ERR_COUNT, 'count n+1 on a section of n: MPI_ERR_COUNT')
@@ -111,9 +122,12 @@ program f08_sections
                       MPI_COMM_SELF, MPI_STATUS_IGNORE, ierr)
     call check(ierr == MPI_SUCCESS .and. all(d(1:2*n:2) == [(n + 1 - i, i = 1, n)]) .and. &
                all(d(2:2*n:2) == 0), 'Sendrecv into d(2n-1:1:-2)')
-    ! a section and a contiguous array sharing one datatype
+    ! a section and a contiguous array sharing one datatype: a blocking
+    ! call copies the section
+    a = -1
     call MPI_Allreduce(d, a(1:2*n:2), n, MPI_INTEGER, MPI_SUM, MPI_COMM_SELF, ierr)
-    call check(ierr == MPI_ERR_BUFFER, 'contiguous sendbuf, section recvbuf: MPI_ERR_BUFFER')
+    call check(ierr == MPI_SUCCESS .and. all(a(1:2*n:2) == d(1:n)) .and. all(a(2:2*n:2) == -1), &
+               'Allreduce, contiguous sendbuf, section recvbuf')
     ! a 2-D section whose elements are equally spaced is one stride: fine
     b = 0
     call MPI_Sendrecv(d(1:6), 6, MPI_INTEGER, 0, 4, b(1:4:2, 1:3), 6, MPI_INTEGER, 0, 4, &

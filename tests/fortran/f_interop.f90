@@ -1,12 +1,14 @@
 ! f_interop: Fortran handles and a status handed to C (c_interop.c), which
 ! converts them with MPI_Comm_f2c, MPI_Type_f2c, MPI_Status_f2c/c2f and
-! hands a new communicator back with MPI_Comm_c2f.
+! hands a new communicator back with MPI_Comm_c2f; the Fortran
+! MPI_STATUS(ES)_IGNORE of use mpi and use mpi_f08 seen from C as
+! MPI_F_STATUS(ES)_IGNORE and MPI_F08_STATUS_IGNORE (not to be converted).
 program f_interop
   use mpi
   use f_check
   implicit none
   integer :: ierr, rank, nproc, size, count, dup, bad, status(MPI_STATUS_SIZE), buf(3)
-  integer, external :: cm_c_interop
+  integer, external :: cm_c_interop, cm_c_status_ignore
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -20,5 +22,15 @@ program f_interop
   call MPI_Comm_size(dup, size, ierr)
   call check(ierr == MPI_SUCCESS .and. size == nproc, 'a communicator made in C')
   call MPI_Comm_free(dup, ierr)
+  call check(cm_c_status_ignore(MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE, status) == 0, &
+             'MPI_F_STATUS(ES)_IGNORE in C, not to be converted')
+  call check(f08_ignore() == 0, 'MPI_F08_STATUS(ES)_IGNORE in C')
   call finish('f_interop')
+contains
+  ! mpi_f08's MPI_STATUS(ES)_IGNORE (TYPE(MPI_Status)) handed to C
+  integer function f08_ignore()
+    use mpi_f08, only : MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE
+    integer, external :: cm_c_f08_ignore
+    f08_ignore = cm_c_f08_ignore(MPI_STATUS_IGNORE, MPI_STATUSES_IGNORE)
+  end function f08_ignore
 end program f_interop
