@@ -10,5 +10,5 @@
 build=${1:-build}
 dir=$(cd "$(dirname "$0")" && pwd)
 exec "$dir/instr_count.sh" "$dir/allreduce_instr.c" 2 60000 \
-    'cm_coll_allreduce_shortcut|cm_direct_meet_sync|PMPI_Allreduce|cm_Allreduce|flag_wake|flag_sync_end|meet_other_word|sum_d_3|allreduce_instr.c:main' \
+    'cm_coll_allreduce_meet|cm_direct_meet_sync|PMPI_Allreduce|cm_Allreduce|flag_wake|flag_sync_end|meet_other_word|sum_d_3|allreduce_instr.c:main' \
     "$build" "${2:-$build/lib}"

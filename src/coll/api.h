@@ -55,6 +55,18 @@
         }                                                                                 \
     } while (0)
 
+/* A collective with a shortcut (algorithms.def, CM_SHORTCUT) tries the
+ * selector's (cm_coll_shortcut) first, with the user's arguments; it returns
+ * CM_COLL_NO_SHORTCUT when the call must go the long way.  Nothing for a
+ * collective without one. */
+#define API_SHORTCUT(coll, fn_type, args)                                 \
+    do {                                                                  \
+        int api_sc_rc_;                                                   \
+        if (cm_coll_has_shortcut(coll) &&                                 \
+            (api_sc_rc_ = ((fn_type)cm_coll_shortcut(coll))args) != CM_COLL_NO_SHORTCUT) \
+            return api_sc_rc_;                                            \
+    } while (0)
+
 #include "coll/inter/inter.h"
 /* An intercommunicator goes to its own front end (coll/inter/), before any
  * check or selection of the intracommunicator path. */
@@ -89,6 +101,7 @@ static inline int api_commutative(MPI_Op op) { return cm_op_is_predefined(op) ||
 #else
 #define API_CHECK(comm, call, ...) do { } while (0)
 #define API_INTER(comm, expr) do { } while (0)
+#define API_SHORTCUT(coll, fn_type, args) do { } while (0)
 static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)
 {
     if (cm_coll_comm_check(comm, size, rank))

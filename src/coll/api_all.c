@@ -6,9 +6,6 @@
  */
 #include "coll/api_args.h"
 #include "fe_coll.h"
-#ifdef CM_IN_COREMPI
-#include "coll/direct/direct.h"
-#endif
 
 #include <stdint.h>
 
@@ -17,11 +14,8 @@ int cm_Barrier(MPI_Comm comm)
     static const char call[] = "MPI_Barrier";
     API_ENTER(Barrier);
     API_INTER(comm, cm_inter_barrier(comm));
+    API_SHORTCUT(CM_COLL_BARRIER, cm_barrier_fn, (comm));
     int size, rank, rc;
-#ifdef CM_IN_COREMPI
-    if ((rc = cm_coll_barrier_shortcut(comm)) != CM_COLL_NO_SHORTCUT)
-        return rc;
-#endif
     if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_BARRIER, .root = -1);
@@ -31,15 +25,11 @@ int cm_Barrier(MPI_Comm comm)
     struct cm_coll_query q = api_query(size, 0, MPI_BYTE, MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_BARRIER, cc, &q);
     api_word(CM_COLL_BARRIER, 0, -1, MPI_OP_NULL);
-    rc = ((cm_barrier_fn)a->fn)(cc);
-#ifdef CM_IN_COREMPI
-    if (a->fn == (void (*)(void))cm_coll_barrier_shm && rc == MPI_SUCCESS)
-        cm_coll_barrier_shortcut_note(cc);
-#endif
+    rc = cm_coll_ran(CM_COLL_BARRIER, cc, &q, a, ((cm_barrier_fn)a->fn)(cc));
     return api_done(comm, call, rc);
 }
 
-/* The checked, selected way (every call but the shortcut's). */
+/* The checked, selected way (every call but the shortcut's, API_SHORTCUT). */
 static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void *recvbuf, int count,
                                                        MPI_Datatype datatype, MPI_Op op, MPI_Comm comm)
 {
@@ -55,11 +45,7 @@ static __attribute__((noinline)) int allreduce_checked(const void *sendbuf, void
     struct cm_coll_query q = api_query(size, count, datatype, op);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_ALLREDUCE, cc, &q);
     api_word(CM_COLL_ALLREDUCE, q.bytes, api_sig_root(datatype), op);
-    rc = ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc);
-#ifdef CM_IN_COREMPI
-    if (a->fn == (void (*)(void))cm_coll_allreduce_shm && rc == MPI_SUCCESS && q.bytes <= CM_DIRECT_MEET_BYTES)
-        cm_coll_allreduce_shortcut_note(cc, &q);
-#endif
+    rc = cm_coll_ran(CM_COLL_ALLREDUCE, cc, &q, a, ((cm_allreduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, cc));
     return api_done(comm, call, rc);
 }
 
@@ -68,11 +54,7 @@ int cm_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dat
 {
     API_ENTER(Allreduce);
     API_INTER(comm, cm_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm));
-#ifdef CM_IN_COREMPI
-    int rc = cm_coll_allreduce_shortcut(sendbuf, recvbuf, count, datatype, op, comm);
-    if (rc != CM_COLL_NO_SHORTCUT)
-        return rc;
-#endif
+    API_SHORTCUT(CM_COLL_ALLREDUCE, cm_allreduce_fn, (sendbuf, recvbuf, count, datatype, op, comm));
     return allreduce_checked(sendbuf, recvbuf, count, datatype, op, comm);
 }
 

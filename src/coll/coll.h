@@ -136,6 +136,7 @@ typedef int cm_scan_sig(const void *sbuf, void *rbuf, int count, MPI_Datatype dt
                         MPI_Comm comm);
 typedef cm_scan_sig *cm_scan_fn;
 typedef cm_scan_sig cm_exscan_sig;
+typedef cm_exscan_sig *cm_exscan_fn;
 
 /* ---- the registry ------------------------------------------------------ */
 /* Collectives and algorithms come from algorithms.def. */
@@ -163,6 +164,57 @@ struct cm_coll_algo {
 /* Choose the algorithm for one call (tuning table, or COREMPI_<COLL>). */
 const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm,
                                           const struct cm_coll_query *q);
+/* Every row of algorithms.def by its collective and name: CM_ROW_<coll>_<name>
+ * is its position in the registry, and a collective's CM_FIRST_<coll> that of
+ * its first row (its marker CM_MARK_<coll> takes the next row's number). */
+enum cm_coll_row {
+#define CM_COLL(coll, COLL) CM_FIRST_##coll, CM_MARK_##coll = CM_FIRST_##coll - 1,
+#define CM_ALGO(coll, name, function, applies_to) CM_ROW_##coll##_##name,
+#include "coll/algorithms.def"
+    CM_ROWS
+};
+/* The registry's row (never NULL: the enum holds only registered rows). */
+const struct cm_coll_algo *cm_coll_row(enum cm_coll_row row);
+/* Row name of collective coll, as its algorithm type: how an algorithm that
+ * hands a call to another one reaches it (the shared-memory rows' way back to
+ * point to point when they have no area), through the registry instead of by
+ * the function's name. */
+#define CM_COLL_VIA(coll, name) ((cm_##coll##_fn)cm_coll_row(CM_ROW_##coll##_##name)->fn)
+/* ---- shortcuts (algorithms.def, CM_SHORTCUT; corempi only) ------------- */
+#define CM_COLL_NO_SHORTCUT (-1)   /* a shortcut does not take the call: the long way */
+typedef int cm_coll_shortcut_applies(MPI_Comm cc, const struct cm_coll_query *q);
+#define CM_SHORTCUT(coll, name, function, applies_to) cm_##coll##_sig function; cm_coll_shortcut_applies applies_to;
+#include "coll/algorithms.def"
+enum {
+#define CM_COLL(coll, COLL) CM_COLL_ID_##coll = CM_COLL_##COLL,
+#include "coll/algorithms.def"
+    /* Bit c: collective c has a shortcut. */
+    CM_COLL_SHORTCUT_MASK = 0
+#define CM_SHORTCUT(coll, name, function, applies_to) | 1 << CM_COLL_ID_##coll
+#include "coll/algorithms.def"
+};
+/* 1 when coll has a shortcut: a constant for a constant coll, so that a front
+ * end's shortcut code costs nothing where there is none. */
+static inline int cm_coll_has_shortcut(enum cm_coll_id coll) { return (CM_COLL_SHORTCUT_MASK >> coll) & 1; }
+/* The selector's shortcut per collective (its CM_SHORTCUT function; NULL
+ * where there is none): what a front end calls before its checks, which
+ * goes the long way unless the call's communicator took the call's shape
+ * (the eligibility, below).  Hidden: one load, no GOT. */
+extern void (*const cm_coll_shortcuts[CM_COLL_NUM])(void) __attribute__((visibility("hidden")));
+static inline void (*cm_coll_shortcut(enum cm_coll_id coll))(void) { return cm_coll_shortcuts[coll]; }
+/* After the front end ran row a for coll on collective communicator cc with
+ * query q, successfully: when a is a shared-memory row, offer the shape to
+ * the shortcut's eligibility (select.c). */
+void cm_coll_shortcut_offer(enum cm_coll_id coll, MPI_Comm cc, const struct cm_coll_query *q,
+                            const struct cm_coll_algo *a);
+static inline int cm_coll_ran(enum cm_coll_id coll, MPI_Comm cc, const struct cm_coll_query *q,
+                              const struct cm_coll_algo *a, int rc)
+{
+    if (cm_coll_has_shortcut(coll) && rc == MPI_SUCCESS)
+        cm_coll_shortcut_offer(coll, cc, q, a);
+    return rc;
+}
+
 /* Look an algorithm up by name (NULL if unknown). */
 const struct cm_coll_algo *cm_coll_find(enum cm_coll_id coll, const char *name);
 /* The algorithm the selector chose last for coll, as its position in

@@ -8,9 +8,14 @@
  * is used and COREMPI_VERBOSE says so).  COREMPI_VERBOSE=coll prints the
  * choice once per (collective, communicator, size class).  The environment is
  * read once.
+ *
+ * The registry is also how anything else reaches a row: cm_coll_row (the
+ * shared-memory rows' fallback, CM_COLL_VIA) and the shortcuts' table
+ * (cm_coll_shortcuts, whose eligibility cm_coll_shortcut_offer asks), so
+ * that no front end or algorithm names another algorithm's function
+ * (tests/tools/coll_circle.py).
  */
 #include "coll/coll.h"
-#include "coll/hier.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -30,15 +35,8 @@ static const struct cm_coll_algo algos[] = {
 #include "coll/algorithms.def"
 };
 
-/* The position of each row in algos[], and of each collective's first row:
- * a collective's marker takes the next row's number, and its algorithms
- * follow it in the list. */
-enum {
-#define CM_COLL(coll, COLL) CM_FIRST_##coll, CM_MARK_##coll = CM_FIRST_##coll - 1,
-#define CM_ALGO(coll, name, function, applies_to) CM_ROW_##coll##_##name,
-#include "coll/algorithms.def"
-    CM_ROWS
-};
+/* The position of each collective's first row in algos[] (coll.h: a
+ * collective's marker takes the next row's number). */
 static const unsigned short first_row[CM_COLL_NUM + 1] = {
 #define CM_COLL(coll, COLL) CM_FIRST_##coll,
 #include "coll/algorithms.def"
@@ -65,6 +63,17 @@ static const unsigned char row_direct[CM_ROWS] = {
 #include "coll/algorithms.def"
 };
 #endif
+
+/* The shortcuts (algorithms.def, CM_SHORTCUT): each collective's function
+ * and its eligibility. */
+void (*const cm_coll_shortcuts[CM_COLL_NUM])(void) = {
+#define CM_SHORTCUT(coll, name, function, applies_to) [CM_COLL_ID_##coll] = (void (*)(void))function,
+#include "coll/algorithms.def"
+};
+static cm_coll_shortcut_applies *const shortcut_applies[CM_COLL_NUM] = {
+#define CM_SHORTCUT(coll, name, function, applies_to) [CM_COLL_ID_##coll] = applies_to,
+#include "coll/algorithms.def"
+};
 
 static const char *const coll_name[CM_COLL_NUM] = {
 #define CM_COLL(coll, COLL) #coll,
@@ -104,7 +113,6 @@ static struct {
     int ready;
     const char *forced[CM_COLL_NUM];
     int verbose;
-    int level;
 } env;
 
 /* The tuning table resolved once: a collective's rows in table order, each
@@ -126,8 +134,6 @@ static void read_env(void)
     for (int c = 0; c < CM_COLL_NUM; c++)
         env.forced[c] = cm_config_named(coll_env[c]);
     env.verbose = (cm_config_verbose() & CM_VERBOSE_COLL) != 0;
-    size_t level = cm_config_size(COREMPI_COLL_LEVEL, 0);
-    env.level = level > 65536 ? 65536 : (int)level;
     env.ready = 1;
 }
 
@@ -186,24 +192,15 @@ static void resolve(void)
     resolved.ready = 1;
 }
 
-int cm_coll_level_size(MPI_Comm comm, int comm_size)
-{
-    read_env();
-    if (env.level >= 2)
-        return cm_pof2_floor(env.level);
-    /* The machine's top level when the ranks fill it in equal blocks (two
-     * packages of 8 cores: groups of 8, so only leaders cross); otherwise the
-     * seeds' best hybrid at 16 ranks (hybrid-3-4): groups of a quarter. */
-    int g = cm_coll_hier_group_size(comm);
-    if (g < 2)
-        g = cm_pof2_floor(comm_size) / 4;
-    return g < 2 ? 2 : g;
-}
-
 const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n)
 {
     *n = first_row[coll + 1] - first_row[coll];
     return &algos[first_row[coll]];
+}
+
+const struct cm_coll_algo *cm_coll_row(enum cm_coll_row row)
+{
+    return &algos[row];
 }
 
 const struct cm_coll_algo *cm_coll_find(enum cm_coll_id coll, const char *name)
@@ -329,6 +326,13 @@ const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, c
     if (last_p2p[coll].a && same_query(&last_p2p[coll].q, q))
         return prepare_area(coll, comm, q, last_p2p[coll].a);
     return remember(coll, comm, q, choose(coll, comm, q));
+}
+
+void cm_coll_shortcut_offer(enum cm_coll_id coll, MPI_Comm cc, const struct cm_coll_query *q,
+                            const struct cm_coll_algo *a)
+{
+    if (shortcut_applies[coll] && is_direct(a))
+        shortcut_applies[coll](cc, q);
 }
 
 int cm_coll_last_algo(enum cm_coll_id coll)

@@ -52,7 +52,7 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
      * whose words the ranks compare. */
     struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Allgather") : NULL;
     if (!s || (b > s->slot_bytes && !s->cma))
-        return cm_coll_allgather_rdb(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        return CM_COLL_VIA(allgather, rdb)(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     size_t blk = (size_t)rcount * (size_t)rext;      /* stride of blocks in rbuf */
     int inplace = sbuf == MPI_IN_PLACE;
     const void *mybuf = inplace ? (const char *)rbuf + me * blk : sbuf;

@@ -37,7 +37,7 @@
 
 #include <string.h>
 
-/* The shortcut (cm_coll_allreduce_shortcut): a loop of 8-byte allreduces on 2
+/* The shortcut (algorithms.def, CM_SHORTCUT allreduce meet): a loop of 8-byte allreduces on 2
  * ranks spent ~550 instructions a call in checks, selection, the area's
  * lookup and the general sync, as long as the meeting line took to change
  * hands.  Once a call of a given shape (count, bytes) has been selected to
@@ -55,17 +55,21 @@ static uint64_t shortcut_bit(size_t bytes, int count)
     return (uint64_t)1 << (CM_DIRECT_MEET_BYTES * (bytes - 1) + (size_t)(count - 1));
 }
 
-void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q)
+/* Its eligibility: a shape the shared-memory allreduce just ran on cc. */
+int cm_coll_allreduce_meet_applies(MPI_Comm cc, const struct cm_coll_query *q)
 {
+    if (q->bytes == 0 || q->bytes > CM_DIRECT_MEET_BYTES)
+        return 0;
     struct cm_direct *s = cm_direct_peek(cc);
-    if (s && s->meet && q->commutative && q->contiguous && q->count > 0 && q->bytes > 0 &&
-        q->bytes <= CM_DIRECT_MEET_BYTES && (size_t)q->count <= q->bytes &&
-        q->bytes <= s->slot_bytes && q->bytes < cm_direct_cma_min() && !cm_g.oversubscribed && cm_direct_flag_syncs(s) &&
-        !cm_g.coll_check)
-        s->allreduce_shortcut |= shortcut_bit(q->bytes, q->count);
+    if (!(s && s->meet && q->commutative && q->contiguous && q->count > 0 && (size_t)q->count <= q->bytes &&
+          q->bytes <= s->slot_bytes && q->bytes < cm_direct_cma_min() && !cm_g.oversubscribed &&
+          cm_direct_flag_syncs(s) && !cm_g.coll_check))
+        return 0;
+    s->allreduce_shortcut |= shortcut_bit(q->bytes, q->count);
+    return 1;
 }
 
-int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+int cm_coll_allreduce_meet(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     if (count <= 0 || count > CM_DIRECT_MEET_BYTES || !cm_dt_is_basic(dt) || !cm_op_is_predefined(op) || !rbuf)
         return CM_COLL_NO_SHORTCUT;
@@ -186,6 +190,6 @@ int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype 
         return allreduce_single_copy(s, sb, rb, bytes, count, dt, op);
     if (s && bytes <= s->slot_bytes)
         return allreduce_slots(s, sb, rb, bytes, count, dt, op);
-    return cm_coll_allreduce_rdb(sbuf, rbuf, count, dt, op, comm);
+    return CM_COLL_VIA(allreduce, rdb)(sbuf, rbuf, count, dt, op, comm);
 }
 #endif

@@ -51,7 +51,7 @@ int cm_coll_alltoall_shm(const void *sbuf, int scount, MPI_Datatype stype, void 
     size_t b = cm_direct_bytes(rcount, rtype, NULL, NULL, &rext);
     struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Alltoall") : NULL;
     if (!s || ((size_t)n * b > s->slot_bytes && !s->cma))
-        return cm_coll_alltoall_pairwise(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+        return CM_COLL_VIA(alltoall, pairwise)(sbuf, scount, stype, rbuf, rcount, rtype, comm);
     size_t rblk = (size_t)rcount * (size_t)rext;
     void *copy = NULL;
     if (sbuf == MPI_IN_PLACE) {

@@ -217,7 +217,7 @@ int cm_coll_alltoallv_shm(const void *sbuf, const int *scounts, const int *sdisp
 {
     struct cm_direct *s = area(comm, "MPI_Alltoallv");
     if (!s)
-        return cm_coll_alltoallv_pairwise(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+        return CM_COLL_VIA(alltoallv, pairwise)(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
     int inplace = sbuf == MPI_IN_PLACE;
     MPI_Aint rext, sext = 0;
     cm_direct_bytes(1, rtype, NULL, NULL, &rext);
@@ -235,7 +235,7 @@ int cm_coll_alltoallw_shm(const void *sbuf, const int *scounts, const int *sdisp
 {
     struct cm_direct *s = area(comm, "MPI_Alltoallw");
     if (!s)
-        return cm_coll_alltoallw_pairwise(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+        return CM_COLL_VIA(alltoallw, pairwise)(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
     int inplace = sbuf == MPI_IN_PLACE;
     struct side rcv = {rbuf, rcounts, rdispls, MPI_DATATYPE_NULL, 0, rtypes}, snd = rcv;
     if (!inplace)

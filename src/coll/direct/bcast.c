@@ -136,6 +136,6 @@ int cm_coll_bcast_shm(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm 
         return bcast_pieces(s, buf, count, dt, bytes, root);
     if (s && s->cma)
         return bcast_single_copy(s, buf, count, dt, root);
-    return cm_coll_bcast_binomial_ordered(buf, count, dt, root, comm);
+    return CM_COLL_VIA(bcast, binomial_ordered)(buf, count, dt, root, comm);
 }
 #endif

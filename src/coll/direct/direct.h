@@ -648,18 +648,8 @@ void cm_direct_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int cm_direct_applies(const struct cm_coll_query *q);
 int cm_direct_applies_reduction(const struct cm_coll_query *q);
 
-/* The algorithms themselves (registered as "shm") are declared from
- * algorithms.def in coll.h; here what the front ends use besides. */
-#define CM_COLL_NO_SHORTCUT (-1)   /* a front end's shortcut does not apply: take the long way */
-/* The front end's shortcut for the barrier, as cm_coll_allreduce_shortcut. */
-int cm_coll_barrier_shortcut(MPI_Comm comm);
-void cm_coll_barrier_shortcut_note(MPI_Comm cc);
-/* The front end's shortcut for a tiny allreduce on 2 ranks: CM_COLL_NO_SHORTCUT
- * unless an earlier call of this shape ran cm_coll_allreduce_shm and noted it
- * with cm_coll_allreduce_shortcut_note (then the call is done). */
-int cm_coll_allreduce_shortcut(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op,
-                               MPI_Comm comm);
-void cm_coll_allreduce_shortcut_note(MPI_Comm cc, const struct cm_coll_query *q);
+/* The algorithms themselves (registered as "shm") and the shortcuts are
+ * declared from algorithms.def in coll.h. */
 /* A gather's non-root, call k: its block into its reduce-FIFO entry. */
 int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf, int scount, MPI_Datatype stype,
                                size_t block);

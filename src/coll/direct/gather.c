@@ -100,7 +100,7 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
             return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
         if (n == 1)
             return MPI_SUCCESS;
-        return cm_coll_gather_linear(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+        return CM_COLL_VIA(gather, linear)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     }
     MPI_Aint rext = 0;
     int rcontig = 1;

@@ -48,7 +48,7 @@ int cm_coll_gatherv_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     PMPI_Comm_rank(comm, &me);
     struct cm_direct *s = n > 1 && cm_direct_rfifo_enabled() ? cm_direct_get(comm, "MPI_Gatherv") : NULL;
     if (!s)
-        return cm_coll_gatherv_linear(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
+        return CM_COLL_VIA(gatherv, linear)(sbuf, scount, stype, rbuf, rcounts, displs, rtype, root, comm);
     /* Every rank takes call number k, whichever way its block goes: the
      * entries of one call line up across ranks. */
     uint32_t k = s->to_root++;

@@ -104,7 +104,7 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
     }
     struct cm_direct *s = cm_direct_get(comm, "MPI_Reduce");
     if (!s || (bytes > s->slot_bytes && !s->cma))
-        return cm_coll_reduce_binomial(sbuf, rbuf, count, dt, op, root, comm);
+        return CM_COLL_VIA(reduce, binomial)(sbuf, rbuf, count, dt, op, root, comm);
     const char *sb = (const char *)sbuf + tlb;
     if (bytes <= CM_DIRECT_RFIFO_BYTES && cm_direct_rfifo_enabled())
         return reduce_fifo(s, sb, (char *)rbuf + tlb, bytes, tlb, count, dt, op, root);

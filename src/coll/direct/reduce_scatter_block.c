@@ -33,7 +33,7 @@ int cm_coll_reduce_scatter_block_shm(const void *sbuf, void *rbuf, int rcount, M
     struct cm_direct *s = cm_direct_get(comm, "MPI_Reduce_scatter_block");
     size_t whole = (size_t)n * b;
     if (!s || whole > s->slot_bytes)
-        return cm_coll_reduce_scatter_block_allreduce(sbuf, rbuf, rcount, dt, op, comm);
+        return CM_COLL_VIA(reduce_scatter_block, allreduce)(sbuf, rbuf, rcount, dt, op, comm);
     int p = cm_direct_parity(s);
     if (n == 2 && s->meet && b <= CM_DIRECT_MEET_BYTES) {
         unsigned char own[CM_DIRECT_MEET_BYTES];   /* in place, rank 1's block leaves before rb changes */

@@ -43,8 +43,8 @@ static int scan_fifo(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, M
                            ? cm_direct_get(comm, exclusive ? "MPI_Exscan" : "MPI_Scan")
                            : NULL;
     if (!s)
-        return exclusive ? cm_coll_exscan_linear(sbuf, rbuf, count, dt, op, comm)
-                         : cm_coll_scan_linear(sbuf, rbuf, count, dt, op, comm);
+        return exclusive ? CM_COLL_VIA(exscan, linear)(sbuf, rbuf, count, dt, op, comm)
+                         : CM_COLL_VIA(scan, linear)(sbuf, rbuf, count, dt, op, comm);
     uint32_t k = s->to_root++;
     char *out = (char *)rbuf + tlb;
     unsigned char prefix[CM_DIRECT_RFIFO_PAIR_BYTES];   /* becomes x0 op ... op x(me) */

@@ -91,7 +91,7 @@ int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
             return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
         if (n == 1)
             return MPI_SUCCESS;
-        return cm_coll_scatter_linear(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+        return CM_COLL_VIA(scatter, linear)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
     }
     MPI_Aint sext = 0;
     if (me == root)

@@ -97,7 +97,7 @@ int cm_coll_scatterv_shm(const void *sbuf, const int *scounts, const int *displs
     struct cm_direct *s =
         n > 1 && n <= MAX_RANKS && cm_direct_bfifo_enabled() ? cm_direct_get(comm, "MPI_Scatterv") : NULL;
     if (!s)
-        return cm_coll_scatterv_linear(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
+        return CM_COLL_VIA(scatterv, linear)(sbuf, scounts, displs, stype, rbuf, rcount, rtype, root, comm);
     /* Every rank takes call number k, whichever way its block goes. */
     uint32_t k = s->bcasts++;
     if (me != root)
