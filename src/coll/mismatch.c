@@ -62,6 +62,19 @@ void cm_direct_sizes_differ(int peer, size_t mine, size_t theirs)
     cm_direct_mismatch_seen(peer, keep | a << 17, keep | b << 17);
 }
 
+void cm_coll_block_tags(int tag, MPI_Datatype stype, int scount, MPI_Datatype rtype, int rcount, int *stag,
+                        int *rtag)
+{
+    uint32_t low = (1u << CM_P2P_TAG_WORD_BITS) - 1;
+    *stag = *rtag = tag | (int)cm_coll_tag_word;
+    if (!cm_coll_tag_word || cm_coll_tag_word == CM_COLL_TAG_POISON || !cm_direct_word)
+        return;
+    uint32_t sw = cm_direct_word_class(cm_direct_word, cm_direct_data_class(stype, scount));
+    cm_direct_word = cm_direct_word_class(cm_direct_word, cm_direct_data_class(rtype, rcount));
+    *stag = tag | (int)((sw & low) << CM_P2P_TAG_BASE_BITS);
+    *rtag = tag | (int)((cm_direct_word & low) << CM_P2P_TAG_BASE_BITS);
+}
+
 void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
 {
     uint32_t mine = cm_direct_word, theirs;

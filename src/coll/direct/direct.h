@@ -480,12 +480,15 @@ static inline int cm_direct_typed(unsigned coll)
 {
     return coll == CM_COLL_ALLREDUCE || coll == CM_COLL_SCAN || coll == CM_COLL_EXSCAN ||
            coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK || coll == CM_COLL_ALLGATHER ||
-           coll == CM_COLL_ALLGATHERV || coll == CM_COLL_ALLTOALL;
+           coll == CM_COLL_ALLGATHERV || coll == CM_COLL_ALLTOALL || coll == CM_COLL_ALLTOALLV ||
+           coll == CM_COLL_ALLTOALLW;
 }
 /* The rooted collectives without an op: a 4-bit hash of the class in the op
  * bits (cm_direct_class_hash).  Reduce has both a root and an op and carries
- * its class mixed into the root field (cm_direct_root_field); alltoallv/w
- * carry none (ranks that exchange nothing may use unrelated types). */
+ * its class mixed into the root field (cm_direct_root_field).  Alltoallv/w
+ * (typed above) carry class 0 in the call's word (ranks that exchange
+ * nothing may use unrelated types); their point-to-point messages carry
+ * each block's own (cm_direct_word_class). */
 static inline int cm_direct_typed_op(unsigned coll)
 {
     return coll == CM_COLL_BCAST || coll == CM_COLL_GATHER || coll == CM_COLL_GATHERV || coll == CM_COLL_SCATTER ||
@@ -506,6 +509,30 @@ static inline uint32_t cm_direct_call_word(unsigned coll, size_t bytes, int root
                                    cm_direct_typed(coll) ? (int)sig_class - 1 : cm_direct_root_field(coll, root, sig_class),
                                    op);
     return cm_direct_typed_op(coll) ? w | cm_direct_class_hash(sig_class) << 5 : w;
+}
+/* Word w with the signature class of one message's data in it: a
+ * point-to-point message whose two ends name their own types for it (the
+ * blocks of alltoallv/w; every message of an intercommunicator collective,
+ * whose two groups name other types) carries the class of what it moves,
+ * and its receive compares it with the class of what it takes
+ * (docs/collectives.md, "Classes per message").  w holds class 0. */
+static inline uint32_t cm_direct_word_class(uint32_t w, unsigned sig_class)
+{
+    unsigned coll = (w & 31u) - 1;
+    if (cm_direct_typed(coll))
+        return (w & ~(0xffu << 9)) | (sig_class & 0xffu) << 9;
+    if (cm_direct_typed_op(coll))
+        return (w & ~(15u << 5)) | cm_direct_class_hash(sig_class) << 5;
+    if (coll == CM_COLL_REDUCE)
+        return (w & ~(0xffu << 9)) | ((((w >> 9) & 0xffu) + CM_DIRECT_CLASS_MIX * sig_class) & 0xffu) << 9;
+    return w;
+}
+/* The class of count elements of dt as one message carries it: 0 (agrees
+ * with any) when they hold no data. */
+static inline unsigned cm_direct_data_class(MPI_Datatype dt, int count)
+{
+    const struct cm_datatype *t = count > 0 ? cm_dt_lookup(dt) : NULL;
+    return t && t->size ? t->sig_class : 0u;
 }
 /* The bits of a word of collective coll that hold a signature class, 0 if
  * none (reduce's is mixed with the root: it agrees with no other). */
