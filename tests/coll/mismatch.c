@@ -1024,23 +1024,35 @@ static int bcast_int_uint8(MPI_Comm comm, int ints, int *must_fail, const char *
 static int c_bcast_int_uint8(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 4, f, c); }
 static int c_bcast_int_uint8_1000(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 1000, f, c); }
 
-static int c_gather_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+static int gather_int_uint8(MPI_Comm comm, int ints, int *must_fail, const char **call)
 {
-    fill(sbuf, 4, rank + 1);
+    fill(sbuf, ints, rank + 1);
     *must_fail = rank == 0;
     *call = "MPI_Gather";
-    return then_matched(comm, *call, MPI_Gather(sbuf, int_or_u8_count(4), int_or_u8(), rbuf, int_or_u8_count(4),
-                                                int_or_u8(), 0, comm));
+    return then_matched(comm, *call, MPI_Gather(sbuf, int_or_u8_count(ints), int_or_u8(), rbuf,
+                                                int_or_u8_count(ints), int_or_u8(), 0, comm));
 }
+static int c_gather_int_uint8(MPI_Comm comm, int *f, const char **c) { return gather_int_uint8(comm, 4, f, c); }
 
-static int c_scatter_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+static int scatter_int_uint8(MPI_Comm comm, int ints, int *must_fail, const char **call)
 {
-    fill(sbuf, 4 * size, rank + 1);
+    fill(sbuf, ints * size, rank + 1);
     *must_fail = rank != 0;
     *call = "MPI_Scatter";
-    return then_matched(comm, *call, MPI_Scatter(sbuf, int_or_u8_count(4), int_or_u8(), rbuf, int_or_u8_count(4),
-                                                 int_or_u8(), 0, comm));
+    return then_matched(comm, *call, MPI_Scatter(sbuf, int_or_u8_count(ints), int_or_u8(), rbuf,
+                                                 int_or_u8_count(ints), int_or_u8(), 0, comm));
 }
+static int c_scatter_int_uint8(MPI_Comm comm, int *f, const char **c) { return scatter_int_uint8(comm, 4, f, c); }
+
+/* The same where the data goes by no FIFO entry (issue 32 item 2; on main
+ * d9c0950 they returned MPI_SUCCESS): a bcast above 4 KiB (8000 bytes), a
+ * gather block above 496 bytes (800), a scatter whose blocks exceed 4 KiB
+ * together (4000 bytes each), and every point-to-point algorithm (--p2p):
+ * their root fields carry the class mixed in (coll/direct/direct.h,
+ * CM_DIRECT_CLASS_MIX_ROOTED). */
+static int c_bcast_int_uint8_big(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 2000, f, c); }
+static int c_gather_int_uint8_big(MPI_Comm comm, int *f, const char **c) { return gather_int_uint8(comm, 200, f, c); }
+static int c_scatter_int_uint8_big(MPI_Comm comm, int *f, const char **c) { return scatter_int_uint8(comm, 1000, f, c); }
 
 static int c_gatherv_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
 {
@@ -1185,6 +1197,9 @@ static const struct mm_case cases[] = {
     { "bcast_int_uint8", MM_DEFAULT | MM_MATCHED, c_bcast_int_uint8 },
     { "bcast_int_uint8_1000", MM_DEFAULT | MM_MATCHED, c_bcast_int_uint8_1000 },
     { "gather_int_uint8", MM_DEFAULT | MM_MATCHED, c_gather_int_uint8 },
+    { "bcast_int_uint8_big", MM_DEFAULT | MM_MATCHED | MM_P2P, c_bcast_int_uint8_big },
+    { "gather_int_uint8_big", MM_DEFAULT | MM_MATCHED | MM_P2P, c_gather_int_uint8_big },
+    { "scatter_int_uint8_big", MM_DEFAULT | MM_MATCHED | MM_P2P, c_scatter_int_uint8_big },
     { "scatter_int_uint8", MM_DEFAULT | MM_MATCHED, c_scatter_int_uint8 },
     { "gatherv_int_uint8", MM_DEFAULT | MM_MATCHED, c_gatherv_int_uint8 },
     { "scatterv_int_uint8", MM_DEFAULT | MM_MATCHED, c_scatterv_int_uint8 },

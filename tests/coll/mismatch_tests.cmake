@@ -151,7 +151,9 @@ foreach(n 4 5)
   set_tests_properties(coll.mismatch.inter.n${n} PROPERTIES
     TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20" PASS_REGULAR_EXPRESSION "mismatch ok")
 endforeach()
-foreach(c "alltoallw_int_float;9;MPI_Alltoallw on rank 0: type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank 8"
+# (At 9 ranks the rank that saw it and those its poisoned messages reached
+# race to end the job first.)
+foreach(c "alltoallw_int_float;9;MPI_Alltoallw on rank [0-8]: (type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank 8|rank [0-8] saw the ranks' arguments differ earlier)"
           "ialltoallw_int_float;3;MPI_Ialltoallw on rank 0: type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank 2"
           "inter_bcast_root;4;MPI_Bcast on rank 3: root differs across ranks: 1 here, 0 on rank 0"
           "inter_iallgather_int_float;2;MPI_Iallgather on rank 0: type signature differs across ranks \\(same size\\): MPI_INT here, MPI_FLOAT on rank 0")

@@ -431,10 +431,16 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
  * same datatype). */
 #define CM_DIRECT_CLASS_MIX 37u
 #define CM_DIRECT_CLASS_UNMIX 173u      /* 37 x 173 = 1 mod 256 */
-static inline int cm_direct_root_field(unsigned coll, int root, unsigned sig_class)
-{
-    return coll == CM_COLL_REDUCE ? root + (int)((CM_DIRECT_CLASS_MIX * sig_class) & 0xffu) : root;
-}
+/* Bcast, gather(v) and scatter(v) carry a 4-bit hash of the class in the op
+ * bits (cm_direct_class_hash), which misses class differences that are
+ * multiples of 15 (MPI_INT and MPI_UINT8_T); their root field takes the
+ * class mixed in too, with a factor of its own: 53 x 15 = 27 mod 64, so such
+ * a difference (15 to 60) moves the field by 27, 54, 17 or 44 mod 64 (the
+ * tag's 6 bits) and looks like no root difference below 10.  Their
+ * MPI_PACKED (class 0) still agrees with any (cm_direct_words_agree undoes
+ * the mix). */
+#define CM_DIRECT_CLASS_MIX_ROOTED 53u
+#define CM_DIRECT_CLASS_UNMIX_ROOTED 29u   /* 53 x 29 = 1 mod 256 */
 /* Waits that last (slow path only, before each sleep): has another rank gone
  * another way?  cm_direct_fifo_ahead: a sync waiter asks whether a FIFO
  * entry of a call I have not reached is published (a rank took the FIFO
@@ -494,6 +500,24 @@ static inline int cm_direct_typed_op(unsigned coll)
     return coll == CM_COLL_BCAST || coll == CM_COLL_GATHER || coll == CM_COLL_GATHERV || coll == CM_COLL_SCATTER ||
            coll == CM_COLL_SCATTERV;
 }
+/* The factor a collective's class is mixed into its root field with, 0
+ * when it is not (cm_direct_root_field). */
+static inline unsigned cm_direct_class_mix(unsigned coll)
+{
+    return coll == CM_COLL_REDUCE ? CM_DIRECT_CLASS_MIX : cm_direct_typed_op(coll) ? CM_DIRECT_CLASS_MIX_ROOTED : 0u;
+}
+static inline int cm_direct_root_field(unsigned coll, int root, unsigned sig_class)
+{
+    return root + (int)((cm_direct_class_mix(coll) * sig_class) & 0xffu);
+}
+/* The rank a word's root field names, with the whole class that was mixed
+ * into it (a broadcast-FIFO entry keeps it beside the word): its writer, for
+ * the root of such an entry; other if none of the n ranks. */
+static inline int cm_direct_word_root(uint32_t w, unsigned sig_class, int n, int other)
+{
+    int r = (int)(((w >> 9) - 1u - cm_direct_class_mix((w & 31u) - 1) * sig_class) & 0xffu);
+    return r < n ? r : other;
+}
 /* Class 0 (MPI_PACKED, or no data) stays 0, the value that agrees with any;
  * the others map onto 1..15, so that the first fifteen C types (MPI_CHAR to
  * MPI_LONG_DOUBLE, dense indices 1..15) all differ. */
@@ -522,10 +546,8 @@ static inline uint32_t cm_direct_word_class(uint32_t w, unsigned sig_class)
     if (cm_direct_typed(coll))
         return (w & ~(0xffu << 9)) | (sig_class & 0xffu) << 9;
     if (cm_direct_typed_op(coll))
-        return (w & ~(15u << 5)) | cm_direct_class_hash(sig_class) << 5;
-    if (coll == CM_COLL_REDUCE)
-        return (w & ~(0xffu << 9)) | ((((w >> 9) & 0xffu) + CM_DIRECT_CLASS_MIX * sig_class) & 0xffu) << 9;
-    return w;
+        w = (w & ~(15u << 5)) | cm_direct_class_hash(sig_class) << 5;
+    return (w & ~(0xffu << 9)) | ((((w >> 9) & 0xffu) + cm_direct_class_mix(coll) * sig_class) & 0xffu) << 9;
 }
 /* The class of count elements of dt as one message carries it: 0 (agrees
  * with any) when they hold no data. */
