@@ -39,9 +39,12 @@ int cm_coll_alltoallv_pairwise(const void *sbuf, const int *scounts, const int *
         void *in = cm_coll_at(rbuf, rdispls[src], &rd);
         if (s == 0)
             rc = cm_coll_copy(out, scounts[dst], stype, in, rcounts[src], rtype, comm);
-        else
-            rc = cm_coll_sendrecv(out, scounts[dst], stype, dst, TAG, in, rcounts[src], rtype, src, TAG, comm,
-                               MPI_STATUS_IGNORE);
+        else {
+            int stag, rtag;
+            cm_coll_block_tags(TAG, stype, scounts[dst], rtype, rcounts[src], &stag, &rtag);
+            rc = cm_coll_sendrecv(out, scounts[dst], stype, dst, stag, in, rcounts[src], rtype, src, rtag, comm,
+                                  MPI_STATUS_IGNORE);
+        }
     }
     cm_coll_tmp_free(block);
     return rc;

@@ -48,9 +48,12 @@ int cm_coll_alltoallw_pairwise(const void *sbuf, const int *scounts, const int *
         void *in = (char *)rbuf + rdispls[src];
         if (s == 0)
             rc = cm_coll_copy(out, scounts[dst], stypes[dst], in, rcounts[src], rtypes[src], comm);
-        else
-            rc = cm_coll_sendrecv(out, scounts[dst], stypes[dst], dst, TAG, in, rcounts[src], rtypes[src], src,
-                               TAG, comm, MPI_STATUS_IGNORE);
+        else {
+            int stag, rtag;
+            cm_coll_block_tags(TAG, stypes[dst], scounts[dst], rtypes[src], rcounts[src], &stag, &rtag);
+            rc = cm_coll_sendrecv(out, scounts[dst], stypes[dst], dst, stag, in, rcounts[src], rtypes[src], src,
+                                  rtag, comm, MPI_STATUS_IGNORE);
+        }
     }
     free(block);
     return rc;

@@ -69,12 +69,14 @@
 
 #include "coll/inter/inter.h"
 /* An intercommunicator goes to its own front end (coll/inter/), before any
- * check or selection of the intracommunicator path. */
-#define API_INTER(comm, expr)                                             \
-    do {                                                                  \
-        struct cm_comm *api_ic_ = cm_comm_lookup(comm, NULL);             \
-        if (__builtin_expect(api_ic_ && api_ic_->remote_size, 0))         \
-            return (expr);                                                \
+ * check or selection of the intracommunicator path.  A blocking call runs
+ * as its nonblocking form's schedule, waited for (cm_inter_blocking_begin),
+ * so its messages carry the call's word as those do. */
+#define API_INTER(comm, expr)                                                      \
+    do {                                                                           \
+        struct cm_comm *api_ic_ = cm_comm_lookup(comm, NULL);                      \
+        if (__builtin_expect(api_ic_ && api_ic_->remote_size, 0))                  \
+            return cm_inter_blocking_end(comm, (cm_inter_blocking_begin(), (expr))); \
     } while (0)
 
 static inline int api_comm(MPI_Comm comm, const char *call, int *size, int *rank)

@@ -29,8 +29,26 @@ CM_THREAD_LOCAL struct cm_direct_nbc_args cm_direct_nbc_next;
 
 int cm_direct_words_agree(uint32_t a, uint32_t b)
 {
-    uint32_t field = cm_direct_class_field((a & 31u) - 1);
-    return a == b || (field && ((a ^ b) & ~field) == 0 && (!(a & field) || !(b & field)));
+    unsigned coll = (a & 31u) - 1;
+    uint32_t field = cm_direct_class_field(coll), rootf = 0xffu << 9;
+    if (a == b || !field || ((a & field) && (b & field)))
+        return a == b;
+    if (!cm_direct_typed_op(coll))
+        return ((a ^ b) & ~field) == 0;
+    /* The class-0 side x has root + 1 in its root field, the other, y, root
+     * + 1 + the mixed class (direct.h, CM_DIRECT_CLASS_MIX_ROOTED) whose hash
+     * it carries: they agree if such a class explains the difference.  Only
+     * its low 6 bits are sure in a word rebuilt from a tag. */
+    uint32_t x = (a & field) ? b : a, y = (a & field) ? a : b;
+    if ((a ^ b) & ~(field | rootf))
+        return 0;
+    unsigned d = ((y >> 9) - (x >> 9)) & 0xffu, hy = (y >> 5) & 15u;
+    if (!hy)
+        return d == 0;
+    for (unsigned k = 0; k < 256; k += 64)
+        if (cm_direct_class_hash((((d & 63u) + k) * CM_DIRECT_CLASS_UNMIX_ROOTED) & 0xffu) == hy)
+            return 1;
+    return 0;
 }
 
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
@@ -60,6 +78,19 @@ void cm_direct_sizes_differ(int peer, size_t mine, size_t theirs)
     if (a == b)
         b ^= 1u;     /* two large sizes whose hashes meet: still a mismatch */
     cm_direct_mismatch_seen(peer, keep | a << 17, keep | b << 17);
+}
+
+void cm_coll_block_tags(int tag, MPI_Datatype stype, int scount, MPI_Datatype rtype, int rcount, int *stag,
+                        int *rtag)
+{
+    uint32_t low = (1u << CM_P2P_TAG_WORD_BITS) - 1;
+    *stag = *rtag = tag | (int)cm_coll_tag_word;
+    if (!cm_coll_tag_word || cm_coll_tag_word == CM_COLL_TAG_POISON || !cm_direct_word)
+        return;
+    uint32_t sw = cm_direct_word_class(cm_direct_word, cm_direct_data_class(stype, scount));
+    cm_direct_word = cm_direct_word_class(cm_direct_word, cm_direct_data_class(rtype, rcount));
+    *stag = tag | (int)((sw & low) << CM_P2P_TAG_BASE_BITS);
+    *rtag = tag | (int)((cm_direct_word & low) << CM_P2P_TAG_BASE_BITS);
 }
 
 void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
@@ -142,9 +173,14 @@ static int known_class(unsigned c)
  * type has, or both when each does. */
 static int reduce_root_or_class(MPI_Comm comm, const char *call, uint32_t a, uint32_t b, int peer, unsigned class_here)
 {
+    unsigned coll = (a & 31u) - 1, mix = cm_direct_class_mix(coll);
+    unsigned unmix = coll == CM_COLL_REDUCE ? CM_DIRECT_CLASS_UNMIX : CM_DIRECT_CLASS_UNMIX_ROOTED;
+    /* bcast, gather(v), scatter(v): the other rank's class has the hash its op bits carry */
+    int hashed = cm_direct_typed_op(coll);
+    unsigned hash_there = (b >> 5) & 15u;
     unsigned fa = (a >> 9) & 0xffu, fb = (b >> 9) & 0xffu, d = (fb - fa) & 63u;
-    unsigned root_here = (fa - 1u - CM_DIRECT_CLASS_MIX * class_here) & 0xffu;
-    unsigned class_d = (d * CM_DIRECT_CLASS_UNMIX) & 63u;
+    unsigned root_here = (fa - 1u - mix * class_here) & 0xffu;
+    unsigned class_d = (d * unmix) & 63u;
     int size = 0, roots = 0, classes = 0;
     unsigned root_there = 0, class_there = 0;
     char names[160] = "";
@@ -153,7 +189,7 @@ static int reduce_root_or_class(MPI_Comm comm, const char *call, uint32_t a, uin
         unsigned r = (root_here + d + k) & 0xffu, c = (class_here + class_d + k) & 0xffu;
         if (r != root_here && (int)r < size)
             roots++, root_there = r;
-        if (c != class_here && known_class(c)) {
+        if (c != class_here && known_class(c) && (!hashed || cm_direct_class_hash(c) == hash_there)) {
             size_t used = strlen(names);
             snprintf(names + used, sizeof names - used, "%s%s", classes ? " or " : "", sig_name(c));
             classes++, class_there = c;
@@ -212,6 +248,8 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
     uint32_t field = cm_direct_class_field(coll);
     if ((diff & field) && (!(a & field) || !(b & field)))
         diff &= ~field;
+    if (cm_direct_words_agree(a & 0x1ffffu, b & 0x1ffffu))   /* the class mixed into a root field, too */
+        diff &= ~0x1ffffu;
     if ((diff & (15u << 5)) && cm_direct_typed_op(coll))
         return cm_error(comm, MPI_ERR_TYPE, call,
                         "type signature differs across ranks: %s here, another type on rank %d",
@@ -226,7 +264,7 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
         return cm_error(comm, MPI_ERR_TYPE, call, "type signature differs across ranks (same size): %s here, %s on rank %d",
                         sig_name(ca), sig_name(cb), m.peer);
     }
-    if ((diff & (0xffu << 9)) && coll == CM_COLL_REDUCE)
+    if ((diff & (0xffu << 9)) && cm_direct_class_mix(coll))
         return reduce_root_or_class(comm, call, a, b, m.peer, class_here);
     if (diff & (0xffu << 9))
         return cm_error(comm, MPI_ERR_ROOT, call, "root differs across ranks: %d here, %d on rank %d",

@@ -60,6 +60,7 @@ struct cm_nbc {
     struct cm_direct_mismatch mm;     /* the first difference a receive saw */
     struct cm_p2p_got *got;           /* per request of the round (reqcap of them) */
     struct cm_request *req;           /* a persistent one's request (coll/persist.c) */
+    int classes;                      /* each message carries its data's class (cm_nbc_classes) */
 #endif
     struct step *steps;
     int nsteps, cap;
@@ -93,8 +94,27 @@ static int word_tag(const struct cm_nbc *s, int send)
 
 void cm_nbc_word(struct cm_nbc *s, const struct cm_direct_nbc_args *args)
 {
+    unsigned coll = (args->word & 31u) - 1;
     s->args = *args;
     s->tag = word_tag(s, 0);
+    s->classes |= coll == CM_COLL_ALLTOALLV || coll == CM_COLL_ALLTOALLW;
+}
+
+void cm_nbc_classes(struct cm_nbc *s) { s->classes = 1; }
+
+/* Step st's word and tag: the call's, with the class of the step's data
+ * where the schedule's messages carry their own (direct.h,
+ * cm_direct_word_class). */
+static uint32_t step_word(const struct cm_nbc *s, const struct step *st)
+{
+    return s->classes ? cm_direct_word_class(s->args.word, cm_direct_data_class(st->dt, st->count)) : s->args.word;
+}
+static int step_tag(const struct cm_nbc *s, const struct step *st, int send)
+{
+    if (!s->classes)
+        return send ? word_tag(s, 1) : s->tag;
+    uint32_t w = (step_word(s, st) & ((1u << CM_P2P_TAG_WORD_BITS) - 1)) << CM_P2P_TAG_BASE_BITS;
+    return s->base | (int)(send && s->mm.on ? CM_COLL_TAG_POISON : w);
 }
 
 void cm_nbc_take_word(struct cm_nbc *s)
@@ -112,10 +132,13 @@ static void compare_round(struct cm_nbc *s, int from, int end)
         if (st->kind != STEP_SEND && st->kind != STEP_RECV)
             continue;
         const struct cm_p2p_got *g = &s->got[j++];
-        uint32_t mine = s->args.word, theirs;
-        if (g->recv && (g->tag != s->tag || g->got != g->posted) &&
-            cm_coll_tag_words(&mine, g->tag, g->posted, g->got, &theirs))
+        uint32_t mine = step_word(s, st), theirs;
+        if (g->recv && (g->tag != step_tag(s, st, 0) || g->got != g->posted) &&
+            cm_coll_tag_words(&mine, g->tag, g->posted, g->got, &theirs)) {
             s->mm = (struct cm_direct_mismatch){ .on = 1, .peer = st->peer, .mine = mine, .theirs = theirs };
+            if (s->classes)     /* the message names the class this receive takes */
+                s->args.sig_class = cm_direct_data_class(st->dt, st->count);
+        }
     }
     if (s->mm.on && s->req)
         s->req->quick_finish = 0;   /* Wait/Test take the full finish, which reports */
@@ -140,6 +163,7 @@ static int sched_report(void *state)
 }
 #else
 #define word_tag(s, send) ((s)->base)
+#define step_tag(s, st, send) ((s)->base)
 #endif
 
 void cm_nbc_use(struct cm_nbc *s, MPI_Comm collcomm) { s->cur = collcomm; }
@@ -236,10 +260,11 @@ static int poll_schedule(void *state)
             for (int i = s->pos; i < end; i++) {
                 struct step *st = &s->steps[i];
                 if (st->kind == STEP_SEND)
-                    cm_coll_isend(st->src, st->count, st->dt, st->peer, word_tag(s, 1), st->comm,
+                    cm_coll_isend(st->src, st->count, st->dt, st->peer, step_tag(s, st, 1), st->comm,
                                   &s->reqs[s->nreq++]);
                 else if (st->kind == STEP_RECV)
-                    cm_coll_irecv(st->dst, st->count, st->dt, st->peer, s->tag, st->comm, &s->reqs[s->nreq++]);
+                    cm_coll_irecv(st->dst, st->count, st->dt, st->peer, step_tag(s, st, 0), st->comm,
+                                  &s->reqs[s->nreq++]);
             }
             s->posted = 1;
         }

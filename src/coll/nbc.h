@@ -33,6 +33,11 @@ void *cm_nbc_scratch(struct cm_nbc *s, MPI_Datatype dt, int count);
  * and its receives compare what they get (nbc.c's header). */
 struct cm_direct_nbc_args;
 void cm_nbc_word(struct cm_nbc *s, const struct cm_direct_nbc_args *args);
+/* Each message of s carries the class of its own data and each receive
+ * compares it with the class of what it takes (coll/direct/direct.h,
+ * cm_direct_word_class): the two ends of a message name their own types
+ * (an intercommunicator's groups; alltoallv/w's blocks, set by cm_nbc_word). */
+void cm_nbc_classes(struct cm_nbc *s);
 /* The word a front end left in cm_direct_nbc_next (coll/api.h,
  * api_nbc_word) goes on s (NULL: dropped), and is cleared. */
 void cm_nbc_take_word(struct cm_nbc *s);

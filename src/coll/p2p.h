@@ -50,6 +50,15 @@ static inline int cm_coll_wire_tag(int tag)
     return tag;
 }
 
+/* Alltoallv and alltoallw point to point: the two ends of a block name
+ * their own types for it, so its tags carry the block's signature class
+ * (direct.h, cm_direct_word_class): the send's the class of what it sends,
+ * the receive's the class of what it takes, which the call's word takes too
+ * for the receive's comparison (mismatch.c).  tag is the algorithm's; the
+ * tags returned are on the wire already (cm_coll_wire_tag leaves them). */
+void cm_coll_block_tags(int tag, MPI_Datatype stype, int scount, MPI_Datatype rtype, int rcount, int *stag,
+                        int *rtag);
+
 /* The data-movement collectives: nothing reads the received bytes right
  * after they arrive, so large messages take the split copy sooner (see
  * p2p/rndv.c for the measurements).  Reductions combine what they receive
@@ -128,6 +137,7 @@ static inline int cm_coll_testall_got(int count, MPI_Request requests[], int *fl
 #define cm_coll_wait PMPI_Wait
 #define cm_coll_waitall PMPI_Waitall
 #define cm_coll_testall PMPI_Testall
+#define cm_coll_block_tags(tag, st, sc, rt, rc, stag, rtag) ((void)(st), (void)(sc), (void)(rt), (void)(rc), *(stag) = *(rtag) = (tag))
 #endif
 
 #endif

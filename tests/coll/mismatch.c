@@ -63,6 +63,9 @@ static void fill(int *b, int n, int seed)
 /* Not a mismatch of signatures (equal ones in another layout): COREMPI_CHECK=1
  * lets it pass, so --all leaves it out; only the default check stops it. */
 #define MM_NOT_CHECK 16
+/* Needs 4+ ranks (two in each group of an intercommunicator): --all leaves
+ * it out below that. */
+#define MM_FOUR 32
 
 /* One case: run on comm, say whether this rank must fail. */
 struct mm_case {
@@ -707,6 +710,68 @@ static int inter_case(MPI_Comm comm, int allreduce, int *must_fail, const char *
 static int c_inter_ibcast_10_5(MPI_Comm comm, int *f, const char **c) { return inter_case(comm, 0, f, c); }
 static int c_inter_iallreduce_5_10(MPI_Comm comm, int *f, const char **c) { return inter_case(comm, 1, f, c); }
 
+/* Intercommunicator roots and type classes (issue 32 item 2; on main
+ * d9c0950 each returned MPI_SUCCESS everywhere): group A is the ranks below
+ * size / 2 (rank 0 at 2 ranks), B the others; A's rank 0 is the root.
+ * what: 0 a broadcast where B's rank 1 and up name A's rank 1 as the root
+ * (4+ ranks), 1 a gather of MPI_FLOAT from B into MPI_INT at the root, 2 an
+ * allgather where B sends MPI_FLOAT that A takes as MPI_INT, 3 a reduce of
+ * MPI_FLOAT in B to MPI_INT at the root.  nb: the nonblocking form. */
+static int inter_typed(MPI_Comm comm, int what, int nb, int *must_fail, const char **call)
+{
+    static const char *const names[2][4] = { { "MPI_Bcast", "MPI_Gather", "MPI_Allgather", "MPI_Reduce" },
+                                             { "MPI_Ibcast", "MPI_Igather", "MPI_Iallgather", "MPI_Ireduce" } };
+    MPI_Comm local, inter;
+    MPI_Request req = MPI_REQUEST_NULL;
+    int half = size / 2 > 0 ? size / 2 : 1, in_a = rank < half, lr = in_a ? rank : rank - half, rc;
+    MPI_Comm_split(comm, in_a, rank, &local);
+    MPI_Intercomm_create(local, 0, comm, in_a ? half : 0, 78, &inter);
+    if (!fatal)
+        MPI_Comm_set_errhandler(inter, MPI_ERRORS_RETURN);
+    int root = in_a ? (lr == 0 ? MPI_ROOT : MPI_PROC_NULL) : 0;
+    MPI_Datatype mine = in_a ? MPI_INT : MPI_FLOAT;
+    fill(sbuf, 4 * size, rank + 1);
+    *call = names[nb][what];
+    switch (what) {
+    case 0:
+        *must_fail = !in_a && lr > 0;
+        if (!in_a && lr > 0)
+            root = 1;
+        rc = nb ? MPI_Ibcast(in_a ? sbuf : rbuf, 4, MPI_INT, root, inter, &req)
+                : MPI_Bcast(in_a ? sbuf : rbuf, 4, MPI_INT, root, inter);
+        break;
+    case 1:
+        *must_fail = in_a && lr == 0;
+        rc = nb ? MPI_Igather(sbuf, 4, mine, rbuf, 4, mine, root, inter, &req)
+                : MPI_Gather(sbuf, 4, mine, rbuf, 4, mine, root, inter);
+        break;
+    case 2:
+        *must_fail = in_a;
+        rc = nb ? MPI_Iallgather(sbuf, 4, mine, rbuf, 4, MPI_INT, inter, &req)
+                : MPI_Allgather(sbuf, 4, mine, rbuf, 4, MPI_INT, inter);
+        break;
+    default:
+        *must_fail = in_a && lr == 0;
+        rc = nb ? MPI_Ireduce(sbuf, rbuf, 4, mine, MPI_SUM, root, inter, &req)
+                : MPI_Reduce(sbuf, rbuf, 4, mine, MPI_SUM, root, inter);
+        break;
+    }
+    if (nb)
+        rc = wait_named(&req, rc);
+    if (!keep_comms)
+        MPI_Comm_free(&inter);
+    MPI_Comm_free(&local);
+    return rc;
+}
+static int c_inter_ibcast_root(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 0, 1, f, c); }
+static int c_inter_igather_int_float(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 1, 1, f, c); }
+static int c_inter_iallgather_int_float(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 2, 1, f, c); }
+static int c_inter_ireduce_int_float(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 3, 1, f, c); }
+static int c_inter_bcast_root(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 0, 0, f, c); }
+static int c_inter_gather_int_float(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 1, 0, f, c); }
+static int c_inter_allgather_int_float(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 2, 0, f, c); }
+static int c_inter_reduce_int_float(MPI_Comm comm, int *f, const char **c) { return inter_typed(comm, 3, 0, f, c); }
+
 /* Rank 0 in a barrier, the others in a broadcast from rank 1 (or 0). */
 static int barrier_bcast(MPI_Comm comm, int root, int *must_fail, const char **call)
 {
@@ -959,23 +1024,35 @@ static int bcast_int_uint8(MPI_Comm comm, int ints, int *must_fail, const char *
 static int c_bcast_int_uint8(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 4, f, c); }
 static int c_bcast_int_uint8_1000(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 1000, f, c); }
 
-static int c_gather_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+static int gather_int_uint8(MPI_Comm comm, int ints, int *must_fail, const char **call)
 {
-    fill(sbuf, 4, rank + 1);
+    fill(sbuf, ints, rank + 1);
     *must_fail = rank == 0;
     *call = "MPI_Gather";
-    return then_matched(comm, *call, MPI_Gather(sbuf, int_or_u8_count(4), int_or_u8(), rbuf, int_or_u8_count(4),
-                                                int_or_u8(), 0, comm));
+    return then_matched(comm, *call, MPI_Gather(sbuf, int_or_u8_count(ints), int_or_u8(), rbuf,
+                                                int_or_u8_count(ints), int_or_u8(), 0, comm));
 }
+static int c_gather_int_uint8(MPI_Comm comm, int *f, const char **c) { return gather_int_uint8(comm, 4, f, c); }
 
-static int c_scatter_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
+static int scatter_int_uint8(MPI_Comm comm, int ints, int *must_fail, const char **call)
 {
-    fill(sbuf, 4 * size, rank + 1);
+    fill(sbuf, ints * size, rank + 1);
     *must_fail = rank != 0;
     *call = "MPI_Scatter";
-    return then_matched(comm, *call, MPI_Scatter(sbuf, int_or_u8_count(4), int_or_u8(), rbuf, int_or_u8_count(4),
-                                                 int_or_u8(), 0, comm));
+    return then_matched(comm, *call, MPI_Scatter(sbuf, int_or_u8_count(ints), int_or_u8(), rbuf,
+                                                 int_or_u8_count(ints), int_or_u8(), 0, comm));
 }
+static int c_scatter_int_uint8(MPI_Comm comm, int *f, const char **c) { return scatter_int_uint8(comm, 4, f, c); }
+
+/* The same where the data goes by no FIFO entry (issue 32 item 2; on main
+ * d9c0950 they returned MPI_SUCCESS): a bcast above 4 KiB (8000 bytes), a
+ * gather block above 496 bytes (800), a scatter whose blocks exceed 4 KiB
+ * together (4000 bytes each), and every point-to-point algorithm (--p2p):
+ * their root fields carry the class mixed in (coll/direct/direct.h,
+ * CM_DIRECT_CLASS_MIX_ROOTED). */
+static int c_bcast_int_uint8_big(MPI_Comm comm, int *f, const char **c) { return bcast_int_uint8(comm, 2000, f, c); }
+static int c_gather_int_uint8_big(MPI_Comm comm, int *f, const char **c) { return gather_int_uint8(comm, 200, f, c); }
+static int c_scatter_int_uint8_big(MPI_Comm comm, int *f, const char **c) { return scatter_int_uint8(comm, 1000, f, c); }
 
 static int c_gatherv_int_uint8(MPI_Comm comm, int *must_fail, const char **call)
 {
@@ -1005,8 +1082,10 @@ static int c_scatterv_int_uint8(MPI_Comm comm, int *must_fail, const char **call
  * 1000: the slots' rounds. */
 static int alltoallvw_int_float(MPI_Comm comm, int w, int ints, int *must_fail, const char **call)
 {
-    int cnt[64], dsp[64], last = size - 1;
+    int cnt[64], dsp[64], last = size - 1, nb = ints < 0;
     MPI_Datatype sty[64], rty[64];
+    MPI_Request req;
+    ints = nb ? -ints : ints;
     for (int i = 0; i < size && i < 64; i++) {
         cnt[i] = ints;
         sty[i] = rty[i] = MPI_INT;
@@ -1016,7 +1095,12 @@ static int alltoallvw_int_float(MPI_Comm comm, int w, int ints, int *must_fail, 
         sty[0] = MPI_FLOAT;
     fill(sbuf, ints * size, rank);
     *must_fail = w ? rank == 0 : 1;
-    *call = w ? "MPI_Alltoallw" : "MPI_Alltoallv";
+    *call = nb ? (w ? "MPI_Ialltoallw" : "MPI_Ialltoallv") : w ? "MPI_Alltoallw" : "MPI_Alltoallv";
+    if (nb && w)
+        return wait_named(&req, MPI_Ialltoallw(sbuf, cnt, dsp, sty, rbuf, cnt, dsp, rty, comm, &req));
+    if (nb)
+        return wait_named(&req, MPI_Ialltoallv(sbuf, cnt, dsp, int_or_float(), rbuf, cnt, dsp, int_or_float(),
+                                               comm, &req));
     return then_matched(comm, *call,
                         w ? MPI_Alltoallw(sbuf, cnt, dsp, sty, rbuf, cnt, dsp, rty, comm)
                           : MPI_Alltoallv(sbuf, cnt, dsp, int_or_float(), rbuf, cnt, dsp, int_or_float(), comm));
@@ -1031,6 +1115,11 @@ static int c_alltoallw_int_float_1000(MPI_Comm comm, int *f, const char **c)
 {
     return alltoallvw_int_float(comm, 1, 1000, f, c);
 }
+/* The same as nonblocking calls (ints < 0; issue 32 item 2: their
+ * schedules' messages carry each block's class in the tag; on main d9c0950
+ * they returned MPI_SUCCESS with the other type's bits). */
+static int c_ialltoallv_int_float(MPI_Comm comm, int *f, const char **c) { return alltoallvw_int_float(comm, 0, -4, f, c); }
+static int c_ialltoallw_int_float(MPI_Comm comm, int *f, const char **c) { return alltoallvw_int_float(comm, 1, -4, f, c); }
 /* Issue 32 item 2: a count of 0 on some ranks only (rank 0, or the root
  * rank 0, against 5 ints elsewhere, or the other way round), each followed
  * by a matched allreduce on the same communicator.  On main 793b128 the
@@ -1108,6 +1197,9 @@ static const struct mm_case cases[] = {
     { "bcast_int_uint8", MM_DEFAULT | MM_MATCHED, c_bcast_int_uint8 },
     { "bcast_int_uint8_1000", MM_DEFAULT | MM_MATCHED, c_bcast_int_uint8_1000 },
     { "gather_int_uint8", MM_DEFAULT | MM_MATCHED, c_gather_int_uint8 },
+    { "bcast_int_uint8_big", MM_DEFAULT | MM_MATCHED | MM_P2P, c_bcast_int_uint8_big },
+    { "gather_int_uint8_big", MM_DEFAULT | MM_MATCHED | MM_P2P, c_gather_int_uint8_big },
+    { "scatter_int_uint8_big", MM_DEFAULT | MM_MATCHED | MM_P2P, c_scatter_int_uint8_big },
     { "scatter_int_uint8", MM_DEFAULT | MM_MATCHED, c_scatter_int_uint8 },
     { "gatherv_int_uint8", MM_DEFAULT | MM_MATCHED, c_gatherv_int_uint8 },
     { "scatterv_int_uint8", MM_DEFAULT | MM_MATCHED, c_scatterv_int_uint8 },
@@ -1201,6 +1293,16 @@ static const struct mm_case cases[] = {
     { "iscan_iallreduce", MM_DEFAULT, c_iscan_iallreduce },
     { "inter_ibcast_10_5", MM_DEFAULT, c_inter_ibcast_10_5 },
     { "inter_iallreduce_5_10", MM_DEFAULT, c_inter_iallreduce_5_10 },
+    { "inter_igather_int_float", MM_DEFAULT, c_inter_igather_int_float },
+    { "inter_iallgather_int_float", MM_DEFAULT, c_inter_iallgather_int_float },
+    { "inter_ireduce_int_float", MM_DEFAULT, c_inter_ireduce_int_float },
+    { "inter_ibcast_root", MM_FOUR, c_inter_ibcast_root },
+    { "inter_gather_int_float", MM_DEFAULT, c_inter_gather_int_float },
+    { "inter_allgather_int_float", MM_DEFAULT, c_inter_allgather_int_float },
+    { "inter_reduce_int_float", MM_DEFAULT, c_inter_reduce_int_float },
+    { "inter_bcast_root", MM_FOUR, c_inter_bcast_root },
+    { "ialltoallv_int_float", MM_DEFAULT | MM_MATCHED, c_ialltoallv_int_float },
+    { "ialltoallw_int_float", MM_DEFAULT | MM_MATCHED, c_ialltoallw_int_float },
     { "scatterv_5_1000", MM_DEFAULT, c_scatterv_5_1000 },
     { "scatterv_1000_5", MM_DEFAULT, c_scatterv_1000_5 },
     { "scatterv_7_5", MM_DEFAULT, c_scatterv_7_5 },
@@ -1322,7 +1424,7 @@ int main(int argc, char **argv)
     }
     int all = argc > first && !strcmp(argv[first], "--all"), named = argc > first && !all, ran = 0;
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        int pick = all ? !(cases[i].by & MM_NOT_CHECK) : (!named && (cases[i].by & (p2p ? MM_P2P : MM_DEFAULT)) &&
+        int pick = all ? !(cases[i].by & MM_NOT_CHECK) && !((cases[i].by & MM_FOUR) && size < 4) : (!named && (cases[i].by & (p2p ? MM_P2P : MM_DEFAULT)) &&
                            !(fresh_all && (cases[i].by & MM_NOT_SCHED)));
         for (int a = first; named && a < argc; a++)
             pick |= !strcmp(argv[a], cases[i].name);

@@ -431,10 +431,16 @@ static inline uint32_t cm_direct_word_of(unsigned coll, size_t bytes, int root, 
  * same datatype). */
 #define CM_DIRECT_CLASS_MIX 37u
 #define CM_DIRECT_CLASS_UNMIX 173u      /* 37 x 173 = 1 mod 256 */
-static inline int cm_direct_root_field(unsigned coll, int root, unsigned sig_class)
-{
-    return coll == CM_COLL_REDUCE ? root + (int)((CM_DIRECT_CLASS_MIX * sig_class) & 0xffu) : root;
-}
+/* Bcast, gather(v) and scatter(v) carry a 4-bit hash of the class in the op
+ * bits (cm_direct_class_hash), which misses class differences that are
+ * multiples of 15 (MPI_INT and MPI_UINT8_T); their root field takes the
+ * class mixed in too, with a factor of its own: 53 x 15 = 27 mod 64, so such
+ * a difference (15 to 60) moves the field by 27, 54, 17 or 44 mod 64 (the
+ * tag's 6 bits) and looks like no root difference below 10.  Their
+ * MPI_PACKED (class 0) still agrees with any (cm_direct_words_agree undoes
+ * the mix). */
+#define CM_DIRECT_CLASS_MIX_ROOTED 53u
+#define CM_DIRECT_CLASS_UNMIX_ROOTED 29u   /* 53 x 29 = 1 mod 256 */
 /* Waits that last (slow path only, before each sleep): has another rank gone
  * another way?  cm_direct_fifo_ahead: a sync waiter asks whether a FIFO
  * entry of a call I have not reached is published (a rank took the FIFO
@@ -480,16 +486,37 @@ static inline int cm_direct_typed(unsigned coll)
 {
     return coll == CM_COLL_ALLREDUCE || coll == CM_COLL_SCAN || coll == CM_COLL_EXSCAN ||
            coll == CM_COLL_REDUCE_SCATTER || coll == CM_COLL_REDUCE_SCATTER_BLOCK || coll == CM_COLL_ALLGATHER ||
-           coll == CM_COLL_ALLGATHERV || coll == CM_COLL_ALLTOALL;
+           coll == CM_COLL_ALLGATHERV || coll == CM_COLL_ALLTOALL || coll == CM_COLL_ALLTOALLV ||
+           coll == CM_COLL_ALLTOALLW;
 }
 /* The rooted collectives without an op: a 4-bit hash of the class in the op
  * bits (cm_direct_class_hash).  Reduce has both a root and an op and carries
- * its class mixed into the root field (cm_direct_root_field); alltoallv/w
- * carry none (ranks that exchange nothing may use unrelated types). */
+ * its class mixed into the root field (cm_direct_root_field).  Alltoallv/w
+ * (typed above) carry class 0 in the call's word (ranks that exchange
+ * nothing may use unrelated types); their point-to-point messages carry
+ * each block's own (cm_direct_word_class). */
 static inline int cm_direct_typed_op(unsigned coll)
 {
     return coll == CM_COLL_BCAST || coll == CM_COLL_GATHER || coll == CM_COLL_GATHERV || coll == CM_COLL_SCATTER ||
            coll == CM_COLL_SCATTERV;
+}
+/* The factor a collective's class is mixed into its root field with, 0
+ * when it is not (cm_direct_root_field). */
+static inline unsigned cm_direct_class_mix(unsigned coll)
+{
+    return coll == CM_COLL_REDUCE ? CM_DIRECT_CLASS_MIX : cm_direct_typed_op(coll) ? CM_DIRECT_CLASS_MIX_ROOTED : 0u;
+}
+static inline int cm_direct_root_field(unsigned coll, int root, unsigned sig_class)
+{
+    return root + (int)((cm_direct_class_mix(coll) * sig_class) & 0xffu);
+}
+/* The rank a word's root field names, with the whole class that was mixed
+ * into it (a broadcast-FIFO entry keeps it beside the word): its writer, for
+ * the root of such an entry; other if none of the n ranks. */
+static inline int cm_direct_word_root(uint32_t w, unsigned sig_class, int n, int other)
+{
+    int r = (int)(((w >> 9) - 1u - cm_direct_class_mix((w & 31u) - 1) * sig_class) & 0xffu);
+    return r < n ? r : other;
 }
 /* Class 0 (MPI_PACKED, or no data) stays 0, the value that agrees with any;
  * the others map onto 1..15, so that the first fifteen C types (MPI_CHAR to
@@ -506,6 +533,28 @@ static inline uint32_t cm_direct_call_word(unsigned coll, size_t bytes, int root
                                    cm_direct_typed(coll) ? (int)sig_class - 1 : cm_direct_root_field(coll, root, sig_class),
                                    op);
     return cm_direct_typed_op(coll) ? w | cm_direct_class_hash(sig_class) << 5 : w;
+}
+/* Word w with the signature class of one message's data in it: a
+ * point-to-point message whose two ends name their own types for it (the
+ * blocks of alltoallv/w; every message of an intercommunicator collective,
+ * whose two groups name other types) carries the class of what it moves,
+ * and its receive compares it with the class of what it takes
+ * (docs/collectives.md, "Classes per message").  w holds class 0. */
+static inline uint32_t cm_direct_word_class(uint32_t w, unsigned sig_class)
+{
+    unsigned coll = (w & 31u) - 1;
+    if (cm_direct_typed(coll))
+        return (w & ~(0xffu << 9)) | (sig_class & 0xffu) << 9;
+    if (cm_direct_typed_op(coll))
+        w = (w & ~(15u << 5)) | cm_direct_class_hash(sig_class) << 5;
+    return (w & ~(0xffu << 9)) | ((((w >> 9) & 0xffu) + cm_direct_class_mix(coll) * sig_class) & 0xffu) << 9;
+}
+/* The class of count elements of dt as one message carries it: 0 (agrees
+ * with any) when they hold no data. */
+static inline unsigned cm_direct_data_class(MPI_Datatype dt, int count)
+{
+    const struct cm_datatype *t = count > 0 ? cm_dt_lookup(dt) : NULL;
+    return t && t->size ? t->sig_class : 0u;
 }
 /* The bits of a word of collective coll that hold a signature class, 0 if
  * none (reduce's is mixed with the root: it agrees with no other). */

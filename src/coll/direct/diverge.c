@@ -21,13 +21,6 @@ static int published(_Atomic uint32_t *seq, uint32_t k)
     return (int32_t)(atomic_load_explicit(seq, memory_order_acquire) - (k + 1)) >= 0;
 }
 
-/* A word's root field (direct.h): root + 1, low 8 bits; the rank to name. */
-static int word_root(uint32_t w, int n)
-{
-    int r = (int)((w >> 9) & 0xffu) - 1;
-    return r >= 0 && r < n ? r : 0;
-}
-
 /* I wait in a sync, having finished s->bcasts broadcast-FIFO calls and
  * s->to_root reduce-FIFO calls.  An entry for the next one published means
  * its writer did that call where I am in a sync: it never comes to mine
@@ -40,7 +33,7 @@ int cm_direct_fifo_ahead(struct cm_direct *s, uint32_t word, int *peer, uint32_t
     struct cm_direct_bfifo_entry *b = cm_direct_bfifo(s, s->bcasts);
     if (cm_direct_bfifo_enabled() && published(&b->seq, s->bcasts)) {
         *theirs = b->word;
-        *peer = word_root(*theirs, s->n);
+        *peer = cm_direct_word_root(*theirs, b->sig_class, s->n, 0);
         return 1;
     }
     for (int r = 0; r < s->n && cm_direct_rfifo_enabled(); r++) {
@@ -73,7 +66,7 @@ int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm)
     struct cm_direct_bfifo_entry *b = cm_direct_bfifo(s, s->bcasts);
     struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, src, s->to_root);
     int in_sync = 0;
-    if (cm_direct_bfifo_enabled() && published(&b->seq, s->bcasts) && word_root(b->word, s->n) == src)
+    if (cm_direct_bfifo_enabled() && published(&b->seq, s->bcasts) && cm_direct_word_root(b->word, b->sig_class, s->n, 0) == src)
         theirs = b->word;
     else if (cm_direct_rfifo_enabled() && published(&e->seq, s->to_root))
         theirs = e->word;

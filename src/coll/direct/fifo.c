@@ -81,9 +81,7 @@ int cm_direct_bfifo_take(struct cm_direct *s, uint32_t k, int *peer, uint32_t *t
         atomic_store_explicit(&e->seq, k + 1, memory_order_release);
     cm_direct_wait32(s, &e->seq, &e->seq_waiters, k + 1);
     *theirs = e->word;
-    *peer = (int)((*theirs >> 9) & 0xffu) - 1;
-    if (*peer < 0 || *peer >= s->n)
-        *peer = 0;
+    *peer = cm_direct_word_root(*theirs, e->sig_class, s->n, 0);
     return 0;
 }
 

@@ -90,10 +90,9 @@ static int nbc_mismatch(struct cm_direct_nbc *o, int peer, uint32_t theirs)
 
 /* A broadcast-FIFO reader of o saw another word in the entry: its writer is
  * the root that word names (another one than mine when the roots differ). */
-static void reader_mismatch(struct cm_direct_nbc *o, uint32_t theirs)
+static void reader_mismatch(struct cm_direct_nbc *o, const struct cm_direct_bfifo_entry *e)
 {
-    int writer = (int)((theirs >> 9) & 0xffu) - 1;
-    nbc_mismatch(o, writer >= 0 && writer < o->s->n ? writer : o->root, theirs);
+    nbc_mismatch(o, cm_direct_word_root(e->word, e->sig_class, o->s->n, o->root), e->word);
 }
 
 /* The root of broadcast-FIFO call o->k: the entry claimed, take it (0: another
@@ -137,7 +136,7 @@ static int bcast_step(struct cm_direct_nbc *o, int block)
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
         if (cm_direct_words_differ(e->word, o->args.word))
-            reader_mismatch(o, e->word);
+            reader_mismatch(o, e);
         else
             cm_direct_unpack(data, o->rbuf, o->count, o->dt);
     }
@@ -258,7 +257,7 @@ static int scatter_step(struct cm_direct_nbc *o, int block)
         else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
             return 0;
         if (cm_direct_words_differ(e->word, o->args.word))
-            reader_mismatch(o, e->word);
+            reader_mismatch(o, e);
         else
             cm_direct_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
     }

@@ -55,6 +55,15 @@ int cm_inter_alltoallw(const void *sbuf, const int *scounts, const int *sdispls,
  * nb_end starts as *request. */
 void cm_inter_nb_begin(MPI_Comm comm, const char *call);
 int cm_inter_nb_end(MPI_Comm comm, MPI_Request *request, int rc);
+/* The blocking forms (coll/api.h, API_INTER): cm_inter_blocking_end(comm,
+ * (cm_inter_blocking_begin(), cm_inter_bcast(...))) -- the body builds the
+ * schedule its nonblocking form builds (begun when the body asks for its
+ * communicator, cm_ic_get, under the blocking call's name), which
+ * blocking_end starts and waits for: its messages carry the call's word and
+ * each message's class (coll/nbc.c), so a mismatch is an error there too.
+ * A nonblocking front end's own cm_inter_nb_begin cancels the request. */
+void cm_inter_blocking_begin(void);
+int cm_inter_blocking_end(MPI_Comm comm, int rc);
 
 /* A collective that MPI-4.1 leaves undefined on intercommunicators (Scan,
  * Exscan and their nonblocking forms): MPI_ERR_COMM naming the call. */

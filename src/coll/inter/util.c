@@ -12,10 +12,15 @@
 static struct cm_nbc *pending;
 static const char *pending_call;
 /* The pending schedule's word (coll/nbc.c, "argument agreement"): the
- * collective and the op, no root or class (the two groups legitimately name
- * other roots and types) and no bytes: each message's size is compared with
- * what its receive posted, within a group and between the groups. */
+ * collective, the op, the root as the root's group numbers it (the root
+ * names itself MPI_ROOT, the other group names its rank there; its own
+ * group's MPI_PROC_NULL ranks take no part) and, per message, the class of
+ * the data it moves (cm_nbc_classes: the two groups name their own types,
+ * which need not be alike within a rank), no bytes: each message's size is
+ * compared with what its receive posted, within a group and between the
+ * groups. */
 static struct cm_direct_nbc_args pending_args;
+static int pending_root;
 
 /* The collective of a blocking function's name (cm_ic_get's call). */
 static unsigned coll_of(const char *blocking_call)
@@ -31,14 +36,35 @@ static void pending_word(MPI_Comm comm, const char *blocking_call, MPI_Op op)
     unsigned coll = blocking_call ? coll_of(blocking_call) : (pending_args.word & 31u) - 1;
     if (coll >= CM_COLL_NUM)
         return;
-    pending_args = (struct cm_direct_nbc_args){ cm_direct_word_of(coll, 0, -1, op), 0, comm, pending_call };
+    pending_args = (struct cm_direct_nbc_args){ cm_direct_word_of(coll, 0, pending_root, op), 0, comm, pending_call };
     cm_nbc_word(pending, &pending_args);
+}
+
+/* A blocking form's schedule: wanted (blocking_begin) until the body asks
+ * for its communicator, then running until blocking_end. */
+static int blocking_want, blocking_run;
+
+void cm_inter_blocking_begin(void) { blocking_want = 1; }
+
+int cm_inter_blocking_end(MPI_Comm comm, int rc)
+{
+    MPI_Request req = MPI_REQUEST_NULL;
+    blocking_want = 0;
+    if (!blocking_run)
+        return rc;
+    blocking_run = 0;
+    rc = cm_inter_nb_end(comm, &req, rc);
+    return rc ? rc : PMPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
 void cm_inter_nb_begin(MPI_Comm comm, const char *call)
 {
+    blocking_want = 0;
     pending = cm_nbc_new(cm_coll_comm(comm));
     pending_call = call;
+    pending_root = -1;
+    if (pending)
+        cm_nbc_classes(pending);
 }
 
 int cm_inter_nb_end(MPI_Comm comm, MPI_Request *request, int rc)
@@ -60,6 +86,10 @@ int cm_inter_nb_end(MPI_Comm comm, MPI_Request *request, int rc)
 int cm_ic_get(MPI_Comm comm, const char *call, struct cm_ic *ic)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    if (blocking_want && !pending) {
+        cm_inter_nb_begin(comm, call);
+        blocking_run = pending != NULL;   /* else the body runs blocking, wordless */
+    }
     ic->nbc = pending;
     if (pending) {
         pending_word(comm, call, MPI_OP_NULL);
@@ -84,8 +114,13 @@ void cm_ic_op(const struct cm_ic *ic, MPI_Op op)
 
 int cm_ic_root(const struct cm_ic *ic, int root)
 {
-    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < ic->rsize))
+    if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < ic->rsize)) {
+        if (ic->nbc && root != MPI_PROC_NULL) {
+            pending_root = root == MPI_ROOT ? ic->rank : root;
+            pending_word(ic->comm, NULL, MPI_OP_NULL);
+        }
         return 0;
+    }
     return cm_error(ic->comm, MPI_ERR_ROOT, ic->call,
                     "invalid root %d on an intercommunicator (MPI_ROOT, MPI_PROC_NULL or a remote rank below %d)",
                     root, ic->rsize);
