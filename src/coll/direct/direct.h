@@ -507,6 +507,35 @@ static inline uint32_t cm_direct_call_word(unsigned coll, size_t bytes, int root
                                    op);
     return cm_direct_typed_op(coll) ? w | cm_direct_class_hash(sig_class) << 5 : w;
 }
+/* A nonblocking or persistent call on the engine (direct/nbc.c) does not
+ * match the blocking call of its collective (MPI 4.1 section 6.12), which
+ * runs the same protocols on the same area: its word's collective field
+ * holds a code of its own, CM_DIRECT_NB_FIRST + the collective (0-10, the
+ * engine's ones) or + 11 for reduce_scatter_block (alltoallv's place: never
+ * on the engine).  Codes 18-29; 1-17 are the blocking ones, 31 the poison.
+ * Only the engine's records carry it (the schedules' tags never meet a
+ * blocking algorithm's: other base tags). */
+#define CM_DIRECT_NB_FIRST 18u
+#define CM_DIRECT_NB_RSB 11u
+static inline uint32_t cm_direct_nb_word(uint32_t w)
+{
+    unsigned coll = (w & 31u) - 1u;
+    unsigned i = coll == CM_COLL_REDUCE_SCATTER_BLOCK ? CM_DIRECT_NB_RSB : coll;
+    return w && i < CM_DIRECT_NB_RSB + 1u ? (w & ~31u) | (CM_DIRECT_NB_FIRST + i) : w;
+}
+/* 1 when word w is a nonblocking call's (cm_direct_nb_word). */
+static inline int cm_direct_word_nb(uint32_t w)
+{
+    return (w & 31u) >= CM_DIRECT_NB_FIRST && (w & 31u) <= CM_DIRECT_NB_FIRST + CM_DIRECT_NB_RSB;
+}
+/* The collective of word w, blocking or nonblocking alike. */
+static inline unsigned cm_direct_word_coll(uint32_t w)
+{
+    if (!cm_direct_word_nb(w))
+        return (w & 31u) - 1u;
+    unsigned i = (w & 31u) - CM_DIRECT_NB_FIRST;
+    return i == CM_DIRECT_NB_RSB ? (unsigned)CM_COLL_REDUCE_SCATTER_BLOCK : i;
+}
 /* The bits of a word of collective coll that hold a signature class, 0 if
  * none (reduce's is mixed with the root: it agrees with no other). */
 static inline uint32_t cm_direct_class_field(unsigned coll)

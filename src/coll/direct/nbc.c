@@ -525,6 +525,7 @@ static int query_op(struct cm_request *r)
 int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
 {
     o->args = cm_direct_nbc_next;
+    o->args.word = cm_direct_nb_word(o->args.word);   /* never a blocking call's (direct.h) */
     if (cm_coll_capture.on) {
         struct kept *k = malloc(sizeof *k);
         if (!k) {
