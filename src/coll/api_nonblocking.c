@@ -140,6 +140,7 @@ int cm_Ireduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datat
     if ((rc = api_root(comm, call, root, size)) ||
         (rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, root, rank, 0)))
         return rc;
+    api_empty_bufs(count, &sendbuf, &recvbuf);   /* a count of 0 runs too (api.h) */
     if (API_NBC(comm, call, CM_COLL_REDUCE, api_bytes(count, datatype), root, op, api_class(datatype, 1),
                 cm_direct_nbc_reduce(sendbuf, recvbuf, count, datatype, op, root, cc, request)) == MPI_SUCCESS)
         return MPI_SUCCESS;
@@ -161,6 +162,7 @@ int cm_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
         return rc;
     if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, count, datatype, op, 0, rank, 1)))
         return rc;
+    api_empty_bufs(count, &sendbuf, &recvbuf);
     size_t bytes = api_bytes(count, datatype);
     if (API_NBC(comm, call, CM_COLL_ALLREDUCE, bytes, -1, op, api_class(datatype, bytes),
                 cm_direct_nbc_allreduce(sendbuf, recvbuf, count, datatype, op, cc, request)) == MPI_SUCCESS)
@@ -186,8 +188,7 @@ int cm_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
         return rc;
     if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, recvcount, datatype, op, 0, rank, 1)))
         return fail(s, rc);
-    if (recvcount == 0)
-        return start(comm, call, s, MPI_SUCCESS, request);
+    api_empty_bufs(recvcount, &sendbuf, &recvbuf);
     size_t bytes = api_bytes(recvcount, datatype);
     if (API_NBC(comm, call, CM_COLL_REDUCE_SCATTER_BLOCK, bytes, -1, op, api_class(datatype, bytes),
                 cm_direct_nbc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, cc, request)) ==

@@ -29,7 +29,7 @@ CM_THREAD_LOCAL struct cm_direct_nbc_args cm_direct_nbc_next;
 
 int cm_direct_words_agree(uint32_t a, uint32_t b)
 {
-    unsigned coll = (a & 31u) - 1;
+    unsigned coll = cm_direct_word_coll(a);
     uint32_t field = cm_direct_class_field(coll), rootf = 0xffu << 9;
     if (a == b || !field || ((a & field) && (b & field)))
         return a == b;
@@ -108,7 +108,7 @@ int cm_coll_tag_words(uint32_t *mine_io, int their_tag, size_t posted, size_t go
      * field is a signature class (cm_direct_typed), 0 there is MPI_PACKED's
      * class, which agrees with any (cm_direct_words_agree); a root's field
      * (root + 1) may have those bits 0 (root 63) and stays as it is. */
-    if (cm_direct_typed((mine & 31u) - 1) && !(theirs & (0x3fu << 9)))
+    if (cm_direct_typed(cm_direct_word_coll(mine)) && !(theirs & (0x3fu << 9)))
         theirs &= ~(0xffu << 9);
     if (theirs != mine && cm_direct_words_agree(mine, theirs))
         theirs = mine;
@@ -123,9 +123,15 @@ int cm_coll_tag_words(uint32_t *mine_io, int their_tag, size_t posted, size_t go
     return mine != theirs;
 }
 
-static const char *word_coll(uint32_t w)
+/* The call of word w: a nonblocking one's name is its blocking twin's
+ * with an I after MPI_ (out: room for it). */
+static const char *word_coll(uint32_t w, char *out, size_t len)
 {
-    return cm_coll_call_name((long long)(w & 31u) - 1);
+    const char *name = cm_coll_call_name(cm_direct_word_coll(w));
+    if (!cm_direct_word_nb(w))
+        return name;
+    snprintf(out, len, "MPI_I%c%s", name[4] - 'A' + 'a', name + 5);
+    return out;
 }
 
 /* A field's value for the message: exact, or "another value" when hashed. */
@@ -173,7 +179,7 @@ static int known_class(unsigned c)
  * type has, or both when each does. */
 static int reduce_root_or_class(MPI_Comm comm, const char *call, uint32_t a, uint32_t b, int peer, unsigned class_here)
 {
-    unsigned coll = (a & 31u) - 1, mix = cm_direct_class_mix(coll);
+    unsigned coll = cm_direct_word_coll(a), mix = cm_direct_class_mix(coll);
     unsigned unmix = coll == CM_COLL_REDUCE ? CM_DIRECT_CLASS_UNMIX : CM_DIRECT_CLASS_UNMIX_ROOTED;
     /* bcast, gather(v), scatter(v): the other rank's class has the hash its op bits carry */
     int hashed = cm_direct_typed_op(coll);
@@ -233,15 +239,19 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
     if ((b & 31u) == 31u)
         return cm_error(comm, MPI_ERR_ARG, call,
                         "rank %d saw the ranks' arguments differ earlier in this call (its error names them)", m.peer);
+    if ((diff & 31u) && cm_direct_word_coll(a) == cm_direct_word_coll(b))
+        return cm_error(comm, MPI_ERR_ARG, call,
+                        "rank %d is in %s at the same point: a nonblocking collective does not match a blocking "
+                        "one (MPI 4.1 section 6.12)", m.peer, word_coll(b, x, sizeof x));
     if (diff & 31u)
         return cm_error(comm, MPI_ERR_ARG, call,
                         "rank %d is in %s at the same point: the ranks call different collectives", m.peer,
-                        word_coll(b));
+                        word_coll(b, x, sizeof x));
     if (m.class_theirs)   /* the words agree, the whole classes beside the data do not */
         return cm_error(comm, MPI_ERR_TYPE, call,
                         "type signature differs across ranks (same size): %s here, %s on rank %d",
                         sig_name(m.class_mine), sig_name(m.class_theirs), m.peer);
-    unsigned coll = (a & 31u) - 1;
+    unsigned coll = cm_direct_word_coll(a);
     /* A class field of 0 (no data, or MPI_PACKED) agrees with any: what
      * differs is elsewhere (a rank with a count of 0 where the others have
      * data: the sizes). */

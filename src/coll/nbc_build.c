@@ -7,6 +7,9 @@
  *             commutative, then one hop to the root)
  *  gather, scatter, allgather, alltoall: their v forms (nbc_build_v.c)
  * Iallreduce = reduce to 0 + bcast; Ireduce_scatter_block = reduce + scatter.
+ * A count of 0 runs the same schedule with empty messages: their tags carry
+ * the call's word, so a rank with 0 where the others have data meets them
+ * and the receives compare (coll/nbc.c; issue 32 item 2).
  * Builders record errors in the schedule; cm_nbc_start reports them.
  */
 #include "coll/nbc.h"
@@ -33,7 +36,7 @@ int cm_nbc_build_bcast(struct cm_nbc *s, void *buf, int count, MPI_Datatype dt, 
 {
     int rank, p;
     rank_size(comm, &rank, &p);
-    if (p == 1 || count == 0)
+    if (p == 1)     /* a count of 0 sends empty messages: they carry the word */
         return MPI_SUCCESS;
     int vr = (rank - root + p) % p, mask;
     if (vr != 0) {
@@ -55,8 +58,6 @@ int cm_nbc_build_reduce(struct cm_nbc *s, const void *sbuf, void *rbuf, int coun
 {
     int rank, p;
     rank_size(comm, &rank, &p);
-    if (count == 0)
-        return MPI_SUCCESS;
     int top = cm_coll_is_commutative(op) ? root : 0;
     int idx = (rank - top + p) % p;
     void *cur = cm_nbc_scratch(s, dt, count), *spare = cm_nbc_scratch(s, dt, count);

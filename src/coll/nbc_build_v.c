@@ -179,8 +179,6 @@ int cm_nbc_build_scan(struct cm_nbc *s, const void *sbuf, void *rbuf, int count,
 {
     int rank, p;
     rank_size(comm, &rank, &p);
-    if (count == 0)
-        return MPI_SUCCESS;
     if (!exclusive) {
         /* rbuf = prefix(0..rank-1) op mine; then pass rbuf on */
         void *prefix = rank > 0 ? cm_nbc_scratch(s, dt, count) : NULL;
@@ -226,8 +224,6 @@ int cm_nbc_build_reduce_scatter(struct cm_nbc *s, const void *sbuf, void *rbuf, 
     int total = 0;
     for (int i = 0; i < p; i++)
         total += rcounts[i];
-    if (total == 0)
-        return MPI_SUCCESS;
     int *displs = cm_nbc_scratch(s, MPI_INT, p);
     void *full = rank == 0 ? cm_nbc_scratch(s, dt, total) : NULL;
     if (!displs || (rank == 0 && !full))

@@ -510,14 +510,6 @@ static inline int cm_direct_root_field(unsigned coll, int root, unsigned sig_cla
 {
     return root + (int)((cm_direct_class_mix(coll) * sig_class) & 0xffu);
 }
-/* The rank a word's root field names, with the whole class that was mixed
- * into it (a broadcast-FIFO entry keeps it beside the word): its writer, for
- * the root of such an entry; other if none of the n ranks. */
-static inline int cm_direct_word_root(uint32_t w, unsigned sig_class, int n, int other)
-{
-    int r = (int)(((w >> 9) - 1u - cm_direct_class_mix((w & 31u) - 1) * sig_class) & 0xffu);
-    return r < n ? r : other;
-}
 /* Class 0 (MPI_PACKED, or no data) stays 0, the value that agrees with any;
  * the others map onto 1..15, so that the first fifteen C types (MPI_CHAR to
  * MPI_LONG_DOUBLE, dense indices 1..15) all differ. */
@@ -534,6 +526,43 @@ static inline uint32_t cm_direct_call_word(unsigned coll, size_t bytes, int root
                                    op);
     return cm_direct_typed_op(coll) ? w | cm_direct_class_hash(sig_class) << 5 : w;
 }
+/* A nonblocking or persistent call on the engine (direct/nbc.c) does not
+ * match the blocking call of its collective (MPI 4.1 section 6.12), which
+ * runs the same protocols on the same area: its word's collective field
+ * holds a code of its own, CM_DIRECT_NB_FIRST + the collective (0-10, the
+ * engine's ones) or + 11 for reduce_scatter_block (alltoallv's place: never
+ * on the engine).  Codes 18-29; 1-17 are the blocking ones, 31 the poison.
+ * Only the engine's records carry it (the schedules' tags never meet a
+ * blocking algorithm's: other base tags). */
+#define CM_DIRECT_NB_FIRST 18u
+#define CM_DIRECT_NB_RSB 11u
+static inline uint32_t cm_direct_nb_word(uint32_t w)
+{
+    unsigned coll = (w & 31u) - 1u;
+    unsigned i = coll == CM_COLL_REDUCE_SCATTER_BLOCK ? CM_DIRECT_NB_RSB : coll;
+    return w && i < CM_DIRECT_NB_RSB + 1u ? (w & ~31u) | (CM_DIRECT_NB_FIRST + i) : w;
+}
+/* 1 when word w is a nonblocking call's (cm_direct_nb_word). */
+static inline int cm_direct_word_nb(uint32_t w)
+{
+    return (w & 31u) >= CM_DIRECT_NB_FIRST && (w & 31u) <= CM_DIRECT_NB_FIRST + CM_DIRECT_NB_RSB;
+}
+/* The collective of word w, blocking or nonblocking alike. */
+static inline unsigned cm_direct_word_coll(uint32_t w)
+{
+    if (!cm_direct_word_nb(w))
+        return (w & 31u) - 1u;
+    unsigned i = (w & 31u) - CM_DIRECT_NB_FIRST;
+    return i == CM_DIRECT_NB_RSB ? (unsigned)CM_COLL_REDUCE_SCATTER_BLOCK : i;
+}
+/* The rank a word's root field names, with the whole class that was mixed
+ * into it (a broadcast-FIFO entry keeps it beside the word): its writer, for
+ * the root of such an entry; other if none of the n ranks. */
+static inline int cm_direct_word_root(uint32_t w, unsigned sig_class, int n, int other)
+{
+    int r = (int)(((w >> 9) - 1u - cm_direct_class_mix(cm_direct_word_coll(w)) * sig_class) & 0xffu);
+    return r < n ? r : other;
+}
 /* Word w with the signature class of one message's data in it: a
  * point-to-point message whose two ends name their own types for it (the
  * blocks of alltoallv/w; every message of an intercommunicator collective,
@@ -542,7 +571,7 @@ static inline uint32_t cm_direct_call_word(unsigned coll, size_t bytes, int root
  * (docs/collectives.md, "Classes per message").  w holds class 0. */
 static inline uint32_t cm_direct_word_class(uint32_t w, unsigned sig_class)
 {
-    unsigned coll = (w & 31u) - 1;
+    unsigned coll = cm_direct_word_coll(w);
     if (cm_direct_typed(coll))
         return (w & ~(0xffu << 9)) | (sig_class & 0xffu) << 9;
     if (cm_direct_typed_op(coll))

@@ -524,6 +524,7 @@ static int query_op(struct cm_request *r)
 int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
 {
     o->args = cm_direct_nbc_next;
+    o->args.word = cm_direct_nb_word(o->args.word);   /* never a blocking call's (direct.h) */
     if (cm_coll_capture.on) {
         struct kept *k = malloc(sizeof *k);
         if (!k) {
@@ -563,7 +564,9 @@ int cm_direct_nbc_barrier(MPI_Comm cc, MPI_Request *request)
 int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request)
 {
     size_t bytes = cm_direct_bytes(count, dt, NULL, NULL, NULL);
-    struct cm_direct *s = bytes && bytes <= CM_DIRECT_BFIFO_BYTES && cm_direct_bfifo_enabled() ? cm_direct_nbc_area(cc) : NULL;
+    /* A count of 0 takes the entry too: the readers compare its word (a
+     * rank with 0 where the others have data must meet them, issue 32). */
+    struct cm_direct *s = bytes <= CM_DIRECT_BFIFO_BYTES && cm_direct_bfifo_enabled() ? cm_direct_nbc_area(cc) : NULL;
     struct cm_direct_nbc *o = s ? calloc(1, sizeof *o) : NULL;
     if (!o)
         return cm_direct_nbc_bcast_pieces(buf, count, dt, root, cc, request);
@@ -584,7 +587,7 @@ struct cm_direct_nbc *cm_direct_nbc_reduction(const void *sbuf, void *rbuf, int 
     int contiguous;
     MPI_Aint tlb;
     size_t bytes = cm_direct_bytes(count, dt, &contiguous, &tlb, NULL);
-    *s = bytes && contiguous && bytes <= max ? cm_direct_nbc_area(cc) : NULL;
+    *s = contiguous && bytes <= max ? cm_direct_nbc_area(cc) : NULL;   /* 0 bytes too (the FIFO, a sync) */
     struct cm_direct_nbc *o = *s ? calloc(1, sizeof *o) : NULL;
     if (!o)
         return NULL;

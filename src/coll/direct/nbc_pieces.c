@@ -214,9 +214,11 @@ static const struct nbc_pieces_kind alltoall_kind = {"alltoall", alltoall_begin,
 /* Right fold in rank order of n parts (x_r at part(o, r, p, off)) into out:
  * out = x_0 op (x_1 op (... op x_{n-1})), len bytes of a contiguous type. */
 typedef const char *(*part_fn)(struct cm_direct_nbc *o, int r, int p, size_t off);
+/* The bytes of one element (1 for a count of 0: its one round moves nothing). */
+static size_t elem_size(const struct cm_direct_nbc *o) { return o->count ? o->bytes / (size_t)o->count : 1; }
 static void fold_parts(struct cm_direct_nbc *o, part_fn part, int p, char *out, size_t off, size_t len)
 {
-    int n = o->s->n, count = (int)(len / (o->bytes / (size_t)o->count));
+    int n = o->s->n, count = (int)(len / elem_size(o));
     cm_op_kernel_fn kernel = cm_direct_kernel(o->op, o->dt);
     const char *last = part(o, n - 1, p, off);
     if (last != out)
@@ -268,7 +270,6 @@ static const struct nbc_pieces_kind reduce_kind = {"reduce", NULL, 1, {reduce_fi
  * folded slices are the second epoch's data: written after the first
  * epoch completed, before arriving at the second, read before arriving at
  * the next (the rule every epoch's data keeps, top of file). */
-static size_t elem_size(const struct cm_direct_nbc *o) { return o->bytes / (size_t)o->count; }
 
 static void split_fold(struct cm_direct_nbc *o, int p, size_t off, size_t len)
 {
@@ -348,9 +349,10 @@ static int start(const struct nbc_pieces_kind *pk, struct cm_direct *s, struct c
     return cm_direct_nbc_queue(s, o, request);
 }
 
-static struct cm_direct_nbc *new_op(MPI_Comm cc, size_t bytes, struct cm_direct **s)
+/* 0 bytes too: one round of syncs, whose words the others compare (issue 32). */
+static struct cm_direct_nbc *new_op(MPI_Comm cc, struct cm_direct **s)
 {
-    *s = bytes ? cm_direct_nbc_area(cc) : NULL;
+    *s = cm_direct_nbc_area(cc);
     return *s ? calloc(1, sizeof(struct cm_direct_nbc)) : NULL;
 }
 
@@ -386,7 +388,7 @@ static int symmetric(const struct nbc_pieces_kind *pk, const void *sbuf, int sco
 {
     struct cm_direct *s;
     size_t b = cm_direct_bytes(rcount, rtype, NULL, NULL, NULL);
-    struct cm_direct_nbc *o = new_op(cc, b, &s);
+    struct cm_direct_nbc *o = new_op(cc, &s);
     if (!o)
         return CM_COLL_NO_SHORTCUT;
     blocks(o, sbuf, scount, stype, 1, rbuf, rcount, rtype, 1, -1);
@@ -421,7 +423,7 @@ static int rooted(const struct nbc_pieces_kind *pk, int root_sends, const void *
     PMPI_Comm_rank(cc, &me);
     int sends = me == root ? root_sends : !root_sends;
     size_t b = sends ? cm_direct_bytes(scount, stype, NULL, NULL, NULL) : cm_direct_bytes(rcount, rtype, NULL, NULL, NULL);
-    struct cm_direct_nbc *o = new_op(cc, b, &s);
+    struct cm_direct_nbc *o = new_op(cc, &s);
     if (!o)
         return CM_COLL_NO_SHORTCUT;
     blocks(o, sbuf, scount, stype, me == root && root_sends, rbuf, rcount, rtype, me == root && !root_sends, root);
@@ -454,7 +456,7 @@ int cm_direct_nbc_bcast_pieces(void *buf, int count, MPI_Datatype dt, int root, 
 {
     struct cm_direct *s;
     size_t b = cm_direct_bytes(count, dt, NULL, NULL, NULL);
-    struct cm_direct_nbc *o = new_op(cc, b, &s);
+    struct cm_direct_nbc *o = new_op(cc, &s);
     if (!o)
         return CM_COLL_NO_SHORTCUT;
     o->rbuf = buf;
@@ -477,7 +479,7 @@ int cm_direct_nbc_reduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Dat
      * 2-rank reduce's root folds one part into its own: nothing to split. */
     const struct nbc_pieces_kind *pk =
         o->bytes >= CM_DIRECT_SPLIT_FOLD_MIN && (root < 0 || s->n > 2) ? &split_kind : &reduce_kind;
-    return start(pk, s, o, o->bytes, s->slot_bytes, o->bytes / (size_t)count, request);
+    return start(pk, s, o, o->bytes, s->slot_bytes, elem_size(o), request);
 }
 
 int cm_direct_nbc_allreduce_pieces(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm cc,
@@ -493,8 +495,7 @@ int cm_direct_nbc_reduce_scatter_block(const void *sbuf, void *rbuf, int rcount,
 {
     struct cm_direct *s;
     struct cm_direct_nbc *o = cm_direct_nbc_reduction(sbuf, rbuf, rcount, dt, op, -1, cc, SIZE_MAX, NBC_PIECES, &s);
-    return o ? start(&rsb_kind, s, o, o->bytes, s->slot_bytes / (size_t)s->n / 64 * 64, o->bytes / (size_t)rcount,
-                     request)
+    return o ? start(&rsb_kind, s, o, o->bytes, s->slot_bytes / (size_t)s->n / 64 * 64, elem_size(o), request)
              : CM_COLL_NO_SHORTCUT;
 }
 #endif

@@ -386,6 +386,7 @@ int cm_direct_persist_allreduce(const void *sbuf, void *rbuf, int count, MPI_Dat
         a->own = a->tmp + a->chunk;
     }
     a->run.args = cm_direct_nbc_next;
+    a->run.args.word = cm_direct_nb_word(a->run.args.word);   /* never a blocking call's (direct.h) */
     a->word_hi = (uint64_t)a->run.args.word << 32;
     a->run.kind = NBC_HOOK;
     a->run.hook = pallreduce_step;

@@ -309,7 +309,7 @@ static void verdict_seen(struct cm_direct *s, int p, uint32_t verdict)
     cm_direct_mismatch_seen(peer, cm_direct_word, theirs);
 }
 
-static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen);
+static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen, int blocking);
 
 /* A counted sync's waiter before each sleep: a rank arrived at epoch e with
  * another word (it joined from elsewhere, cm_direct_sync_join, and will not
@@ -373,12 +373,15 @@ void cm_direct_sync(struct cm_direct *s, void (*last)(void *), void *arg)
             cm_futex_wake(&a->release, INT_MAX);
         return;
     }
-    await_release(s, e, old + 1);
+    await_release(s, e, old + 1, 1);
 }
 
 /* A counted sync's waiter: until the last arrival releases epoch e
- * (`seen`: the arrival count this rank last saw). */
-static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
+ * (`seen`: the arrival count this rank last saw).  Only a blocking call
+ * (blocking) takes the verdict: a nonblocking one compares the words itself
+ * into its own record (cm_direct_sync_words), and the thread's record
+ * (cm_direct_mm) belongs to whatever blocking call runs its wait. */
+static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen, int blocking)
 {
     struct area_hdr *a = hdr(s);
     int p = (int)(e & 1);
@@ -393,7 +396,7 @@ static void await_release(struct cm_direct *s, uint32_t e, uint32_t seen)
             if (announced)
                 cm_direct_announce_blocked(0);
             CM_FAULT(sync_leave);
-            if (__builtin_expect(a->verdict != 0, 0))
+            if (__builtin_expect(a->verdict != 0, 0) && blocking)
                 verdict_seen(s, p, a->verdict);
             return;
         }
@@ -458,7 +461,11 @@ uint32_t cm_direct_sync_arrive(struct cm_direct *s, uint32_t word)
     atomic_store_explicit(&cm_direct_flag(s, s->rank, p)->arrived, (uint64_t)word << 32 | e, memory_order_relaxed);
     uint32_t old = atomic_fetch_add_explicit(&a->arrive, 1, memory_order_acq_rel);
     if (old + 1 == k * (uint32_t)s->n) {
-        a->verdict = 0;     /* the members compare words themselves (cm_direct_sync_words) */
+        /* The nonblocking members compare words themselves
+         * (cm_direct_sync_words); a blocking member of the same epoch (its
+         * arguments differ: at least the nonblocking bit of the word,
+         * direct.h cm_direct_nb_word) reads only the verdict. */
+        a->verdict = words_verdict(s, p);
         atomic_store_explicit(&a->release, e, memory_order_release);
         cm_wake_fence();
         if (atomic_load_explicit(&a->sleepers, memory_order_relaxed))
@@ -552,7 +559,7 @@ void cm_direct_sync_await(struct cm_direct *s, uint32_t e)
 {
     struct area_hdr *a = hdr(s);
     if (!use_flag_sync(s)) {
-        await_release(s, e, atomic_load_explicit(&a->arrive, memory_order_relaxed));
+        await_release(s, e, atomic_load_explicit(&a->arrive, memory_order_relaxed), 0);
         return;
     }
     _Atomic uint64_t *mine = arrival_word(s, s->rank, (int)(e & 1));
