@@ -17,10 +17,12 @@
 #include "coll/direct/direct.h"
 #include "coll/percomm.h"
 #include "coll/p2p.h"
+#include "core/comm.h"
 #include "core/error.h"
 
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 CM_THREAD_LOCAL uint32_t cm_direct_word;
 CM_THREAD_LOCAL struct cm_direct_mismatch cm_direct_mm;
@@ -236,9 +238,17 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
     struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];
-    if ((b & 31u) == 31u)
+    if ((b & 31u) == 31u) {
+        /* This line names no argument; rank m.peer's does.  When the handler
+         * ends the job, the first line out is often the only one the user
+         * sees: give the rank that saw the difference half a second to print
+         * it first (an error path: the time costs nothing that matters). */
+        struct cm_comm *c = cm_comm_lookup(comm, NULL);
+        if (c && (c->errh == MPI_ERRORS_ARE_FATAL || c->errh == MPI_ERRORS_ABORT))
+            nanosleep(&(struct timespec){ .tv_nsec = 500000000L }, NULL);
         return cm_error(comm, MPI_ERR_ARG, call,
                         "rank %d saw the ranks' arguments differ earlier in this call (its error names them)", m.peer);
+    }
     if ((diff & 31u) && cm_direct_word_coll(a) == cm_direct_word_coll(b))
         return cm_error(comm, MPI_ERR_ARG, call,
                         "rank %d is in %s at the same point: a nonblocking collective does not match a blocking "
