@@ -6,6 +6,7 @@
 #include "coll/coll.h"
 
 #ifdef CM_IN_COREMPI
+#include "coll/nbc.h"
 #include "coll/percomm.h"
 #include "coll/direct/direct.h"
 #include "core/datatype.h"
@@ -46,11 +47,13 @@ static void coll_state_free(void *p)
     struct cm_coll_state *cc = p;
     if (cc && cc->direct)
         cm_direct_detach(cc->direct);
-    /* A blocking collective whose ranks disagreed may have left messages
-     * nobody will receive (more segments than the receiver expected); the
-     * next communicator given this context must not match them. */
+    /* A collective whose ranks disagreed may have left messages nobody
+     * will receive (more segments than the receiver expected, a root's that
+     * no rank took); the next communicator given this context must not
+     * match them.  The schedules' only when none is pending (a pending
+     * one's later rounds may be among them: coll/leftover.c). */
     if (cc)
-        cm_unexp_drop_worded(cc->ctx);
+        cm_unexp_drop_worded(cc->ctx, !cm_nbc_any_live());
     free(cc);
 }
 

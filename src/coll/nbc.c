@@ -71,7 +71,25 @@ struct cm_nbc {
     int nblocks;
     int error;              /* sticky: building failed (out of memory) */
     int held;               /* kept by a persistent collective: its types and ops retained */
+    int live;               /* counted in cm_nbc_live: started, not yet complete */
 };
+
+/* Schedules of this process started and not yet complete, on any
+ * communicator.  While one is, a message on a schedule's tag may be its
+ * (a peer's later round on its way); when none is, every such message this
+ * process was sent was received by its schedule, in a correct program, so
+ * one left over was sent by a rank whose arguments differed
+ * (coll/leftover.c).  Atomic: schedules complete in any thread. */
+static int cm_nbc_live;
+
+int cm_nbc_any_live(void) { return __atomic_load_n(&cm_nbc_live, __ATOMIC_RELAXED) != 0; }
+
+static void set_live(struct cm_nbc *s, int live)
+{
+    if (s->live != live)
+        __atomic_fetch_add(&cm_nbc_live, live - s->live, __ATOMIC_RELAXED);
+    s->live = live;
+}
 
 struct cm_nbc *cm_nbc_new(MPI_Comm collcomm)
 {
@@ -291,6 +309,7 @@ static int poll_schedule(void *state)
         s->pos = end + 1;
         s->posted = 0;
     }
+    set_live(s, 0);
     return 1;
 }
 
@@ -323,6 +342,7 @@ static void hold(struct cm_nbc *s, int take)
 static void destroy_schedule(void *state)
 {
     struct cm_nbc *s = state;
+    set_live(s, 0);
     if (s->held)
         hold(s, 0);
     for (int i = 0; i < s->nblocks; i++)
@@ -363,6 +383,7 @@ static int rearm_schedule(void *state)
     s->posted = 0;
     s->base = CM_TAG_NBC_BASE + (int)(cm_coll_nbc_seq(s->comm) % CM_NBC_TAGS);
     s->tag = word_tag(s, 0);
+    set_live(s, 1);
     return MPI_SUCCESS;
 }
 
@@ -386,6 +407,7 @@ int cm_nbc_start(struct cm_nbc *s, MPI_Request *request)
 #endif
         return rc;
     }
+    set_live(s, 1);
 #ifdef CM_IN_COREMPI
     if (s->args.word) {
         struct cm_request *r = cm_request_generic_new(poll_schedule, destroy_schedule, s);

@@ -47,6 +47,10 @@ void cm_nbc_take_word(struct cm_nbc *s);
 /* Hand the schedule to a generic request (which owns it from then on). */
 int cm_nbc_start(struct cm_nbc *s, MPI_Request *request);
 void cm_nbc_free(struct cm_nbc *s);
+/* 1 while a schedule of this process is started and not complete (on any
+ * communicator): the schedules' tags may then hold messages of rounds still
+ * to come (coll/leftover.c looks at them only when this is 0). */
+int cm_nbc_any_live(void);
 
 /* Builders: append the collective's rounds to s (comm: the collective communicator). */
 int cm_nbc_build_barrier(struct cm_nbc *s, MPI_Comm comm);

@@ -118,10 +118,10 @@ static inline __attribute__((always_inline)) void unexp_unlink(struct cm_unexp *
 
 /* A message a blocking collective's algorithm sent on context ctx: its tag
  * carries the argument word above a base below the schedules' (p2p/coll_entry.h). */
-static int worded(const struct cm_unexp *u, uint16_t ctx)
+static int worded(const struct cm_unexp *u, uint16_t ctx, int with_nbc)
 {
     return u->ctx == ctx && (unsigned)u->tag > CM_P2P_TAG_BASE_MASK && (unsigned)u->tag < CM_P2P_TAG_LIMIT &&
-           ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST;
+           (with_nbc || ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) < CM_P2P_TAG_NBC_FIRST);
 }
 
 static void drain_rings(void)
@@ -130,12 +130,12 @@ static void drain_rings(void)
         ;   /* what has arrived in the rings, into the queue */
 }
 
-int cm_unexp_find_worded(uint16_t ctx, int skip_base, int *src_world, int *tag)
+int cm_unexp_find_worded(uint16_t ctx, int skip_base, int with_nbc, int *src_world, int *tag)
 {
     drain_rings();
     cm_mt_lock(&cm_match_lock);
     for (struct cm_unexp *u = unexp_head; u; u = u->next)
-        if (worded(u, ctx) && ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) != (unsigned)skip_base) {
+        if (worded(u, ctx, with_nbc) && ((unsigned)u->tag & CM_P2P_TAG_BASE_MASK) != (unsigned)skip_base) {
             *src_world = u->src_world;
             *tag = u->tag;
             cm_mt_unlock(&cm_match_lock);
@@ -145,13 +145,13 @@ int cm_unexp_find_worded(uint16_t ctx, int skip_base, int *src_world, int *tag)
     return 0;
 }
 
-void cm_unexp_drop_worded(uint16_t ctx)
+void cm_unexp_drop_worded(uint16_t ctx, int with_nbc)
 {
     drain_rings();
     cm_mt_lock(&cm_match_lock);
     for (struct cm_unexp *u = unexp_head, *next; u; u = next) {
         next = u->next;
-        if (worded(u, ctx) && u->kind == CM_MSG_EAGER && !(u->flags & CM_MSGF_SYNC)) {
+        if (worded(u, ctx, with_nbc) && u->kind == CM_MSG_EAGER && !(u->flags & CM_MSGF_SYNC)) {
             unexp_unlink(u);
             free(u->data);
             free(u);

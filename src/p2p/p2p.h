@@ -164,13 +164,14 @@ struct cm_unexp *cm_unexp_find(uint16_t ctx, int src_world, int tag, int remove)
  * argument word, coll_entry.h) still unexpected on ctx: called when the
  * context is given up.  In a correct program there are none (every such
  * message is received within its call); after a mismatch there may be.
- * Not the nonblocking schedules' (their words from CM_P2P_TAG_NBC_FIRST
- * on): a schedule may still be pending when its communicator is freed, and
- * completes normally. */
-void cm_unexp_drop_worded(uint16_t ctx);
+ * The nonblocking schedules' (their words from CM_P2P_TAG_NBC_FIRST on)
+ * only when with_nbc: a schedule may still be pending when its
+ * communicator is freed, and completes normally. */
+void cm_unexp_drop_worded(uint16_t ctx, int with_nbc);
 /* The first such message queued unexpected on ctx (any protocol), its base
- * tag other than skip_base: 1 with its sender's world rank and its tag. */
-int cm_unexp_find_worded(uint16_t ctx, int skip_base, int *src_world, int *tag);
+ * tag other than skip_base (with_nbc: the schedules' words too): 1 with its
+ * sender's world rank and its tag. */
+int cm_unexp_find_worded(uint16_t ctx, int skip_base, int with_nbc, int *src_world, int *tag);
 /* Receive a message already taken off the unexpected queue (Mrecv). */
 void cm_recv_start_matched(struct cm_request *r, struct cm_unexp *u);
 

@@ -3,7 +3,7 @@
  * reported when its receiver frees the communicator or finalizes
  * (coll/leftover.c, issue 32 item 2), and correct programs see nothing.
  *
- * usage: leftover free | finalize | clean
+ * usage: leftover free | ifree | finalize | clean
  *   free:     a broadcast whose ranks 0 and 1 each name themselves the root,
  *             on a duplicate with MPI_ERRORS_RETURN: run with a point-to-point
  *             bcast (COREMPI_BCAST=binomial_ordered), where every rank returns
@@ -11,6 +11,9 @@
  *             rank's MPI_Comm_free must return MPI_ERR_ARG naming
  *             MPI_Comm_free, MPI_Bcast and the sender.  On main 74a26ff every
  *             call returned MPI_SUCCESS.
+ *   ifree:    the same with MPI_Ibcast + MPI_Wait, run on the point-to-point
+ *             schedules (COREMPI_SHM_NBC=0), where no rank need receive from
+ *             the wrong root; on main d9c0950 every call returned MPI_SUCCESS.
  *   finalize: the same on a communicator never freed: MPI_Finalize prints
  *             the line (the ctest registration looks for it) and returns an
  *             error (the communicator's handler returns).
@@ -34,12 +37,16 @@ static MPI_Comm dup_returning(void)
     return c;
 }
 
-static int two_roots(MPI_Comm c)
+static int two_roots(MPI_Comm c, int nonblocking)
 {
     int buf[10];
     for (int i = 0; i < 10; i++)
         buf[i] = rank;
-    return MPI_Bcast(buf, 10, MPI_INT, rank == 0 ? 0 : 1, c);
+    if (!nonblocking)
+        return MPI_Bcast(buf, 10, MPI_INT, rank == 0 ? 0 : 1, c);
+    MPI_Request r;
+    int rc = MPI_Ibcast(buf, 10, MPI_INT, rank == 0 ? 0 : 1, c, &r);
+    return rc != MPI_SUCCESS ? rc : MPI_Wait(&r, MPI_STATUS_IGNORE);
 }
 
 /* 0 when the error rc is the report this test wants. */
@@ -101,9 +108,9 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "clean";
     int failures = 0;
-    if (!strcmp(mode, "free")) {
+    if (!strcmp(mode, "free") || !strcmp(mode, "ifree")) {
         MPI_Comm c = dup_returning();
-        int rc = two_roots(c);
+        int rc = two_roots(c, mode[0] == 'i');
         if (rc != MPI_SUCCESS)
             printf("rank %d: the bcast itself failed (the test needs a point-to-point bcast)\n", rank);
         failures += rc != MPI_SUCCESS;
@@ -125,7 +132,7 @@ int main(int argc, char **argv)
         failures += clean();    /* the context given again: nothing left on it */
     } else if (!strcmp(mode, "finalize")) {
         MPI_Comm c = dup_returning();
-        failures += two_roots(c) != MPI_SUCCESS;
+        failures += two_roots(c, 0) != MPI_SUCCESS;
     } else {
         failures += clean();
     }
