@@ -22,6 +22,8 @@
 #define cm_direct_nbc_scatter CM_NO_SHM_NBC
 #define cm_direct_nbc_allgather CM_NO_SHM_NBC
 #define cm_direct_nbc_alltoall CM_NO_SHM_NBC
+#define cm_direct_iallreduce_lane(...) (-1)
+#define cm_direct_ibarrier_lane(...) (-1)
 #endif
 
 
@@ -72,6 +74,8 @@ int cm_Ibarrier(MPI_Comm comm, MPI_Request *request)
     API_ENTER(Ibarrier);
     API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ibarrier"), cm_inter_barrier(comm))));
     int size, rank, rc;
+    if ((rc = cm_direct_ibarrier_lane(comm, request)) != -1)   /* CM_COLL_NO_SHORTCUT */
+        return rc;
     MPI_Comm cc;
     struct cm_nbc *s;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
@@ -155,6 +159,8 @@ int cm_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     API_ENTER(Iallreduce);
     API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallreduce"), cm_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm))));
     int size, rank, rc;
+    if ((rc = cm_direct_iallreduce_lane(sendbuf, recvbuf, count, datatype, op, comm, request)) != -1)
+        return rc;
     MPI_Comm cc;
     struct cm_nbc *s;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))

@@ -338,7 +338,7 @@ static int start(const struct nbc_pieces_kind *pk, struct cm_direct *s, struct c
 {
     per = per / es * es;
     if (!per) {
-        free(o);
+        cm_direct_nbc_free(o);
         return CM_COLL_NO_SHORTCUT;
     }
     o->kind = NBC_PIECES;
@@ -351,7 +351,7 @@ static int start(const struct nbc_pieces_kind *pk, struct cm_direct *s, struct c
 static struct cm_direct_nbc *new_op(MPI_Comm cc, size_t bytes, struct cm_direct **s)
 {
     *s = bytes ? cm_direct_nbc_area(cc) : NULL;
-    return *s ? calloc(1, sizeof(struct cm_direct_nbc)) : NULL;
+    return *s ? cm_direct_nbc_new() : NULL;
 }
 
 static size_t extent_of(int count, MPI_Datatype dt)
