@@ -1,7 +1,8 @@
 /* nbc_instr.c COLL MODE BYTES N -- N calls of collective COLL (barrier, bcast,
  * allreduce, reduce, allgather, alltoall) of BYTES bytes per rank's block on
  * MPI_COMM_WORLD: MODE 0 the blocking call, 1 MPI_I<coll> + MPI_Wait.  For
- * counting instructions per call with callgrind (bench/iallreduce_instr.sh). */
+ * counting instructions per call with callgrind (bench/iallreduce_instr.sh);
+ * rank 0 also prints the wall time per call (a rough figure: one run). */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -47,10 +48,15 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     char *x = calloc((size_t)size, (size_t)bytes + 8), *y = calloc((size_t)size, (size_t)bytes + 8);
     MPI_Barrier(MPI_COMM_WORLD);
+    double t0 = MPI_Wtime();
     for (int i = 0; i < n; i++) {
         x[0] = (char)i;
         one(coll, mode, x, y, bytes);
     }
+    double t = MPI_Wtime() - t0;
+    if (MPI_Comm_rank(MPI_COMM_WORLD, &size) == MPI_SUCCESS && size == 0)
+        printf("nbc_instr %s %s %d B: %.3f us per call\n", argv[1], mode ? "nonblocking+wait" : "blocking", bytes,
+               t * 1e6 / (n ? n : 1));
     if (y[0] == 42)
         printf("%d\n", y[0]);
     free(x);
