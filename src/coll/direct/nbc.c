@@ -424,7 +424,7 @@ static void block_op(void *state)
         advance(o->s, 1, o);
 }
 
-static void kept_hold(const struct cm_direct_nbc *o, int take);
+static inline void kept_hold(const struct cm_direct_nbc *o, int take);
 
 /* A one-shot record holds its types and op like a kept one (see
  * kept_hold): the user may free them once the call returned. */
@@ -515,17 +515,24 @@ static void kept_block(void *state)
 }
 /* The record outlives the call (the _init of a kept plan): its types and
  * op stay usable after the user frees them (released with the record). */
-static void kept_hold(const struct cm_direct_nbc *o, int take)
+static void hold_all(const struct cm_direct_nbc *o, int take)
 {
-    /* Predefined types and ops (and the unset ones) are never freed: no
-     * call for them (most calls have only those). */
     void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
-    const MPI_Datatype t[3] = { o->dt, o->stype, o->rtype };
-    for (int i = 0; i < 3; i++)
-        if (t[i] != MPI_DATATYPE_NULL && !cm_dt_is_basic(t[i]))
-            dt_fn(t[i]);
-    if (cm_op_index(o->op) >= CM_OP_NUM_PREDEFINED)
-        (take ? cm_op_retain : cm_op_release)(o->op);
+    dt_fn(o->dt);
+    dt_fn(o->stype);
+    dt_fn(o->rtype);
+    (take ? cm_op_retain : cm_op_release)(o->op);
+}
+
+/* Predefined types and ops, and the fields a kind leaves unset (0), are
+ * never freed: no call for them (most calls have only those). */
+static inline int freeable_type(MPI_Datatype t) { return t && t != MPI_DATATYPE_NULL && !cm_dt_is_basic(t); }
+
+static inline void kept_hold(const struct cm_direct_nbc *o, int take)
+{
+    if (__builtin_expect(freeable_type(o->dt) || freeable_type(o->stype) || freeable_type(o->rtype) ||
+                         (o->op && cm_op_index(o->op) >= CM_OP_NUM_PREDEFINED), 0))
+        hold_all(o, take);
 }
 
 static int kept_report(void *state)
