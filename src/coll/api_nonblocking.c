@@ -22,6 +22,8 @@
 #define cm_direct_nbc_scatter CM_NO_SHM_NBC
 #define cm_direct_nbc_allgather CM_NO_SHM_NBC
 #define cm_direct_nbc_alltoall CM_NO_SHM_NBC
+#define cm_direct_iallreduce_lane(...) (-1)
+#define cm_direct_ibarrier_lane(...) (-1)
 #endif
 
 
@@ -51,27 +53,14 @@ static int new_schedule(MPI_Comm comm, const char *call, MPI_Comm cc, struct cm_
     return *s ? 0 : cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
 }
 
-/* Both. */
-static int begin(MPI_Comm comm, const char *call, MPI_Request *request, int *size, int *rank, MPI_Comm *cc,
-                 struct cm_nbc **s)
-{
-    int rc = api_nbc_begin(comm, call, request, size, rank, cc);
-    return rc ? rc : new_schedule(comm, call, *cc, s);
-}
-
-/* Argument errors found after begin(): drop the schedule, keep the error. */
-static int fail(struct cm_nbc *s, int rc)
-{
-    cm_nbc_free(s);
-    return rc;
-}
-
 int cm_Ibarrier(MPI_Comm comm, MPI_Request *request)
 {
     const char *call = CM_COLL_CALL("MPI_Ibarrier");
     API_ENTER(Ibarrier);
     API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Ibarrier"), cm_inter_barrier(comm))));
     int size, rank, rc;
+    if ((rc = cm_direct_ibarrier_lane(comm, request)) != -1)   /* CM_COLL_NO_SHORTCUT */
+        return rc;
     MPI_Comm cc;
     struct cm_nbc *s;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
@@ -156,6 +145,8 @@ int cm_Iallreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
     API_ENTER(Iallreduce);
     API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallreduce"), cm_inter_allreduce(sendbuf, recvbuf, count, datatype, op, comm))));
     int size, rank, rc;
+    if ((rc = cm_direct_iallreduce_lane(sendbuf, recvbuf, count, datatype, op, comm, request)) != -1)
+        return rc;
     MPI_Comm cc;
     struct cm_nbc *s;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
@@ -184,16 +175,18 @@ int cm_Ireduce_scatter_block(const void *sendbuf, void *recvbuf, int recvcount, 
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = reduce_args(comm, call, &sendbuf, recvbuf, recvcount, datatype, op, 0, rank, 1)))
-        return fail(s, rc);
+        return rc;
     api_empty_bufs(recvcount, &sendbuf, &recvbuf);
     size_t bytes = api_bytes(recvcount, datatype);
     if (API_NBC(comm, call, CM_COLL_REDUCE_SCATTER_BLOCK, bytes, -1, op, api_class(datatype, bytes),
                 cm_direct_nbc_reduce_scatter_block(sendbuf, recvbuf, recvcount, datatype, op, cc, request)) ==
         MPI_SUCCESS)
-        return fail(s, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     void *full = rank == 0 ? cm_nbc_scratch(s, datatype, recvcount * size) : NULL;
     if (rank == 0 && !full)
         return start(comm, call, s, MPI_ERR_NO_MEM, request);
@@ -212,22 +205,24 @@ int cm_Igather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = api_root(comm, call, root, size)))
-        return fail(s, rc);
+        return rc;
     if (sendbuf == MPI_IN_PLACE && rank != root)
-        return fail(s, cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root"));
+        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
     if ((sendbuf != MPI_IN_PLACE &&
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))))
-        return fail(s, rc);
+        return rc;
     MPI_Datatype mine = rank == root ? recvtype : sendtype;
     size_t bytes = api_bytes(rank == root ? recvcount : sendcount, mine);
     if (API_NBC(comm, call, CM_COLL_GATHER, bytes, root, MPI_OP_NULL, api_class(mine, bytes),
                 cm_direct_nbc_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request)) ==
         MPI_SUCCESS)
-        return fail(s, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     return start(comm, call, s,
                  cm_nbc_build_gather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
                  request);
@@ -242,22 +237,24 @@ int cm_Iscatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((rc = api_root(comm, call, root, size)))
-        return fail(s, rc);
+        return rc;
     if (recvbuf == MPI_IN_PLACE && rank != root)
-        return fail(s, cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root"));
+        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
     if ((recvbuf != MPI_IN_PLACE &&
          (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer"))) ||
         (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))))
-        return fail(s, rc);
+        return rc;
     MPI_Datatype mine = rank == root ? sendtype : recvtype;
     size_t bytes = api_bytes(rank == root ? sendcount : recvcount, mine);
     if (API_NBC(comm, call, CM_COLL_SCATTER, bytes, root, MPI_OP_NULL, api_class(mine, bytes),
                 cm_direct_nbc_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc, request)) ==
         MPI_SUCCESS)
-        return fail(s, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     return start(comm, call, s,
                  cm_nbc_build_scatter(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, cc),
                  request);
@@ -272,17 +269,19 @@ int cm_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((sendbuf != MPI_IN_PLACE &&
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
-        return fail(s, rc);
+        return rc;
     size_t bytes = api_bytes(recvcount, recvtype);
     if (API_NBC(comm, call, CM_COLL_ALLGATHER, bytes, -1, MPI_OP_NULL, api_class(recvtype, bytes),
                 cm_direct_nbc_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request)) ==
         MPI_SUCCESS)
-        return fail(s, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     return start(comm, call, s,
                  cm_nbc_build_allgather(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
                  request);
@@ -297,17 +296,19 @@ int cm_Ialltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void
     int size, rank, rc;
     MPI_Comm cc;
     struct cm_nbc *s;
-    if ((rc = begin(comm, call, request, &size, &rank, &cc, &s)))
+    if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))
         return rc;
     if ((sendbuf != MPI_IN_PLACE &&
          (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer"))) ||
         (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
-        return fail(s, rc);
+        return rc;
     size_t bytes = api_bytes(recvcount, recvtype);
     if (API_NBC(comm, call, CM_COLL_ALLTOALL, bytes, -1, MPI_OP_NULL, api_class(recvtype, bytes),
                 cm_direct_nbc_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc, request)) ==
         MPI_SUCCESS)
-        return fail(s, MPI_SUCCESS);
+        return MPI_SUCCESS;
+    if ((rc = new_schedule(comm, call, cc, &s)))
+        return rc;
     return start(comm, call, s,
                  cm_nbc_build_alltoall(s, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, cc),
                  request);

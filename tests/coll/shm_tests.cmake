@@ -176,6 +176,19 @@ endforeach()
 
 # A nonblocking call that starts its protocol inside another communicator's
 # blocking collective carries no argument word of its own.
+# The 2-rank lane of Iallreduce/Ibarrier (direct/nbc_meet.c); at 3 ranks
+# the same program runs the engine's general path.
+cm_coll_program(nbc_lane)
+foreach(n 2 3)
+  add_test(NAME coll.shm.nbc_lane.n${n} COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_nbc_lane>)
+  set_tests_properties(coll.shm.nbc_lane.n${n} PROPERTIES
+    TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20"
+    PASS_REGULAR_EXPRESSION "nbc_lane ok")
+endforeach()
+# Its cost: instructions per call of the immediate-wait case under a bound.
+add_test(NAME coll.shm.nbc_cost COMMAND sh ${CMAKE_CURRENT_LIST_DIR}/nbc_cost.sh ${PROJECT_BINARY_DIR} ${PROJECT_SOURCE_DIR})
+set_tests_properties(coll.shm.nbc_cost PROPERTIES TIMEOUT 300 PROCESSORS 2 LABELS coll SKIP_RETURN_CODE 77)
+
 cm_coll_program(shm_nbc_nested)
 foreach(n 2 3 5)
   add_test(NAME coll.shm.nbc_nested.n${n}

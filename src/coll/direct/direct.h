@@ -99,6 +99,15 @@ struct cm_direct {                   /* this rank's view of its communicator's a
     MPI_Datatype last_dt;
     cm_op_kernel3_fn last_fold;
     uint64_t last_word_hi;        /* cm_direct_word_of(allreduce, 0 bytes, last_dt's class, last_op) << 32 */
+    /* The 2-rank nonblocking lane (direct/nbc_meet.c): the shape of the last
+     * Iallreduce the engine took here and its argument word and class as
+     * its front end made them; nb_barrier: an Ibarrier did, with that word. */
+    int nb_count, nb_barrier;
+    MPI_Datatype nb_dt;
+    MPI_Op nb_op;
+    cm_op_kernel3_fn nb_fold;
+    uint64_t nb_word_hi, nb_barrier_hi;
+    unsigned nb_class;
     /* Nonblocking collectives started here and not yet finished, in start
      * order (direct/nbc.c).  Only the head moves; a blocking collective on the
      * area first finishes them all (cm_direct_get, cm_direct_peek), so every
@@ -738,6 +747,11 @@ int cm_direct_gather_fifo_send(struct cm_direct *s, uint32_t k, const void *sbuf
  * builds a point-to-point schedule.  The answer is the same on every member
  * (arguments and the area's state agree), so all take the same way. */
 int cm_direct_nbc_barrier(MPI_Comm cc, MPI_Request *request);
+/* The 2-rank lane (direct/nbc_meet.c): the front end's first act, as the
+ * blocking shortcuts; CM_COLL_NO_SHORTCUT: take the long way. */
+int cm_direct_iallreduce_lane(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
+                              MPI_Request *request);
+int cm_direct_ibarrier_lane(MPI_Comm comm, MPI_Request *request);
 int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
 int cm_direct_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm cc, MPI_Request *request);

@@ -61,6 +61,31 @@ static int enabled(void)
     return cm_config_flag(COREMPI_SHM_NBC, 1);
 }
 
+/* Records of one-shot calls come from a free list (calloc and free were a
+ * sixth of a small call's instructions): popped and pushed by the one
+ * thread below MPI_THREAD_MULTIPLE; under it, calloc and free. */
+static struct cm_direct_nbc *spare;
+
+struct cm_direct_nbc *cm_direct_nbc_new(void)
+{
+    struct cm_direct_nbc *o = spare;
+    if (cm_mt || !o)
+        return calloc(1, sizeof *o);
+    spare = o->next;
+    memset(o, 0, sizeof *o);
+    return o;
+}
+
+void cm_direct_nbc_free(struct cm_direct_nbc *o)
+{
+    if (cm_mt) {
+        free(o);
+        return;
+    }
+    o->next = spare;
+    spare = o;
+}
+
 /* ---- the steps ---------------------------------------------------------- */
 
 /* Each returns 1 when the operation is complete.  block = 0: never waits;
@@ -328,7 +353,7 @@ static int allreduce_step(struct cm_direct_nbc *o, int block)
         return 0;
     if (cm_direct_nbc_words(o, o->k))
         return 1;
-    cm_direct_fold_slots(s, (int)(o->k & 1), o->bytes, (char *)o->rbuf + o->tlb, o->count, o->dt, o->op, 0);
+    cm_direct_fold_all(s, (int)(o->k & 1), o->bytes, (char *)o->rbuf + o->tlb, o->count, o->dt, o->op);
     return 1;
 }
 
@@ -398,14 +423,14 @@ static void block_op(void *state)
         advance(o->s, 1, o);
 }
 
-static void kept_hold(const struct cm_direct_nbc *o, int take);
+static inline void kept_hold(const struct cm_direct_nbc *o, int take);
 
 /* A one-shot record holds its types and op like a kept one (see
  * kept_hold): the user may free them once the call returned. */
 static void free_op(void *state)
 {
     kept_hold(state, 0);
-    free(state);
+    cm_direct_nbc_free(state);
 }
 
 int cm_direct_nbc_poll(void *o) { return poll_op(o); }
@@ -489,13 +514,24 @@ static void kept_block(void *state)
 }
 /* The record outlives the call (the _init of a kept plan): its types and
  * op stay usable after the user frees them (released with the record). */
-static void kept_hold(const struct cm_direct_nbc *o, int take)
+static void hold_all(const struct cm_direct_nbc *o, int take)
 {
     void (*dt_fn)(MPI_Datatype) = take ? cm_dt_retain : cm_dt_release;
     dt_fn(o->dt);
     dt_fn(o->stype);
     dt_fn(o->rtype);
     (take ? cm_op_retain : cm_op_release)(o->op);
+}
+
+/* Predefined types and ops, and the fields a kind leaves unset (0), are
+ * never freed: no call for them (most calls have only those). */
+static inline int freeable_type(MPI_Datatype t) { return t && t != MPI_DATATYPE_NULL && !cm_dt_is_basic(t); }
+
+static inline void kept_hold(const struct cm_direct_nbc *o, int take)
+{
+    if (__builtin_expect(freeable_type(o->dt) || freeable_type(o->stype) || freeable_type(o->rtype) ||
+                         (o->op && cm_op_index(o->op) >= CM_OP_NUM_PREDEFINED), 0))
+        hold_all(o, take);
 }
 
 static int kept_report(void *state)
@@ -515,6 +551,32 @@ static void kept_free(void *state)
 }
 
 /* Wait/Test of a nonblocking call's request: the mismatch its steps saw. */
+/* The first step at the start, when the area has no operation pending (o is
+ * its head as soon as queued, and a queued head's first poll would take
+ * the same step, cm_request_generic_go): an operation that the step
+ * completes (every peer's part was there, or it needs nobody: a root's
+ * broadcast, a non-root's reduce) returns a request born complete and
+ * frees its record at once, with no queue, hold or generic request; one
+ * that does not is queued started.  1: done, *request set.  Not under
+ * MPI_THREAD_MULTIPLE (another thread may be advancing the queue) nor for
+ * a persistent plan (its record is kept). */
+static int eager(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Request *request)
+{
+    if (cm_mt || s->nbc_head || s->nbc_busy)
+        return 0;
+    o->s = s;
+    if (!step(o, 0))
+        return 0;
+    o->done = 1;
+    if (__builtin_expect(o->mm.on, 0))
+        return 0;   /* the generic request reports it (query_op) */
+    cm_direct_nbc_free(o);
+    struct cm_request *r = cm_request_new(CM_REQ_DONE);
+    r->complete = 1;
+    *request = cm_request_handle(r);
+    return 1;
+}
+
 static int query_op(struct cm_request *r)
 {
     const struct cm_direct_nbc *o = r->state;
@@ -528,20 +590,23 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
     if (cm_coll_capture.on) {
         struct kept *k = malloc(sizeof *k);
         if (!k) {
-            free(o);
+            cm_direct_nbc_free(o);
             return CM_COLL_NO_SHORTCUT;
         }
         o->s = s;
         k->pristine = *o;
         kept_hold(o, 1);
-        free(o);
+        cm_direct_nbc_free(o);
         int rc = cm_coll_keep(k, kept_begin, kept_poll, kept_block, kept_free, request);
         cm_coll_capture.req = &k->req;
         cm_coll_capture.report = kept_report;
         return rc;
     }
+    if (eager(s, o, request))
+        return MPI_SUCCESS;
     kept_hold(o, 1);
-    cm_direct_nbc_enqueue(s, o);
+    if (!o->done)
+        cm_direct_nbc_enqueue(s, o);
     /* Born complete when the protocol needs nobody else now (a root's
      * broadcast, a non-root's reduce): cm_request_generic polls once. */
     struct cm_request *r = cm_request_generic_new(poll_op, free_op, o);
@@ -554,10 +619,11 @@ int cm_direct_nbc_queue(struct cm_direct *s, struct cm_direct_nbc *o, MPI_Reques
 int cm_direct_nbc_barrier(MPI_Comm cc, MPI_Request *request)
 {
     struct cm_direct *s = cm_direct_nbc_area(cc);
-    struct cm_direct_nbc *o = s ? calloc(1, sizeof *o) : NULL;
+    struct cm_direct_nbc *o = s ? cm_direct_nbc_new() : NULL;
     if (!o)
         return CM_COLL_NO_SHORTCUT;
     o->kind = NBC_BARRIER;
+    cm_direct_nbc_lane_note(s, o);
     return cm_direct_nbc_queue(s, o, request);
 }
 
@@ -567,7 +633,7 @@ int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     /* A count of 0 takes the entry too: the readers compare its word (a
      * rank with 0 where the others have data must meet them, issue 32). */
     struct cm_direct *s = bytes <= CM_DIRECT_BFIFO_BYTES && cm_direct_bfifo_enabled() ? cm_direct_nbc_area(cc) : NULL;
-    struct cm_direct_nbc *o = s ? calloc(1, sizeof *o) : NULL;
+    struct cm_direct_nbc *o = s ? cm_direct_nbc_new() : NULL;
     if (!o)
         return cm_direct_nbc_bcast_pieces(buf, count, dt, root, cc, request);
     o->kind = NBC_BCAST;
@@ -588,7 +654,7 @@ struct cm_direct_nbc *cm_direct_nbc_reduction(const void *sbuf, void *rbuf, int 
     MPI_Aint tlb;
     size_t bytes = cm_direct_bytes(count, dt, &contiguous, &tlb, NULL);
     *s = contiguous && bytes <= max ? cm_direct_nbc_area(cc) : NULL;   /* 0 bytes too (the FIFO, a sync) */
-    struct cm_direct_nbc *o = *s ? calloc(1, sizeof *o) : NULL;
+    struct cm_direct_nbc *o = *s ? cm_direct_nbc_new() : NULL;
     if (!o)
         return NULL;
     o->kind = kind;
@@ -624,9 +690,11 @@ int cm_direct_nbc_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatyp
     struct cm_direct *s;
     struct cm_direct_nbc *o = cm_direct_nbc_reduction(sbuf, rbuf, count, dt, op, -1, cc, CM_DIRECT_SPLIT_FOLD_MIN, NBC_ALLREDUCE, &s);
     if (o && o->bytes > s->slot_bytes) {
-        free(o);
+        cm_direct_nbc_free(o);
         o = NULL;
     }
+    if (o)
+        cm_direct_nbc_lane_note(s, o);
     return o ? cm_direct_nbc_queue(s, o, request) : cm_direct_nbc_allreduce_pieces(sbuf, rbuf, count, dt, op, cc, request);
 }
 #endif

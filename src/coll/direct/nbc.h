@@ -62,8 +62,15 @@ struct cm_direct_nbc {
     /* NBC_HOOK: the step of a record embedded first in a plan of its own
      * (direct/persist_allreduce.c); returns as step() does. */
     int (*hook)(struct cm_direct_nbc *o, int block);
+    cm_op_kernel3_fn fold3;     /* the 2-rank lane's fold (direct/nbc_meet.c) */
 };
 
+/* Note the shape of a call the engine takes (o, with cm_direct_nbc_next)
+ * for the 2-rank lane (direct/nbc_meet.c). */
+void cm_direct_nbc_lane_note(struct cm_direct *s, const struct cm_direct_nbc *o);
+/* A zeroed record of a one-shot call, and its release (direct/nbc.c). */
+struct cm_direct_nbc *cm_direct_nbc_new(void);
+void cm_direct_nbc_free(struct cm_direct_nbc *o);
 /* Queue o (its protocol not begun) on s, and drive it as a request's poll
  * (never waits) and block (until o is done) do: for plans that keep their
  * record (NBC_HOOK). */

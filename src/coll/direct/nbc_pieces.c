@@ -339,7 +339,7 @@ static int start(const struct nbc_pieces_kind *pk, struct cm_direct *s, struct c
 {
     per = per / es * es;
     if (!per) {
-        free(o);
+        cm_direct_nbc_free(o);
         return CM_COLL_NO_SHORTCUT;
     }
     o->kind = NBC_PIECES;
@@ -353,7 +353,7 @@ static int start(const struct nbc_pieces_kind *pk, struct cm_direct *s, struct c
 static struct cm_direct_nbc *new_op(MPI_Comm cc, struct cm_direct **s)
 {
     *s = cm_direct_nbc_area(cc);
-    return *s ? calloc(1, sizeof(struct cm_direct_nbc)) : NULL;
+    return *s ? cm_direct_nbc_new() : NULL;
 }
 
 static size_t extent_of(int count, MPI_Datatype dt)
