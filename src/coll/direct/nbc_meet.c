@@ -146,7 +146,9 @@ void cm_direct_nbc_lane_note(struct cm_direct *s, const struct cm_direct_nbc *o)
 {
     if (!s->meet || cm_g.coll_check || cm_mt || cm_coll_capture.on || !cm_direct_flag_syncs(s))
         return;
-    uint64_t word_hi = (uint64_t)cm_direct_nbc_next.word << 32;
+    /* The word the engine compares: a nonblocking call's own code (direct.h
+     * cm_direct_nb_word), as cm_direct_nbc_queue gives its records. */
+    uint64_t word_hi = (uint64_t)cm_direct_nb_word(cm_direct_nbc_next.word) << 32;
     if (o->kind == NBC_BARRIER) {
         s->nb_barrier = 1;
         s->nb_barrier_hi = word_hi;
