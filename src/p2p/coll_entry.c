@@ -67,7 +67,7 @@ static int all_complete(int count, MPI_Request requests[])
 {
     for (int i = 0; i < count; i++) {
         struct cm_request *r = cm_request_get(requests[i]);
-        if (r && !r->complete)
+        if (r && !cm_request_done(r))   /* MULTIPLE: completed by the progress holder */
             return 0;
     }
     return 1;

@@ -16,6 +16,7 @@
 #include "shm/ring.h"
 #include "shm/wait.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -396,21 +397,34 @@ void cm_mt_wake_local(void)
     }
 }
 
+static CM_THREAD_LOCAL int progressing;   /* this thread holds progress_lock (progress_mt) */
+
 /* MPI_THREAD_MULTIPLE: one thread progresses at a time; the others find
  * the lock taken and go back to watching their own request. */
 static __attribute__((noinline)) int progress_mt(int hint)
 {
     if (pthread_mutex_trylock(&progress_lock) != 0)
         return 0;
+    progressing = 1;
     if (atomic_load_explicit(&ngenerics_hint, memory_order_acquire)) {
         atomic_store_explicit(&ngenerics_hint, 0, memory_order_relaxed);
         take_incoming();
     }
     int n = progress_pass(hint);
+    progressing = 0;
     pthread_mutex_unlock(&progress_lock);
     if (n)
         cm_mt_wake_local();
     return n;
+}
+
+void cm_progress_fence(void)
+{
+    if (!cm_mt || progressing)
+        return;     /* no other thread is in a pass while this one is */
+    while (pthread_mutex_trylock(&progress_lock) != 0)
+        sched_yield();      /* a pass never waits: it ends soon */
+    pthread_mutex_unlock(&progress_lock);
 }
 
 int cm_progress(int hint)

@@ -49,6 +49,10 @@ void cm_p2p_finalize(void);
 /* Move whatever can move.  hint: a world rank to poll first, or -1.
  * Returns the number of messages handled. */
 int cm_progress(int hint);
+/* MPI_THREAD_MULTIPLE: returns once a progress pass that another thread
+ * began before the call is over (what it polled, it polled before: the
+ * state a poll looks at may then be freed).  Nothing below MULTIPLE. */
+void cm_progress_fence(void);
 
 /* Slots mpirun gave to new processes (p2p/reuse.c): init records every
  * slot's generation and starts the rings at their bases; refresh resets the

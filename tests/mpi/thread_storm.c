@@ -27,6 +27,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "mt_start.h"
+
 static int rank, size, nthreads = 4, rounds = 300;
 static unsigned long long seed;
 static MPI_Comm *own;
@@ -43,15 +45,6 @@ static void fail(const struct ctx *c, const char *what, long long got, long long
                     "(rerun with THREAD_STORM_SEED=%llu)\n",
             rank, c->t, c->round, c->op, what, got, want, seed);
     MPI_Abort(MPI_COMM_WORLD, 1);
-}
-
-static uint64_t mix(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdull;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ull;
-    return x ^ (x >> 33);
 }
 
 static uint64_t word(int src, int t, int round, int k)
@@ -326,25 +319,8 @@ static void *storm(void *arg)
 
 int main(int argc, char **argv)
 {
-    int provided;
-    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (provided != MPI_THREAD_MULTIPLE) {
-        if (rank == 0)
-            fprintf(stderr, "thread_storm: MPI_THREAD_MULTIPLE not provided (%d; COREMPI_THREAD_MULTIPLE=1?)\n",
-                    provided);
-        MPI_Abort(MPI_COMM_WORLD, 1);
-    }
-    if (argc > 1)
-        nthreads = atoi(argv[1]);
-    if (argc > 2)
-        rounds = atoi(argv[2]);
-    if (nthreads < 1 || nthreads > 64 || size > 62)
-        MPI_Abort(MPI_COMM_WORLD, 2);
-    const char *s = getenv("THREAD_STORM_SEED");
-    seed = s && *s ? strtoull(s, NULL, 10) : (unsigned long long)time(NULL) ^ ((unsigned long long)clock() << 20);
-    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    seed = mt_start(&argc, &argv, "thread_storm", "THREAD_STORM_SEED", &nthreads, &rounds, &rank, &size);
+    const char *s;
     if ((s = getenv("THREAD_STORM_OPS")) && *s)
         ops = (unsigned)strtoul(s, NULL, 0);
     /* The first collective of the process resolves the selector's table

@@ -153,6 +153,10 @@ void cm_direct_detach(struct cm_direct *s)
     /* Nonblocking collectives still running here finish first (they
      * use the area; the others finish theirs in their Comm_free too). */
     cm_direct_nbc_drain(s);
+    /* MULTIPLE: the progress holder's poll of one of their requests may
+     * have found it not done just before the drain popped it, and be about
+     * to take s's queue lock (direct/nbc_lock.c): let that pass end. */
+    cm_progress_fence();
     struct area_hdr *a = hdr(s);
     if (atomic_fetch_sub_explicit(&a->refs, 1, memory_order_acq_rel) == 1) {
         struct region *g = region();
@@ -234,7 +238,7 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     if (!pc)
         return NULL;
     if (pc->direct) {
-        if (pc->direct->nbc_head)
+        if (cm_direct_nbc_pending(pc->direct))
             cm_direct_nbc_drain(pc->direct);
         return pc->direct;
     }

@@ -114,7 +114,10 @@ struct cm_direct {                   /* this rank's view of its communicator's a
      * member runs the area's calls in one order, one at a time, as the
      * epoch and FIFO arguments above require. */
     struct cm_direct_nbc *nbc_head, *nbc_tail;
-    int nbc_busy;                 /* the queue is being advanced (no re-entry from progress) */
+    /* The queue is being advanced (no re-entry from progress); under
+     * MPI_THREAD_MULTIPLE the queue's try-lock: the holder's thread number
+     * (direct/nbc_lock.c). */
+    int nbc_busy;
 };
 
 /* Broadcast FIFO (seed 003's Bcast FIFO, without its fetch-and-increment):
@@ -260,12 +263,30 @@ struct cm_direct *cm_direct_peek_slow(MPI_Comm cc);
 void cm_direct_detach(struct cm_direct *s);
 extern CM_THREAD_LOCAL struct cm_direct *cm_direct_recent;
 void cm_direct_nbc_drain(struct cm_direct *s);
+/* Nonblocking calls are queued on s, as the thread that calls its
+ * collectives asks before starting one.  An acquire: under MULTIPLE the
+ * progress holder may have just stepped and popped the last one (a release
+ * store), and its writes to the area must come before ours.  On x86 a plain
+ * load is one (loads are not reordered with later loads or stores), so only
+ * the compiler is kept from moving later accesses above it; an __atomic
+ * load cost the 8-byte allreduce 2 instructions (no compare from memory).
+ * ThreadSanitizer builds see the __atomic acquire (as CM_RACY_LOAD). */
+static inline int cm_direct_nbc_pending(struct cm_direct *s)
+{
+#ifdef __SANITIZE_THREAD__
+    return __atomic_load_n(&s->nbc_head, __ATOMIC_ACQUIRE) != NULL;
+#else
+    int pending = s->nbc_head != NULL;
+    __asm__ volatile("" ::: "memory");
+    return pending;
+#endif
+}
 static inline struct cm_direct *cm_direct_peek(MPI_Comm cc)
 {
     struct cm_direct *s = cm_direct_recent;
     if (!s || s->comm_index != cm_comm_index(cm_comm_plain(cc)))
         s = cm_direct_peek_slow(cc);
-    if (s && s->nbc_head)
+    if (s && cm_direct_nbc_pending(s))
         cm_direct_nbc_drain(s);
     return s;
 }

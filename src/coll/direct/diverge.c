@@ -61,7 +61,7 @@ int cm_direct_p2p_stalled(MPI_Comm cc, int src, int confirm)
         return 0;
     if (!s || s->comm_index != cm_comm_index(cm_comm_plain(cc)))
         s = cm_direct_peek_slow(cc);
-    if (!s || src >= s->n || s->nbc_head)
+    if (!s || src >= s->n || cm_direct_nbc_pending(s))
         return 0;       /* nonblocking calls in flight move the counters on their own */
     struct cm_direct_bfifo_entry *b = cm_direct_bfifo(s, s->bcasts);
     struct cm_direct_rfifo_entry *e = cm_direct_rfifo(s, src, s->to_root);

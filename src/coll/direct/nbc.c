@@ -378,16 +378,13 @@ static int step(struct cm_direct_nbc *o, int block)
  * the whole queue).  A shared-memory wait inside a blocking step runs the
  * progress engine, which polls this area's requests again: nbc_busy keeps
  * that poll out of the queue being advanced. */
-static void advance(struct cm_direct *s, int block, const struct cm_direct_nbc *until)
+static void run_queue(struct cm_direct *s, int block, const struct cm_direct_nbc *until)
 {
-    if (s->nbc_busy)
-        return;
     /* A blocking call that found mismatched arguments lets its shared-memory
      * waits return at once until it raises the error (direct.h): no blocking
      * step may rely on them meanwhile. */
     if (cm_direct_mm.on)
         block = 0;
-    s->nbc_busy = 1;
     struct cm_direct_nbc *h;
     while ((h = s->nbc_head) != NULL) {
         if (!step(h, block))
@@ -396,6 +393,23 @@ static void advance(struct cm_direct *s, int block, const struct cm_direct_nbc *
         if (h == until)
             break;
     }
+}
+
+static void advance(struct cm_direct *s, int block, const struct cm_direct_nbc *until)
+{
+    /* MULTIPLE: nbc_busy is the area's try-lock (direct/nbc_lock.c); a
+     * poll gives way to its holder, a blocking caller waits for it. */
+    if (__builtin_expect(cm_mt, 0)) {
+        if (cm_direct_nbc_lock(s, block) > 0) {
+            run_queue(s, block, until);
+            cm_direct_nbc_unlock(s);
+        }
+        return;
+    }
+    if (s->nbc_busy)
+        return;
+    s->nbc_busy = 1;
+    run_queue(s, block, until);
     s->nbc_busy = 0;
 }
 
@@ -405,21 +419,22 @@ void cm_direct_nbc_drain(struct cm_direct *s)
     /* N1: a blocking call takes its first step only after every call started
      * before it on the area finished (unless the queue is being advanced
      * below us, or this call's arguments disagree and nothing waits). */
-    CM_ASSERT(!s->nbc_head || s->nbc_busy || cm_direct_mm.on, "N1 (docs/protocols.md)");
+    CM_ASSERT(!s->nbc_head || __atomic_load_n(&s->nbc_busy, __ATOMIC_RELAXED) || cm_direct_mm.on,
+              "N1 (docs/protocols.md)");
 }
 
 static int poll_op(void *state)
 {
     struct cm_direct_nbc *o = state;
-    if (!o->done)
+    if (!cm_direct_nbc_done(o))
         advance(o->s, 0, NULL);
-    return o->done;
+    return cm_direct_nbc_done(o);
 }
 
 static void block_op(void *state)
 {
     struct cm_direct_nbc *o = state;
-    if (!o->done)
+    if (!cm_direct_nbc_done(o))
         advance(o->s, 1, o);
 }
 
@@ -463,13 +478,18 @@ void cm_direct_nbc_prepare(MPI_Comm cc, const char *call)
 
 void cm_direct_nbc_enqueue(struct cm_direct *s, struct cm_direct_nbc *o)
 {
+    /* MULTIPLE: the progress holder may be advancing the queue. */
+    int held = __builtin_expect(cm_mt, 0) && cm_direct_nbc_lock(s, 1) > 0;
     o->s = s;
     cm_direct_unrung_add(1);
+    CM_FAULT(mt_nbc_enqueue);   /* nobody may pop the tail meanwhile */
     if (s->nbc_tail)
         s->nbc_tail->next = o;
     else
         s->nbc_head = o;
     s->nbc_tail = o;
+    if (held)
+        cm_direct_nbc_unlock(s);
 }
 
 /* A persistent collective's plan on the area: the record as the front end

@@ -8,6 +8,7 @@
 #define CM_COLL_SHM_NBC_H
 
 #include "coll/direct/direct.h"
+#include "core/thread.h"
 #include "shm/wait.h"
 
 enum nbc_kind {
@@ -95,13 +96,29 @@ static inline void cm_direct_unrung_add(int d)
  * advancing the queue).  Inline: on every nonblocking collective's path. */
 static inline void cm_direct_nbc_pop(struct cm_direct *s)
 {
-    struct cm_direct_nbc *h = s->nbc_head;
-    h->done = 1;
+    struct cm_direct_nbc *h = s->nbc_head, *next = h->next;
     cm_direct_unrung_add(-1);
-    s->nbc_head = h->next;
-    if (!s->nbc_head)
+    /* Release: the collectives' thread reads the head unlocked (cm_direct_peek). */
+    __atomic_store_n(&s->nbc_head, next, __ATOMIC_RELEASE);
+    if (!next)
         s->nbc_tail = NULL;
+    /* Last: under MULTIPLE a poll reads done without the area's lock, and
+     * once it sees it the request completes and h may be freed. */
+    __atomic_store_n(&h->done, 1, __ATOMIC_RELEASE);
 }
+
+/* o finished (its results are in place).  Plain loads and stores on x86. */
+static inline int cm_direct_nbc_done(const struct cm_direct_nbc *o)
+{
+    return __atomic_load_n(&o->done, __ATOMIC_ACQUIRE);
+}
+
+/* MPI_THREAD_MULTIPLE: the area's queue try-lock (direct/nbc_lock.c).
+ * 1: taken (unlock it); 0: this thread holds it already (an advance below
+ * the caller); -1: another thread holds it (only when !wait: with wait the
+ * caller yields until it gets it). */
+int cm_direct_nbc_lock(struct cm_direct *s, int wait);
+void cm_direct_nbc_unlock(struct cm_direct *s);
 
 /* A sync of o completed at epoch e: 1 if some rank came with another word
  * (recorded in o->mm: the operation must stop). */

@@ -235,10 +235,15 @@ static int pa_begin(void *plan)
     a->run.next = NULL;
     a->run.started = 0;
     a->run.done = 0;
+    /* MULTIPLE: the progress holder may be advancing the queue; hold it
+     * from the look at the head to the enqueue (direct/nbc_lock.c). */
+    int held = __builtin_expect(cm_mt, 0) ? cm_direct_nbc_lock(s, 1) : 0;
     /* Arrive first, queue after: the arrival is what the others wait for. */
-    if (!s->nbc_head && !s->nbc_busy)
+    if (!s->nbc_head && (cm_mt ? held > 0 : !s->nbc_busy))
         arrive_first(a);
     cm_direct_nbc_enqueue(s, &a->run);
+    if (held > 0)
+        cm_direct_nbc_unlock(s);
     return MPI_SUCCESS;
 }
 
@@ -257,7 +262,7 @@ static int pa_start(struct cm_request *r, const char *call)
 {
     struct pallreduce *a = ((struct cm_coll_plan *)r->state)->plan;
     struct cm_direct *s = a->s;
-    if (s->nbc_head || s->nbc_busy)
+    if (__builtin_expect(cm_mt, 0) || s->nbc_head || s->nbc_busy)   /* MULTIPLE: the way that locks the queue */
         return cm_coll_plan_start(r, call);
     a->run.next = NULL;
     r->active = 1;
@@ -284,7 +289,7 @@ static int pa_start(struct cm_request *r, const char *call)
 static int pa_poll(void *plan)
 {
     struct pallreduce *a = plan;
-    if (a->run.done)
+    if (cm_direct_nbc_done(&a->run))
         return 1;   /* after the meeting lane's Wait */
     int done = cm_direct_nbc_poll(&a->run);
     if (done)
@@ -301,7 +306,7 @@ static void pa_block(void *plan)
 {
     struct pallreduce *a = plan;
     struct cm_direct *s = a->s;
-    if (a->meet && s->nbc_head == &a->run && a->run.started && !s->nbc_busy && !cm_direct_mm.on) {
+    if (a->meet && !cm_mt && s->nbc_head == &a->run && a->run.started && !s->nbc_busy && !cm_direct_mm.on) {
         /* Busy, as advance() marks it: the wait may run the progress
          * engine, whose poll of this request (still listed under
          * MPI_Waitall) would otherwise step and pop it under us. */

@@ -1,0 +1,55 @@
+/*
+ * mt_start.h -- the start of a seeded MPI_THREAD_MULTIPLE test
+ * (thread_storm.c, thread_nbc_queue.c): MPI_Init_thread, which must give
+ * MULTIPLE (corempi grants it with COREMPI_THREAD_MULTIPLE=1), the threads
+ * and rounds from argv[1] and argv[2] (else as given), and the seed from
+ * the environment variable env (else the time), rank 0's for every rank.
+ * The caller prints the seed so that a failure can be rerun.
+ */
+#ifndef MT_START_H
+#define MT_START_H
+
+#include <mpi.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+static unsigned long long mt_start(int *argc, char ***argv, const char *name, const char *env, int *threads,
+                                   int *rounds, int *rank, int *size)
+{
+    int provided;
+    MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    if (provided != MPI_THREAD_MULTIPLE) {
+        if (*rank == 0)
+            fprintf(stderr, "%s: MPI_THREAD_MULTIPLE not provided (%d; COREMPI_THREAD_MULTIPLE=1?)\n", name,
+                    provided);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    if (*argc > 1)
+        *threads = atoi((*argv)[1]);
+    if (*argc > 2)
+        *rounds = atoi((*argv)[2]);
+    if (*threads < 1 || *threads > 64 || *size > 62)
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    const char *s = getenv(env);
+    unsigned long long seed =
+        s && *s ? strtoull(s, NULL, 10) : (unsigned long long)time(NULL) ^ ((unsigned long long)clock() << 20);
+    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    return seed;
+}
+
+/* A 64-bit mixer (splitmix64's finaliser): results as a function of
+ * (seed, rank, thread, round, index), the same on every rank. */
+static uint64_t mix(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdull;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ull;
+    return x ^ (x >> 33);
+}
+
+#endif
