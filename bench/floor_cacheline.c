@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_cpus.h"
 #include "bench_stats.h"
 
 /* The flag alone on its line, and the line alone in its 128-byte pair, so
@@ -93,27 +94,12 @@ static void pinger_batch(uint64_t *m)
     }
 }
 
-/* The first two CPUs this process may run on. */
-static int pick_cpus(int *a, int *b)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return -1;
-    int found = 0;
-    for (int c = 0; c < CPU_SETSIZE && found < 2; c++)
-        if (CPU_ISSET(c, &set))
-            *(found++ ? b : a) = c;
-    return found == 2 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o = bench_parse_opts(argc, argv);
     int cpu_a, cpu_b;
-    if (pick_cpus(&cpu_a, &cpu_b) != 0) {
-        fprintf(stderr, "floor_cacheline: needs two CPUs\n");
+    if (bench_two_cpus("floor_cacheline", &cpu_a, &cpu_b) != 0)
         return 1;
-    }
     total_batches = o.quick ? 7 : 21;
     round_trips_per_batch = o.quick ? 20000 : 50000;
 

@@ -20,6 +20,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_cpus.h"
 #include "bench_stats.h"
 
 #define MAX_BYTES (4u << 20)
@@ -66,26 +67,12 @@ static int read_remote(pid_t pid, void *dst, uintptr_t src, size_t n)
     return got == (ssize_t)n ? 0 : -1;
 }
 
-static int pick_cpus(int *a, int *b)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return -1;
-    int found = 0;
-    for (int c = 0; c < CPU_SETSIZE && found < 2; c++)
-        if (CPU_ISSET(c, &set))
-            *(found++ ? b : a) = c;
-    return found == 2 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o = bench_parse_opts(argc, argv);
     int cpu_a, cpu_b;
-    if (pick_cpus(&cpu_a, &cpu_b) != 0) {
-        fprintf(stderr, "floor_cma: needs two CPUs\n");
+    if (bench_two_cpus("floor_cma", &cpu_a, &cpu_b) != 0)
         return 1;
-    }
     int addr_pipe[2], done_pipe[2];
     if (pipe(addr_pipe) != 0 || pipe(done_pipe) != 0)
         return 1;
