@@ -58,6 +58,19 @@ static MPI_Comm table_add_locked(struct cm_comm *c)
     return cm_comm_handle(i);
 }
 
+struct cm_comm *cm_comm_user_or_error(MPI_Comm comm, const char *call, int *rc)
+{
+    cm_check_initialized(call);
+    struct cm_comm *c = cm_comm_user_lookup(comm);
+    if (c)
+        *rc = MPI_SUCCESS;
+    else if (comm == MPI_COMM_NULL)
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
+    else
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
+    return c;
+}
+
 struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx)
 {
     struct cm_comm *c = calloc(1, sizeof *c);

@@ -11,24 +11,11 @@
 #include "core/state.h"
 #include "fe_comm.h"
 
-static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
-{
-    cm_check_initialized(call);
-    struct cm_comm *c = cm_comm_user_lookup(comm);
-    if (c)
-        *rc = MPI_SUCCESS;
-    else if (comm == MPI_COMM_NULL)
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
-    else
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
-    return c;
-}
-
 int cm_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
     static const char call[] = "MPI_Comm_set_info";
     int rc;
-    struct cm_comm *c = user_comm(comm, call, &rc);
+    struct cm_comm *c = cm_comm_user_or_error(comm, call, &rc);
     if (!c)
         return rc;
     MPI_Info copy;
@@ -47,7 +34,7 @@ int cm_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
     static const char call[] = "MPI_Comm_get_info";
     int rc;
-    struct cm_comm *c = user_comm(comm, call, &rc);
+    struct cm_comm *c = cm_comm_user_or_error(comm, call, &rc);
     if (!c)
         return rc;
     if (!info_used)

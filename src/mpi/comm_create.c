@@ -93,16 +93,6 @@ static int all_members(struct cm_comm *parent, int **members)
     return MPI_SUCCESS;
 }
 
-static struct cm_comm *parent_or_error(MPI_Comm comm, const char *call, int *rc)
-{
-    cm_check_initialized(call);
-    struct cm_comm *c = cm_comm_user_lookup(comm);
-    *rc = c ? MPI_SUCCESS
-            : cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL%s"
-                                                                                 : "invalid communicator%s", "");
-    return c;
-}
-
 /* A new communicator of the given world ranks (in order) with a fresh context. */
 static int finish_new(struct cm_comm *parent, const int *world, int n, int myrank, uint16_t ctx, MPI_Comm *out,
                       const char *call)
@@ -122,7 +112,7 @@ static int finish_new(struct cm_comm *parent, const int *world, int n, int myran
 static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const char *call)
 {
     int rc;
-    struct cm_comm *p = parent_or_error(comm, call, &rc);
+    struct cm_comm *p = cm_comm_user_or_error(comm, call, &rc);
     if (!p)
         return rc;
     if (!newcomm)
@@ -191,7 +181,7 @@ static int cmp_by_key(const void *a, const void *b)
 int cm_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
     int rc;
-    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_split", &rc);
+    struct cm_comm *p = cm_comm_user_or_error(comm, "MPI_Comm_split", &rc);
     if (!p)
         return rc;
     if (!newcomm)
@@ -271,7 +261,7 @@ static int group_to_parent(struct cm_comm *p, struct cm_group *g, int *ranks)
 int cm_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
     int rc;
-    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create", &rc);
+    struct cm_comm *p = cm_comm_user_or_error(comm, "MPI_Comm_create", &rc);
     if (!p)
         return rc;
     if (!newcomm)
@@ -306,7 +296,7 @@ int cm_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 int cm_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
     int rc;
-    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create_group", &rc);
+    struct cm_comm *p = cm_comm_user_or_error(comm, "MPI_Comm_create_group", &rc);
     if (!p)
         return rc;
     if (cm_comm_is_inter(p))
