@@ -22,7 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_cpus.h"
+#include "bench_floor.h"
 #include "bench_stats.h"
 
 /* The flag alone on its line, and the line alone in its 128-byte pair, so
@@ -45,21 +45,6 @@ static int use_rings;
 static long round_trips_per_batch;
 static int total_batches;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int pin_to(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
 /* Message m (m = 1, 2, ...) of a direction: one line (both directions share
  * it) or line m of that direction's ring. */
 static _Atomic uint64_t *ping_line(uint64_t m)
@@ -74,7 +59,7 @@ static _Atomic uint64_t *pong_line(uint64_t m)
 /* The ponger answers ping m (value 2m - 1) with pong m (value 2m). */
 static void *ponger(void *arg)
 {
-    pin_to(*(int *)arg);
+    bench_pin_cpu(*(int *)arg);
     uint64_t last = (uint64_t)round_trips_per_batch * (uint64_t)(total_batches + 1);
     for (uint64_t m = 1; m <= last; m++) {
         while (atomic_load_explicit(ping_line(m), memory_order_acquire) != 2 * m - 1)
@@ -105,7 +90,7 @@ int main(int argc, char **argv)
 
     for (use_rings = 0; use_rings < 2; use_rings++) {
         pthread_t t;
-        if (pin_to(cpu_a) != 0 || pthread_create(&t, NULL, ponger, &cpu_b) != 0) {
+        if (bench_pin_cpu(cpu_a) != 0 || pthread_create(&t, NULL, ponger, &cpu_b) != 0) {
             fprintf(stderr, "floor_cacheline: cannot pin or start the thread\n");
             return 1;
         }
@@ -113,9 +98,9 @@ int main(int argc, char **argv)
         pinger_batch(&m); /* warm-up: both threads running, the lines in play */
         double samples[64];
         for (int b = 0; b < total_batches; b++) {
-            double t0 = now();
+            double t0 = bench_now();
             pinger_batch(&m);
-            samples[b] = (now() - t0) / (double)round_trips_per_batch / 2.0;
+            samples[b] = (bench_now() - t0) / (double)round_trips_per_batch / 2.0;
         }
         pthread_join(t, NULL);
         printf("floor %s 0 %.4f\n", use_rings ? "latency_rings" : "latency",

@@ -20,31 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "bench_cpus.h"
+#include "bench_floor.h"
 #include "bench_stats.h"
 
 #define MAX_BYTES (4u << 20)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void pin_to(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
 
 /* The child: fill the source on its own core, publish its address, then
  * block until the parent closes the pipe. */
 static void run_child(int cpu, int addr_fd, int done_fd)
 {
-    pin_to(cpu);
+    bench_pin_cpu(cpu);
     unsigned char *src = malloc(MAX_BYTES);
     if (!src)
         _exit(1);
@@ -86,7 +71,7 @@ int main(int argc, char **argv)
     }
     close(addr_pipe[1]);
     close(done_pipe[0]);
-    pin_to(cpu_a);
+    bench_pin_cpu(cpu_a);
 
     int rc = 0;
     uintptr_t src = 0;
@@ -114,16 +99,16 @@ int main(int argc, char **argv)
             rc = 1;
             goto out;
         }
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < 10; i++)
             read_remote(pid, dst, src, n);
-        int iters = bench_clamp_iters(target / ((now() - t0) / 10), 1, 100000);
+        int iters = bench_clamp_iters(target / ((bench_now() - t0) / 10), 1, 100000);
         double samples[64];
         for (int b = 0; b < batches; b++) {
-            double t = now();
+            double t = bench_now();
             for (int i = 0; i < iters; i++)
                 read_remote(pid, dst, src, n);
-            samples[b] = (double)n * iters / (now() - t) / 1e9;
+            samples[b] = (double)n * iters / (bench_now() - t) / 1e9;
         }
         printf("floor bw %zu %.3f\n", n, bench_median(samples, batches));
         fflush(stdout);
