@@ -431,33 +431,21 @@ int cm_Comm_free_keyval(int *comm_keyval)
 
 int cm_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    static const char call[] = "MPI_Comm_set_attr";
-    int rc;
-    struct cm_comm *c = cm_comm_user_or_error(comm, call, &rc);
-    if (!c)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_set_attr", cm_comm_user_or_error, comm);
     struct cm_attr_obj o = comm_obj(c);
     return cm_attr_set(&o, comm_keyval, attribute_val, call);
 }
 
 int cm_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    static const char call[] = "MPI_Comm_get_attr";
-    int rc;
-    struct cm_comm *c = cm_comm_user_or_error(comm, call, &rc);
-    if (!c)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_get_attr", cm_comm_user_or_error, comm);
     struct cm_attr_obj o = comm_obj(c);
     return cm_attr_get(&o, comm_keyval, attribute_val, flag, call);
 }
 
 int cm_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    static const char call[] = "MPI_Comm_delete_attr";
-    int rc;
-    struct cm_comm *c = cm_comm_user_or_error(comm, call, &rc);
-    if (!c)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_delete_attr", cm_comm_user_or_error, comm);
     struct cm_attr_obj o = comm_obj(c);
     return cm_attr_delete(&o, comm_keyval, call);
 }

@@ -125,13 +125,8 @@ struct cm_topo *cm_topo_of(MPI_Comm comm, int kind, const char *call, int *rc)
 
 int cm_Topo_test(MPI_Comm comm, int *status)
 {
-    static const char call[] = "MPI_Topo_test";
-    int rc;
-    struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
-    if (!status)
-        return cm_error(comm, MPI_ERR_ARG, call, "status is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Topo_test", cm_topo_user_comm, comm);
+    CM_ARG_NOT_NULL(comm, status, call);
     *status = c->topo ? ((struct cm_topo *)c->topo)->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

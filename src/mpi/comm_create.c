@@ -115,8 +115,7 @@ static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const cha
     struct cm_comm *p = cm_comm_user_or_error(comm, call, &rc);
     if (!p)
         return rc;
-    if (!newcomm)
-        return cm_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    CM_ARG_NOT_NULL(comm, newcomm, call);
     if (cm_comm_is_inter(p))
         return cm_inter_dup(p, info, newcomm, call);
     int *members;
@@ -184,8 +183,7 @@ int cm_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     struct cm_comm *p = cm_comm_user_or_error(comm, "MPI_Comm_split", &rc);
     if (!p)
         return rc;
-    if (!newcomm)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    CM_ARG_NOT_NULL(comm, newcomm, "MPI_Comm_split");
     if (color < 0 && color != MPI_UNDEFINED)
         return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
     if (cm_comm_is_inter(p))
@@ -264,8 +262,7 @@ int cm_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
     struct cm_comm *p = cm_comm_user_or_error(comm, "MPI_Comm_create", &rc);
     if (!p)
         return rc;
-    if (!newcomm)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_create", "newcomm is NULL");
+    CM_ARG_NOT_NULL(comm, newcomm, "MPI_Comm_create");
     if (cm_comm_is_inter(p))
         return cm_inter_create(p, group, newcomm);
     struct cm_group *g = cm_group_lookup(group);

@@ -20,7 +20,9 @@
  * permutation without any message.
  */
 #include "mpi/topo_map.h"
+#include "core/error.h"
 #include "core/state.h"
+#include "core/topo.h"
 #include "shm/segment.h"
 #include "topo/domain.h"
 
@@ -169,5 +171,25 @@ int cm_topo_graph_place(const struct cm_comm *c, int nnodes, const int index[], 
     }
     *newrank = order[pos];
     free(order), free(seen);
+    return MPI_SUCCESS;
+}
+
+int cm_topo_split(MPI_Comm comm_old, int newrank, struct cm_topo *(*make)(const void *arg, int newrank),
+                  const void *arg, MPI_Comm *out, const char *call)
+{
+    int member = newrank != MPI_UNDEFINED, rc;
+    MPI_Comm newcomm;
+    /* The keys are a permutation of 0..members-1: each member's new rank. */
+    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, newrank, &newcomm)))
+        return rc;
+    if (member) {
+        struct cm_topo *t = make(arg, newrank);
+        if (!t) {
+            PMPI_Comm_free(&newcomm);
+            return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
+        }
+        cm_topo_attach(newcomm, t);
+    }
+    *out = newcomm;
     return MPI_SUCCESS;
 }
