@@ -80,12 +80,9 @@ int cm_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_com
                         MPI_Comm *newintercomm)
 {
     CM_CALL_INITIALIZED("MPI_Intercomm_create");
-    struct cm_comm *l = cm_comm_user_lookup(local_comm);
+    struct cm_comm *l = cm_comm_intra_or_error(local_comm, "local_comm", call, &rc);
     if (!l)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "local_comm is %s",
-                        local_comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "not a valid communicator");
-    if (cm_comm_is_inter(l))
-        return cm_error(local_comm, MPI_ERR_COMM, call, "local_comm is an intercommunicator (must be an intracommunicator)");
+        return rc;
     if (local_leader < 0 || local_leader >= l->size)
         return cm_error(local_comm, MPI_ERR_RANK, call, "invalid local_leader %d (local_comm size %d)", local_leader,
                         l->size);
@@ -271,24 +268,18 @@ static struct cm_comm *inter_or_error(MPI_Comm comm, const char *call, int *rc)
 
 int cm_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    int rc;
-    struct cm_comm *c = inter_or_error(comm, "MPI_Comm_remote_size", &rc);
-    if (!c)
-        return rc;
-    CM_ARG_NOT_NULL(comm, size, "MPI_Comm_remote_size");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_remote_size", inter_or_error, comm);
+    CM_ARG_NOT_NULL(comm, size, call);
     *size = c->remote_size;
     return MPI_SUCCESS;
 }
 
 int cm_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    int rc;
-    struct cm_comm *c = inter_or_error(comm, "MPI_Comm_remote_group", &rc);
-    if (!c)
-        return rc;
-    CM_ARG_NOT_NULL(comm, group, "MPI_Comm_remote_group");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_remote_group", inter_or_error, comm);
+    CM_ARG_NOT_NULL(comm, group, call);
     rc = cm_group_make(c->remote_world_of, c->remote_size, group);
     if (!rc)
         cm_group_set_session(*group, c->session);
-    return rc ? cm_error(comm, rc, "MPI_Comm_remote_group", "out of memory") : MPI_SUCCESS;
+    return rc ? cm_error(comm, rc, call, "out of memory") : MPI_SUCCESS;
 }

@@ -69,12 +69,8 @@ int cm_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sou
                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                   int reorder, MPI_Comm *comm_dist_graph)
 {
-    static const char call[] = "MPI_Dist_graph_create_adjacent";
+    CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Dist_graph_create_adjacent", cm_topo_user_comm, comm_old);
     (void)info, (void)reorder;
-    int rc;
-    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
-    if (!old)
-        return rc;
     CM_ARG_NOT_NULL(comm_old, comm_dist_graph, call);
     if ((rc = check_ranks(comm_old, call, "sources", sources, indegree, old->size)) ||
         (rc = check_ranks(comm_old, call, "destinations", destinations, outdegree, old->size)))
@@ -108,12 +104,8 @@ int cm_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const in
                          const int destinations[], const int weights[], MPI_Info info, int reorder,
                          MPI_Comm *comm_dist_graph)
 {
-    static const char call[] = "MPI_Dist_graph_create";
+    CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Dist_graph_create", cm_topo_user_comm, comm_old);
     (void)info, (void)reorder;
-    int rc;
-    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
-    if (!old)
-        return rc;
     CM_ARG_NOT_NULL(comm_old, comm_dist_graph, call);
     if ((rc = check_ranks(comm_old, call, "sources", sources, n, old->size)))
         return rc;
