@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_floor.h"
 #include "bench_stats.h"
 
 /* The flag alone on its line, and the line alone in its 128-byte pair, so
@@ -44,21 +45,6 @@ static int use_rings;
 static long round_trips_per_batch;
 static int total_batches;
 
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static int pin_to(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    return pthread_setaffinity_np(pthread_self(), sizeof set, &set);
-}
-
 /* Message m (m = 1, 2, ...) of a direction: one line (both directions share
  * it) or line m of that direction's ring. */
 static _Atomic uint64_t *ping_line(uint64_t m)
@@ -73,7 +59,7 @@ static _Atomic uint64_t *pong_line(uint64_t m)
 /* The ponger answers ping m (value 2m - 1) with pong m (value 2m). */
 static void *ponger(void *arg)
 {
-    pin_to(*(int *)arg);
+    bench_pin_cpu(*(int *)arg);
     uint64_t last = (uint64_t)round_trips_per_batch * (uint64_t)(total_batches + 1);
     for (uint64_t m = 1; m <= last; m++) {
         while (atomic_load_explicit(ping_line(m), memory_order_acquire) != 2 * m - 1)
@@ -93,33 +79,18 @@ static void pinger_batch(uint64_t *m)
     }
 }
 
-/* The first two CPUs this process may run on. */
-static int pick_cpus(int *a, int *b)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return -1;
-    int found = 0;
-    for (int c = 0; c < CPU_SETSIZE && found < 2; c++)
-        if (CPU_ISSET(c, &set))
-            *(found++ ? b : a) = c;
-    return found == 2 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o = bench_parse_opts(argc, argv);
     int cpu_a, cpu_b;
-    if (pick_cpus(&cpu_a, &cpu_b) != 0) {
-        fprintf(stderr, "floor_cacheline: needs two CPUs\n");
+    if (bench_two_cpus("floor_cacheline", &cpu_a, &cpu_b) != 0)
         return 1;
-    }
     total_batches = o.quick ? 7 : 21;
     round_trips_per_batch = o.quick ? 20000 : 50000;
 
     for (use_rings = 0; use_rings < 2; use_rings++) {
         pthread_t t;
-        if (pin_to(cpu_a) != 0 || pthread_create(&t, NULL, ponger, &cpu_b) != 0) {
+        if (bench_pin_cpu(cpu_a) != 0 || pthread_create(&t, NULL, ponger, &cpu_b) != 0) {
             fprintf(stderr, "floor_cacheline: cannot pin or start the thread\n");
             return 1;
         }
@@ -127,9 +98,9 @@ int main(int argc, char **argv)
         pinger_batch(&m); /* warm-up: both threads running, the lines in play */
         double samples[64];
         for (int b = 0; b < total_batches; b++) {
-            double t0 = now();
+            double t0 = bench_now();
             pinger_batch(&m);
-            samples[b] = (now() - t0) / (double)round_trips_per_batch / 2.0;
+            samples[b] = (bench_now() - t0) / (double)round_trips_per_batch / 2.0;
         }
         pthread_join(t, NULL);
         printf("floor %s 0 %.4f\n", use_rings ? "latency_rings" : "latency",

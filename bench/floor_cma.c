@@ -20,30 +20,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_floor.h"
 #include "bench_stats.h"
 
 #define MAX_BYTES (4u << 20)
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
-static void pin_to(int cpu)
-{
-    cpu_set_t set;
-    CPU_ZERO(&set);
-    CPU_SET(cpu, &set);
-    sched_setaffinity(0, sizeof set, &set);
-}
 
 /* The child: fill the source on its own core, publish its address, then
  * block until the parent closes the pipe. */
 static void run_child(int cpu, int addr_fd, int done_fd)
 {
-    pin_to(cpu);
+    bench_pin_cpu(cpu);
     unsigned char *src = malloc(MAX_BYTES);
     if (!src)
         _exit(1);
@@ -66,26 +52,12 @@ static int read_remote(pid_t pid, void *dst, uintptr_t src, size_t n)
     return got == (ssize_t)n ? 0 : -1;
 }
 
-static int pick_cpus(int *a, int *b)
-{
-    cpu_set_t set;
-    if (sched_getaffinity(0, sizeof set, &set) != 0)
-        return -1;
-    int found = 0;
-    for (int c = 0; c < CPU_SETSIZE && found < 2; c++)
-        if (CPU_ISSET(c, &set))
-            *(found++ ? b : a) = c;
-    return found == 2 ? 0 : -1;
-}
-
 int main(int argc, char **argv)
 {
     struct bench_opts o = bench_parse_opts(argc, argv);
     int cpu_a, cpu_b;
-    if (pick_cpus(&cpu_a, &cpu_b) != 0) {
-        fprintf(stderr, "floor_cma: needs two CPUs\n");
+    if (bench_two_cpus("floor_cma", &cpu_a, &cpu_b) != 0)
         return 1;
-    }
     int addr_pipe[2], done_pipe[2];
     if (pipe(addr_pipe) != 0 || pipe(done_pipe) != 0)
         return 1;
@@ -99,7 +71,7 @@ int main(int argc, char **argv)
     }
     close(addr_pipe[1]);
     close(done_pipe[0]);
-    pin_to(cpu_a);
+    bench_pin_cpu(cpu_a);
 
     int rc = 0;
     uintptr_t src = 0;
@@ -127,16 +99,16 @@ int main(int argc, char **argv)
             rc = 1;
             goto out;
         }
-        double t0 = now();
+        double t0 = bench_now();
         for (int i = 0; i < 10; i++)
             read_remote(pid, dst, src, n);
-        int iters = bench_clamp_iters(target / ((now() - t0) / 10), 1, 100000);
+        int iters = bench_clamp_iters(target / ((bench_now() - t0) / 10), 1, 100000);
         double samples[64];
         for (int b = 0; b < batches; b++) {
-            double t = now();
+            double t = bench_now();
             for (int i = 0; i < iters; i++)
                 read_remote(pid, dst, src, n);
-            samples[b] = (double)n * iters / (now() - t) / 1e9;
+            samples[b] = (double)n * iters / (bench_now() - t) / 1e9;
         }
         printf("floor bw %zu %.3f\n", n, bench_median(samples, batches));
         fflush(stdout);

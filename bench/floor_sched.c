@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench_floor.h"
 #include "bench_stats.h"
 
 #define MAX_BATCHES 64
@@ -31,13 +32,6 @@ struct shared {
     _Atomic int ready;
     double samples[MAX_BATCHES];
 };
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 /* The i-th CPU (mod their number) this process may run on, or -1. */
 static int nth_cpu(const cpu_set_t *allowed, int i)
@@ -65,11 +59,11 @@ static void run_child(struct shared *sh, int me, int n, int cpu, int batches, lo
     /* A warm-up batch, then the timed ones; every process yields the same
      * number of times, so all stay runnable until process 0 is done. */
     for (int b = -1; b < batches; b++) {
-        double t0 = now();
+        double t0 = bench_now();
         for (long i = 0; i < yields; i++)
             sched_yield();
         if (me == 0 && b >= 0)
-            sh->samples[b] = (now() - t0) / (double)yields;
+            sh->samples[b] = (bench_now() - t0) / (double)yields;
     }
     _exit(0);
 }

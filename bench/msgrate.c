@@ -73,18 +73,10 @@ static double timed_windows(int rank, int iters)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    struct bench_opts o = bench_parse_opts(argc, argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
-        if (rank == 0)
-            fprintf(stderr, "msgrate: needs at least 2 ranks\n");
-        MPI_Finalize();
+    struct bench_opts o;
+    int rank;
+    if (bench_start_pair(&argc, &argv, "msgrate", &o, &rank))
         return 1;
-    }
-    bench_settle(o.quick ? 0.1 : 0.3);
     int batches = o.quick ? 5 : 15;
     double target = o.quick ? 0.004 : 0.02;
 

@@ -111,26 +111,22 @@ static void run(enum bench_kind k, int bytes, int iters)
     }
 }
 
-/* Median seconds per iteration; rank 0 calibrates, everyone agrees. */
+struct one_kind {
+    enum bench_kind k;
+    int bytes;
+};
+
+static void run_kind(void *ctx, int iters)
+{
+    struct one_kind *x = ctx;
+    run(x->k, x->bytes, iters);
+}
+
+/* Median seconds per iteration; rank 0 calibrates and its figure is everyone's. */
 static double measure(enum bench_kind k, int bytes)
 {
-    int warm = bytes <= 65536 ? 100 : 5;
-    int batches = o.quick ? 5 : 15;
-    double target = o.quick ? 0.004 : 0.02;
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    run(k, bytes, warm);
-    double per = (MPI_Wtime() - t0) / warm;
-    int iters = bench_clamp_iters(target / per, 1, 1000000);
-    MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
-    double samples[64];
-    for (int b = 0; b < batches; b++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double s = MPI_Wtime();
-        run(k, bytes, iters);
-        samples[b] = (MPI_Wtime() - s) / iters;
-    }
-    double t = bench_median(samples, batches);
+    struct one_kind x = { k, bytes };
+    double t = bench_measure(run_kind, &x, bytes <= 65536 ? 100 : 5, 1000000, &o);
     MPI_Bcast(&t, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return t;
 }

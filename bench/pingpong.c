@@ -76,46 +76,30 @@ static void round_trips(int rank, unsigned char *buf, int n, int iters)
     }
 }
 
+struct trips {
+    int rank, n;
+    unsigned char *buf;
+};
+
+static void run_trips(void *ctx, int iters)
+{
+    struct trips *t = ctx;
+    round_trips(t->rank, t->buf, t->n, iters);
+}
+
 /* Returns the median one-way time in seconds (meaningful on rank 0). */
 static double measure(int rank, unsigned char *buf, int n, const struct bench_opts *o)
 {
-    int warm = n <= 65536 ? 200 : 10;
-    int batches = o->quick ? 5 : 15;
-    double target = o->quick ? 0.004 : 0.02; /* seconds per batch */
-
-    /* Warm-up doubles as calibration: the batch length adapts to the
-     * library's speed, and rank 0's choice is shared so both sides agree. */
-    MPI_Barrier(MPI_COMM_WORLD);
-    double t0 = MPI_Wtime();
-    round_trips(rank, buf, n, warm);
-    double per = (MPI_Wtime() - t0) / warm;
-    int iters = bench_clamp_iters(target / per, 1, 200000);
-    MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
-
-    double samples[64];
-    for (int b = 0; b < batches; b++) {
-        MPI_Barrier(MPI_COMM_WORLD);
-        double s = MPI_Wtime();
-        round_trips(rank, buf, n, iters);
-        samples[b] = (MPI_Wtime() - s) / iters / 2.0;
-    }
-    return bench_median(samples, batches);
+    struct trips t = { rank, n, buf };
+    return bench_measure(run_trips, &t, n <= 65536 ? 200 : 10, 200000, o) / 2.0;
 }
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    struct bench_opts o = bench_parse_opts(argc, argv);
-    int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    if (size < 2) {
-        if (rank == 0)
-            fprintf(stderr, "pingpong: needs at least 2 ranks\n");
-        MPI_Finalize();
+    struct bench_opts o;
+    int rank;
+    if (bench_start_pair(&argc, &argv, "pingpong", &o, &rank))
         return 1;
-    }
-    bench_settle(o.quick ? 0.1 : 0.3);
     unsigned char *buf = malloc(MAX_BYTES);
     if (!buf)
         MPI_Abort(MPI_COMM_WORLD, 2);

@@ -2,8 +2,9 @@
  * ranks 0 and 1 of MPI_COMM_WORLD, for counting instructions per call with
  * callgrind (bench/sendrecv_instr.sh).  N from argv[1], default 60000. */
 #include <mpi.h>
-#include <stdio.h>
 #include <stdlib.h>
+
+#include "bench_instr.h"
 
 int main(int argc, char **argv)
 {
@@ -22,8 +23,5 @@ int main(int argc, char **argv)
             MPI_Send(&x, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD);
         }
     }
-    if (x < 0)
-        printf("%g\n", x);
-    MPI_Finalize();
-    return 0;
+    return bench_instr_end(x);
 }

@@ -15,7 +15,6 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spec  # noqa: E402
-from gen_symbols import write_if_changed  # noqa: E402
 
 
 def version_script(api):
@@ -28,13 +27,10 @@ def version_script(api):
 
 
 def main(argv):
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    api = spec.load_checked(argv[0], 'gen_abi_map.py')
+    api, status = spec.generator_api(argv, 2, __doc__, 'gen_abi_map.py')
     if api is None:
-        return 1
-    write_if_changed(argv[1], version_script(api))
+        return status
+    spec.write_if_changed(argv[1], version_script(api))
     return 0
 
 

@@ -23,7 +23,6 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import spec  # noqa: E402  (the reader beside this file)
 import gen_checks  # noqa: E402
-from gen_symbols import write_if_changed  # noqa: E402
 
 
 
@@ -116,12 +115,9 @@ def main(argv):
     listing = argv[:1] == ['--list']
     if listing:
         argv = argv[1:]
-    if len(argv) != (1 if listing else 2):
-        sys.stderr.write(__doc__)
-        return 2
-    api = spec.load_checked(argv[0], 'gen_frontends.py', check)
+    api, status = spec.generator_api(argv, 1 if listing else 2, __doc__, 'gen_frontends.py', check)
     if api is None:
-        return 1
+        return status
     files = generated(api)
     if listing:
         for chapter, layer in sorted(files):
@@ -131,10 +127,10 @@ def main(argv):
     by_chapter = {}
     for (chapter, layer), fns in sorted(files.items()):
         os.makedirs(os.path.join(out, layer), exist_ok=True)
-        write_if_changed(os.path.join(out, layer, 'fe_%s.c' % chapter), source(chapter, fns, chapter in api.checks))
+        spec.write_if_changed(os.path.join(out, layer, 'fe_%s.c' % chapter), source(chapter, fns, chapter in api.checks))
         by_chapter.setdefault(chapter, []).extend(fns)
     for chapter, fns in by_chapter.items():
-        write_if_changed(os.path.join(out, 'fe_%s.h' % chapter), header(chapter, fns))
+        spec.write_if_changed(os.path.join(out, 'fe_%s.h' % chapter), header(chapter, fns))
     # A file of a layer or chapter no longer generated would only mislead.
     keep = {os.path.join(layer, 'fe_%s.c' % chapter) for chapter, layer in files}
     for layer in LAYERS:

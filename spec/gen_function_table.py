@@ -58,12 +58,9 @@ def main(argv):
     check = argv[:1] == ['--check']
     if check:
         argv = argv[1:]
-    if len(argv) != 2:
-        sys.stderr.write(__doc__)
-        return 2
-    api = spec.load_checked(argv[0], 'gen_function_table.py')
+    api, status = spec.generator_api(argv, 2, __doc__, 'gen_function_table.py')
     if api is None:
-        return 1
+        return status
     text = table(api)
     if check:
         try:

@@ -33,30 +33,14 @@ def listing(api, chapters, what):
     return ''.join(out)
 
 
-def write_if_changed(path, text):
-    try:
-        with open(path) as fh:
-            if fh.read() == text:
-                return
-    except OSError:
-        pass
-    tmp = path + '.tmp'
-    with open(tmp, 'w') as fh:
-        fh.write(text)
-    os.replace(tmp, path)
-
-
 def main(argv):
-    if len(argv) != 3:
-        sys.stderr.write(__doc__)
-        return 2
-    api = spec.load_checked(argv[0], 'gen_symbols.py')
+    api, status = spec.generator_api(argv, 3, __doc__, 'gen_symbols.py')
     if api is None:
-        return 1
+        return status
     order = sorted(api.chapters, key=lambda s: api.chapters[s][0])
-    write_if_changed(argv[1], listing(api, [s for s in order if s != 'osc'],
+    spec.write_if_changed(argv[1], listing(api, [s for s in order if s != 'osc'],
                                       'Every C function corempi exports as MPI_ and PMPI_ but those of one-sided communication.'))
-    write_if_changed(argv[2], listing(api, ['osc'],
+    spec.write_if_changed(argv[2], listing(api, ['osc'],
                                       'The C functions of one-sided communication (windows, RMA) corempi exports.'))
     return 0
 

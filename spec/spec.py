@@ -262,6 +262,33 @@ def load_checked(directory, who, more_checks=None):
     return None if errors else api
 
 
+def generator_api(argv, nargs, doc, who, more_checks=None):
+    """The start every generator's main shares: argv (its words, any option
+    it takes already taken off) must be nargs long, else its usage (doc) goes
+    to stderr; then load_checked of the spec folder argv[0].  Returns (api,
+    None), or (None, the exit status: 2 for the usage, 1 for a bad spec)."""
+    if len(argv) != nargs:
+        sys.stderr.write(doc)
+        return None, 2
+    api = load_checked(argv[0], who, more_checks)
+    return (api, None) if api is not None else (None, 1)
+
+
+def write_if_changed(path, text):
+    """Writes text to path unless it holds it already, so that what is built
+    from a generated file keeps its time stamp when the file's text stays."""
+    try:
+        with open(path) as fh:
+            if fh.read() == text:
+                return
+    except OSError:
+        pass
+    tmp = path + '.tmp'
+    with open(tmp, 'w') as fh:
+        fh.write(text)
+    os.replace(tmp, path)
+
+
 def read_file(api, path):
     stem = os.path.basename(path)[:-4]
     fn = None

@@ -96,16 +96,6 @@ static void keyval_unref(int k)
     }
 }
 
-static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
-{
-    cm_check_initialized(call);
-    struct cm_comm *c = cm_comm_user_lookup(comm);
-    *rc = c ? MPI_SUCCESS
-            : cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL%s"
-                                                                                 : "invalid communicator%s", "");
-    return c;
-}
-
 /* The live (not dying) attribute of keyval, or NULL. */
 static struct attr *find(const struct cm_attr_obj *o, int keyval)
 {
@@ -441,33 +431,21 @@ int cm_Comm_free_keyval(int *comm_keyval)
 
 int cm_Comm_set_attr(MPI_Comm comm, int comm_keyval, void *attribute_val)
 {
-    static const char call[] = "MPI_Comm_set_attr";
-    int rc;
-    struct cm_comm *c = user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_set_attr", cm_comm_user_or_error, comm);
     struct cm_attr_obj o = comm_obj(c);
     return cm_attr_set(&o, comm_keyval, attribute_val, call);
 }
 
 int cm_Comm_get_attr(MPI_Comm comm, int comm_keyval, void *attribute_val, int *flag)
 {
-    static const char call[] = "MPI_Comm_get_attr";
-    int rc;
-    struct cm_comm *c = user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_get_attr", cm_comm_user_or_error, comm);
     struct cm_attr_obj o = comm_obj(c);
     return cm_attr_get(&o, comm_keyval, attribute_val, flag, call);
 }
 
 int cm_Comm_delete_attr(MPI_Comm comm, int comm_keyval)
 {
-    static const char call[] = "MPI_Comm_delete_attr";
-    int rc;
-    struct cm_comm *c = user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_delete_attr", cm_comm_user_or_error, comm);
     struct cm_attr_obj o = comm_obj(c);
     return cm_attr_delete(&o, comm_keyval, call);
 }

@@ -58,6 +58,32 @@ static MPI_Comm table_add_locked(struct cm_comm *c)
     return cm_comm_handle(i);
 }
 
+struct cm_comm *cm_comm_user_or_error(MPI_Comm comm, const char *call, int *rc)
+{
+    cm_check_initialized(call);
+    struct cm_comm *c = cm_comm_user_lookup(comm);
+    if (c)
+        *rc = MPI_SUCCESS;
+    else if (comm == MPI_COMM_NULL)
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
+    else
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
+    return c;
+}
+
+struct cm_comm *cm_comm_intra_or_error(MPI_Comm comm, const char *name, const char *call, int *rc)
+{
+    struct cm_comm *c = cm_comm_user_lookup(comm);
+    if (!c)
+        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "%s is %s", name,
+                       comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "not a valid communicator");
+    else if (cm_comm_is_inter(c))
+        *rc = cm_error(comm, MPI_ERR_COMM, call, "%s is an intercommunicator (must be an intracommunicator)", name);
+    else
+        return c;
+    return NULL;
+}
+
 struct cm_comm *cm_comm_create_raw(const int *world_ranks, int size, int myrank, uint16_t ctx)
 {
     struct cm_comm *c = calloc(1, sizeof *c);

@@ -92,6 +92,17 @@ static inline struct cm_comm *cm_comm_user_lookup(MPI_Comm h)
     return cm_comm_is_coll(h) ? NULL : cm_comm_lookup(h, NULL);
 }
 
+/* The communicator a user call names (cm_comm_user_lookup), after the check
+ * that MPI is initialized; NULL, with *rc the error raised on MPI_COMM_WORLD
+ * (MPI_ERR_COMM naming call), when comm names none.  *rc is MPI_SUCCESS
+ * otherwise. */
+struct cm_comm *cm_comm_user_or_error(MPI_Comm comm, const char *call, int *rc);
+
+/* The intracommunicator a user call names in its argument `name`: NULL,
+ * with *rc the MPI_ERR_COMM raised (naming call and the argument), when comm
+ * names no communicator or an intercommunicator. */
+struct cm_comm *cm_comm_intra_or_error(MPI_Comm comm, const char *name, const char *call, int *rc);
+
 /* Set up WORLD and SELF (at MPI_Init). */
 int cm_comm_init(void);
 void cm_comm_finalize(void);

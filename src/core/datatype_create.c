@@ -34,6 +34,33 @@ static int check_type(const char *call, MPI_Datatype dt, const char *arg, struct
     return MPI_SUCCESS;
 }
 
+/* check_type of the argument "datatype", for CM_CALL_LOOKUP; type_at for
+ * the calls that take a pointer to the handle. */
+static struct cm_datatype *type_of(MPI_Datatype datatype, const char *call, int *rc)
+{
+    struct cm_datatype *t = NULL;
+    *rc = check_type(call, datatype, "datatype", &t);
+    return t;
+}
+
+static struct cm_datatype *type_at(const MPI_Datatype *datatype, const char *call, int *rc)
+{
+    if (!datatype) {
+        *rc = ERR(MPI_ERR_ARG, call, "datatype is NULL");
+        return NULL;
+    }
+    return type_of(*datatype, call, rc);
+}
+
+/* Appends src[0..count) to a contents record's integers ints[0..ni);
+ * returns the new length. */
+static int append_ints(int *ints, int ni, const int *src, int count)
+{
+    if (count)
+        memcpy(ints + ni, src, (size_t)count * sizeof *ints);
+    return ni + count;
+}
+
 static int check_out(const char *call, const void *newtype)
 {
     return newtype ? MPI_SUCCESS : ERR(MPI_ERR_ARG, call, "newtype is NULL");
@@ -279,20 +306,14 @@ static int indexed(const char *call, int count, const int *bls, int one_bl, cons
         return ERR(MPI_ERR_NO_MEM, call, "out of memory");
     }
     ints[ni++] = count;
-    if (per_block) {
-        if (count)
-            memcpy(ints + ni, bls, (size_t)count * sizeof *ints);
-        ni += count;
-    } else {
+    if (per_block)
+        ni = append_ints(ints, ni, bls, count);
+    else
         ints[ni++] = one_bl;
-    }
-    if (int_disp) {
-        if (count)
-            memcpy(ints + ni, idisp, (size_t)count * sizeof *ints);
-        ni += count;
-    } else {
+    if (int_disp)
+        ni = append_ints(ints, ni, idisp, count);
+    else
         na = count;
-    }
     rc = make(call, &p, (size_t)count, 1, 0, 0, combiner, ni, ints, na, adisp, 1, &oldtype, newtype);
     free(ints);
     pieces_free(&p);
@@ -691,13 +712,7 @@ int cm_Type_dup(MPI_Datatype oldtype, MPI_Datatype *newtype)
 
 int cm_Type_commit(MPI_Datatype *datatype)
 {
-    const char *call = "MPI_Type_commit";
-    struct cm_datatype *t = NULL;
-    int rc;
-    if (!datatype)
-        return ERR(MPI_ERR_ARG, call, "datatype is NULL");
-    if ((rc = check_type(call, *datatype, "datatype", &t)))
-        return rc;
+    CM_CALL_LOOKUP(struct cm_datatype, t, "MPI_Type_commit", type_at, datatype);
     /* the layout is final from construction on: nothing more to compute */
     t->committed = 1;
     return MPI_SUCCESS;
@@ -705,13 +720,7 @@ int cm_Type_commit(MPI_Datatype *datatype)
 
 int cm_Type_free(MPI_Datatype *datatype)
 {
-    const char *call = "MPI_Type_free";
-    struct cm_datatype *t = NULL;
-    int rc;
-    if (!datatype)
-        return ERR(MPI_ERR_ARG, call, "datatype is NULL");
-    if ((rc = check_type(call, *datatype, "datatype", &t)))
-        return rc;
+    CM_CALL_LOOKUP(struct cm_datatype, t, "MPI_Type_free", type_at, datatype);
     if (t->predefined)
         return ERR(MPI_ERR_TYPE, call, "%s is a predefined datatype and cannot be freed", t->name);
     if (t->fixed)
@@ -727,11 +736,7 @@ int cm_Type_free(MPI_Datatype *datatype)
 
 int cm_Type_set_name(MPI_Datatype datatype, const char *type_name)
 {
-    const char *call = "MPI_Type_set_name";
-    struct cm_datatype *t = NULL;
-    int rc;
-    if ((rc = check_type(call, datatype, "datatype", &t)))
-        return rc;
+    CM_CALL_LOOKUP(struct cm_datatype, t, "MPI_Type_set_name", type_of, datatype);
     if (!type_name)
         return ERR(MPI_ERR_ARG, call, "type_name is NULL");
     size_t n = strlen(type_name);

@@ -77,8 +77,7 @@ int cm_Type_match_size(int typeclass, int size, MPI_Datatype *datatype)
     /* MPIX_TYPECLASS_LOGICAL: the ABI header reserves it (191); same rule */
     static const MPI_Datatype logs[] = { MPI_LOGICAL1, MPI_LOGICAL2, MPI_LOGICAL4, MPI_LOGICAL8, MPI_LOGICAL16 };
     cm_check_initialized(call);
-    if (!datatype)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "datatype is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, datatype, call);
     const MPI_Datatype *list = typeclass == MPI_TYPECLASS_INTEGER ? ints
                              : typeclass == MPI_TYPECLASS_REAL    ? flts
                              : typeclass == MPI_TYPECLASS_COMPLEX ? cpxs
@@ -102,8 +101,7 @@ int cm_Type_create_f90_integer(int r, MPI_Datatype *newtype)
     static const struct { int r; MPI_Datatype t; } ints[] = {
         { 2, MPI_INTEGER1 }, { 4, MPI_INTEGER2 }, { 9, MPI_INTEGER4 }, { 18, MPI_INTEGER8 }, { 38, MPI_INTEGER16 } };
     cm_check_initialized(call);
-    if (!newtype)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "newtype is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, newtype, call);
     for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
         if (r <= ints[i].r && usable_size(ints[i].t))
             return f90_type(call, MPI_COMBINER_F90_INTEGER, 1, &r, ints[i].t, newtype);
@@ -114,8 +112,7 @@ int cm_Type_create_f90_integer(int r, MPI_Datatype *newtype)
 static int f90_real(const char *call, int p, int r, int complex, MPI_Datatype *newtype)
 {
     cm_check_initialized(call);
-    if (!newtype)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "newtype is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, newtype, call);
     if (p == MPI_UNDEFINED && r == MPI_UNDEFINED)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "p and r are both MPI_UNDEFINED");
     for (size_t i = 0; i < sizeof reals / sizeof reals[0]; i++) {

@@ -339,8 +339,7 @@ static int pack_args(MPI_Comm comm, const char *call, int count, MPI_Datatype dt
     int rc = cm_dt_check(comm, dt, call, "datatype");
     if (rc)
         return rc;
-    if (!position)
-        return cm_error(comm, MPI_ERR_ARG, call, "position is NULL");
+    CM_ARG_NOT_NULL(comm, position, call);
     *t = cm_dt_lookup(dt);
     *bytes = (size_t)count * (*t)->size;
     return MPI_SUCCESS;

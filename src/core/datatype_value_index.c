@@ -17,8 +17,7 @@ int cm_Type_get_value_index(MPI_Datatype value_type, MPI_Datatype index_type, MP
         { MPI_INT, MPI_2INT },        { MPI_SHORT, MPI_SHORT_INT },    { MPI_LONG_DOUBLE, MPI_LONG_DOUBLE_INT },
     };
     cm_check_initialized(call);
-    if (!pair_type)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "pair_type is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, pair_type, call);
     if (!cm_dt_lookup(value_type))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_TYPE, call, "invalid datatype %ld (argument value_type)", (long)(intptr_t)value_type);
     if (!cm_dt_lookup(index_type))

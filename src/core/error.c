@@ -281,8 +281,7 @@ static int create_errh(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhand
 {
     if (!fn)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "the handler function is NULL");
-    if (!errhandler)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errhandler is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, errhandler, call);
     for (int i = ERRH_USER; i < ERRH_MAX; i++) {
         if (!user_errh[i]) {
             user_errh[i] = fn;

@@ -49,4 +49,22 @@ const char *cm_err_mpit_text(int code);
 /* The highest error code in use: the MPI_LASTUSEDCODE attribute. */
 int cm_err_lastused(void);
 
+/* The start of an API call on an object: call (the name its errors give),
+ * rc, and var, what lookup(args..., call, &rc) finds; when it finds nothing,
+ * the call returns the error the lookup raised (in rc). */
+#define CM_CALL_LOOKUP(type, var, name, lookup, ...) \
+    static const char call[] = name;                 \
+    int rc;                                          \
+    type *var = lookup(__VA_ARGS__, call, &rc);      \
+    if (!var)                                        \
+        return rc
+
+/* Return MPI_ERR_ARG, raised on comm for call, when the pointer argument arg
+ * is NULL; the message names it ("arg is NULL"). */
+#define CM_ARG_NOT_NULL(comm, arg, call)                                          \
+    do {                                                                          \
+        if (!(arg))                                                               \
+            return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", #arg);         \
+    } while (0)
+
 #endif

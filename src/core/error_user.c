@@ -95,8 +95,7 @@ static int is_class(int cls)
 int cm_Add_error_class(int *errorclass)
 {
     static const char call[] = "MPI_Add_error_class";
-    if (!errorclass)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errorclass is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, errorclass, call);
     pthread_mutex_lock(&lock);
     int c = take(-1);
     pthread_mutex_unlock(&lock);
@@ -109,8 +108,7 @@ int cm_Add_error_class(int *errorclass)
 int cm_Add_error_code(int errorclass, int *errorcode)
 {
     static const char call[] = "MPI_Add_error_code";
-    if (!errorcode)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "errorcode is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, errorcode, call);
     pthread_mutex_lock(&lock);
     int c = is_class(errorclass) ? take(errorclass) : -2;
     pthread_mutex_unlock(&lock);
@@ -125,8 +123,7 @@ int cm_Add_error_code(int errorclass, int *errorcode)
 int cm_Add_error_string(int errorcode, const char *string)
 {
     static const char call[] = "MPI_Add_error_string";
-    if (!string)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "string is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, string, call);
     if (strlen(string) >= MPI_MAX_ERROR_STRING)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "string is %zu characters, at most %d allowed",
                         strlen(string), MPI_MAX_ERROR_STRING - 1);

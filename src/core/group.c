@@ -215,28 +215,28 @@ static int expand_ranges(const struct cm_group *g, int n, int ranges[][3], int *
     return MPI_SUCCESS;
 }
 
-int cm_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+/* Both range forms: the ranks the triplets name, then MPI_Group_excl (excl)
+ * or MPI_Group_incl of them. */
+static int by_ranges(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup, int excl, const char *call)
 {
-    GET_GROUP(g, group, "MPI_Group_range_incl");
-    int *ranks, k;
-    int rc = expand_ranges(g, n, ranges, &ranks, &k, "MPI_Group_range_incl");
+    GET_GROUP(g, group, call);
+    int *ranks = NULL, k = 0;
+    int rc = expand_ranges(g, n, ranges, &ranks, &k, call);
     if (rc)
         return rc;
-    rc = PMPI_Group_incl(group, k, ranks, newgroup);
+    rc = excl ? PMPI_Group_excl(group, k, ranks, newgroup) : PMPI_Group_incl(group, k, ranks, newgroup);
     free(ranks);
     return rc;
 }
 
+int cm_Group_range_incl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
+{
+    return by_ranges(group, n, ranges, newgroup, 0, "MPI_Group_range_incl");
+}
+
 int cm_Group_range_excl(MPI_Group group, int n, int ranges[][3], MPI_Group *newgroup)
 {
-    GET_GROUP(g, group, "MPI_Group_range_excl");
-    int *ranks, k;
-    int rc = expand_ranges(g, n, ranges, &ranks, &k, "MPI_Group_range_excl");
-    if (rc)
-        return rc;
-    rc = PMPI_Group_excl(group, k, ranks, newgroup);
-    free(ranks);
-    return rc;
+    return by_ranges(group, n, ranges, newgroup, 1, "MPI_Group_range_excl");
 }
 
 /* in_b[w] = 1 when world rank w belongs to b. */

@@ -269,10 +269,11 @@ static int check_key(const char *call, const char *key)
 
 /* No cm_check_initialized in this file: MPI-4.0 allows the Info calls
  * before MPI_Init and after MPI_Finalize. */
-static int start(const char *call, MPI_Info info, struct cm_info **in)
+static struct cm_info *info_or_error(MPI_Info info, const char *call, int *rc)
 {
-    *in = lookup(info);
-    return *in ? MPI_SUCCESS : bad_info(call, info);
+    struct cm_info *in = lookup(info);
+    *rc = in ? MPI_SUCCESS : bad_info(call, info);
+    return in;
 }
 
 /* ---- MPI calls ------------------------------------------------------ */
@@ -294,10 +295,8 @@ int cm_Info_create(MPI_Info *info)
 
 int cm_Info_set(MPI_Info info, const char *key, const char *value)
 {
-    static const char call[] = "MPI_Info_set";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_set", info_or_error, info);
+    if ((rc = check_key(call, key)))
         return rc;
     if (info == MPI_INFO_ENV)
         return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "MPI_INFO_ENV is predefined and cannot be modified");
@@ -313,10 +312,8 @@ int cm_Info_set(MPI_Info info, const char *key, const char *value)
 
 int cm_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *flag)
 {
-    static const char call[] = "MPI_Info_get";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_get", info_or_error, info);
+    if ((rc = check_key(call, key)))
         return rc;
     if (valuelen < 0)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "valuelen %d is negative", valuelen);
@@ -337,10 +334,8 @@ int cm_Info_get(MPI_Info info, const char *key, int valuelen, char *value, int *
 
 int cm_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value, int *flag)
 {
-    static const char call[] = "MPI_Info_get_string";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_get_string", info_or_error, info);
+    if ((rc = check_key(call, key)))
         return rc;
     if (!buflen || !flag)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s is NULL", flag ? "buflen" : "flag");
@@ -365,10 +360,8 @@ int cm_Info_get_string(MPI_Info info, const char *key, int *buflen, char *value,
 
 int cm_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *flag)
 {
-    static const char call[] = "MPI_Info_get_valuelen";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_get_valuelen", info_or_error, info);
+    if ((rc = check_key(call, key)))
         return rc;
     if (!valuelen || !flag)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s is NULL", flag ? "valuelen" : "flag");
@@ -381,10 +374,8 @@ int cm_Info_get_valuelen(MPI_Info info, const char *key, int *valuelen, int *fla
 
 int cm_Info_delete(MPI_Info info, const char *key)
 {
-    static const char call[] = "MPI_Info_delete";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)) || (rc = check_key(call, key)))
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_delete", info_or_error, info);
+    if ((rc = check_key(call, key)))
         return rc;
     if (info == MPI_INFO_ENV)
         return cm_error(MPI_COMM_SELF, MPI_ERR_INFO, call, "MPI_INFO_ENV is predefined and cannot be modified");
@@ -420,13 +411,8 @@ static int dup_object(const struct cm_info *src, MPI_Info *out)
 
 int cm_Info_dup(MPI_Info info, MPI_Info *newinfo)
 {
-    static const char call[] = "MPI_Info_dup";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)))
-        return rc;
-    if (!newinfo)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "newinfo is NULL");
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_dup", info_or_error, info);
+    CM_ARG_NOT_NULL(MPI_COMM_SELF, newinfo, call);
     if ((rc = dup_object(in, newinfo)))
         return cm_error(MPI_COMM_SELF, rc, call, "out of memory");
     return MPI_SUCCESS;
@@ -448,28 +434,18 @@ int cm_Info_free(MPI_Info *info)
 
 int cm_Info_get_nkeys(MPI_Info info, int *nkeys)
 {
-    static const char call[] = "MPI_Info_get_nkeys";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)))
-        return rc;
-    if (!nkeys)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "nkeys is NULL");
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_get_nkeys", info_or_error, info);
+    CM_ARG_NOT_NULL(MPI_COMM_SELF, nkeys, call);
     *nkeys = in->n;
     return MPI_SUCCESS;
 }
 
 int cm_Info_get_nthkey(MPI_Info info, int n, char *key)
 {
-    static const char call[] = "MPI_Info_get_nthkey";
-    struct cm_info *in;
-    int rc;
-    if ((rc = start(call, info, &in)))
-        return rc;
+    CM_CALL_LOOKUP(struct cm_info, in, "MPI_Info_get_nthkey", info_or_error, info);
     if (n < 0 || n >= in->n)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "n = %d is out of range (info %ld has %d keys)", n, (long)(intptr_t)info, in->n);
-    if (!key)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "key is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_SELF, key, call);
     strcpy(key, in->e[n].key);
     return MPI_SUCCESS;
 }

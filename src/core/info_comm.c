@@ -11,26 +11,9 @@
 #include "core/state.h"
 #include "fe_comm.h"
 
-static struct cm_comm *user_comm(MPI_Comm comm, const char *call, int *rc)
-{
-    cm_check_initialized(call);
-    struct cm_comm *c = cm_comm_user_lookup(comm);
-    if (c)
-        *rc = MPI_SUCCESS;
-    else if (comm == MPI_COMM_NULL)
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
-    else
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
-    return c;
-}
-
 int cm_Comm_set_info(MPI_Comm comm, MPI_Info info)
 {
-    static const char call[] = "MPI_Comm_set_info";
-    int rc;
-    struct cm_comm *c = user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_set_info", cm_comm_user_or_error, comm);
     MPI_Info copy;
     if (info == MPI_INFO_NULL)
         return cm_error(comm, MPI_ERR_INFO, call, "info is MPI_INFO_NULL");
@@ -45,13 +28,8 @@ int cm_Comm_set_info(MPI_Comm comm, MPI_Info info)
 
 int cm_Comm_get_info(MPI_Comm comm, MPI_Info *info_used)
 {
-    static const char call[] = "MPI_Comm_get_info";
-    int rc;
-    struct cm_comm *c = user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
-    if (!info_used)
-        return cm_error(comm, MPI_ERR_ARG, call, "info_used is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_get_info", cm_comm_user_or_error, comm);
+    CM_ARG_NOT_NULL(comm, info_used, call);
     if ((rc = cm_info_copy(c->info, info_used)))
         return cm_error(comm, rc, call, rc == MPI_ERR_NO_MEM ? "out of memory" : "the stored hints are invalid");
     return MPI_SUCCESS;

@@ -120,6 +120,13 @@ static inline int cm_check_initialized(const char *call)
         return MPI_SUCCESS;
     return cm_check_initialized_fail(call);
 }
+/* The start of an API call that needs MPI initialized: call (the name its
+ * errors give) and rc; returns cm_check_initialized's error. */
+#define CM_CALL_INITIALIZED(name)                   \
+    static const char call[] = name;                \
+    int rc = cm_check_initialized(call);            \
+    if (rc)                                         \
+        return rc
 
 /* Name of a call id ("MPI_Send"), for messages. */
 const char *cm_call_name(unsigned id);

@@ -84,8 +84,7 @@ void cm_topo_attach(MPI_Comm newcomm, struct cm_topo *t)
 
 struct cm_comm *cm_topo_user_comm(MPI_Comm comm, const char *call, int *rc)
 {
-    cm_check_initialized(call);
-    struct cm_comm *c = cm_comm_user_lookup(comm);
+    struct cm_comm *c = cm_comm_user_or_error(comm, call, rc);
     if (c && cm_comm_is_inter(c)) {
         /* MPI-4.1 §8: topologies (and so neighborhood collectives) are
          * for intracommunicators only. */
@@ -94,15 +93,7 @@ struct cm_comm *cm_topo_user_comm(MPI_Comm comm, const char *call, int *rc)
                        "intracommunicator)");
         return NULL;
     }
-    if (c) {
-        *rc = MPI_SUCCESS;
-        return c;
-    }
-    if (comm == MPI_COMM_NULL)
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "communicator is MPI_COMM_NULL");
-    else
-        *rc = cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
-    return NULL;
+    return c;
 }
 
 static const char *kind_name(int kind)
@@ -134,13 +125,8 @@ struct cm_topo *cm_topo_of(MPI_Comm comm, int kind, const char *call, int *rc)
 
 int cm_Topo_test(MPI_Comm comm, int *status)
 {
-    static const char call[] = "MPI_Topo_test";
-    int rc;
-    struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
-    if (!status)
-        return cm_error(comm, MPI_ERR_ARG, call, "status is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Topo_test", cm_topo_user_comm, comm);
+    CM_ARG_NOT_NULL(comm, status, call);
     *status = c->topo ? ((struct cm_topo *)c->topo)->kind : MPI_UNDEFINED;
     return MPI_SUCCESS;
 }

@@ -24,8 +24,7 @@ int cm_Alloc_mem(MPI_Aint size, MPI_Info info, void *baseptr)
     static const char call[] = "MPI_Alloc_mem";
     if (size < 0)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_SIZE, call, "size %ld is negative", (long)size);
-    if (!baseptr)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "baseptr is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, baseptr, call);
     if (!cm_info_valid(info))
         return cm_error(MPI_COMM_WORLD, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
     void *p = cm_osc_mem_alloc((size_t)size);

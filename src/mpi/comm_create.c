@@ -93,16 +93,6 @@ static int all_members(struct cm_comm *parent, int **members)
     return MPI_SUCCESS;
 }
 
-static struct cm_comm *parent_or_error(MPI_Comm comm, const char *call, int *rc)
-{
-    cm_check_initialized(call);
-    struct cm_comm *c = cm_comm_user_lookup(comm);
-    *rc = c ? MPI_SUCCESS
-            : cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL%s"
-                                                                                 : "invalid communicator%s", "");
-    return c;
-}
-
 /* A new communicator of the given world ranks (in order) with a fresh context. */
 static int finish_new(struct cm_comm *parent, const int *world, int n, int myrank, uint16_t ctx, MPI_Comm *out,
                       const char *call)
@@ -122,11 +112,10 @@ static int finish_new(struct cm_comm *parent, const int *world, int n, int myran
 static int dup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, const char *call)
 {
     int rc;
-    struct cm_comm *p = parent_or_error(comm, call, &rc);
+    struct cm_comm *p = cm_comm_user_or_error(comm, call, &rc);
     if (!p)
         return rc;
-    if (!newcomm)
-        return cm_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    CM_ARG_NOT_NULL(comm, newcomm, call);
     if (cm_comm_is_inter(p))
         return cm_inter_dup(p, info, newcomm, call);
     int *members;
@@ -190,14 +179,10 @@ static int cmp_by_key(const void *a, const void *b)
 
 int cm_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
 {
-    int rc;
-    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_split", &rc);
-    if (!p)
-        return rc;
-    if (!newcomm)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "newcomm is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, p, "MPI_Comm_split", cm_comm_user_or_error, comm);
+    CM_ARG_NOT_NULL(comm, newcomm, call);
     if (color < 0 && color != MPI_UNDEFINED)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_split", "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
+        return cm_error(comm, MPI_ERR_ARG, call, "invalid color %d (must be >= 0 or MPI_UNDEFINED)", color);
     if (cm_comm_is_inter(p))
         return cm_inter_split(p, color, key, newcomm);
     int n = p->size, me = p->rank;
@@ -205,7 +190,7 @@ int cm_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     int *members = malloc((size_t)n * sizeof(int)), *keyed = malloc((size_t)n * 2 * sizeof(int));
     int *world = malloc((size_t)n * sizeof(int));
     if (!all || !in || !members || !keyed || !world) {
-        rc = cm_error(comm, MPI_ERR_NO_MEM, "MPI_Comm_split", "out of memory");
+        rc = cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
         goto out;
     }
     all[me] = (struct split_entry){ color, key, 1 };
@@ -231,7 +216,7 @@ int cm_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
     uint64_t dummy;
     (void)dummy;
     if ((rc = agree_context(p, members, n, me, &ctx)) != MPI_SUCCESS) {
-        rc = cm_error(comm, rc, "MPI_Comm_split", "no free context id (too many communicators)");
+        rc = cm_error(comm, rc, call, "no free context id (too many communicators)");
         goto out;
     }
     if (color == MPI_UNDEFINED) {
@@ -246,7 +231,7 @@ int cm_Comm_split(MPI_Comm comm, int color, int key, MPI_Comm *newcomm)
         if (keyed[2 * i + 1] == me)
             myrank = i;
     }
-    rc = finish_new(p, world, m, myrank, ctx, newcomm, "MPI_Comm_split");
+    rc = finish_new(p, world, m, myrank, ctx, newcomm, call);
 out:
     free(all);
     free(in);
@@ -270,27 +255,23 @@ static int group_to_parent(struct cm_comm *p, struct cm_group *g, int *ranks)
 
 int cm_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
 {
-    int rc;
-    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create", &rc);
-    if (!p)
-        return rc;
-    if (!newcomm)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_create", "newcomm is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, p, "MPI_Comm_create", cm_comm_user_or_error, comm);
+    CM_ARG_NOT_NULL(comm, newcomm, call);
     if (cm_comm_is_inter(p))
         return cm_inter_create(p, group, newcomm);
     struct cm_group *g = cm_group_lookup(group);
     if (!g)
-        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create", "invalid group %ld", (long)(intptr_t)group);
+        return cm_error(comm, MPI_ERR_GROUP, call, "invalid group %ld", (long)(intptr_t)group);
     int *ranks = malloc(((size_t)g->size + 1) * sizeof(int)), *members = NULL;
     if (group_to_parent(p, g, ranks)) {
         free(ranks);
-        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create", "the group has a process that is not in the communicator");
+        return cm_error(comm, MPI_ERR_GROUP, call, "the group has a process that is not in the communicator");
     }
     uint16_t ctx;
     if ((rc = all_members(p, &members)) || (rc = agree_context(p, members, p->size, p->rank, &ctx))) {
         free(ranks);
         free(members);
-        return cm_error(comm, rc, "MPI_Comm_create", "no free context id (too many communicators)");
+        return cm_error(comm, rc, call, "no free context id (too many communicators)");
     }
     free(members);
     int myrank = cm_group_rank_of(g, cm_g.rank);
@@ -300,23 +281,20 @@ int cm_Comm_create(MPI_Comm comm, MPI_Group group, MPI_Comm *newcomm)
         *newcomm = MPI_COMM_NULL;
         return MPI_SUCCESS;
     }
-    return finish_new(p, g->world, g->size, myrank, ctx, newcomm, "MPI_Comm_create");
+    return finish_new(p, g->world, g->size, myrank, ctx, newcomm, call);
 }
 
 int cm_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newcomm)
 {
-    int rc;
-    struct cm_comm *p = parent_or_error(comm, "MPI_Comm_create_group", &rc);
-    if (!p)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_comm, p, "MPI_Comm_create_group", cm_comm_user_or_error, comm);
     if (cm_comm_is_inter(p))
-        return cm_error(comm, MPI_ERR_COMM, "MPI_Comm_create_group",
+        return cm_error(comm, MPI_ERR_COMM, call,
                         "comm is an intercommunicator (must be an intracommunicator)");
     struct cm_group *g = cm_group_lookup(group);
     if (!g)
-        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create_group", "invalid group %ld", (long)(intptr_t)group);
+        return cm_error(comm, MPI_ERR_GROUP, call, "invalid group %ld", (long)(intptr_t)group);
     if (tag < 0)
-        return cm_error(comm, MPI_ERR_TAG, "MPI_Comm_create_group", "invalid tag %d", tag);
+        return cm_error(comm, MPI_ERR_TAG, call, "invalid tag %d", tag);
     int myrank = cm_group_rank_of(g, cm_g.rank);
     if (myrank == MPI_UNDEFINED) {
         *newcomm = MPI_COMM_NULL;
@@ -325,14 +303,14 @@ int cm_Comm_create_group(MPI_Comm comm, MPI_Group group, int tag, MPI_Comm *newc
     int *ranks = malloc(((size_t)g->size + 1) * sizeof(int));
     if (group_to_parent(p, g, ranks)) {
         free(ranks);
-        return cm_error(comm, MPI_ERR_GROUP, "MPI_Comm_create_group", "the group has a process that is not in the communicator");
+        return cm_error(comm, MPI_ERR_GROUP, call, "the group has a process that is not in the communicator");
     }
     uint16_t ctx;
     rc = agree_context(p, ranks, g->size, myrank, &ctx);
     free(ranks);
     if (rc)
-        return cm_error(comm, rc, "MPI_Comm_create_group", "no free context id (too many communicators)");
-    return finish_new(p, g->world, g->size, myrank, ctx, newcomm, "MPI_Comm_create_group");
+        return cm_error(comm, rc, call, "no free context id (too many communicators)");
+    return finish_new(p, g->world, g->size, myrank, ctx, newcomm, call);
 }
 
 int cm_Comm_free(MPI_Comm *comm)

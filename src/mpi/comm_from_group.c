@@ -49,10 +49,7 @@ int cm_group_agree_context(const struct cm_group *g, int myrank, const char *str
 int cm_Comm_create_from_group(MPI_Group group, const char *stringtag, MPI_Info info, MPI_Errhandler errhandler,
                               MPI_Comm *newcomm)
 {
-    static const char call[] = "MPI_Comm_create_from_group";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
+    CM_CALL_INITIALIZED("MPI_Comm_create_from_group");
     /* Errors go to the handler the new communicator would get (an invalid
      * one: errors are fatal). */
     MPI_Comm none = MPI_COMM_NULL;

@@ -201,8 +201,7 @@ static int idup_common(MPI_Comm comm, MPI_Info info, MPI_Comm *newcomm, MPI_Requ
     if (!p)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call,
                         comm == MPI_COMM_NULL ? "communicator is MPI_COMM_NULL" : "invalid communicator");
-    if (!newcomm)
-        return cm_error(comm, MPI_ERR_ARG, call, "newcomm is NULL");
+    CM_ARG_NOT_NULL(comm, newcomm, call);
     if (!request)
         return cm_error(comm, MPI_ERR_REQUEST, call, "request is NULL");
     if (cm_comm_is_inter(p))

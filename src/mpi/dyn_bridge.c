@@ -62,12 +62,9 @@ int cm_dyn_check_group(const char *call, MPI_Comm comm, int root, MPI_Comm *out,
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
-    struct cm_comm *c = cm_comm_user_lookup(comm);
+    struct cm_comm *c = cm_comm_intra_or_error(comm, "comm", call, &rc);
     if (!c)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "comm is %s",
-                        comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "not a valid communicator");
-    if (cm_comm_is_inter(c))
-        return cm_error(comm, MPI_ERR_COMM, call, "comm is an intercommunicator (must be an intracommunicator)");
+        return rc;
     if (root < 0 || root >= c->size)
         return cm_error(comm, MPI_ERR_ROOT, call, "invalid root %d (comm size %d)", root, c->size);
     if (!out)

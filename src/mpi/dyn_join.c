@@ -63,12 +63,8 @@ static int join_jobs(int fd, int opener, MPI_Comm *intercomm)
 
 int cm_Comm_join(int fd, MPI_Comm *intercomm)
 {
-    static const char call[] = "MPI_Comm_join";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
-    if (!intercomm)
-        return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "intercomm is NULL");
+    CM_CALL_INITIALIZED("MPI_Comm_join");
+    CM_ARG_NOT_NULL(MPI_COMM_SELF, intercomm, call);
     *intercomm = MPI_COMM_NULL;
     if (fd < 0)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "fd is %d (not an open socket)", fd);

@@ -194,8 +194,7 @@ int cm_Lookup_name(const char *service_name, MPI_Info info, char *port_name)
     int rc = check_args(call, service_name, NULL, 0);
     if (rc)
         return rc;
-    if (!port_name)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "port_name is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, port_name, call);
     struct cm_dyn_area *a = lock_names();
     struct cm_name_entry *e = find(a, service_name);
     if (e)

@@ -40,10 +40,7 @@ int cm_dyn_init_parent(void)
 
 int cm_Comm_get_parent(MPI_Comm *out)
 {
-    static const char call[] = "MPI_Comm_get_parent";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
+    CM_CALL_INITIALIZED("MPI_Comm_get_parent");
     if (!out)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "parent is NULL");
     if (parent != MPI_COMM_NULL && cm_comm_user_lookup(parent) != parent_obj)
@@ -60,12 +57,8 @@ static int outq_empty(void *unused)
 
 int cm_Comm_disconnect(MPI_Comm *comm)
 {
-    static const char call[] = "MPI_Comm_disconnect";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
-    if (!comm)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "comm is NULL");
+    CM_CALL_INITIALIZED("MPI_Comm_disconnect");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, comm, call);
     struct cm_comm *c = cm_comm_user_lookup(*comm);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "comm is %s",

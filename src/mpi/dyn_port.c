@@ -75,8 +75,7 @@ int cm_Open_port(MPI_Info info, char *port_name)
     int rc = cm_check_initialized(call);
     if (rc)
         return rc;
-    if (!port_name)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "port_name is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, port_name, call);
     struct cm_dyn_area *a = cm_seg_dyn(cm_g.seg);
     unsigned n = atomic_fetch_add_explicit(&a->port_seq, 1, memory_order_relaxed) + 1;
     if (n >= CM_PORTS_MAX)
@@ -88,10 +87,7 @@ int cm_Open_port(MPI_Info info, char *port_name)
 
 int cm_Close_port(const char *port_name)
 {
-    static const char call[] = "MPI_Close_port";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
+    CM_CALL_INITIALIZED("MPI_Close_port");
     struct port p;
     char why[400];
     if ((rc = parse_port(port_name, &p, why, sizeof why)) != MPI_SUCCESS)

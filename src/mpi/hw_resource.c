@@ -31,12 +31,8 @@ static int set_index(MPI_Info info, const char *key, int value)
 
 int cm_Get_hw_resource_info(MPI_Info *hw_info)
 {
-    static const char call[] = "MPI_Get_hw_resource_info";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
-    if (!hw_info)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "hw_info is NULL");
+    CM_CALL_INITIALIZED("MPI_Get_hw_resource_info");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, hw_info, call);
     MPI_Info info;
     if ((rc = PMPI_Info_create(&info)) != MPI_SUCCESS)
         return rc;

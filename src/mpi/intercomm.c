@@ -79,21 +79,14 @@ int cm_inter_build(const char *call, MPI_Comm errcomm, const int *local, int nlo
 int cm_Intercomm_create(MPI_Comm local_comm, int local_leader, MPI_Comm peer_comm, int remote_leader, int tag,
                         MPI_Comm *newintercomm)
 {
-    static const char call[] = "MPI_Intercomm_create";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
-    struct cm_comm *l = cm_comm_user_lookup(local_comm);
+    CM_CALL_INITIALIZED("MPI_Intercomm_create");
+    struct cm_comm *l = cm_comm_intra_or_error(local_comm, "local_comm", call, &rc);
     if (!l)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "local_comm is %s",
-                        local_comm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "not a valid communicator");
-    if (cm_comm_is_inter(l))
-        return cm_error(local_comm, MPI_ERR_COMM, call, "local_comm is an intercommunicator (must be an intracommunicator)");
+        return rc;
     if (local_leader < 0 || local_leader >= l->size)
         return cm_error(local_comm, MPI_ERR_RANK, call, "invalid local_leader %d (local_comm size %d)", local_leader,
                         l->size);
-    if (!newintercomm)
-        return cm_error(local_comm, MPI_ERR_ARG, call, "newintercomm is NULL");
+    CM_ARG_NOT_NULL(local_comm, newintercomm, call);
     if (tag < 0)
         return cm_error(local_comm, MPI_ERR_TAG, call, "invalid tag %d (must be >= 0)", tag);
     struct cm_comm *p = NULL;
@@ -158,10 +151,7 @@ int cm_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI
                                     int remote_leader, const char *stringtag, MPI_Info info,
                                     MPI_Errhandler errhandler, MPI_Comm *newintercomm)
 {
-    static const char call[] = "MPI_Intercomm_create_from_groups";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
+    CM_CALL_INITIALIZED("MPI_Intercomm_create_from_groups");
     struct cm_group *lg = cm_group_lookup(local_group), *rg = cm_group_lookup(remote_group);
     if (!lg || !rg)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_GROUP, call, "%s is not a valid group",
@@ -175,10 +165,8 @@ int cm_Intercomm_create_from_groups(MPI_Group local_group, int local_leader, MPI
     if (remote_leader < 0 || remote_leader >= rg->size)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_RANK, call, "invalid remote_leader %d (remote_group size %d)",
                         remote_leader, rg->size);
-    if (!stringtag)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "stringtag is NULL");
-    if (!newintercomm)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "newintercomm is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, stringtag, call);
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, newintercomm, call);
     for (int i = 0; i < rg->size; i++)
         if (cm_group_rank_of(lg, rg->world[i]) != MPI_UNDEFINED)
             return cm_error(MPI_COMM_WORLD, MPI_ERR_GROUP, call,
@@ -218,18 +206,14 @@ out:
 
 int cm_Intercomm_merge(MPI_Comm intercomm, int high, MPI_Comm *newintracomm)
 {
-    static const char call[] = "MPI_Intercomm_merge";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
+    CM_CALL_INITIALIZED("MPI_Intercomm_merge");
     struct cm_comm *c = cm_comm_user_lookup(intercomm);
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "intercomm is %s",
                         intercomm == MPI_COMM_NULL ? "MPI_COMM_NULL" : "not a valid communicator");
     if (!cm_comm_is_inter(c))
         return cm_error(intercomm, MPI_ERR_COMM, call, "intercomm is an intracommunicator (must be an intercommunicator)");
-    if (!newintracomm)
-        return cm_error(intercomm, MPI_ERR_ARG, call, "newintracomm is NULL");
+    CM_ARG_NOT_NULL(intercomm, newintracomm, call);
     int mine = high != 0, theirs = 0;
     uint16_t ctx;
     if ((rc = cm_inter_agree_on(c, &mine, sizeof mine, &theirs, sizeof theirs, &ctx, 1)))
@@ -265,8 +249,7 @@ int cm_Comm_test_inter(MPI_Comm comm, int *flag)
     if (!c)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, "MPI_Comm_test_inter", "invalid communicator %ld",
                         (long)(intptr_t)comm);
-    if (!flag)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_test_inter", "flag is NULL");
+    CM_ARG_NOT_NULL(comm, flag, "MPI_Comm_test_inter");
     *flag = cm_comm_is_inter(c);
     return MPI_SUCCESS;
 }
@@ -285,26 +268,18 @@ static struct cm_comm *inter_or_error(MPI_Comm comm, const char *call, int *rc)
 
 int cm_Comm_remote_size(MPI_Comm comm, int *size)
 {
-    int rc;
-    struct cm_comm *c = inter_or_error(comm, "MPI_Comm_remote_size", &rc);
-    if (!c)
-        return rc;
-    if (!size)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_remote_size", "size is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_remote_size", inter_or_error, comm);
+    CM_ARG_NOT_NULL(comm, size, call);
     *size = c->remote_size;
     return MPI_SUCCESS;
 }
 
 int cm_Comm_remote_group(MPI_Comm comm, MPI_Group *group)
 {
-    int rc;
-    struct cm_comm *c = inter_or_error(comm, "MPI_Comm_remote_group", &rc);
-    if (!c)
-        return rc;
-    if (!group)
-        return cm_error(comm, MPI_ERR_ARG, "MPI_Comm_remote_group", "group is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Comm_remote_group", inter_or_error, comm);
+    CM_ARG_NOT_NULL(comm, group, call);
     rc = cm_group_make(c->remote_world_of, c->remote_size, group);
     if (!rc)
         cm_group_set_session(*group, c->session);
-    return rc ? cm_error(comm, rc, "MPI_Comm_remote_group", "out of memory") : MPI_SUCCESS;
+    return rc ? cm_error(comm, rc, call, "out of memory") : MPI_SUCCESS;
 }

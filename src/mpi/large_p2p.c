@@ -48,30 +48,34 @@ static int pair(MPI_Comm comm, const char *call, MPI_Count sendcount, MPI_Dataty
     return rc;
 }
 
+/* Both send-receives: status for the blocking one, request for the other. */
+static int sendrecv(const char *call, const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest,
+                    int sendtag, void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
+                    MPI_Comm comm, MPI_Status *status, int nonblocking, MPI_Request *request)
+{
+    struct cm_lc s, r;
+    int rc = pair(comm, call, sendcount, sendtype, recvcount, recvtype, &s, &r);
+    if (rc)
+        return rc;
+    rc = nonblocking ? PMPI_Isendrecv(sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm, request)
+                     : PMPI_Sendrecv(sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm, status);
+    cm_lc_free(&s);
+    cm_lc_free(&r);
+    return rc;
+}
+
 int cm_Sendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                   void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                   MPI_Comm comm, MPI_Status *status)
 {
-    struct cm_lc s, r;
-    int rc = pair(comm, "MPI_Sendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
-    if (rc)
-        return rc;
-    rc = PMPI_Sendrecv(sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm, status);
-    cm_lc_free(&s);
-    cm_lc_free(&r);
-    return rc;
+    return sendrecv("MPI_Sendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype, source,
+                    recvtag, comm, status, 0, NULL);
 }
 
 int cm_Isendrecv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, int dest, int sendtag,
                    void *recvbuf, MPI_Count recvcount, MPI_Datatype recvtype, int source, int recvtag,
                    MPI_Comm comm, MPI_Request *request)
 {
-    struct cm_lc s, r;
-    int rc = pair(comm, "MPI_Isendrecv_c", sendcount, sendtype, recvcount, recvtype, &s, &r);
-    if (rc)
-        return rc;
-    rc = PMPI_Isendrecv(sendbuf, s.n, s.t, dest, sendtag, recvbuf, r.n, r.t, source, recvtag, comm, request);
-    cm_lc_free(&s);
-    cm_lc_free(&r);
-    return rc;
+    return sendrecv("MPI_Isendrecv_c", sendbuf, sendcount, sendtype, dest, sendtag, recvbuf, recvcount, recvtype,
+                    source, recvtag, comm, MPI_STATUS_IGNORE, 1, request);
 }

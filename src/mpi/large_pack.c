@@ -20,8 +20,7 @@
 static int room(MPI_Comm comm, const char *call, const char *sizename, MPI_Count size, const MPI_Count *position,
                 int *left)
 {
-    if (!position)
-        return cm_error(comm, MPI_ERR_ARG, call, "position is NULL");
+    CM_ARG_NOT_NULL(comm, position, call);
     if (size < 0)
         return cm_error(comm, MPI_ERR_ARG, call, "%s is negative (%lld)", sizename, (long long)size);
     if (*position < 0 || *position > size)
@@ -32,36 +31,36 @@ static int room(MPI_Comm comm, const char *call, const char *sizename, MPI_Count
     return MPI_SUCCESS;
 }
 
-int cm_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
-              MPI_Count *position, MPI_Comm comm)
+/* Both directions: count elements of datatype packed from (unpack 0) or
+ * unpacked into buf (only read when packing), through packed, a buffer of
+ * size bytes whose next byte to write or read is at *position (advanced by
+ * what moved). */
+static int pack_or_unpack(int unpack, const char *call, void *buf, MPI_Count count, MPI_Datatype datatype,
+                          const void *packed, MPI_Count size, MPI_Count *position, MPI_Comm comm)
 {
-    const char *call = "MPI_Pack_c";
     struct cm_lc x;
     int left = 0, pos = 0;
-    int rc = room(comm, call, "outsize", outsize, position, &left);
-    if (rc || (rc = cm_lc_one(comm, call, "incount", incount, datatype, &x)))
+    int rc = room(comm, call, unpack ? "insize" : "outsize", size, position, &left);
+    if (rc || (rc = cm_lc_one(comm, call, unpack ? "outcount" : "incount", count, datatype, &x)))
         return rc;
-    rc = PMPI_Pack(inbuf, x.n, x.t, cm_lc_at(outbuf, (MPI_Aint)*position), left, &pos, comm);
+    void *at = cm_lc_at(packed, (MPI_Aint)*position);
+    rc = unpack ? PMPI_Unpack(at, left, &pos, buf, x.n, x.t, comm) : PMPI_Pack(buf, x.n, x.t, at, left, &pos, comm);
     cm_lc_free(&x);
     if (rc == MPI_SUCCESS)
         *position += pos;
     return rc;
 }
 
+int cm_Pack_c(const void *inbuf, MPI_Count incount, MPI_Datatype datatype, void *outbuf, MPI_Count outsize,
+              MPI_Count *position, MPI_Comm comm)
+{
+    return pack_or_unpack(0, "MPI_Pack_c", (void *)inbuf, incount, datatype, outbuf, outsize, position, comm);
+}
+
 int cm_Unpack_c(const void *inbuf, MPI_Count insize, MPI_Count *position, void *outbuf, MPI_Count outcount,
                 MPI_Datatype datatype, MPI_Comm comm)
 {
-    const char *call = "MPI_Unpack_c";
-    struct cm_lc x;
-    int left = 0, pos = 0;
-    int rc = room(comm, call, "insize", insize, position, &left);
-    if (rc || (rc = cm_lc_one(comm, call, "outcount", outcount, datatype, &x)))
-        return rc;
-    rc = PMPI_Unpack(cm_lc_at(inbuf, (MPI_Aint)*position), left, &pos, outbuf, x.n, x.t, comm);
-    cm_lc_free(&x);
-    if (rc == MPI_SUCCESS)
-        *position += pos;
-    return rc;
+    return pack_or_unpack(1, "MPI_Unpack_c", outbuf, outcount, datatype, inbuf, insize, position, comm);
 }
 
 int cm_Pack_size_c(MPI_Count incount, MPI_Datatype datatype, MPI_Comm comm, MPI_Count *size)

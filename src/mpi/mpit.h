@@ -21,6 +21,17 @@ extern int cm_mpit_depth;
 /* MPI_T_ERR_NOT_INITIALIZED unless MPI_T is initialized. */
 #define CM_MPIT_CHECK() \
     do { if (cm_mpit_depth <= 0) return MPI_T_ERR_NOT_INITIALIZED; } while (0)
+/* CM_MPIT_CHECK, then MPI_T_ERR_INVALID when bad (an argument the call
+ * needs is NULL). */
+#define CM_MPIT_CHECK_ARGS(bad) \
+    do { CM_MPIT_CHECK(); if (bad) return MPI_T_ERR_INVALID; } while (0)
+/* A call whose answer is one number (the get_num calls, MPI_T_category_changed): n in *num. */
+static inline int cm_mpit_num(int *num, int n)
+{
+    CM_MPIT_CHECK_ARGS(!num);
+    *num = n;
+    return MPI_SUCCESS;
+}
 
 /* The standard's string out-parameter: with name NULL or *len 0 only the
  * length (with the terminating NUL) goes back; otherwise up to *len - 1

@@ -40,11 +40,7 @@ static int members(int c, int n, int (*cat_of)(int), int len, int out[])
 
 int cm_T_category_get_num(int *num_cat)
 {
-    CM_MPIT_CHECK();
-    if (!num_cat)
-        return MPI_T_ERR_INVALID;
-    *num_cat = CM_CAT_NUM;
-    return MPI_SUCCESS;
+    return cm_mpit_num(num_cat, CM_CAT_NUM);
 }
 
 int cm_T_category_get_info(int cat_index, char *name, int *name_len, char *desc, int *desc_len, int *num_cvars,
@@ -66,9 +62,7 @@ int cm_T_category_get_info(int cat_index, char *name, int *name_len, char *desc,
 
 int cm_T_category_get_index(const char *name, int *cat_index)
 {
-    CM_MPIT_CHECK();
-    if (!name || !cat_index)
-        return MPI_T_ERR_INVALID;
+    CM_MPIT_CHECK_ARGS(!name || !cat_index);
     for (int c = 0; c < CM_CAT_NUM; c++)
         if (!strcmp(cats[c].name, name)) {
             *cat_index = c;
@@ -133,9 +127,5 @@ int cm_T_category_get_num_events(int cat_index, int *num_events)
 
 int cm_T_category_changed(int *update_number)
 {
-    CM_MPIT_CHECK();
-    if (!update_number)
-        return MPI_T_ERR_INVALID;
-    *update_number = 1;
-    return MPI_SUCCESS;
+    return cm_mpit_num(update_number, 1);
 }

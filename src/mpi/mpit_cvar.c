@@ -145,11 +145,7 @@ int cm_mpit_cvar_category(int i)
 
 int cm_T_cvar_get_num(int *num_cvar)
 {
-    CM_MPIT_CHECK();
-    if (!num_cvar)
-        return MPI_T_ERR_INVALID;
-    *num_cvar = cm_mpit_cvar_count();
-    return MPI_SUCCESS;
+    return cm_mpit_num(num_cvar, cm_mpit_cvar_count());
 }
 
 int cm_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity, MPI_Datatype *datatype,
@@ -177,9 +173,7 @@ int cm_T_cvar_get_info(int cvar_index, char *name, int *name_len, int *verbosity
 
 int cm_T_cvar_get_index(const char *name, int *cvar_index)
 {
-    CM_MPIT_CHECK();
-    if (!name || !cvar_index)
-        return MPI_T_ERR_INVALID;
+    CM_MPIT_CHECK_ARGS(!name || !cvar_index);
     for (int i = 0, n = cm_mpit_cvar_count(); i < n; i++)
         if (!strcmp(cm_mpit_cvar_name(i), name)) {
             *cvar_index = i;

@@ -12,11 +12,7 @@
 
 int cm_T_source_get_num(int *num_sources)
 {
-    CM_MPIT_CHECK();
-    if (!num_sources)
-        return MPI_T_ERR_INVALID;
-    *num_sources = 0;
-    return MPI_SUCCESS;
+    return cm_mpit_num(num_sources, 0);
 }
 
 int cm_T_source_get_info(int source_index, char *name, int *name_len, char *desc, int *desc_len,
@@ -38,11 +34,7 @@ int cm_T_source_get_timestamp(int source_index, MPI_Count *timestamp)
 
 int cm_T_event_get_num(int *num_events)
 {
-    CM_MPIT_CHECK();
-    if (!num_events)
-        return MPI_T_ERR_INVALID;
-    *num_events = 0;
-    return MPI_SUCCESS;
+    return cm_mpit_num(num_events, 0);
 }
 
 int cm_T_event_get_info(int event_index, char *name, int *name_len, int *verbosity,
@@ -58,9 +50,7 @@ int cm_T_event_get_info(int event_index, char *name, int *name_len, int *verbosi
 
 int cm_T_event_get_index(const char *name, int *event_index)
 {
-    CM_MPIT_CHECK();
-    if (!name || !event_index)
-        return MPI_T_ERR_INVALID;
+    CM_MPIT_CHECK_ARGS(!name || !event_index);
     return MPI_T_ERR_INVALID_NAME;
 }
 

@@ -56,11 +56,7 @@ static int datatype_is_int(const struct cm_mpit_pvar *v)
 
 int cm_T_pvar_get_num(int *num_pvar)
 {
-    CM_MPIT_CHECK();
-    if (!num_pvar)
-        return MPI_T_ERR_INVALID;
-    *num_pvar = cm_mpit_pvar_count();
-    return MPI_SUCCESS;
+    return cm_mpit_num(num_pvar, cm_mpit_pvar_count());
 }
 
 int cm_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity, int *var_class,
@@ -94,9 +90,7 @@ int cm_T_pvar_get_info(int pvar_index, char *name, int *name_len, int *verbosity
 
 int cm_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 {
-    CM_MPIT_CHECK();
-    if (!name || !pvar_index)
-        return MPI_T_ERR_INVALID;
+    CM_MPIT_CHECK_ARGS(!name || !pvar_index);
     for (int i = 0, n = cm_mpit_pvar_count(); i < n; i++) {
         const struct cm_mpit_pvar *v = cm_mpit_pvar(i);
         if (v->var_class == var_class && !strcmp(v->name, name)) {
@@ -109,9 +103,7 @@ int cm_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
 
 int cm_T_pvar_session_create(MPI_T_pvar_session *session)
 {
-    CM_MPIT_CHECK();
-    if (!session)
-        return MPI_T_ERR_INVALID;
+    CM_MPIT_CHECK_ARGS(!session);
     struct MPI_ABI_T_pvar_session *s = calloc(1, sizeof *s);
     if (!s)
         return MPI_T_ERR_MEMORY;

@@ -20,46 +20,49 @@
 #include <stdint.h>
 
 
-int cm_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+/* Both bindings of attach and detach: the buffer's owner is the session,
+ * whose handler its errors go to.  max: the most the binding's size holds. */
+static int attach(MPI_Session session, void *buffer, MPI_Count size, const char *call)
 {
-    static const char call[] = "MPI_Session_attach_buffer";
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, call);
     struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
     return rc ? rc : cm_bsend_session_attach(cm_session_index(session), &o, buffer, size, call);
 }
 
-int cm_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+static int detach(MPI_Session session, void *buffer_addr, MPI_Count *size, MPI_Count max, unsigned call_id,
+                  const char *call)
 {
-    static const char call[] = "MPI_Session_detach_buffer";
     MPI_Errhandler errh;
     int rc = cm_session_check(session, &errh, call);
     struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
+    return rc ? rc : cm_bsend_session_detach(cm_session_index(session), &o, buffer_addr, size, max, call_id, call);
+}
+
+int cm_Session_attach_buffer(MPI_Session session, void *buffer, int size)
+{
+    return attach(session, buffer, size, "MPI_Session_attach_buffer");
+}
+
+int cm_Session_detach_buffer(MPI_Session session, void *buffer_addr, int *size)
+{
     MPI_Count n = 0;
-    if (rc == MPI_SUCCESS &&
-        (rc = cm_bsend_session_detach(cm_session_index(session), &o, buffer_addr, size ? &n : NULL, INT_MAX,
-                                      CM_CALL_Session_detach_buffer, call)) == MPI_SUCCESS)
+    int rc = detach(session, buffer_addr, size ? &n : NULL, INT_MAX, CM_CALL_Session_detach_buffer,
+                    "MPI_Session_detach_buffer");
+    if (rc == MPI_SUCCESS)
         *size = (int)n;
     return rc;
 }
 
 int cm_Session_attach_buffer_c(MPI_Session session, void *buffer, MPI_Count size)
 {
-    static const char call[] = "MPI_Session_attach_buffer_c";
-    MPI_Errhandler errh;
-    int rc = cm_session_check(session, &errh, call);
-    struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
-    return rc ? rc : cm_bsend_session_attach(cm_session_index(session), &o, buffer, size, call);
+    return attach(session, buffer, size, "MPI_Session_attach_buffer_c");
 }
 
 int cm_Session_detach_buffer_c(MPI_Session session, void *buffer_addr, MPI_Count *size)
 {
-    static const char call[] = "MPI_Session_detach_buffer_c";
-    MPI_Errhandler errh;
-    int rc = cm_session_check(session, &errh, call);
-    struct cm_bsend_owner o = { MPI_COMM_NULL, errh, &session };
-    return rc ? rc : cm_bsend_session_detach(cm_session_index(session), &o, buffer_addr, size, INT64_MAX,
-                                             CM_CALL_Session_detach_buffer_c, call);
+    return detach(session, buffer_addr, size, INT64_MAX, CM_CALL_Session_detach_buffer_c,
+                  "MPI_Session_detach_buffer_c");
 }
 
 int cm_Session_flush_buffer(MPI_Session session)

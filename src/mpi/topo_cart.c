@@ -106,48 +106,34 @@ static int check_grid(MPI_Comm comm, const char *call, int size, int ndims, cons
     return MPI_SUCCESS;
 }
 
+/* cart_new's arguments, for cm_topo_split. */
+struct grid { int ndims; const int *dims, *periods; };
+
+static struct cm_topo *make_grid(const void *arg, int rank)
+{
+    const struct grid *g = arg;
+    return cart_new(g->ndims, g->dims, g->periods, rank);
+}
+
 int cm_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int periods[], int reorder,
                    MPI_Comm *comm_cart)
 {
-    static const char call[] = "MPI_Cart_create";
-    int rc;
-    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
-    if (!old)
-        return rc;
-    if (!comm_cart)
-        return cm_error(comm_old, MPI_ERR_ARG, call, "comm_cart is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Cart_create", cm_topo_user_comm, comm_old);
+    CM_ARG_NOT_NULL(comm_old, comm_cart, call);
     long long cells;
     if ((rc = check_grid(comm_old, call, old->size, ndims, dims, periods, &cells)))
         return rc;
     int newrank = old->rank < cells ? old->rank : MPI_UNDEFINED;
     if (reorder && cm_topo_cart_place(old, ndims, dims, &newrank) != MPI_SUCCESS)
         return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
-    int member = newrank != MPI_UNDEFINED;
-    MPI_Comm newcomm;
-    /* The keys are a permutation of 0..cells-1: each member's new rank. */
-    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, newrank, &newcomm)))
-        return rc;
-    if (member) {
-        struct cm_topo *t = cart_new(ndims, dims, periods, newrank);
-        if (!t) {
-            PMPI_Comm_free(&newcomm);
-            return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
-        }
-        cm_topo_attach(newcomm, t);
-    }
-    *comm_cart = newcomm;
-    return MPI_SUCCESS;
+    struct grid g = { ndims, dims, periods };
+    return cm_topo_split(comm_old, newrank, make_grid, &g, comm_cart, call);
 }
 
 int cm_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[], int *newrank)
 {
-    static const char call[] = "MPI_Cart_map";
-    int rc;
-    struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
-    if (!newrank)
-        return cm_error(comm, MPI_ERR_ARG, call, "newrank is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Cart_map", cm_topo_user_comm, comm);
+    CM_ARG_NOT_NULL(comm, newrank, call);
     long long cells;
     if ((rc = check_grid(comm, call, c->size, ndims, dims, periods, &cells)))
         return rc;
@@ -158,11 +144,7 @@ int cm_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
 
 int cm_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 {
-    static const char call[] = "MPI_Cart_coords";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Cart_coords", cm_topo_of, comm, MPI_CART);
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (rank < 0 || rank >= c->size)
         return cm_error(comm, MPI_ERR_RANK, call, "rank %d is out of range (communicator size %d)", rank, c->size);
@@ -177,11 +159,7 @@ int cm_Cart_coords(MPI_Comm comm, int rank, int maxdims, int coords[])
 
 int cm_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 {
-    static const char call[] = "MPI_Cart_rank";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Cart_rank", cm_topo_of, comm, MPI_CART);
     if (!rank || (t->ndims > 0 && !coords))
         return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", rank ? "coords" : "rank");
     int r = rank_of(t, coords);
@@ -196,11 +174,7 @@ int cm_Cart_rank(MPI_Comm comm, const int coords[], int *rank)
 
 int cm_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int *rank_dest)
 {
-    static const char call[] = "MPI_Cart_shift";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Cart_shift", cm_topo_of, comm, MPI_CART);
     if (direction < 0 || direction >= t->ndims)
         return cm_error(comm, MPI_ERR_DIMS, call, "direction %d is out of range (the grid has %d dimensions)",
                         direction, t->ndims);
@@ -212,11 +186,7 @@ int cm_Cart_shift(MPI_Comm comm, int direction, int disp, int *rank_source, int 
 
 int cm_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 {
-    static const char call[] = "MPI_Cart_sub";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Cart_sub", cm_topo_of, comm, MPI_CART);
     if (!newcomm || (t->ndims > 0 && !remain_dims))
         return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", newcomm ? "remain_dims" : "newcomm");
     /* color: my position in the dropped dimensions (which slice I am in);
@@ -255,11 +225,7 @@ int cm_Cart_sub(MPI_Comm comm, const int remain_dims[], MPI_Comm *newcomm)
 
 int cm_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coords[])
 {
-    static const char call[] = "MPI_Cart_get";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Cart_get", cm_topo_of, comm, MPI_CART);
     if (maxdims < 0)
         return cm_error(comm, MPI_ERR_ARG, call, "maxdims %d is negative", maxdims);
     int n = maxdims < t->ndims ? maxdims : t->ndims;
@@ -275,13 +241,8 @@ int cm_Cart_get(MPI_Comm comm, int maxdims, int dims[], int periods[], int coord
 
 int cm_Cartdim_get(MPI_Comm comm, int *ndims)
 {
-    static const char call[] = "MPI_Cartdim_get";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_CART, call, &rc);
-    if (!t)
-        return rc;
-    if (!ndims)
-        return cm_error(comm, MPI_ERR_ARG, call, "ndims is NULL");
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Cartdim_get", cm_topo_of, comm, MPI_CART);
+    CM_ARG_NOT_NULL(comm, ndims, call);
     *ndims = t->ndims;
     return MPI_SUCCESS;
 }

@@ -69,14 +69,9 @@ int cm_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sou
                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                   int reorder, MPI_Comm *comm_dist_graph)
 {
-    static const char call[] = "MPI_Dist_graph_create_adjacent";
+    CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Dist_graph_create_adjacent", cm_topo_user_comm, comm_old);
     (void)info, (void)reorder;
-    int rc;
-    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
-    if (!old)
-        return rc;
-    if (!comm_dist_graph)
-        return cm_error(comm_old, MPI_ERR_ARG, call, "comm_dist_graph is NULL");
+    CM_ARG_NOT_NULL(comm_old, comm_dist_graph, call);
     if ((rc = check_ranks(comm_old, call, "sources", sources, indegree, old->size)) ||
         (rc = check_ranks(comm_old, call, "destinations", destinations, outdegree, old->size)))
         return rc;
@@ -109,14 +104,9 @@ int cm_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const in
                          const int destinations[], const int weights[], MPI_Info info, int reorder,
                          MPI_Comm *comm_dist_graph)
 {
-    static const char call[] = "MPI_Dist_graph_create";
+    CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Dist_graph_create", cm_topo_user_comm, comm_old);
     (void)info, (void)reorder;
-    int rc;
-    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
-    if (!old)
-        return rc;
-    if (!comm_dist_graph)
-        return cm_error(comm_old, MPI_ERR_ARG, call, "comm_dist_graph is NULL");
+    CM_ARG_NOT_NULL(comm_old, comm_dist_graph, call);
     if ((rc = check_ranks(comm_old, call, "sources", sources, n, old->size)))
         return rc;
     if (n > 0 && !degrees)
@@ -216,11 +206,7 @@ done:
 
 int cm_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted)
 {
-    static const char call[] = "MPI_Dist_graph_neighbors_count";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_DIST_GRAPH, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Dist_graph_neighbors_count", cm_topo_of, comm, MPI_DIST_GRAPH);
     if (!indegree || !outdegree || !weighted)
         return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", !indegree ? "indegree" : !outdegree ? "outdegree"
                                                                                                   : "weighted");
@@ -233,11 +219,7 @@ int cm_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, 
 int cm_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
                             int destinations[], int destweights[])
 {
-    static const char call[] = "MPI_Dist_graph_neighbors";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_DIST_GRAPH, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Dist_graph_neighbors", cm_topo_of, comm, MPI_DIST_GRAPH);
     if (maxindegree < 0 || maxoutdegree < 0)
         return cm_error(comm, MPI_ERR_ARG, call, "%s is negative", maxindegree < 0 ? "maxindegree" : "maxoutdegree");
     int ni = maxindegree < t->indegree ? maxindegree : t->indegree;

@@ -33,56 +33,47 @@ static int check_graph(MPI_Comm comm, const char *call, int size, int nnodes, co
     return MPI_SUCCESS;
 }
 
+/* Graph_create's arguments, for cm_topo_split. */
+struct graph { int nnodes; const int *index, *edges; };
+
+/* The graph topology of g (the rank plays no part in it). */
+static struct cm_topo *make_graph(const void *arg, int rank)
+{
+    const struct graph *g = arg;
+    (void)rank;
+    int nnodes = g->nnodes, nedges = g->index[nnodes - 1];
+    struct cm_topo *t = cm_topo_new(MPI_GRAPH, (size_t)nnodes + (size_t)nedges);
+    if (!t)
+        return NULL;
+    size_t used = 0;
+    t->nnodes = nnodes;
+    t->nedges = nedges;
+    t->index = cm_topo_carve(t, &used, (size_t)nnodes);
+    t->edges = cm_topo_carve(t, &used, (size_t)nedges);
+    memcpy(t->index, g->index, (size_t)nnodes * sizeof(int));
+    if (nedges > 0)
+        memcpy(t->edges, g->edges, (size_t)nedges * sizeof(int));
+    return t;
+}
+
 int cm_Graph_create(MPI_Comm comm_old, int nnodes, const int index[], const int edges[], int reorder,
                     MPI_Comm *comm_graph)
 {
-    static const char call[] = "MPI_Graph_create";
-    int rc;
-    struct cm_comm *old = cm_topo_user_comm(comm_old, call, &rc);
-    if (!old)
-        return rc;
-    if (!comm_graph)
-        return cm_error(comm_old, MPI_ERR_ARG, call, "comm_graph is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Graph_create", cm_topo_user_comm, comm_old);
+    CM_ARG_NOT_NULL(comm_old, comm_graph, call);
     if ((rc = check_graph(comm_old, call, old->size, nnodes, index, edges)))
         return rc;
     int newrank = old->rank < nnodes ? old->rank : MPI_UNDEFINED;
     if (reorder && nnodes > 0 && cm_topo_graph_place(old, nnodes, index, edges, &newrank) != MPI_SUCCESS)
         return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
-    int member = newrank != MPI_UNDEFINED;
-    MPI_Comm newcomm;
-    /* The keys are a permutation of 0..nnodes-1: each member's new rank. */
-    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, newrank, &newcomm)))
-        return rc;
-    if (member) {
-        int nedges = index[nnodes - 1];
-        struct cm_topo *t = cm_topo_new(MPI_GRAPH, (size_t)nnodes + (size_t)nedges);
-        if (!t) {
-            PMPI_Comm_free(&newcomm);
-            return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
-        }
-        size_t used = 0;
-        t->nnodes = nnodes;
-        t->nedges = nedges;
-        t->index = cm_topo_carve(t, &used, (size_t)nnodes);
-        t->edges = cm_topo_carve(t, &used, (size_t)nedges);
-        memcpy(t->index, index, (size_t)nnodes * sizeof(int));
-        if (nedges > 0)
-            memcpy(t->edges, edges, (size_t)nedges * sizeof(int));
-        cm_topo_attach(newcomm, t);
-    }
-    *comm_graph = newcomm;
-    return MPI_SUCCESS;
+    struct graph g = { nnodes, index, edges };
+    return cm_topo_split(comm_old, newrank, make_graph, &g, comm_graph, call);
 }
 
 int cm_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[], int *newrank)
 {
-    static const char call[] = "MPI_Graph_map";
-    int rc;
-    struct cm_comm *c = cm_topo_user_comm(comm, call, &rc);
-    if (!c)
-        return rc;
-    if (!newrank)
-        return cm_error(comm, MPI_ERR_ARG, call, "newrank is NULL");
+    CM_CALL_LOOKUP(struct cm_comm, c, "MPI_Graph_map", cm_topo_user_comm, comm);
+    CM_ARG_NOT_NULL(comm, newrank, call);
     if (nnodes < 1)
         return cm_error(comm, MPI_ERR_ARG, call, "nnodes %d must be at least 1", nnodes);
     if ((rc = check_graph(comm, call, c->size, nnodes, index, edges)))
@@ -94,11 +85,7 @@ int cm_Graph_map(MPI_Comm comm, int nnodes, const int index[], const int edges[]
 
 int cm_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 {
-    static const char call[] = "MPI_Graphdims_get";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Graphdims_get", cm_topo_of, comm, MPI_GRAPH);
     if (!nnodes || !nedges)
         return cm_error(comm, MPI_ERR_ARG, call, "%s is NULL", nnodes ? "nedges" : "nnodes");
     *nnodes = t->nnodes;
@@ -108,11 +95,7 @@ int cm_Graphdims_get(MPI_Comm comm, int *nnodes, int *nedges)
 
 int cm_Graph_get(MPI_Comm comm, int maxindex, int maxedges, int index[], int edges[])
 {
-    static const char call[] = "MPI_Graph_get";
-    int rc;
-    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Graph_get", cm_topo_of, comm, MPI_GRAPH);
     if (maxindex < 0 || maxedges < 0)
         return cm_error(comm, MPI_ERR_ARG, call, "%s %d is negative", maxindex < 0 ? "maxindex" : "maxedges",
                         maxindex < 0 ? maxindex : maxedges);
@@ -138,23 +121,16 @@ static int neighbors_of(MPI_Comm comm, const char *call, const struct cm_topo *t
 
 int cm_Graph_neighbors_count(MPI_Comm comm, int rank, int *nneighbors)
 {
-    static const char call[] = "MPI_Graph_neighbors_count";
-    int rc, first;
-    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
-    if (!t)
-        return rc;
-    if (!nneighbors)
-        return cm_error(comm, MPI_ERR_ARG, call, "nneighbors is NULL");
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Graph_neighbors_count", cm_topo_of, comm, MPI_GRAPH);
+    int first;
+    CM_ARG_NOT_NULL(comm, nneighbors, call);
     return neighbors_of(comm, call, t, rank, &first, nneighbors);
 }
 
 int cm_Graph_neighbors(MPI_Comm comm, int rank, int maxneighbors, int neighbors[])
 {
-    static const char call[] = "MPI_Graph_neighbors";
-    int rc, first, count;
-    struct cm_topo *t = cm_topo_of(comm, MPI_GRAPH, call, &rc);
-    if (!t)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_topo, t, "MPI_Graph_neighbors", cm_topo_of, comm, MPI_GRAPH);
+    int first, count;
     if ((rc = neighbors_of(comm, call, t, rank, &first, &count)))
         return rc;
     if (maxneighbors < 0)

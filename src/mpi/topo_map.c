@@ -20,7 +20,9 @@
  * permutation without any message.
  */
 #include "mpi/topo_map.h"
+#include "core/error.h"
 #include "core/state.h"
+#include "core/topo.h"
 #include "shm/segment.h"
 #include "topo/domain.h"
 
@@ -98,22 +100,31 @@ static void bisect(int ndims, const int dims[], int lo[], int hi[], int out[], i
     lo[d] = save_lo;
 }
 
+/* What both placements do before ordering n cells: *pos, the calling
+ * member's position in locality order.  Returns 1 when *newrank is already
+ * decided (one domain: the identity; a position past the cells: no cell), 0
+ * when the caller orders the cells and takes cell *pos, -1 when out of
+ * memory. */
+static int placed_early(const struct cm_comm *c, int n, int *pos, int *newrank)
+{
+    *pos = locality_position(c);
+    if (*pos == -2)
+        return -1;
+    if (*pos == -1 || *pos >= n) {
+        *newrank = *pos == -1 && c->rank < n ? c->rank : MPI_UNDEFINED;
+        return 1;
+    }
+    return 0;
+}
+
 int cm_topo_cart_place(const struct cm_comm *c, int ndims, const int dims[], int *newrank)
 {
     int cells = 1;
     for (int i = 0; i < ndims; i++)
         cells *= dims[i];
-    int pos = locality_position(c);
-    if (pos == -2)
-        return MPI_ERR_NO_MEM;
-    if (pos == -1) {            /* one domain: the identity */
-        *newrank = c->rank < cells ? c->rank : MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    if (pos >= cells) {
-        *newrank = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
+    int pos, early = placed_early(c, cells, &pos, newrank);
+    if (early)
+        return early < 0 ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     int *order = malloc((size_t)cells * sizeof *order), *lo = calloc((size_t)ndims + 1, sizeof *lo),
         *hi = malloc(((size_t)ndims + 1) * sizeof *hi);
     if (!order || !lo || !hi) {
@@ -131,17 +142,9 @@ int cm_topo_cart_place(const struct cm_comm *c, int ndims, const int dims[], int
 
 int cm_topo_graph_place(const struct cm_comm *c, int nnodes, const int index[], const int edges[], int *newrank)
 {
-    int pos = locality_position(c);
-    if (pos == -2)
-        return MPI_ERR_NO_MEM;
-    if (pos == -1) {            /* one domain: the identity */
-        *newrank = c->rank < nnodes ? c->rank : MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
-    if (pos >= nnodes) {
-        *newrank = MPI_UNDEFINED;
-        return MPI_SUCCESS;
-    }
+    int pos, early = placed_early(c, nnodes, &pos, newrank);
+    if (early)
+        return early < 0 ? MPI_ERR_NO_MEM : MPI_SUCCESS;
     /* Breadth-first from the lowest unvisited node: a node's neighbours
      * follow it closely, so they land on members near it. */
     int *order = malloc((size_t)nnodes * sizeof *order);
@@ -169,5 +172,25 @@ int cm_topo_graph_place(const struct cm_comm *c, int nnodes, const int index[], 
     }
     *newrank = order[pos];
     free(order), free(seen);
+    return MPI_SUCCESS;
+}
+
+int cm_topo_split(MPI_Comm comm_old, int newrank, struct cm_topo *(*make)(const void *arg, int newrank),
+                  const void *arg, MPI_Comm *out, const char *call)
+{
+    int member = newrank != MPI_UNDEFINED, rc;
+    MPI_Comm newcomm;
+    /* The keys are a permutation of 0..members-1: each member's new rank. */
+    if ((rc = PMPI_Comm_split(comm_old, member ? 0 : MPI_UNDEFINED, newrank, &newcomm)))
+        return rc;
+    if (member) {
+        struct cm_topo *t = make(arg, newrank);
+        if (!t) {
+            PMPI_Comm_free(&newcomm);
+            return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
+        }
+        cm_topo_attach(newcomm, t);
+    }
+    *out = newcomm;
     return MPI_SUCCESS;
 }

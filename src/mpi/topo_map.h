@@ -15,4 +15,12 @@ int cm_topo_cart_place(const struct cm_comm *c, int ndims, const int dims[], int
 /* The same for a graph of nnodes nodes (MPI_Graph_create's index/edges). */
 int cm_topo_graph_place(const struct cm_comm *c, int nnodes, const int index[], const int edges[], int *newrank);
 
+/* Cart_create's and Graph_create's new communicator once each rank knows
+ * its new rank (MPI_UNDEFINED: not a member): comm_old split by it
+ * (collective), then, on a member, make(arg, newrank) attached as its
+ * topology.  MPI_SUCCESS, or the error raised (naming call). */
+struct cm_topo;
+int cm_topo_split(MPI_Comm comm_old, int newrank, struct cm_topo *(*make)(const void *arg, int newrank),
+                  const void *arg, MPI_Comm *out, const char *call);
+
 #endif

@@ -281,8 +281,7 @@ int cm_Raccumulate(const void *origin_addr, int origin_count, MPI_Datatype origi
                    MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win,
                    MPI_Request *request)
 {
-    if (!request)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Raccumulate", "request is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, request, "MPI_Raccumulate");
     struct acc_args x = { origin_addr, origin_count, origin_datatype, NULL, 0, MPI_DATATYPE_NULL, target_rank,
                           target_disp, target_count, target_datatype, op };
     int rc = accumulate("MPI_Raccumulate", &x, win);
@@ -293,8 +292,7 @@ int cm_Rget_accumulate(const void *origin_addr, int origin_count, MPI_Datatype o
                        int result_count, MPI_Datatype result_datatype, int target_rank, MPI_Aint target_disp,
                        int target_count, MPI_Datatype target_datatype, MPI_Op op, MPI_Win win, MPI_Request *request)
 {
-    if (!request)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rget_accumulate", "request is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, request, "MPI_Rget_accumulate");
     struct acc_args x = { origin_addr, origin_count, origin_datatype, result_addr, result_count, result_datatype,
                           target_rank, target_disp, target_count, target_datatype, op };
     int rc = accumulate("MPI_Rget_accumulate", &x, win);

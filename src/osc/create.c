@@ -136,8 +136,7 @@ static int create(const char *call, int flavor, void *my_base, MPI_Aint size, in
         return cm_error(MPI_COMM_WORLD, MPI_ERR_COMM, call, "invalid communicator %ld", (long)(intptr_t)comm);
     if (cm_comm_is_inter(c))
         return cm_error(comm, MPI_ERR_COMM, call, "communicator %ld is an intercommunicator", (long)(intptr_t)comm);
-    if (!win)
-        return cm_error(comm, MPI_ERR_ARG, call, "win is NULL");
+    CM_ARG_NOT_NULL(comm, win, call);
     if (size < 0)
         return cm_error(comm, MPI_ERR_SIZE, call, "size %ld is negative", (long)size);
     if (disp_unit <= 0)
@@ -285,12 +284,8 @@ int cm_Win_create_dynamic(MPI_Info info, MPI_Comm comm, MPI_Win *win)
  * that goes away. */
 int cm_Win_free(MPI_Win *win)
 {
-    static const char call[] = "MPI_Win_free";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
-    if (!win)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "win is NULL");
+    CM_CALL_INITIALIZED("MPI_Win_free");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, win, call);
     struct cm_win *w = cm_win_check(*win, call, &rc);
     if (!w)
         return rc;
@@ -314,10 +309,7 @@ int cm_Win_free(MPI_Win *win)
 
 int cm_Win_shared_query(MPI_Win win, int rank, MPI_Aint *size, int *disp_unit, void *baseptr)
 {
-    static const char call[] = "MPI_Win_shared_query";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
+    CM_CALL_INITIALIZED("MPI_Win_shared_query");
     struct cm_win *w = cm_win_check(win, call, &rc);
     if (!w)
         return rc;

@@ -7,6 +7,7 @@
  * copies, so attaching needs no message to anyone.
  */
 #include "osc/osc.h"
+#include "core/error.h"
 #include "core/state.h"
 #include "fe_osc.h"
 
@@ -25,11 +26,7 @@ static struct cm_win *dyn_window(MPI_Win win, const char *call, int *rc)
 
 int cm_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 {
-    static const char call[] = "MPI_Win_attach";
-    int rc;
-    struct cm_win *w = dyn_window(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_attach", dyn_window, win);
     if (size < 0)
         return cm_win_error(w, MPI_ERR_SIZE, call, "size %ld is negative", (long)size);
     if (!base && size > 0)
@@ -56,11 +53,7 @@ int cm_Win_attach(MPI_Win win, void *base, MPI_Aint size)
 
 int cm_Win_detach(MPI_Win win, const void *base)
 {
-    static const char call[] = "MPI_Win_detach";
-    int rc;
-    struct cm_win *w = dyn_window(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_detach", dyn_window, win);
     struct cm_osc_rank_ctl *me = &w->rctl[w->rank];
     struct cm_osc_region *reg = w->dyn + (size_t)w->rank * CM_OSC_DYN_MAX;
     uint64_t b = (uint64_t)(uintptr_t)base;

@@ -31,11 +31,7 @@ int cm_osc_free_attrs(struct cm_win *w)
 
 int cm_Win_get_group(MPI_Win win, MPI_Group *group)
 {
-    static const char call[] = "MPI_Win_get_group";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_get_group", cm_win_enter, win);
     if (!group)
         return cm_win_error(w, MPI_ERR_ARG, call, "group is NULL");
     /* a new handle the caller frees, as Comm_group gives */
@@ -51,11 +47,7 @@ int cm_Win_get_group(MPI_Win win, MPI_Group *group)
 
 int cm_Win_set_name(MPI_Win win, const char *win_name)
 {
-    static const char call[] = "MPI_Win_set_name";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_set_name", cm_win_enter, win);
     if (!win_name)
         return cm_win_error(w, MPI_ERR_ARG, call, "win_name is NULL");
     strncpy(w->name, win_name, sizeof w->name - 1);
@@ -89,11 +81,7 @@ int cm_Win_get_name(MPI_Win win, char *win_name, int *resultlen)
 
 int cm_Win_set_info(MPI_Win win, MPI_Info info)
 {
-    static const char call[] = "MPI_Win_set_info";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_set_info", cm_win_enter, win);
     MPI_Info copy;
     if (cm_info_copy(info, &copy) != MPI_SUCCESS)
         return cm_win_error(w, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
@@ -104,11 +92,7 @@ int cm_Win_set_info(MPI_Win win, MPI_Info info)
 
 int cm_Win_get_info(MPI_Win win, MPI_Info *info_used)
 {
-    static const char call[] = "MPI_Win_get_info";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_get_info", cm_win_enter, win);
     if (!info_used)
         return cm_win_error(w, MPI_ERR_ARG, call, "info_used is NULL");
     if (cm_info_copy(w->info, info_used) != MPI_SUCCESS)
@@ -141,11 +125,7 @@ static int predefined_key(int k)
 
 int cm_Win_set_attr(MPI_Win win, int win_keyval, void *attribute_val)
 {
-    static const char call[] = "MPI_Win_set_attr";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_set_attr", cm_win_enter, win);
     if (predefined_key(win_keyval))
         return cm_win_error(w, MPI_ERR_KEYVAL, call, "keyval %d is a predefined window attribute, which cannot be set",
                             win_keyval);
@@ -182,11 +162,7 @@ int cm_Win_get_attr(MPI_Win win, int win_keyval, void *attribute_val, int *flag)
 
 int cm_Win_delete_attr(MPI_Win win, int win_keyval)
 {
-    static const char call[] = "MPI_Win_delete_attr";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_delete_attr", cm_win_enter, win);
     if (predefined_key(win_keyval))
         return cm_win_error(w, MPI_ERR_KEYVAL, call, "keyval %d is a predefined window attribute", win_keyval);
     struct cm_attr_obj o = obj_of(w);
@@ -197,10 +173,7 @@ int cm_Win_delete_attr(MPI_Win win, int win_keyval)
  * an MPI_Comm *: the same calling convention, one table (core/error.c). */
 int cm_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Win_create_errhandler";
-    int rc = cm_check_initialized(call);
-    if (rc)
-        return rc;
+    CM_CALL_INITIALIZED("MPI_Win_create_errhandler");
     if (!win_errhandler_fn || !errhandler)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "%s is NULL",
                         !win_errhandler_fn ? "win_errhandler_fn" : "errhandler");
@@ -209,11 +182,7 @@ int cm_Win_create_errhandler(MPI_Win_errhandler_function *win_errhandler_fn, MPI
 
 int cm_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 {
-    static const char call[] = "MPI_Win_set_errhandler";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_set_errhandler", cm_win_enter, win);
     if (!cm_errh_valid(errhandler))
         return cm_win_error(w, MPI_ERR_ARG, call, "invalid error handler %ld", (long)(intptr_t)errhandler);
     cm_errh_replace(&w->errh, errhandler);
@@ -222,11 +191,7 @@ int cm_Win_set_errhandler(MPI_Win win, MPI_Errhandler errhandler)
 
 int cm_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 {
-    static const char call[] = "MPI_Win_get_errhandler";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_get_errhandler", cm_win_enter, win);
     if (!errhandler)
         return cm_win_error(w, MPI_ERR_ARG, call, "errhandler is NULL");
     cm_errh_retain(w->errh);   /* the caller frees the returned handle */
@@ -236,11 +201,7 @@ int cm_Win_get_errhandler(MPI_Win win, MPI_Errhandler *errhandler)
 
 int cm_Win_call_errhandler(MPI_Win win, int errorcode)
 {
-    static const char call[] = "MPI_Win_call_errhandler";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_call_errhandler", cm_win_enter, win);
     cm_win_error(w, errorcode, call, "error code %d raised by the program", errorcode);
     return MPI_SUCCESS;
 }

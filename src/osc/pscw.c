@@ -55,11 +55,8 @@ static int *ranks_of(struct cm_win *w, MPI_Group group, int *n, const char *call
 
 int cm_Win_post(MPI_Group group, int assert, MPI_Win win)
 {
-    static const char call[] = "MPI_Win_post";
-    int rc, n;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_post", cm_win_enter, win);
+    int n;
     /* a fence's exposure epoch starts only if others access this window
      * before the next fence, which this process cannot see: only its own
      * post is checked */
@@ -96,11 +93,8 @@ static int posted(void *p)
 
 int cm_Win_start(MPI_Group group, int assert, MPI_Win win)
 {
-    static const char call[] = "MPI_Win_start";
-    int rc, n;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_start", cm_win_enter, win);
+    int n;
     if (w->start_ranks || w->fence_used || w->lock_all || w->nlocks)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld already has an access epoch open (%s)",
                             (long)(intptr_t)win,
@@ -125,11 +119,7 @@ int cm_Win_start(MPI_Group group, int assert, MPI_Win win)
 
 int cm_Win_complete(MPI_Win win)
 {
-    static const char call[] = "MPI_Win_complete";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_complete", cm_win_enter, win);
     if (!w->start_ranks)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "no MPI_Win_start epoch is open on window %ld",
                             (long)(intptr_t)win);
@@ -185,7 +175,6 @@ int cm_Win_wait(MPI_Win win)
 
 int cm_Win_test(MPI_Win win, int *flag)
 {
-    if (!flag)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Win_test", "flag is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, flag, "MPI_Win_test");
     return wait_or_test(win, flag, "MPI_Win_test");
 }

@@ -163,8 +163,7 @@ int cm_Rput(const void *origin_addr, int origin_count, MPI_Datatype origin_datat
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
             MPI_Request *request)
 {
-    if (!request)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rput", "request is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, request, "MPI_Rput");
     int rc = put("MPI_Rput", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                  target_datatype, win);
     return rc ? rc : cm_osc_done_request(request);
@@ -174,8 +173,7 @@ int cm_Rget(void *origin_addr, int origin_count, MPI_Datatype origin_datatype, i
             MPI_Aint target_disp, int target_count, MPI_Datatype target_datatype, MPI_Win win,
             MPI_Request *request)
 {
-    if (!request)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, "MPI_Rget", "request is NULL");
+    CM_ARG_NOT_NULL(MPI_COMM_WORLD, request, "MPI_Rget");
     int rc = get("MPI_Rget", origin_addr, origin_count, origin_datatype, target_rank, target_disp, target_count,
                  target_datatype, win);
     return rc ? rc : cm_osc_done_request(request);

@@ -18,6 +18,7 @@
  * free, which they are when each call returns: a compiler barrier.
  */
 #include "osc/osc.h"
+#include "core/error.h"
 #include "core/state.h"
 #include "fe_osc.h"
 
@@ -25,11 +26,7 @@
 
 int cm_Win_fence(int assert, MPI_Win win)
 {
-    static const char call[] = "MPI_Win_fence";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_fence", cm_win_enter, win);
     if (w->lock_all || w->nlocks || w->start_ranks || w->post_open)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld has a %s epoch open", (long)(intptr_t)win,
                             w->lock_all || w->nlocks ? "passive-target" : "post/start");
@@ -75,11 +72,7 @@ static void unlock_word(struct cm_win *w, int rank, int exclusive)
 
 int cm_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 {
-    static const char call[] = "MPI_Win_lock";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_lock", cm_win_enter, win);
     if (lock_type != MPI_LOCK_SHARED && lock_type != MPI_LOCK_EXCLUSIVE)
         return cm_win_error(w, MPI_ERR_LOCKTYPE, call, "lock_type %d is neither MPI_LOCK_SHARED nor MPI_LOCK_EXCLUSIVE",
                             lock_type);
@@ -106,11 +99,7 @@ int cm_Win_lock(int lock_type, int rank, int assert, MPI_Win win)
 
 int cm_Win_unlock(int rank, MPI_Win win)
 {
-    static const char call[] = "MPI_Win_unlock";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_unlock", cm_win_enter, win);
     if (rank == MPI_PROC_NULL)
         return MPI_SUCCESS;
     if (rank < 0 || rank >= w->size)
@@ -130,11 +119,7 @@ int cm_Win_unlock(int rank, MPI_Win win)
 
 int cm_Win_lock_all(int assert, MPI_Win win)
 {
-    static const char call[] = "MPI_Win_lock_all";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_lock_all", cm_win_enter, win);
     if (assert & ~MPI_MODE_NOCHECK)
         return cm_win_error(w, MPI_ERR_ASSERT, call, "assert %#x: only MPI_MODE_NOCHECK applies", assert);
     if (w->lock_all || w->nlocks || w->fence_used || w->start_ranks)
@@ -152,11 +137,7 @@ int cm_Win_lock_all(int assert, MPI_Win win)
 
 int cm_Win_unlock_all(MPI_Win win)
 {
-    static const char call[] = "MPI_Win_unlock_all";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_unlock_all", cm_win_enter, win);
     if (!w->lock_all)
         return cm_win_error(w, MPI_ERR_RMA_SYNC, call, "window %ld is not locked by MPI_Win_lock_all",
                             (long)(intptr_t)win);
@@ -221,11 +202,7 @@ int cm_Win_flush_local_all(MPI_Win win)
  * barrier is the whole synchronisation. */
 int cm_Win_sync(MPI_Win win)
 {
-    static const char call[] = "MPI_Win_sync";
-    int rc;
-    struct cm_win *w = cm_win_enter(win, call, &rc);
-    if (!w)
-        return rc;
+    CM_CALL_LOOKUP(struct cm_win, w, "MPI_Win_sync", cm_win_enter, win);
     atomic_thread_fence(memory_order_seq_cst);
     return MPI_SUCCESS;
 }

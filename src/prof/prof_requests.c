@@ -93,20 +93,25 @@ void cm_prof_req_forget(MPI_Request r)
     if (e) { erase(e); live--; }
 }
 
+/* The event of a call on a tracked request says what the request is. */
+static void describe(cpt_event *e, const req_entry *q)
+{
+    e->request = q->id;
+    e->comm = q->comm_id;
+    e->flags |= q->flags;
+    e->peer = q->peer;
+    e->tag = q->tag;
+    e->bytes = q->bytes;
+}
+
 void cm_prof_completed(unsigned call, MPI_Request r, MPI_Status *st, uint64_t t0, uint64_t t1,
                        void *caller)
 {
     if (r == MPI_REQUEST_NULL) return;         /* was inactive: nothing completed */
     req_entry *q = find(CM_PROF_KEY(r));
     cpt_event *e = cm_prof_begin(call, CPT_F_COMPLETION, t0, t1, caller);
-    if (q) {
-        e->request = q->id;
-        e->comm = q->comm_id;
-        e->flags |= q->flags;
-        e->peer = q->peer;
-        e->tag = q->tag;
-        e->bytes = q->bytes;
-    }
+    if (q)
+        describe(e, q);
     if (!q || (q->flags & CPT_F_RECV)) {
         /* a receive: the status knows who matched and how much arrived */
         int cancelled = 0;
@@ -134,14 +139,8 @@ void cm_prof_started(unsigned call, MPI_Request r, int rc, int secondary, uint64
     unsigned flags = CPT_F_NONBLOCKING | (secondary ? CPT_F_SECONDARY : 0) | (rc != MPI_SUCCESS ? CPT_F_ERROR : 0);
     cpt_event *e = cm_prof_begin(call, flags, t0, t1, caller);
     req_entry *q = r == MPI_REQUEST_NULL ? NULL : find(CM_PROF_KEY(r));
-    if (q) {
-        e->request = q->id;
-        e->comm = q->comm_id;
-        e->flags |= q->flags;
-        e->peer = q->peer;
-        e->tag = q->tag;
-        e->bytes = q->bytes;
-    }
+    if (q)
+        describe(e, q);
     cm_prof_commit(e);
 }
 

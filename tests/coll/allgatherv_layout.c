@@ -13,6 +13,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../test_end.h"
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -42,12 +44,7 @@ int main(int argc, char **argv)
             free(buf);
             free(mine);
         }
-    int all;
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(all ? "allgatherv_layout FAILED\n" : "allgatherv_layout ok\n");
     free(counts);
     free(displs);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return test_end("allgatherv_layout", bad);
 }

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../test_end.h"
+
 #define CALLS 1200
 #define MAXBYTES 1024
 
@@ -58,10 +60,5 @@ int main(int argc, char **argv)
                 fprintf(stderr, "bcast_fifo: rank %d, bcast %d (root %d), byte %d of %d: got %u, want %u\n", rank,
                         call, root, i, n, buf[i], expected(call, i));
     }
-    int any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(any ? "bcast_fifo FAILED (%d wrong bytes)\n" : "bcast_fifo ok\n", any);
-    MPI_Finalize();
-    return any != 0;
+    return test_end("bcast_fifo", bad);
 }

@@ -20,21 +20,12 @@
 #include <stdlib.h>
 #include <unistd.h>
 
+#include "../test_end.h"
+#include "affine_op.h"
+
 #define CALLS 2700
 #define STINT 300
 #define MAXPAIRS 15
-
-/* (a1, b1) o (a2, b2): x -> a1 * (a2 * x + b2) + b1 */
-static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    unsigned *x = in, *y = inout;
-    for (int i = 0; i < *len; i++) {
-        unsigned a = x[2 * i] * y[2 * i], b = x[2 * i] * y[2 * i + 1] + x[2 * i + 1];
-        y[2 * i] = a;
-        y[2 * i + 1] = b;
-    }
-}
 
 static void contribution(int rank, int call, int i, unsigned *pair)
 {
@@ -120,12 +111,7 @@ int main(int argc, char **argv)
                         exclusive ? "exscan" : "scan", call, i, out[2 * i], out[2 * i + 1], acc[0], acc[1]);
         }
     }
-    int any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(any ? "reduce_fifo FAILED (%d wrong results)\n" : "reduce_fifo ok\n", any);
     MPI_Op_free(&op);
     MPI_Type_free(&pair);
-    MPI_Finalize();
-    return any != 0;
+    return test_end("reduce_fifo", bad);
 }

@@ -22,6 +22,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "../test_end.h"
+
 #define ROUNDS 6
 #define LOOP 200
 #define MAXC 126
@@ -102,12 +104,7 @@ int main(int argc, char **argv)
         round_on(dup, 2, round, (round + 1) % 2);
         round_on(split, 3 + rank % 2, round, round % 2);
     }
-    int all;
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
     MPI_Comm_free(&split);
     MPI_Comm_free(&dup);
-    if (rank == 0)
-        printf(all ? "rooted_lag FAILED (%d wrong values)\n" : "rooted_lag ok\n", all);
-    MPI_Finalize();
-    return all ? 1 : 0;
+    return test_end("rooted_lag", bad);
 }

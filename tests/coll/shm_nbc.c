@@ -27,6 +27,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "affine_op.h"
+
 #define ROUNDS 400
 #define BATCH 6
 #define MAXN 40    /* ints; 160 B: inline, the FIFO entries' data and the slots */
@@ -45,18 +47,6 @@ static unsigned rnd(unsigned n)
 }
 
 static int value(int round, int op, int r, int i) { return (round * 31 + op * 7 + r * 1009 + i * 13) % 100003; }
-
-/* (a, b) o (c, d): x -> a * (c * x + d) + b on unsigned pairs. */
-static void compose(void *in, void *inout, int *len, MPI_Datatype *dt)
-{
-    (void)dt;
-    unsigned *x = in, *y = inout;
-    for (int i = 0; i < *len; i++) {
-        unsigned a = x[2 * i] * y[2 * i], b = x[2 * i] * y[2 * i + 1] + x[2 * i + 1];
-        y[2 * i] = a;
-        y[2 * i + 1] = b;
-    }
-}
 
 enum kind { K_BARRIER, K_BCAST, K_REDUCE, K_ALLREDUCE, K_COMPOSE, K_GATHER, K_SCATTER, K_ALLGATHER, K_ALLTOALL,
             K_RSB, KINDS };

@@ -28,6 +28,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../test_end.h"
+
 #define CALLS 40
 #define NAP_US 20000
 
@@ -293,10 +295,5 @@ int main(int argc, char **argv)
     }
 
     MPI_Comm_free(&dup);
-    int any = 0;
-    MPI_Allreduce(&bad, &any, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(any ? "shortcut FAILED (%d wrong)\n" : "shortcut ok\n", any);
-    MPI_Finalize();
-    return any != 0;
+    return test_end("shortcut", bad);
 }

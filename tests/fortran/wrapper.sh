@@ -9,15 +9,8 @@
 #   - --version is the compiler's;
 #   - a fixed-form program with include 'mpif.h', a free-form one with use
 #     mpi, one with include 'mpif.h' in free form, built and run at 2 ranks.
-set -u
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-b=$build/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fail=0
-say() { echo "FAIL: $*" >&2; fail=1; }
-t() { timeout 20 "$@"; }
+T=20
+. "$(dirname "$0")/../tools/wrapper_lib.sh"
 
 # 1. --version is the compiler's, also with FC/F77/F90 naming the wrapper.
 comp=$(t "$b/mpifort" -showme:version | sed 's/.*compiler: //; s/)$//')

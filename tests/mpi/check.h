@@ -60,4 +60,38 @@ static inline void check_fail_end(void)
         }                                                                       \
     } while (0)
 
+/* MPI_Init, then this rank and the size of MPI_COMM_WORLD. */
+static inline void check_init(int *argc, char ***argv, int *rank, int *size)
+{
+    CHECK_MPI(MPI_Init(argc, argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+}
+
+/* The end of a test every rank of which got here (a failed CHECK ends the
+ * job first): rank 0 says "NAME: ok (N ranks)", then MPI_Finalize.
+ * Returns main's exit status. */
+static inline int check_done(const char *name)
+{
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (rank == 0)
+        printf("%s: ok (%d ranks)\n", name, size);
+    MPI_Finalize();
+    return 0;
+}
+
+/* A status that carries no message: source `source` (MPI_ANY_SOURCE for an
+ * empty status, MPI_PROC_NULL for a call with MPI_PROC_NULL), tag
+ * MPI_ANY_TAG, count 0. */
+static inline void check_status_empty(const MPI_Status *st, int source, const char *what)
+{
+    int count = -1;
+    CHECK(st->MPI_SOURCE == source && st->MPI_TAG == MPI_ANY_TAG, "%s: status source %d tag %d, expected %s and MPI_ANY_TAG",
+          what, st->MPI_SOURCE, st->MPI_TAG, source == MPI_PROC_NULL ? "MPI_PROC_NULL" : "MPI_ANY_SOURCE");
+    CHECK_MPI(MPI_Get_count(st, MPI_BYTE, &count));
+    CHECK(count == 0, "%s: status count %d, expected 0", what, count);
+}
+
 #endif

@@ -21,17 +21,13 @@
 #include <string.h>
 #include <unistd.h>
 
-static int failures, fatal;
+#include "../test_end.h"
 
-#define CHECK(cond, ...)                                                                                              \
-    do {                                                                                                              \
-        if (!(cond)) {                                                                                                \
-            fprintf(stderr, "coll_no_false rank %d: ", rank);                                                        \
-            fprintf(stderr, __VA_ARGS__);                                                                             \
-            fputc('\n', stderr);                                                                                      \
-            failures++;                                                                                               \
-        }                                                                                                             \
-    } while (0)
+static int fatal;
+
+#define SOFT_CHECK_NAME "coll_no_false"
+#define SOFT_CHECK_RANK rank
+#include "../soft_check.h"
 
 static void idup_bcast(int rank, int size)
 {
@@ -111,10 +107,5 @@ int main(int argc, char **argv)
             idup_bcast(rank, size);
     if (!strcmp(which, "all") || !strcmp(which, "pair_mix"))
         pair_mix(rank, size);
-    int all = 0;
-    MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(all ? "coll_no_false: %d failures\n" : "coll_no_false: ok\n", all);
-    MPI_Finalize();
-    return all != 0;
+    return test_end("coll_no_false", failures);
 }

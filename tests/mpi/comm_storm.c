@@ -20,10 +20,8 @@ static void ring_on(MPI_Comm c, int salt)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    check_init(&argc, &argv, &rank, &size);
     int iters = argc > 1 ? atoi(argv[1]) : 10000;
 
     MPI_Group world_group, evens;

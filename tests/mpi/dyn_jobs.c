@@ -41,16 +41,8 @@
 #include <time.h>
 #include <unistd.h>
 
-static int failures;
-#define CHECK(c, ...)                                                                               \
-    do {                                                                                            \
-        if (!(c)) {                                                                                 \
-            fprintf(stderr, "dyn_jobs: FAIL %s:%d: ", __FILE__, __LINE__);                          \
-            fprintf(stderr, __VA_ARGS__);                                                           \
-            fputc('\n', stderr);                                                                    \
-            failures++;                                                                             \
-        }                                                                                           \
-    } while (0)
+#define SOFT_CHECK_NAME "dyn_jobs"
+#include "../soft_check.h"
 
 static void write_port(const char *file, const char *port)
 {

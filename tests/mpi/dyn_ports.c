@@ -21,17 +21,9 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-static int wrank, wsize;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                     \
-    do {                                                                     \
-        if (!(cond)) {                                                       \
-            fprintf(stderr, "dyn_ports rank %d: FAILED %s: ", wrank, #cond); \
-            fprintf(stderr, __VA_ARGS__);                                    \
-            fprintf(stderr, "\n");                                           \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                    \
-        }                                                                    \
-    } while (0)
+static int wrank, wsize;
 
 static int err_class(int rc)
 {
@@ -183,9 +175,7 @@ static void children(int argc, char **argv, MPI_Comm parent)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &wrank);
-    MPI_Comm_size(MPI_COMM_WORLD, &wsize);
+    check_init(&argc, &argv, &wrank, &wsize);
     MPI_Comm parent;
     MPI_Comm_get_parent(&parent);
     const char *mode = argc > 1 ? argv[1] : "ports";

@@ -510,8 +510,5 @@ int main(int argc, char **argv)
     empty_big();
     errors();
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("large_counts: %d ranks ok\n", size);
-    MPI_Finalize();
-    return 0;
+    return check_done("large_counts");
 }

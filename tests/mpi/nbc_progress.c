@@ -16,6 +16,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "../test_end.h"
+
 #define ROUNDS 60
 #define BIG (1 << 20)
 
@@ -67,10 +69,5 @@ int main(int argc, char **argv)
     }
     free(big);
     MPI_Comm_free(&x);
-    int all = 0;
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(all ? "nbc_progress FAILED\n" : "nbc_progress ok\n");
-    MPI_Finalize();
-    return all != 0;
+    return test_end("nbc_progress", bad);
 }

@@ -19,16 +19,6 @@ static const int series_sizes[] = {0, 10, 1000, 20000, 200000, 3};
 
 static uint64_t key_of(int src, int tag) { return payload_key((uint64_t)src, (uint64_t)tag, 17, 0); }
 
-static void check_proc_null_status(const MPI_Status *st, const char *what)
-{
-    int count = -1;
-    CHECK(st->MPI_SOURCE == MPI_PROC_NULL && st->MPI_TAG == MPI_ANY_TAG,
-          "%s: status source %d tag %d, expected PROC_NULL/ANY_TAG", what, st->MPI_SOURCE,
-          st->MPI_TAG);
-    CHECK_MPI(MPI_Get_count(st, MPI_BYTE, &count));
-    CHECK(count == 0, "%s: count %d, expected 0", what, count);
-}
-
 /* Receive exactly what a probe announced and check it. */
 static void receive_probed(const MPI_Status *probed, int *next_k, const char *how)
 {
@@ -177,36 +167,34 @@ static void test_proc_null(void)
     char buf[8] = "intact";
 
     CHECK_MPI(MPI_Probe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &st));
-    check_proc_null_status(&st, "Probe(PROC_NULL)");
+    check_status_empty(&st, MPI_PROC_NULL, "Probe(PROC_NULL)");
     CHECK_MPI(MPI_Iprobe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &st));
     CHECK(flag, "Iprobe(PROC_NULL) flag 0");
-    check_proc_null_status(&st, "Iprobe(PROC_NULL)");
+    check_status_empty(&st, MPI_PROC_NULL, "Iprobe(PROC_NULL)");
 
     CHECK_MPI(MPI_Mprobe(MPI_PROC_NULL, 5, MPI_COMM_WORLD, &msg, &st));
     CHECK(msg == MPI_MESSAGE_NO_PROC, "Mprobe(PROC_NULL) did not give MPI_MESSAGE_NO_PROC");
-    check_proc_null_status(&st, "Mprobe(PROC_NULL)");
+    check_status_empty(&st, MPI_PROC_NULL, "Mprobe(PROC_NULL)");
     CHECK_MPI(MPI_Mrecv(buf, 8, MPI_BYTE, &msg, &st));
     CHECK(msg == MPI_MESSAGE_NULL, "Mrecv(MESSAGE_NO_PROC) left the handle");
-    check_proc_null_status(&st, "Mrecv(MESSAGE_NO_PROC)");
+    check_status_empty(&st, MPI_PROC_NULL, "Mrecv(MESSAGE_NO_PROC)");
 
     flag = 0;
     msg = MPI_MESSAGE_NULL;
     CHECK_MPI(MPI_Improbe(MPI_PROC_NULL, MPI_ANY_TAG, MPI_COMM_WORLD, &flag, &msg, &st));
     CHECK(flag && msg == MPI_MESSAGE_NO_PROC, "Improbe(PROC_NULL): flag %d", flag);
-    check_proc_null_status(&st, "Improbe(PROC_NULL)");
+    check_status_empty(&st, MPI_PROC_NULL, "Improbe(PROC_NULL)");
     CHECK_MPI(MPI_Imrecv(buf, 8, MPI_BYTE, &msg, &req));
     CHECK(msg == MPI_MESSAGE_NULL, "Imrecv(MESSAGE_NO_PROC) left the handle");
     CHECK_MPI(MPI_Wait(&req, &st));
-    check_proc_null_status(&st, "Imrecv(MESSAGE_NO_PROC)");
+    check_status_empty(&st, MPI_PROC_NULL, "Imrecv(MESSAGE_NO_PROC)");
     CHECK(strcmp(buf, "intact") == 0, "a PROC_NULL receive wrote the buffer");
 }
 
 int main(int argc, char **argv)
 {
     int me, size;
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &me);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    check_init(&argc, &argv, &me, &size);
 
     test_proc_null();
     test_probe_gather(me, size);

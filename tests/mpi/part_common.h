@@ -49,6 +49,16 @@ static inline unsigned long part_seed(int argc, char **argv, const char *prog)
     return seed;
 }
 
+/* The start of a partitioned test: MPI_Init, this rank and the size, and
+ * the seed (part_seed, prog names the test). */
+static inline unsigned long part_start(int *argc, char ***argv, const char *prog, int *rank, int *size)
+{
+    CHECK_MPI(MPI_Init(argc, argv));
+    MPI_Comm_rank(MPI_COMM_WORLD, rank);
+    MPI_Comm_size(MPI_COMM_WORLD, size);
+    return part_seed(*argc, *argv, prog);
+}
+
 /* xorshift64*: the same sequence on every rank from the same state. */
 static inline unsigned long part_rand(unsigned long *s)
 {

@@ -28,11 +28,8 @@ static double value(int rank, int pair, int round, int k) { return rank * 1e8 + 
 
 int main(int argc, char **argv)
 {
-    CHECK_MPI(MPI_Init(&argc, &argv));
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    unsigned long s = part_seed(argc, argv, "part_multi");
+    unsigned long s = part_start(&argc, &argv, "part_multi", &rank, &size);
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
     MPI_Comm dup;
     CHECK_MPI(MPI_Comm_dup(MPI_COMM_WORLD, &dup));

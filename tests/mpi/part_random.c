@@ -299,10 +299,7 @@ static void one_program(int iter, unsigned long *s, unsigned long *mine, MPI_Com
 
 int main(int argc, char **argv)
 {
-    CHECK_MPI(MPI_Init(&argc, &argv));
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    unsigned long seed = part_seed(argc, argv, "part_random");
+    unsigned long seed = part_start(&argc, &argv, "part_random", &rank, &size);
     int iters = (int)part_arg(argc, argv, "iters", 40);
     unsigned long s = seed * 2 + 1, mine = (seed ^ (0x9e3779b97f4a7c15ul * (unsigned long)(rank + 1))) | 1;
     MPI_Comm dup;

@@ -17,11 +17,8 @@ static double value(int rank, int iter, long k) { return (double)(rank + 1) * 1e
 
 int main(int argc, char **argv)
 {
-    CHECK_MPI(MPI_Init(&argc, &argv));
     int rank, size;
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
-    unsigned long seed = part_seed(argc, argv, "part_shapes");
+    unsigned long seed = part_start(&argc, &argv, "part_shapes", &rank, &size);
     int spart = (int)part_arg(argc, argv, "spart", 4096), rpart = (int)part_arg(argc, argv, "rpart", 512);
     long total = part_arg(argc, argv, "total", 4096L * 64);
     int iters = (int)part_arg(argc, argv, "iters", 4);

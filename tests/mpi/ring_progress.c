@@ -13,6 +13,8 @@
 #include <mpi.h>
 #include <stdio.h>
 
+#include "../test_end.h"
+
 #define M 4000
 #define W 64
 
@@ -51,10 +53,5 @@ int main(int argc, char **argv)
         if (v != round && bad++ < 5)
             fprintf(stderr, "ring_progress: rank %d: bcast gave %d\n", rank, v);
     }
-    int all = 0;
-    MPI_Allreduce(&bad, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-    if (rank == 0)
-        printf(all ? "ring_progress FAILED\n" : "ring_progress ok\n");
-    MPI_Finalize();
-    return all != 0;
+    return test_end("ring_progress", bad);
 }

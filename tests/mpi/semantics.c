@@ -262,9 +262,7 @@ static void idup_crossed(void)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    check_init(&argc, &argv, &rank, &size);
     bottom_point_to_point();
     pair_elements();
     proc_null_datatype_null();
@@ -273,8 +271,5 @@ int main(int argc, char **argv)
     idup_crossed();
     idup_same_parent();
     MPI_Barrier(MPI_COMM_WORLD);
-    if (rank == 0)
-        printf("semantics: ok (%d ranks)\n", size);
-    MPI_Finalize();
-    return 0;
+    return check_done("semantics");
 }

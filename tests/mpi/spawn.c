@@ -37,17 +37,9 @@
 #include <string.h>
 #include <unistd.h>
 
-static int wrank, wsize;
+#include "check.h"
 
-#define CHECK(cond, ...)                                                  \
-    do {                                                                  \
-        if (!(cond)) {                                                    \
-            fprintf(stderr, "spawn rank %d: FAILED %s: ", wrank, #cond);  \
-            fprintf(stderr, __VA_ARGS__);                                 \
-            fprintf(stderr, "\n");                                        \
-            MPI_Abort(MPI_COMM_WORLD, 1);                                 \
-        }                                                                 \
-    } while (0)
+static int wrank, wsize;
 
 static char self_path[4096];
 

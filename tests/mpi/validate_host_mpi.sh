@@ -14,27 +14,9 @@
 #   here (the exit status and the leftover check still are); the corempi
 #   tests in ctest do check its one-line message.
 # The few other Open MPI deviations are handled in the sources (#if OPEN_MPI).
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/validate_host_mpi.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT INT TERM
-cd "$work" || exit 2
-
-# Open MPI's shared-memory files go into our temporary folder: a killed job
-# (crash, abort) can leave them behind, and they must not outlive the run.
-M="mpirun.openmpi --allow-run-as-root --oversubscribe --mca orte_base_help_aggregate 0"
-M="$M --mca btl_vader_backing_directory $work"
-pass=0
-fail=0
-result() {
-    if [ "$1" -eq 0 ]; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $2 (status $1)"
-        [ -f last.out ] && tail -5 last.out
-    fi
-}
+NAME=validate_host_mpi
+. "$(dirname "$0")/../host_mpi_lib.sh"
+M="$M --mca orte_base_help_aggregate 0"
 
 for t in p2p_storm p2p_modes p2p_persistent p2p_probe p2p_wait p2p_truncate p2p_errors \
          env_basic crash abort fatal; do

@@ -153,8 +153,5 @@ int main(int argc, char **argv)
     CHECK_MPI(MPI_Win_fence(0, win));
     CHECK_MPI(MPI_Win_fence(0, win));
     CHECK_MPI(MPI_Win_free(&win));
-    if (me == 0)
-        printf("osc_attrs: passed at %d ranks\n", n);
-    MPI_Finalize();
-    return 0;
+    return check_done("osc_attrs");
 }

@@ -143,8 +143,5 @@ int main(int argc, char **argv)
         }
         osc_win_free(&w);
     }
-    if (me == 0)
-        printf("osc_errors: every bad call returned an error at %d ranks\n", n);
-    MPI_Finalize();
-    return 0;
+    return check_done("osc_errors");
 }

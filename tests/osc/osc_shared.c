@@ -183,8 +183,5 @@ int main(int argc, char **argv)
         printf("osc_shared: Win_allocate window %s through Win_shared_query\n", size > 0 ? "shared" : "not shared");
     MPI_Barrier(MPI_COMM_WORLD);
     osc_win_free(&w);
-    if (me == 0)
-        printf("osc_shared: passed at %d ranks\n", n);
-    MPI_Finalize();
-    return 0;
+    return check_done("osc_shared");
 }

@@ -9,17 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                           \
-    do {                                                           \
-        if (!(cond)) {                                             \
-            fprintf(stderr, "check_trace: FAIL %s:%d: ", __FILE__, __LINE__); \
-            fprintf(stderr, __VA_ARGS__);                          \
-            fputc('\n', stderr);                                   \
-            failures++;                                            \
-        }                                                          \
-    } while (0)
+#define SOFT_CHECK_NAME "check_trace"
+#include "../soft_check.h"
 
 static int call_id(const cpt_trace *t, const char *name)
 {

@@ -13,17 +13,9 @@
 static unsigned char file[64 * 1024];
 static size_t len;
 static uint32_t seq;
-static int failures;
 
-#define CHECK(cond, ...)                                                   \
-    do {                                                                   \
-        if (!(cond)) {                                                     \
-            fprintf(stderr, "cpt_reader_fuzz: FAIL line %d: ", __LINE__);  \
-            fprintf(stderr, __VA_ARGS__);                                  \
-            fputc('\n', stderr);                                           \
-            failures++;                                                    \
-        }                                                                  \
-    } while (0)
+#define SOFT_CHECK_NAME "cpt_reader_fuzz"
+#include "../soft_check.h"
 
 static void put(const void *p, size_t n) { memcpy(file + len, p, n); len += n; }
 

@@ -7,15 +7,8 @@
 #   - -showme[:compile|:link|:libs|:incdirs|:libdirs|:version], -show,
 #     -compile_info, -link_info, --version passed to the compiler.
 # Every wrapper call runs under `timeout`: a loop fails the test, not hangs it.
-set -u
-build=$(cd "$1" && pwd)
-src=$(cd "$2" && pwd)
-b=$build/bin
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT INT TERM
-fail=0
-say() { echo "FAIL: $*" >&2; fail=1; }
-t() { timeout 10 "$@"; }
+T=10
+. "$(dirname "$0")/wrapper_lib.sh"
 
 # 1. CC / CXX naming the wrapper are ignored.
 out=$(CC=$b/mpicc t "$b/mpicc" --version 2>&1); rc=$?

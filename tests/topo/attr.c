@@ -76,9 +76,7 @@ static void check_predefined(MPI_Comm c, const char *name)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN); /* errors of calls without a communicator */
+    topo_init_returning(&argc, &argv);
     int k, knull, kdup, flag;
     OK(MPI_Comm_create_keyval(copy_plus_one, count_delete, &k, &extra_marker));
     OK(MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &knull, NULL));

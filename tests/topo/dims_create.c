@@ -54,9 +54,7 @@ static const struct dims_case cases[] = {
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    topo_init_returning(&argc, &argv);
     for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
         const struct dims_case *c = &cases[k];
         int dims[4];

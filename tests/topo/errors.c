@@ -7,7 +7,7 @@
 #pragma GCC diagnostic ignored "-Wstringop-overread" /* MPI_UNWEIGHTED is a sentinel pointer */
 
 #ifdef COREMPI
-#define EXPECT_CLASS(rc, cls) CHECK(error_class(rc) == (cls), "error class %d, expected %s", error_class(rc), #cls)
+#define EXPECT_CLASS(rc, cls) CHECK(topo_error_class(rc) == (cls), "error class %d, expected %s", topo_error_class(rc), #cls)
 #else
 #define EXPECT_CLASS(rc, cls) ((void)0)
 #endif
@@ -26,18 +26,9 @@
         EXPECT_CLASS(rc_, cls);                                   \
     } while (0)
 
-static inline int error_class(int rc)
-{
-    int cls;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    topo_init_returning(&argc, &argv);
     int size, rank;
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);

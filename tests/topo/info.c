@@ -15,18 +15,9 @@ static void expect_value(MPI_Info info, const char *key, const char *value)
     CHECK(flag && strcmp(buf, value) == 0, "Info_get %s = \"%s\", expected \"%s\"", key, flag ? buf : "", value);
 }
 
-static int error_class(int rc)
-{
-    int cls;
-    MPI_Error_class(rc, &cls);
-    return cls;
-}
-
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    MPI_Comm_set_errhandler(MPI_COMM_SELF, MPI_ERRORS_RETURN);
+    topo_init_returning(&argc, &argv);
     MPI_Info info, dup;
     int nkeys, flag;
     char key[MPI_MAX_INFO_KEY + 1], buf[MPI_MAX_INFO_VAL + 1];
@@ -85,16 +76,16 @@ int main(int argc, char **argv)
 
     /* errors */
     int rc = MPI_Info_delete(info, "alpha");
-    CHECK(rc != MPI_SUCCESS && error_class(rc) == MPI_ERR_INFO_NOKEY, "delete of a missing key: %d", rc);
+    CHECK(rc != MPI_SUCCESS && topo_error_class(rc) == MPI_ERR_INFO_NOKEY, "delete of a missing key: %d", rc);
     char longkey[MPI_MAX_INFO_KEY + 10];
     memset(longkey, 'k', sizeof longkey - 1);
     longkey[sizeof longkey - 1] = 0;
     rc = MPI_Info_set(info, longkey, "v");
-    CHECK(rc != MPI_SUCCESS && error_class(rc) == MPI_ERR_INFO_KEY, "too long key: %d", rc);
+    CHECK(rc != MPI_SUCCESS && topo_error_class(rc) == MPI_ERR_INFO_KEY, "too long key: %d", rc);
     static char longval[MPI_MAX_INFO_VAL + 10];
     memset(longval, 'v', sizeof longval - 1);
     rc = MPI_Info_set(info, "k", longval);
-    CHECK(rc != MPI_SUCCESS && error_class(rc) == MPI_ERR_INFO_VALUE, "too long value: %d", rc);
+    CHECK(rc != MPI_SUCCESS && topo_error_class(rc) == MPI_ERR_INFO_VALUE, "too long value: %d", rc);
     rc = MPI_Info_get_nthkey(info, 2, key);
     CHECK(rc != MPI_SUCCESS, "nthkey out of range succeeded");
     MPI_Info freed = dup;
@@ -103,9 +94,9 @@ int main(int argc, char **argv)
 #ifdef COREMPI
     /* Open MPI may crash on a stale handle, so this runs on corempi only. */
     rc = MPI_Info_get_nkeys(freed, &nkeys);
-    CHECK(rc != MPI_SUCCESS && error_class(rc) == MPI_ERR_INFO, "freed handle accepted: %d", rc);
+    CHECK(rc != MPI_SUCCESS && topo_error_class(rc) == MPI_ERR_INFO, "freed handle accepted: %d", rc);
     rc = MPI_Info_get_nkeys(MPI_INFO_NULL, &nkeys);
-    CHECK(rc != MPI_SUCCESS && error_class(rc) == MPI_ERR_INFO, "MPI_INFO_NULL accepted: %d", rc);
+    CHECK(rc != MPI_SUCCESS && topo_error_class(rc) == MPI_ERR_INFO, "MPI_INFO_NULL accepted: %d", rc);
 #endif
     (void)freed;
 

@@ -10,22 +10,11 @@
 # classes, MPI_INFO_ENV contents, Comm_get_info returning unknown hints,
 # predefined attributes on communicators other than MPI_COMM_WORLD) are inside
 # #ifdef COREMPI in the sources.
-set -u
-here=$(cd "$(dirname "$0")" && pwd)
-work=$(mktemp -d "${TMPDIR:-/tmp}/validate_topo.XXXXXX") || exit 2
-trap 'rm -rf "$work"' EXIT INT TERM
-cd "$work" || exit 2
-M="mpirun.openmpi --allow-run-as-root --oversubscribe --mca btl_vader_backing_directory $work"
-pass=0
-fail=0
+NAME=validate_topo
+. "$(dirname "$0")/../host_mpi_lib.sh"
 run() { # program ranks
-    if timeout 60 $M -n "$2" "./$1" > last.out 2>&1; then
-        pass=$((pass + 1))
-    else
-        fail=$((fail + 1))
-        echo "FAIL: $1 at $2 ranks"
-        tail -5 last.out
-    fi
+    timeout 60 $M -n "$2" "./$1" > last.out 2>&1
+    result $? "$1 at $2 ranks"
 }
 for p in dims_create cart cart_sub graph neighbor info attr errors; do
     mpicc.openmpi -O1 -w -o "$p" "$here/$p.c" || { echo "FAIL: build of $p"; fail=$((fail + 1)); continue; }

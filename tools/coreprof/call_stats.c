@@ -110,7 +110,7 @@ static double pct(int64_t part, int64_t whole)
 
 int cp_write_summary(const cp_trace *tr, const cp_stats *st, FILE *out)
 {
-    char b1[32], b2[32], b3[32], b4[32], b5[32];
+    char b1[32], b2[32], b3[32];
     int complete = 0;
     for (int r = 0; r < tr->nranks; r++) complete += tr->ranks[r].complete;
     const char *impl = "?";
@@ -154,16 +154,13 @@ int cp_write_summary(const cp_trace *tr, const cp_stats *st, FILE *out)
             "Bytes", "Min", "Mean", "Max");
     for (size_t i = 0; i < st->ncall; i++) {
         const cp_call_stat *c = &st->call[i];
-        cp_fmt_ns(b1, sizeof b1, (double)c->total_ns);
-        cp_fmt_bytes(b2, sizeof b2, (double)c->bytes);
-        cp_fmt_ns(b3, sizeof b3, (double)c->min_ns);
-        cp_fmt_ns(b4, sizeof b4, (double)c->total_ns / (double)c->calls);
-        cp_fmt_ns(b5, sizeof b5, (double)c->max_ns);
+        char cell[5][32];
+        cp_fmt_call(c, cell);
         char share[16];
         if (c->outside_mpi_time) snprintf(share, sizeof share, "-");
         else snprintf(share, sizeof share, "%.2f%%", pct(c->total_ns, st->mpi_ns));
         fprintf(out, "%-22s %10llu %12s %7s %12s %11s %11s %11s\n", tr->names[c->name],
-                (unsigned long long)c->calls, b1, share, b2, b3, b4, b5);
+                (unsigned long long)c->calls, cell[0], share, cell[1], cell[2], cell[3], cell[4]);
     }
 
     fprintf(out, "(MPI%% = share of the MPI time; MPI_Init/MPI_Finalize bound the wall time and are not part of it)\n");

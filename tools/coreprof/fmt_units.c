@@ -17,3 +17,12 @@ void cp_fmt_ns(char *buf, size_t len, double ns)
     else if (ns < 1e9) snprintf(buf, len, "%.2f ms", ns / 1e6);
     else snprintf(buf, len, "%.3f s", ns / 1e9);
 }
+
+void cp_fmt_call(const cp_call_stat *c, char cell[5][32])
+{
+    cp_fmt_ns(cell[0], 32, (double)c->total_ns);
+    cp_fmt_bytes(cell[1], 32, (double)c->bytes);
+    cp_fmt_ns(cell[2], 32, (double)c->min_ns);
+    cp_fmt_ns(cell[3], 32, (double)c->total_ns / (double)c->calls);
+    cp_fmt_ns(cell[4], 32, (double)c->max_ns);
+}

@@ -47,7 +47,7 @@ static void file_link(FILE *f, const char *name, const char *what)
 int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, const char *outdir,
                   char **timeline_files, size_t ntimeline, int have_otf2)
 {
-    char path[4096], b1[32], b2[32], b3[32], b4[32], b5[32];
+    char path[4096], b1[32], b2[32], b3[32];
     snprintf(path, sizeof path, "%s/report.html", outdir);
     FILE *f = fopen(path, "w");
     if (!f) return -1;
@@ -106,18 +106,15 @@ int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, 
           "<th>Bytes</th><th>Min</th><th>Mean</th><th>Max</th></tr>\n", f);
     for (size_t i = 0; i < st->ncall; i++) {
         const cp_call_stat *c = &st->call[i];
-        cp_fmt_ns(b1, sizeof b1, (double)c->total_ns);
-        cp_fmt_bytes(b2, sizeof b2, (double)c->bytes);
-        cp_fmt_ns(b3, sizeof b3, (double)c->min_ns);
-        cp_fmt_ns(b4, sizeof b4, (double)c->total_ns / (double)c->calls);
-        cp_fmt_ns(b5, sizeof b5, (double)c->max_ns);
+        char cell[5][32];
+        cp_fmt_call(c, cell);
         fputs("<tr><td class=\"l\">", f);
         html_text(f, tr->names[c->name]);
         char share[16];
         if (c->outside_mpi_time) snprintf(share, sizeof share, "&ndash;");
         else snprintf(share, sizeof share, "%.2f", pct(c->total_ns, st->mpi_ns));
         fprintf(f, "</td><td>%llu</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td></tr>\n",
-                (unsigned long long)c->calls, b1, share, b2, b3, b4, b5);
+                (unsigned long long)c->calls, cell[0], share, cell[1], cell[2], cell[3], cell[4]);
     }
     fputs("</table>\n<p>MPI %: share of the time in MPI; MPI_Init and MPI_Finalize bound the wall time and are not counted in it.</p>\n", f);
 

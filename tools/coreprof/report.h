@@ -224,5 +224,8 @@ int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, 
 /* text helpers (fmt_units.c) */
 void cp_fmt_bytes(char *buf, size_t len, double bytes);
 void cp_fmt_ns(char *buf, size_t len, double ns);
+/* A call's figures as the reports print them: its total time, bytes, and
+ * the least, mean and most time of one call, in that order. */
+void cp_fmt_call(const cp_call_stat *c, char cell[5][32]);
 
 #endif

@@ -8,6 +8,7 @@
  */
 #include <mpi.h>
 #ifdef CM_IN_COREMPI  /* corempi only: the host-MPI harness compiles every src/coll file */
+#include "coll/direct/bfifo.h"
 #include "coll/direct/direct.h"
 
 #include <stdlib.h>
@@ -30,23 +31,14 @@ static int scatter_fifo(struct cm_direct *s, const void *sbuf, int scount, MPI_D
         for (int i = 0; i < n && rc == MPI_SUCCESS; i++)
             if (i != me)
                 rc = cm_direct_pack(data + (size_t)i * b, (const char *)sbuf + (size_t)i * blk, scount, stype);
-        e->word = cm_direct_word;
-        e->sig_class = (uint8_t)cm_direct_class_here;
-        CM_FAULT(fifo_publish);
-        atomic_store_explicit(&e->seq, k + 1, memory_order_release);
-        cm_direct_wake32(&e->seq, &e->seq_waiters);
+        cm_direct_bfifo_publish(e, k);
         if (!inplace && rc == MPI_SUCCESS)
             rc = cm_coll_copy((const char *)sbuf + (size_t)me * blk, scount, stype, rbuf, rcount, rtype, comm);
     } else {
-        cm_direct_wait32_from(s, &e->seq, &e->seq_waiters, k + 1, root);
-        cm_direct_prefetch(cm_direct_bfifo(s, k + 1));
-        if (__builtin_expect(cm_direct_mm.on, 0))
+        int go = cm_direct_bfifo_read(s, e, k, root);
+        if (go < 0)
             return MPI_SUCCESS;     /* the root went elsewhere: the front end raises it */
-        if (cm_direct_words_differ(e->word, cm_direct_word))    /* direct.h: argument agreement */
-            cm_direct_mismatch_seen(root, cm_direct_word, e->word);
-        else if (cm_direct_classes_differ(e->sig_class, cm_direct_class_here))
-            cm_direct_classes_seen(root, cm_direct_class_here, e->sig_class);
-        else
+        if (go)
             rc = cm_direct_unpack(data + (size_t)me * b, rbuf, rcount, rtype);
     }
     cm_direct_bfifo_done(s, k);
