@@ -9,8 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-static struct cm_nbc *pending;
-static const char *pending_call;
+/* Per thread: under MPI_THREAD_MULTIPLE two threads may run collectives on
+ * two intercommunicators at once, each between its begin and its end. */
+static CM_THREAD_LOCAL struct cm_nbc *pending;
+static CM_THREAD_LOCAL const char *pending_call;
 /* The pending schedule's word (coll/nbc.c, "argument agreement"): the
  * collective, the op, the root as the root's group numbers it (the root
  * names itself MPI_ROOT, the other group names its rank there; its own
@@ -19,8 +21,8 @@ static const char *pending_call;
  * which need not be alike within a rank), no bytes: each message's size is
  * compared with what its receive posted, within a group and between the
  * groups. */
-static struct cm_direct_nbc_args pending_args;
-static int pending_root;
+static CM_THREAD_LOCAL struct cm_direct_nbc_args pending_args;
+static CM_THREAD_LOCAL int pending_root;
 
 /* The collective of a blocking function's name (cm_ic_get's call). */
 static unsigned coll_of(const char *blocking_call)
@@ -42,7 +44,7 @@ static void pending_word(MPI_Comm comm, const char *blocking_call, MPI_Op op)
 
 /* A blocking form's schedule: wanted (blocking_begin) until the body asks
  * for its communicator, then running until blocking_end. */
-static int blocking_want, blocking_run;
+static CM_THREAD_LOCAL int blocking_want, blocking_run;
 
 void cm_inter_blocking_begin(void) { blocking_want = 1; }
 
@@ -54,7 +56,7 @@ int cm_inter_blocking_end(MPI_Comm comm, int rc)
         return rc;
     blocking_run = 0;
     rc = cm_inter_nb_end(comm, &req, rc);
-    return rc ? rc : PMPI_Wait(&req, MPI_STATUS_IGNORE);
+    return rc ? rc : cm_coll_wait(&req, MPI_STATUS_IGNORE);
 }
 
 void cm_inter_nb_begin(MPI_Comm comm, const char *call)
