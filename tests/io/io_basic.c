@@ -196,6 +196,41 @@ int main(int argc, char **argv)
     OK(MPI_File_close(&fh));
     CHECK(fh == MPI_FILE_NULL, "close did not set MPI_FILE_NULL");
 
+    /* Nonblocking shared-pointer writes mixed with point-to-point in one
+     * Waitall, then a split ordered write: all land, nothing lost. */
+    OK(MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR, MPI_INFO_NULL, &fh));
+    OK(MPI_File_set_view(fh, 0, MPI_INT, MPI_INT, "native", MPI_INFO_NULL));
+    OK(MPI_File_set_size(fh, 0));
+    MPI_Request reqs[4];
+    int w[2] = { 1000 + rank, 2000 + rank }, token = rank, from = -1;
+    int right = (rank + 1) % size, left = (rank + size - 1) % size;
+    MPI_Irecv(&from, 1, MPI_INT, left, 7, MPI_COMM_WORLD, &reqs[0]);
+    OK(MPI_File_iwrite_shared(fh, &w[0], 1, MPI_INT, &reqs[1]));
+    MPI_Isend(&token, 1, MPI_INT, right, 7, MPI_COMM_WORLD, &reqs[2]);
+    OK(MPI_File_iwrite_shared(fh, &w[1], 1, MPI_INT, &reqs[3]));
+    MPI_Status sts[4];
+    OK(MPI_Waitall(4, reqs, sts));
+    MPI_Get_count(&sts[3], MPI_INT, &n);
+    CHECK(from == left && n == 1, "Waitall: from %d, count %d", from, n);
+    int ow = 3000 + rank;
+    OK(MPI_File_write_ordered_begin(fh, &ow, 1, MPI_INT));
+    OK(MPI_File_write_ordered_end(fh, &ow, &st));
+    OK(MPI_File_sync(fh));
+    MPI_Barrier(MPI_COMM_WORLD);
+    if (rank == 0) {
+        int *all = calloc((size_t)size * 3, sizeof *all), fd = open(path, O_RDONLY);
+        CHECK(pread(fd, all, (size_t)size * 12, 0) == size * 12, "short file after iwrite_shared");
+        close(fd);
+        long long sum = 0;
+        for (int k = 0; k < 2 * size; k++)
+            sum += all[k];
+        CHECK(sum == (long long)size * 3000 + (long long)size * (size - 1), "iwrite_shared records sum %lld", sum);
+        for (int r = 0; r < size; r++)
+            CHECK(all[2 * size + r] == 3000 + r, "write_ordered_begin: slot %d holds %d", r, all[2 * size + r]);
+        free(all);
+    }
+    OK(MPI_File_close(&fh));
+
     /* APPEND: the pointers start at the end. */
     MPI_Barrier(MPI_COMM_WORLD);
     long long before = posix_size(path);
