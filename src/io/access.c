@@ -4,7 +4,9 @@
  * individual and shared pointer, blocking, nonblocking, collective).
  *
  * The buffer side is packed or unpacked in pieces of at most CHUNK bytes
- * (core/datatype.h, cm_dt_pack_range), or used in place when contiguous;
+ * (core/datatype.h, cm_dt_pack_range), or used in place when contiguous
+ * in the native representation; "external32" swaps each packed piece,
+ * whole elements at a time (its sizes are the native ones here);
  * the file side is the view's runs (view.c, cm_io_view_map), adjacent
  * runs merged into one pread/pwrite.  In atomic mode each call holds an
  * open-file-description write lock on the whole file (shared for a read),
@@ -37,8 +39,8 @@ int cm_io_check_access(struct cm_file *f, const char *call, int write, MPI_Count
     if (t->size % (size_t)f->esize)
         return cm_io_error(f, MPI_ERR_TYPE, call, "the datatype (%zu bytes) is no multiple of the etype (%lld bytes)",
                            t->size, (long long)f->esize);
-    if (count > INT_MAX && !t->contig)
-        return cm_io_error(f, MPI_ERR_COUNT, call, "count %lld of a non-contiguous datatype is beyond INT_MAX",
+    if (count > INT_MAX && (!t->contig || f->ext32))
+        return cm_io_error(f, MPI_ERR_COUNT, call, "count %lld of a datatype that must be packed is beyond INT_MAX",
                            (long long)count);
     if (t->size && count > INT64_MAX / (MPI_Count)t->size)
         return cm_io_error(f, MPI_ERR_COUNT, call, "count %lld is too large", (long long)count);
@@ -99,11 +101,15 @@ int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos
     if (f->atomic)
         lock_file(f, write, 1);
     int err = 0;
-    if (t->contig) {
+    if (t->contig && !f->ext32) {
         done = view_io(f, write, (char *)buf + t->true_lb, v, total);
         err = done < 0 ? errno : 0;
     } else {
-        size_t cap = total < (MPI_Offset)CHUNK ? (size_t)total : CHUNK;
+        /* Whole elements per piece, so that external32 swaps whole values. */
+        size_t el = t->size ? t->size : 1;
+        size_t cap = CHUNK < el ? el : CHUNK - CHUNK % el;
+        if (total < (MPI_Offset)cap)
+            cap = (size_t)total;
         char *tmp = cap ? malloc(cap) : NULL;
         if (cap && !tmp) {
             if (f->atomic)
@@ -114,11 +120,15 @@ int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos
             size_t n = total - done < (MPI_Offset)cap ? (size_t)(total - done) : cap;
             if (write)
                 cm_dt_pack_range(buf, (int)count, t, (size_t)done, tmp, n);
+            if (write && f->ext32)
+                cm_dt_external32_swap(t, tmp, n, 1);
             MPI_Offset r = view_io(f, write, tmp, v + done, (MPI_Offset)n);
             if (r < 0) {
                 err = errno;
                 break;
             }
+            if (!write && f->ext32)
+                cm_dt_external32_swap(t, tmp, (size_t)r, 0);
             if (!write)
                 cm_dt_unpack_range(tmp, (size_t)r, buf, (int)count, t, (size_t)done);
             done += r;

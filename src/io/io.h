@@ -41,6 +41,7 @@ struct cm_file {
     MPI_Offset esize;           /* bytes of one etype */
     MPI_Offset tsize, textent;  /* data bytes and extent of one filetype tile */
     char datarep[MPI_MAX_DATAREP_STRING];
+    int ext32;                  /* datarep "external32": big-endian in the file */
 
     MPI_Offset pos;             /* individual file pointer, etype units */
 

@@ -87,6 +87,7 @@ static void view_install(struct cm_file *f, MPI_Offset disp, MPI_Datatype etype,
     f->tsize = (MPI_Offset)f->ft->size;
     f->textent = f->ft->extent;
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
+    f->ext32 = !strcmp(datarep, "external32");
     f->pos = 0;
 }
 
@@ -117,9 +118,9 @@ static int view_check(struct cm_file *f, const char *call, MPI_Offset *disp, MPI
         return cm_io_error(f, MPI_ERR_TYPE, call, "%s", fault);
     if (!datarep)
         return cm_io_error(f, MPI_ERR_ARG, call, "datarep is NULL");
-    if (strcmp(datarep, "native") && strcmp(datarep, "internal"))
+    if (strcmp(datarep, "native") && strcmp(datarep, "internal") && strcmp(datarep, "external32"))
         return cm_io_error(f, MPI_ERR_UNSUPPORTED_DATAREP, call, "data representation \"%s\" is not supported "
-                           "(\"native\" and \"internal\" are)", datarep);
+                           "(\"native\", \"internal\" and \"external32\" are)", datarep);
     if (*disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             return cm_io_error(f, MPI_ERR_ARG, call, "MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL");
@@ -202,8 +203,9 @@ int cm_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
     return MPI_SUCCESS;
 }
 
-/* "native" and "internal" store data as memory holds it: the extent in
- * the file is the extent in memory. */
+/* "native" and "internal" store data as memory holds it, and "external32"
+ * has the native sizes on this LP64 machine (core/datatype_pack.c): the
+ * extent in the file is the extent in memory. */
 int cm_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
     static const char call[] = "MPI_File_get_type_extent";

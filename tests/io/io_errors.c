@@ -111,8 +111,6 @@ int main(int argc, char **argv)
     expect(rc, MPI_ERR_READ_ONLY, "write on MPI_MODE_RDONLY", "MPI_File_write_at", path);
     rc = MPI_File_set_size(fh, 10);
     expect(rc, MPI_ERR_READ_ONLY, "set_size on MPI_MODE_RDONLY", "MPI_File_set_size", where);
-    rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "external32", MPI_INFO_NULL);
-    expect(rc, MPI_ERR_UNSUPPORTED_DATAREP, "external32 view", "MPI_File_set_view", "external32");
     rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "no-such-rep", MPI_INFO_NULL);
     expect(rc, MPI_ERR_UNSUPPORTED_DATAREP, "unknown datarep", "MPI_File_set_view", "no-such-rep");
     rc = MPI_File_set_view(fh, 0, MPI_INT, MPI_BYTE, "native", MPI_INFO_NULL);
