@@ -472,7 +472,7 @@ END INTERFACE
   TYPE(MPI_%(k)s) :: %(o)s
   INTEGER :: error_code
 END SUBROUTINE MPI_%(k)s_errhandler_function
-''' % {'k': k, 'o': k.lower()} for k in ('Comm', 'Win', 'Session')),
+''' % {'k': k, 'o': k.lower()} for k in ('Comm', 'Win', 'Session', 'File')),
     'attr': ''.join('''SUBROUTINE MPI_%(k)s_copy_attr_function(old%(o)s, %(o)s_keyval, extra_state, attribute_val_in, &
     attribute_val_out, flag, ierror)
   IMPORT :: MPI_%(t)s, MPI_ADDRESS_KIND

@@ -21,7 +21,7 @@
 
 enum cm_h_kind {
     CM_H_COMM = 1, CM_H_GROUP, CM_H_DATATYPE, CM_H_OP, CM_H_REQUEST,
-    CM_H_ERRHANDLER, CM_H_INFO, CM_H_MESSAGE, CM_H_SESSION, CM_H_WIN
+    CM_H_ERRHANDLER, CM_H_INFO, CM_H_MESSAGE, CM_H_SESSION, CM_H_WIN, CM_H_FILE
 };
 #define CM_H_KIND_SHIFT 24
 #define CM_H_INDEX_MAX ((1 << CM_H_KIND_SHIFT) - 1)
@@ -67,6 +67,7 @@ CM_H_PAIR(msg, MPI_Message, CM_H_MESSAGE, 0x128, 2)         /* NULL, NO_PROC */
 CM_H_PAIR(comm, MPI_Comm, CM_H_COMM, 0x100, 3)              /* NULL, WORLD, SELF */
 CM_H_PAIR_PTR(session, MPI_Session, CM_H_SESSION, 0x120, 1) /* NULL */
 CM_H_PAIR_PTR(win, MPI_Win, CM_H_WIN, 0x110, 1)             /* NULL */
+CM_H_PAIR_PTR(file, MPI_File, CM_H_FILE, 0x118, 1)          /* NULL (src/io) */
 
 
 /* Predefined datatypes and ops live in dense tables (index 1..N-1, 0 is the

@@ -79,7 +79,7 @@ CM_ABI_TOINT(Op, MPI_Op, op)
 CM_ABI_TOINT(Request, MPI_Request, request)
 CM_ABI_TOINT(Type, MPI_Datatype, datatype)
 CM_ABI_TOINT(Session, MPI_Session, session)
-/* Windows (src/osc, core/handle.h kind CM_H_WIN) and files (no MPI-IO yet:
- * only MPI_FILE_NULL) convert like every other handle. */
+/* Windows (src/osc, core/handle.h kind CM_H_WIN) and files (src/io, kind
+ * CM_H_FILE) convert like every other handle. */
 CM_ABI_TOINT(Win, MPI_Win, win)
 CM_ABI_TOINT(File, MPI_File, file)

@@ -1,0 +1,105 @@
+/*
+ * io.h -- MPI-IO (MPI-4.1 chapter 14): the file object and what the files
+ * of src/io share (docs/io.md has the design).
+ *
+ * A file is one POSIX descriptor per rank on the same path, a private
+ * duplicate of the communicator for the collective steps, and a view:
+ * displacement, etype, filetype.  Data moves by pread/pwrite on the runs
+ * the view maps the data stream to (access.c); positions handed to the
+ * user are in etype units.  The shared file pointer is one MPI_Offset in
+ * memory shared by the ranks (a shared window, shared.c), moved by atomic
+ * fetch-and-add.
+ *
+ * Invariants: f->esize > 0 and f->tsize is a positive multiple of it;
+ * f->etype and f->filetype are retained (core/datatype.h) while the view
+ * holds them; every error of a call on a file goes to f->errh (default:
+ * the handler of MPI_FILE_NULL, MPI_ERRORS_RETURN at start).
+ */
+#ifndef CM_IO_IO_H
+#define CM_IO_IO_H
+
+#include "mpi.h"
+#include "core/datatype.h"
+
+#include <stddef.h>
+
+struct cm_file {
+    MPI_File handle;
+    int fd;
+    MPI_Comm comm;              /* private duplicate of the user's */
+    int rank, size;
+    int amode;
+    int atomic;                 /* MPI_File_set_atomicity */
+    char *name;
+    MPI_Info info;              /* hints given (open, set_view, set_info) */
+    MPI_Errhandler errh;
+
+    /* The view. */
+    MPI_Offset disp;
+    MPI_Datatype etype, filetype;
+    const struct cm_datatype *ft;   /* lookup of filetype */
+    MPI_Offset esize;           /* bytes of one etype */
+    MPI_Offset tsize, textent;  /* data bytes and extent of one filetype tile */
+    char datarep[MPI_MAX_DATAREP_STRING];
+    int ext32;                  /* datarep "external32": big-endian in the file */
+
+    MPI_Offset pos;             /* individual file pointer, etype units */
+
+    MPI_Win shwin;              /* holds *shared, on rank 0 of comm */
+    MPI_Offset *shared;         /* shared file pointer, etype units */
+
+    /* A split collective between its _begin and its _end. */
+    const char *split_call;     /* NULL: none pending */
+    MPI_Status split_status;
+};
+
+/* Table (file.c).  cm_io_lookup: the file of fh, or NULL after raising
+ * MPI_ERR_FILE on MPI_FILE_NULL's handler (rc gets the class). */
+struct cm_file *cm_io_lookup(MPI_File fh, const char *call, int *rc);
+MPI_File cm_io_register(struct cm_file *f);
+void cm_io_unregister(struct cm_file *f);
+
+/* Raise errclass on f's handler; the text names the call, rank (core/error.c)
+ * and file. */
+int cm_io_error(struct cm_file *f, int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* Raise on MPI_FILE_NULL's handler (open, delete: no file yet). */
+int cm_io_error_null(int errclass, const char *call, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+MPI_Errhandler cm_io_null_errh(void);
+/* The MPI error class of a failed system call's errno. */
+int cm_io_errno_class(int err);
+
+/* The view (view.c): set the default (0, MPI_BYTE, MPI_BYTE, "native"),
+ * release what a view holds; map a position of the data stream (bytes)
+ * to a file offset, with the bytes the run there still has. */
+int cm_io_view_default(struct cm_file *f);
+void cm_io_view_release(struct cm_file *f);
+MPI_Offset cm_io_view_map(const struct cm_file *f, MPI_Offset vbyte, MPI_Offset *avail);
+
+/* Data access (access.c).  Moves count elements of dt between buf and the
+ * data stream at etype position epos; fills st (bytes done) and *ndone
+ * (bytes done).  Checks the arguments and the access mode; write: 1. */
+int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos, void *buf,
+                 MPI_Count count, MPI_Datatype dt, MPI_Status *st, MPI_Offset *ndone);
+/* Checks done before any data moves, shared by every access form. */
+int cm_io_check_access(struct cm_file *f, const char *call, int write, MPI_Count count, MPI_Datatype dt);
+
+/* Seeking (pointer.c): the position (etypes) that offset and whence name
+ * from position cur; MPI_ERR_ARG raised on a bad whence or a negative
+ * result. */
+int cm_io_seek_target(struct cm_file *f, const char *call, MPI_Offset offset, int whence, MPI_Offset cur,
+                      MPI_Offset *to);
+
+/* Shared file pointer (shared.c). */
+int cm_io_shared_open(struct cm_file *f, const char *call);
+void cm_io_shared_close(struct cm_file *f);
+
+/* A request already complete, whose Wait/Test returns st (request.c). */
+int cm_io_done_request(struct cm_file *f, const char *call, const MPI_Status *st, MPI_Request *request);
+
+/* A collective step whose work rank 0 does: every rank returns rank 0's
+ * class (errors raised on f's handler, with rank 0's text on rank 0). */
+int cm_io_agree(struct cm_file *f, const char *call, int rc0);
+
+#endif

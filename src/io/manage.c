@@ -1,0 +1,174 @@
+/*
+ * manage.c -- file manipulation (MPI-4.1 14.2.2-14.2.8, 14.6.1, 14.6.3):
+ * size, preallocation, sync, atomicity, access mode, group and hints.
+ *
+ * The collective calls that change the file (set_size, preallocate) are
+ * done once, by rank 0, and every rank returns its result (io.h,
+ * cm_io_agree); the group is in step afterwards.
+ */
+#include "io/io.h"
+#include "core/error.h"
+#include "fe_io.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int cm_File_get_size(MPI_File fh, MPI_Offset *size)
+{
+    static const char call[] = "MPI_File_get_size";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (!size)
+        return cm_io_error(f, MPI_ERR_ARG, call, "size is NULL");
+    struct stat sb;
+    if (fstat(f->fd, &sb))
+        return cm_io_error(f, cm_io_errno_class(errno), call, "fstat: %s", strerror(errno));
+    *size = sb.st_size;
+    return MPI_SUCCESS;
+}
+
+/* set_size and preallocate: grow: 1 for preallocate (never shrinks). */
+static int resize(MPI_File fh, MPI_Offset size, int grow, const char *call)
+{
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (size < 0)
+        return cm_io_error(f, MPI_ERR_ARG, call, "negative size %lld", (long long)size);
+    if (f->amode & MPI_MODE_RDONLY)
+        return cm_io_error(f, MPI_ERR_READ_ONLY, call, "the file was opened MPI_MODE_RDONLY");
+    if (f->amode & MPI_MODE_SEQUENTIAL)
+        return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call, "the file was opened MPI_MODE_SEQUENTIAL");
+    int rc0 = MPI_SUCCESS;
+    if (f->rank == 0) {
+        struct stat sb;
+        int e = fstat(f->fd, &sb) ? errno : 0;
+        if (!e && grow && size > sb.st_size)
+            e = posix_fallocate(f->fd, 0, size);
+        else if (!e && !grow && size != sb.st_size && ftruncate(f->fd, size))
+            e = errno;
+        if (e)
+            rc0 = cm_io_error(f, cm_io_errno_class(e), call, "size %lld: %s", (long long)size, strerror(e));
+    }
+    return cm_io_agree(f, call, rc0);
+}
+
+int cm_File_set_size(MPI_File fh, MPI_Offset size)
+{
+    return resize(fh, size, 0, "MPI_File_set_size");
+}
+
+int cm_File_preallocate(MPI_File fh, MPI_Offset size)
+{
+    return resize(fh, size, 1, "MPI_File_preallocate");
+}
+
+int cm_File_sync(MPI_File fh)
+{
+    static const char call[] = "MPI_File_sync";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (f->split_call)
+        return cm_io_error(f, MPI_ERR_OTHER, call, "%s is pending", f->split_call);
+    if (!(f->amode & MPI_MODE_RDONLY) && fsync(f->fd))
+        return cm_io_error(f, cm_io_errno_class(errno), call, "fsync: %s", strerror(errno));
+    return MPI_SUCCESS;
+}
+
+int cm_File_set_atomicity(MPI_File fh, int flag)
+{
+    static const char call[] = "MPI_File_set_atomicity";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    int mine[2] = { !!flag, !flag }, all[2];
+    PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, f->comm);
+    if (all[0] && all[1])
+        return cm_io_error(f, MPI_ERR_ARG, call, "the ranks passed different flags");
+    f->atomic = !!flag;
+    return MPI_SUCCESS;
+}
+
+int cm_File_get_atomicity(MPI_File fh, int *flag)
+{
+    static const char call[] = "MPI_File_get_atomicity";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (!flag)
+        return cm_io_error(f, MPI_ERR_ARG, call, "flag is NULL");
+    *flag = f->atomic;
+    return MPI_SUCCESS;
+}
+
+int cm_File_get_amode(MPI_File fh, int *amode)
+{
+    static const char call[] = "MPI_File_get_amode";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (!amode)
+        return cm_io_error(f, MPI_ERR_ARG, call, "amode is NULL");
+    *amode = f->amode;
+    return MPI_SUCCESS;
+}
+
+int cm_File_get_group(MPI_File fh, MPI_Group *group)
+{
+    static const char call[] = "MPI_File_get_group";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (!group)
+        return cm_io_error(f, MPI_ERR_ARG, call, "group is NULL");
+    return PMPI_Comm_group(f->comm, group);
+}
+
+/* Hints are kept as given (every key accepted; none changes what the
+ * library does yet) and returned by get_info. */
+int cm_File_set_info(MPI_File fh, MPI_Info info)
+{
+    static const char call[] = "MPI_File_set_info";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (info == MPI_INFO_NULL)
+        return MPI_SUCCESS;
+    int n;
+    if ((rc = PMPI_Info_get_nkeys(info, &n)))
+        return cm_io_error(f, rc, call, "invalid info");
+    for (int i = 0; i < n; i++) {
+        char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
+        int len = MPI_MAX_INFO_VAL, flag = 0;
+        PMPI_Info_get_nthkey(info, i, key);
+        PMPI_Info_get_string(info, key, &len, val, &flag);
+        if (flag)
+            PMPI_Info_set(f->info, key, val);
+    }
+    return MPI_SUCCESS;
+}
+
+int cm_File_get_info(MPI_File fh, MPI_Info *info_used)
+{
+    static const char call[] = "MPI_File_get_info";
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (!info_used)
+        return cm_io_error(f, MPI_ERR_ARG, call, "info_used is NULL");
+    return PMPI_Info_dup(f->info, info_used);
+}

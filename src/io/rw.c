@@ -1,0 +1,240 @@
+/*
+ * rw.c -- the data access calls of MPI-4.1 14.4: explicit offsets,
+ * individual and shared file pointers, ordered, their collective (_all),
+ * nonblocking (i) and split collective (_begin/_end) forms, plain and _c.
+ *
+ * All of them are one function, rw(), with the position chosen by `how`.
+ * The collective forms move data independently: on one node the ranks
+ * share the page cache, and the consistency rules of 14.6 (sync-barrier-
+ * sync between conflicting accesses of different ranks) still hold since
+ * every pwrite is in the cache when the call returns.  The nonblocking
+ * forms complete during the call and hand back a completed request.  A
+ * split collective does its work in _begin and keeps the status for _end.
+ */
+#include "io/io.h"
+#include "core/error.h"
+#include "fe_io.h"
+
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum how { AT, INDIV, SHARED, ORDERED };
+
+/* The etypes that count elements of dt make. */
+static MPI_Offset etypes_of(const struct cm_file *f, MPI_Count count, MPI_Datatype dt)
+{
+    return (MPI_Offset)cm_dt_lookup(dt)->size * count / f->esize;
+}
+
+/* Ordered access (14.4.4): rank r starts where ranks 0..r-1 end, from the
+ * shared pointer; rank 0 moves it by the group's total.  An error found
+ * before the data moves is shared as a count of -1, so that every rank
+ * leaves the same way. */
+static int ordered_pos(struct cm_file *f, const char *call, int rc, MPI_Offset mine, MPI_Offset *pos)
+{
+    long long n = rc ? -1 : mine, *all = malloc((size_t)f->size * sizeof *all);
+    if (!all)
+        return cm_io_error(f, MPI_ERR_NO_MEM, call, "out of memory");
+    PMPI_Allgather(&n, 1, MPI_LONG_LONG, all, 1, MPI_LONG_LONG, f->comm);
+    long long before = 0, total = 0, bad = 0;
+    for (int r = 0; r < f->size; r++) {
+        bad |= all[r] < 0;
+        total += all[r];
+        if (r < f->rank)
+            before += all[r];
+    }
+    free(all);
+    if (bad)
+        return rc ? rc : cm_io_error(f, MPI_ERR_OTHER, call, "the ordered access failed on another rank");
+    long long base = 0;
+    if (f->rank == 0)
+        base = __atomic_fetch_add(f->shared, total, __ATOMIC_SEQ_CST);
+    PMPI_Bcast(&base, 1, MPI_LONG_LONG, 0, f->comm);
+    *pos = base + before;
+    return MPI_SUCCESS;
+}
+
+static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
+              MPI_Count count, MPI_Datatype dt, MPI_Status *st)
+{
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if ((how == AT || how == INDIV) && (f->amode & MPI_MODE_SEQUENTIAL))
+        return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call,
+                           "the file was opened MPI_MODE_SEQUENTIAL: only the shared file pointer may be used");
+    MPI_Offset pos = offset, done = 0;
+    if (how == ORDERED) {
+        rc = cm_io_check_access(f, call, write, count, dt);
+        rc = ordered_pos(f, call, rc, rc ? 0 : etypes_of(f, count, dt), &pos);
+        if (rc)
+            return rc;
+    } else if (how == INDIV) {
+        pos = f->pos;
+    } else if (how == SHARED) {
+        if ((rc = cm_io_check_access(f, call, write, count, dt)))
+            return rc;
+        pos = __atomic_fetch_add(f->shared, etypes_of(f, count, dt), __ATOMIC_SEQ_CST);
+    }
+    rc = cm_io_access(f, call, write, pos, buf, count, dt, st, &done);
+    if (!rc && how == INDIV)
+        f->pos += done / f->esize;
+    return rc;
+}
+
+/* Nonblocking: the access completes here; the request reports its status. */
+static int irw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
+               MPI_Count count, MPI_Datatype dt, MPI_Request *request)
+{
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (!request)
+        return cm_io_error(f, MPI_ERR_REQUEST, call, "request pointer is NULL");
+    MPI_Status st;
+    rc = rw(fh, call, write, how, offset, buf, count, dt, &st);
+    if (rc) {
+        *request = MPI_REQUEST_NULL;
+        return rc;
+    }
+    return cm_io_done_request(f, call, &st, request);
+}
+
+static int split_begin(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
+                       MPI_Count count, MPI_Datatype dt)
+{
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (f->split_call)
+        return cm_io_error(f, MPI_ERR_OTHER, call, "%s is still pending: one split collective per file at a time",
+                           f->split_call);
+    rc = rw(fh, call, write, how, offset, buf, count, dt, &f->split_status);
+    if (!rc)
+        f->split_call = call;
+    return rc;
+}
+
+static int split_end(MPI_File fh, const char *call, const char *begin, MPI_Status *st)
+{
+    int rc;
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);
+    if (!f)
+        return rc;
+    if (!f->split_call || strcmp(f->split_call, begin))
+        return cm_io_error(f, MPI_ERR_OTHER, call, "no %s is pending%s%s", begin,
+                           f->split_call ? " (pending: " : "", f->split_call ? f->split_call : "");
+    f->split_call = NULL;
+    if (st != MPI_STATUS_IGNORE)
+        *st = f->split_status;
+    return MPI_SUCCESS;
+}
+
+/* ---- the entry points --------------------------------------------------- */
+
+/* Name: the call without MPI_File_; W: write; HOW: the position. */
+#define CALL(Name) "MPI_File_" #Name
+#define RW_POINTER(Name, W, HOW, BUF)                                                                  \
+    int cm_File_##Name##_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) \
+    {                                                                                                  \
+        return rw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, status);                    \
+    }                                                                                                  \
+    int cm_File_##Name(MPI_File fh, BUF buf, int count, MPI_Datatype datatype, MPI_Status *status)     \
+    {                                                                                                  \
+        return rw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, status);                    \
+    }
+#define RW_AT(Name, W, BUF)                                                                            \
+    int cm_File_##Name##_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count, MPI_Datatype datatype, \
+                           MPI_Status *status)                                                         \
+    {                                                                                                  \
+        return rw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, status);                \
+    }                                                                                                  \
+    int cm_File_##Name(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype,      \
+                       MPI_Status *status)                                                             \
+    {                                                                                                  \
+        return rw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, status);                \
+    }
+#define IRW_POINTER(Name, W, HOW, BUF)                                                                 \
+    int cm_File_##Name##_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) \
+    {                                                                                                  \
+        return irw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, request);                  \
+    }                                                                                                  \
+    int cm_File_##Name(MPI_File fh, BUF buf, int count, MPI_Datatype datatype, MPI_Request *request)   \
+    {                                                                                                  \
+        return irw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, request);                  \
+    }
+#define IRW_AT(Name, W, BUF)                                                                           \
+    int cm_File_##Name##_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count, MPI_Datatype datatype, \
+                           MPI_Request *request)                                                       \
+    {                                                                                                  \
+        return irw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, request);              \
+    }                                                                                                  \
+    int cm_File_##Name(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype,      \
+                       MPI_Request *request)                                                           \
+    {                                                                                                  \
+        return irw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, request);              \
+    }
+#define SPLIT_POINTER(Name, W, HOW, BUF)                                                               \
+    int cm_File_##Name##_begin_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype)         \
+    {                                                                                                  \
+        return split_begin(fh, CALL(Name##_begin), W, HOW, 0, (void *)buf, count, datatype);           \
+    }                                                                                                  \
+    int cm_File_##Name##_begin(MPI_File fh, BUF buf, int count, MPI_Datatype datatype)                 \
+    {                                                                                                  \
+        return split_begin(fh, CALL(Name##_begin), W, HOW, 0, (void *)buf, count, datatype);           \
+    }                                                                                                  \
+    int cm_File_##Name##_end(MPI_File fh, BUF buf, MPI_Status *status)                                 \
+    {                                                                                                  \
+        (void)buf;                                                                                     \
+        return split_end(fh, CALL(Name##_end), CALL(Name##_begin), status);                            \
+    }
+#define SPLIT_AT(Name, W, BUF)                                                                         \
+    int cm_File_##Name##_begin_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count,             \
+                                 MPI_Datatype datatype)                                                \
+    {                                                                                                  \
+        return split_begin(fh, CALL(Name##_begin), W, AT, offset, (void *)buf, count, datatype);       \
+    }                                                                                                  \
+    int cm_File_##Name##_begin(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype) \
+    {                                                                                                  \
+        return split_begin(fh, CALL(Name##_begin), W, AT, offset, (void *)buf, count, datatype);       \
+    }                                                                                                  \
+    int cm_File_##Name##_end(MPI_File fh, BUF buf, MPI_Status *status)                                 \
+    {                                                                                                  \
+        (void)buf;                                                                                     \
+        return split_end(fh, CALL(Name##_end), CALL(Name##_begin), status);                            \
+    }
+
+RW_AT(read_at, 0, void *)
+RW_AT(write_at, 1, const void *)
+RW_AT(read_at_all, 0, void *)
+RW_AT(write_at_all, 1, const void *)
+RW_POINTER(read, 0, INDIV, void *)
+RW_POINTER(write, 1, INDIV, const void *)
+RW_POINTER(read_all, 0, INDIV, void *)
+RW_POINTER(write_all, 1, INDIV, const void *)
+RW_POINTER(read_shared, 0, SHARED, void *)
+RW_POINTER(write_shared, 1, SHARED, const void *)
+RW_POINTER(read_ordered, 0, ORDERED, void *)
+RW_POINTER(write_ordered, 1, ORDERED, const void *)
+
+IRW_AT(iread_at, 0, void *)
+IRW_AT(iwrite_at, 1, const void *)
+IRW_AT(iread_at_all, 0, void *)
+IRW_AT(iwrite_at_all, 1, const void *)
+IRW_POINTER(iread, 0, INDIV, void *)
+IRW_POINTER(iwrite, 1, INDIV, const void *)
+IRW_POINTER(iread_all, 0, INDIV, void *)
+IRW_POINTER(iwrite_all, 1, INDIV, const void *)
+IRW_POINTER(iread_shared, 0, SHARED, void *)
+IRW_POINTER(iwrite_shared, 1, SHARED, const void *)
+
+SPLIT_AT(read_at_all, 0, void *)
+SPLIT_AT(write_at_all, 1, const void *)
+SPLIT_POINTER(read_all, 0, INDIV, void *)
+SPLIT_POINTER(write_all, 1, INDIV, const void *)
+SPLIT_POINTER(read_ordered, 0, ORDERED, void *)
+SPLIT_POINTER(write_ordered, 1, ORDERED, const void *)
