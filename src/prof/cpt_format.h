@@ -152,7 +152,7 @@ static inline void cpt_event_counts(const cpt_event *e, uint64_t *calls, uint64_
  * key of the statistics a summary-mode file keeps. */
 #define CPT_F_KIND_MASK ((uint16_t)~(CPT_F_DURATION_SAT | CPT_F_FLUSH_WAITED | CPT_F_FOLDED))
 
-/* Reserved call ids; MPI calls start at CPT_CALL_FIRST_MPI in the spec's order (spec/*.api, as src/prof/gen_wrappers.py lists them).
+/* Reserved call ids; MPI calls start at CPT_CALL_FIRST_MPI in the spec's order (spec/<chapter>.api, as src/prof/gen_wrappers.py lists them).
  * The file's call-name table is the authority: readers must not hard-code MPI ids. */
 enum cpt_call_id {
     CPT_CALL_NONE  = 0,
