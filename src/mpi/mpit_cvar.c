@@ -32,6 +32,7 @@
  */
 #include "mpi/mpit.h"
 #include "core/state.h"
+#include "core/thread_check.h"
 #include "coll/coll.h"
 #include "fe_tool.h"
 
@@ -283,5 +284,6 @@ int cm_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     if (v != 0 && v != 1)
         return MPI_T_ERR_INVALID;
     cm_g.coll_check = v;
+    cm_thread_check_set(v, NULL);
     return MPI_SUCCESS;
 }
