@@ -18,7 +18,9 @@
  * it at each use and every reader agrees on the new value at the next call.
  * That is true of one row: COREMPI_CHECK, which is cm_g.coll_check, tested
  * at each collective's entry (coll/api.h) and by the shared-memory engine's
- * shortcuts (direct/allreduce.c, direct/barrier.c) at each call.  It is
+ * shortcuts (direct/allreduce.c, direct/barrier.c) at each call; the
+ * front ends' check of the thread level (core/thread_check.h) follows it
+ * from the next call on.  It is
  * MPI_T_SCOPE_ALL_EQ: every rank of a communicator must have the same value
  * when they call a collective on it (the check is itself a collective), so
  * a tool writes it on all ranks between the same two collectives.  It is
