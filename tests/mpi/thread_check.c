@@ -12,6 +12,8 @@
  *               in thread 1; MPI_Init_thread granted MPI_THREAD_SERIALIZED"
  *   funneled    MPI_THREAD_FUNNELED, and a second thread calls MPI_Send.
  *   single      MPI_Init (MPI_THREAD_SINGLE), the same.
+ *   session     MPI_Session_init with thread_level MPI_THREAD_FUNNELED, the
+ *               same on a communicator of the session's mpi://WORLD.
  *   nested      a correct SERIALIZED program that must pass: two threads per
  *               rank take turns, and their calls run MPI inside callbacks
  *               (generalized request query, attribute copy and delete, error
@@ -30,6 +32,8 @@
 #include <time.h>
 
 static int rank, peer;
+static MPI_Comm world;          /* MPI_COMM_WORLD, or the session's */
+static MPI_Session session = MPI_SESSION_NULL;
 
 /* The two threads' handshake: stage only grows. */
 static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
@@ -69,7 +73,7 @@ static void *send_to_peer(void *wait_first)
     if (wait_first)
         wait_stage(1);
     int v = 42;
-    MPI_Send(&v, 1, MPI_INT, peer, 5, MPI_COMM_WORLD);
+    MPI_Send(&v, 1, MPI_INT, peer, 5, world);
     set_stage(2);
     return NULL;
 }
@@ -102,14 +106,19 @@ static int violation(const char *mode)
         MPI_Comm_free(&c);
     } else {
         int v;
-        MPI_Recv(&v, 1, MPI_INT, 0, 5, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        MPI_Recv(&v, 1, MPI_INT, 0, 5, world, MPI_STATUS_IGNORE);
         if (v != 42)
             fail("wrong value");
     }
-    MPI_Barrier(MPI_COMM_WORLD);
+    MPI_Barrier(world);
     if (rank == 0)
         fprintf(stderr, "thread_check %s: no report\n", mode);
-    MPI_Finalize();
+    if (session != MPI_SESSION_NULL) {
+        MPI_Comm_free(&world);
+        MPI_Session_finalize(&session);
+    } else {
+        MPI_Finalize();
+    }
     return 0;
 }
 
@@ -284,13 +293,25 @@ int main(int argc, char **argv)
 {
     const char *mode = argc > 1 ? argv[1] : "nested";
     int provided = MPI_THREAD_SINGLE, size;
-    if (!strcmp(mode, "single"))
+    world = MPI_COMM_WORLD;
+    if (!strcmp(mode, "single")) {
         MPI_Init(&argc, &argv);
-    else
+    } else if (!strcmp(mode, "session")) {
+        MPI_Info info;
+        MPI_Group g;
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "thread_level", "MPI_THREAD_FUNNELED");
+        MPI_Session_init(info, MPI_ERRORS_ARE_FATAL, &session);
+        MPI_Info_free(&info);
+        MPI_Group_from_session_pset(session, "mpi://WORLD", &g);
+        MPI_Comm_create_from_group(g, "thread_check", MPI_INFO_NULL, MPI_ERRORS_ARE_FATAL, &world);
+        MPI_Group_free(&g);
+    } else {
         MPI_Init_thread(&argc, &argv, strcmp(mode, "funneled") ? MPI_THREAD_SERIALIZED : MPI_THREAD_FUNNELED,
                         &provided);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    }
+    MPI_Comm_rank(world, &rank);
+    MPI_Comm_size(world, &size);
     if (size != 2)
         fail("run at 2 ranks");
     peer = 1 - rank;
