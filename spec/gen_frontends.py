@@ -9,7 +9,10 @@ each layer its functions compile in (the chapter's, or a block's layer= /
 layer_c=), OUT_DIR/<layer>/fe_<chapter>.c holds, per function, the weak
 alias MPI_X = PMPI_X and PMPI_X: the enter/exit template of
 src/core/frontend.h around a call of the function's impl (cm_X unless
-impl= / impl_c= names another), which keeps the hand-written body.
+impl= / impl_c= names another), which keeps the hand-written body, and
+before it checked_X, the same between the enter and leave of COREMPI_CHECK's
+thread-level check, which PMPI_X tail-calls while the check is on (none for
+a block flagged anytime, anythread or norecord).
 OUT_DIR/fe_<chapter>.h declares the impls (the files defining them include
 it, so a prototype that drifts from the spec does not compile).  A block
 flagged 'manual' keeps its hand-written front end.  A chapter whose line
@@ -62,24 +65,45 @@ def check(api):
     return errors
 
 
+def any_thread(fn):
+    """No thread-level check: a function any thread may call at any level
+    (MPI-4.1 section 11.6: Table 11.1's, which are flagged anytime, and those
+    flagged anythread), or an old name whose impl is its replacement's front
+    end, which checks (norecord)."""
+    return bool({'anytime', 'anythread', 'norecord'} & set(fn.flags))
+
+
 def enter_macro(fn):
     """The enter macro of one front end (docs/spec.md, "The template"):
     norecord for an old name whose impl is its replacement's front end."""
     if 'norecord' in fn.flags:
         return 'CM_FRONT_ENTER_UNRECORDED'
-    return 'CM_FRONT_ENTER_LARGE' if fn.large else 'CM_FRONT_ENTER'
+    if fn.large:
+        return 'CM_FRONT_ENTER_LARGE'
+    return 'CM_FRONT_ENTER_ANY_THREAD' if any_thread(fn) else 'CM_FRONT_ENTER'
 
 
 def front_end(fn, checked=False):
     """The C text of one front end; checked: with the argument checks of
-    its parameter kinds (spec/gen_checks.py) before the impl's call."""
+    its parameter kinds (spec/gen_checks.py) before the impl's call.  A
+    function with a thread-level check gets its checked twin first
+    (core/frontend.h), which the front end tail-calls when the check is on."""
     short = fn.name[4:]
     call = '%s(%s)' % (fn.impl(), ', '.join(fn.arg_names()))
     body = checked and gen_checks.call_with_checks(fn, call)
     if not body:
         body = '    %s cm_rc = %s;\n' % (spec.RETURNS[fn.ret], call)
-    return '#pragma weak %s = P%s\n%s\n{\n    %s(%s);\n%s    return CM_FRONT_LEAVE(cm_rc);\n}\n' % (
-        fn.name, fn.name, fn.c_prototype('PMPI_'), enter_macro(fn), short, body)
+    tail = '%s    return CM_FRONT_LEAVE(cm_rc);\n}\n' % body
+    large = '    CM_FRONT_ENTER_LARGE(%s);\n' % short
+    head = '#pragma weak %s = P%s\n%s\n{\n' % (fn.name, fn.name, fn.c_prototype('PMPI_'))
+    if any_thread(fn):
+        return head + '    %s(%s);\n' % (enter_macro(fn), short) + tail
+    divert = '        return checked_%s(%s);\n' % (short, ', '.join(fn.arg_names()))
+    twin = ('__attribute__((cold, noinline)) static %s\n{\n    CM_THREAD_CHECKED(%s);\n%s' %
+            (fn.c_prototype('checked_'), short, large if fn.large else '')) + tail
+    if fn.large:
+        return twin + '\n' + head + '    if (CM_FRONT_CHECKING())\n' + divert + large + tail
+    return twin + '\n' + head + '    if (CM_FRONT_ENTER(%s))\n' % short + divert + tail
 
 
 def impl_prototype(fn):

@@ -30,7 +30,7 @@ HANDLES = {'Comm', 'Group', 'Datatype', 'Op', 'Request', 'Info', 'Errhandler',
 SPECIAL_TYPES = {'buf', 'ptr', 'attrval', 'loc', 'string', 'char', 'argv', 'Status', 'varargs'}
 KINDS = {'count', 'disp', 'rank', 'tag', 'errcode', 'keyval', 'strlen'}
 ATTRS = {'async', 'byref', 'const', 'exposed'}
-FLAGS = {'collective', 'anytime', 'large', 'deprecated', 'removed', 'manual', 'norecord', 'bodycheck'}
+FLAGS = {'collective', 'anytime', 'anythread', 'large', 'deprecated', 'removed', 'manual', 'norecord', 'bodycheck'}
 # Flags with a value (NAME=VALUE): where the front end of a generated chapter
 # goes (docs/spec.md, "Front ends").  impl/layer for the block's plain form,
 # impl_c/layer_c for its _c form.

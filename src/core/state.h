@@ -27,6 +27,10 @@ struct cm_state {
     size_t seg_bytes;
     struct cm_seg_header *hdr;
     struct cm_rank_ctl *self_ctl;  /* this rank's control block */
+    /* Where cm_enter records the call: &self_ctl->last_call; NULL before
+     * MPI_Init and while COREMPI_CHECK's thread check is on, when a front
+     * end that finds it NULL takes its checked twin (core/thread_check.h). */
+    uint32_t *call_word;
     int initialized;
     int finalized;                 /* 1: after MPI_Finalize; CM_BETWEEN_SESSIONS: idle (mpi/init.c) */
     int singleton;                 /* started without mpirun */
@@ -75,8 +79,9 @@ extern CM_THREAD_LOCAL unsigned cm_coll_depth;   /* per thread: calls nest per t
  * collective's name in place: "last MPI call: MPI_Allreduce", not MPI_Recv. */
 static inline void cm_enter(enum cm_call_id id)
 {
-    if (cm_g.self_ctl && !cm_coll_depth)
-        __atomic_store_n(&cm_g.self_ctl->last_call, (uint32_t)id, __ATOMIC_RELAXED);
+    uint32_t *w = cm_g.call_word;
+    if (w && !cm_coll_depth)
+        __atomic_store_n(w, (uint32_t)id, __ATOMIC_RELAXED);
 }
 #define CM_ENTER(name) cm_enter(CM_CALL_##name)
 

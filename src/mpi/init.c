@@ -15,6 +15,7 @@
 #include "coll/percomm.h"
 #include "core/state.h"
 #include "core/remote.h"
+#include "core/thread_check.h"
 #include "core/error.h"
 #include "core/comm.h"
 #include "core/datatype.h"
@@ -103,7 +104,7 @@ static int users;                       /* the world model + live sessions */
 static int world_inited, world_finalized;
 
 /* Set up the layers (the first user) or count one more user. */
-static void setup(int required)
+static void setup(int required, const char *call)
 {
     cm_config_load();
     cm_g.verbose = cm_config_verbose();
@@ -131,6 +132,7 @@ static void setup(int required)
     cm_g.thread_level = cm_thread_level_for(required);
     cm_mt = cm_g.thread_level == MPI_THREAD_MULTIPLE;   /* before the layers: they size their locks */
     cm_g.main_thread = pthread_self();
+    cm_thread_check_set(cm_g.coll_check, call);   /* sets cm_g.call_word: the front ends record from here */
     int rc;
     if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))
         cm_fatal("MPI_Init", "initialisation failed (error class %d)", rc);
@@ -154,7 +156,7 @@ int cm_process_up(int required, const char *call)
     if (cm_g.finalized)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, call, "MPI cannot be started again after MPI_Finalize");
     if (users++ == 0)
-        setup(required);
+        setup(required, call);
     return MPI_SUCCESS;
 }
 
@@ -193,14 +195,14 @@ void cm_process_down(int call_id)
     atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_FINALIZED, memory_order_release);
 }
 
-static int init_common(int required, int *provided)
+static int init_common(int required, int *provided, const char *call)
 {
     if (world_inited) {
         if (world_finalized)
             cm_fatal("MPI_Init", "MPI cannot be initialised again after MPI_Finalize");
         return cm_error(MPI_COMM_WORLD, MPI_ERR_OTHER, "MPI_Init", "MPI is already initialised");
     }
-    int rc = cm_process_up(required, "MPI_Init");
+    int rc = cm_process_up(required, call);
     if (rc)
         return rc;
     world_inited = 1;
@@ -215,13 +217,13 @@ static int init_common(int required, int *provided)
 int cm_Init(int *argc, char ***argv)
 {
     (void)argc; (void)argv;
-    return init_common(MPI_THREAD_SINGLE, NULL);
+    return init_common(MPI_THREAD_SINGLE, NULL, "MPI_Init");
 }
 
 int cm_Init_thread(int *argc, char ***argv, int required, int *provided)
 {
     (void)argc; (void)argv;
-    return init_common(required, provided);
+    return init_common(required, provided, "MPI_Init_thread");
 }
 
 int cm_Finalize(void)

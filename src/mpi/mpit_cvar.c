@@ -18,7 +18,9 @@
  * it at each use and every reader agrees on the new value at the next call.
  * That is true of one row: COREMPI_CHECK, which is cm_g.coll_check, tested
  * at each collective's entry (coll/api.h) and by the shared-memory engine's
- * shortcuts (direct/allreduce.c, direct/barrier.c) at each call.  It is
+ * shortcuts (direct/allreduce.c, direct/barrier.c) at each call; the
+ * front ends' check of the thread level (core/thread_check.h) follows it
+ * from the next call on.  It is
  * MPI_T_SCOPE_ALL_EQ: every rank of a communicator must have the same value
  * when they call a collective on it (the check is itself a collective), so
  * a tool writes it on all ranks between the same two collectives.  It is
@@ -32,6 +34,7 @@
  */
 #include "mpi/mpit.h"
 #include "core/state.h"
+#include "core/thread_check.h"
 #include "coll/coll.h"
 #include "fe_tool.h"
 
@@ -283,5 +286,6 @@ int cm_T_cvar_write(MPI_T_cvar_handle handle, const void *buf)
     if (v != 0 && v != 1)
         return MPI_T_ERR_INVALID;
     cm_g.coll_check = v;
+    cm_thread_check_set(v, NULL);
     return MPI_SUCCESS;
 }

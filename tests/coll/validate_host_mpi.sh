@@ -19,11 +19,14 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 # The front ends are generated from the spec (spec/gen_frontends.py): those
 # of src/coll's layer, but the persistent _init ones (persist.c is
-# corempi-only), over a template that records nothing (no corempi state here).
+# corempi-only) and their checked twins, over a template that records and
+# checks nothing (no corempi state here; CM_FRONT_ENTER never takes the twin).
 python3 "$root/spec/gen_frontends.py" "$root/spec" "$tmp/gen" >/dev/null
 mkdir -p "$tmp/host/core"
-printf '%s\n' '#define CM_FRONT_ENTER(name) ((void)0)' '#define CM_FRONT_LEAVE(rc) (rc)' > "$tmp/host/core/frontend.h"
-awk '/^#pragma weak MPI_[A-Za-z_]*_init = / { skip = 1 } !skip { print } skip && /^}/ { skip = 0 }' \
+printf '%s\n' '#define CM_FRONT_ENTER(name) 0' '#define CM_FRONT_LEAVE(rc) (rc)' \
+    '#define CM_THREAD_CHECKED(name) do { } while (0)' > "$tmp/host/core/frontend.h"
+awk '/^#pragma weak MPI_[A-Za-z_]*_init = / || /^__attribute__.* checked_[A-Za-z_]*_init\(/ { skip = 1 }
+     !skip { print } skip && /^}/ { skip = 0 }' \
     "$tmp/gen/coll/fe_coll.c" > "$tmp/fe_coll.c"
 $MPICC -std=gnu11 -O1 -g -I"$tmp/host" -I"$tmp/gen" -I"$root/src" "$here/coll_test.c" "$here/harness_ompi.c" \
     "$tmp/fe_coll.c" $(ls "$root"/src/coll/*.c | grep -v -e "/hier.c$") -o "$tmp/coll_test"
