@@ -14,7 +14,7 @@
 #          NEW_BUILD alone and write the recorded figures of each placement seen)
 #
 # Environment: BENCH_CHECK_ROUNDS (default 8) rounds, BENCH_CHECK_THRESHOLD
-# (default 0.10).  A failing cell is measured again in a second pass of the
+# (default 0.10), BENCH_CHECK_MIN_RUNS (default 3).  A failing cell is measured again in a second pass of the
 # same rounds over the failing cells only, and fails only if it fails again
 # (bench/check_compare.sh).  Exit 0 ok, 1 a cell slower, 2 nothing comparable
 # or a build/run error.
@@ -33,6 +33,8 @@ work=$(mktemp -d /tmp/corempi-bench-check.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 trap 'exit 130' INT TERM
 log() { printf 'bench-check: %s\n' "$*" >&2; }
+load() { cut -d' ' -f1 /proc/loadavg 2>/dev/null || echo unknown; }
+load0=$(load)
 [ -x "$new/bin/mpirun" ] || { log "no $new/bin/mpirun: build first (make build)"; exit 2; }
 
 # describe DIR: the commit a source tree is at, and whether it has changes.
@@ -56,7 +58,7 @@ if [ "$base" = --record ]; then
     run_pass - "$work/rec" -c "$colls" -s "$sizes" || exit 2
     for p in shared split; do
         grep -q "^$p " "$work/rec" || continue
-        { echo "# make bench-record: corempi $(describe "$src"), $(date -u '+%Y-%m-%d %H:%M UTC'), $rounds rounds; one line per run"
+        { echo "# make bench-record: corempi $(describe "$src"), $(date -u '+%Y-%m-%d %H:%M UTC'), load average $load0 on $(nproc) cores, $rounds rounds; one line per run"
           awk -v p="$p" '$1 == p { printf "%s\t%s\n", $3, $4 }' "$work/rec"; } >"$(recorded "$p")"
         log "wrote $(recorded "$p")"
     done
@@ -120,5 +122,7 @@ if [ "$rc" = 1 ]; then
 else
     cat "$work/table1"
 fi
-echo "bench-check: new $(describe "$src") in $new; $rounds rounds per pass; $(($(date +%s) - start)) s"
+awk -v a="$load0" -v b="$(load)" -v c="$(nproc)" 'BEGIN { exit !(a > c || b > c) }' &&
+    echo "bench-check: warning: the machine was busy (load average above $(nproc)): on a loaded machine equal builds differ by more than 10%; rerun a failure on a quiet machine before believing it"
+echo "bench-check: new $(describe "$src") in $new; $rounds rounds per pass; $(($(date +%s) - start)) s; load average $load0 at start, $(load) at end, $(nproc) cores"
 exit "$rc"
