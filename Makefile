@@ -8,6 +8,9 @@
 #   make check-asan  the same under AddressSanitizer + UBSan, in build-asan
 #   make check-tsan  the thread tests under ThreadSanitizer, in build-tsan
 #   make bench   compares corempi with Open MPI and MPICH
+#   make bench-check [BASE=rev|dir|recorded] [ROUNDS=n]  fails on a 2-rank
+#                micro-benchmark more than 10% slower than the base
+#   make bench-record  records this build's figures for BASE=recorded
 #   make stress SECONDS=N   runs the collective fuzz test for N seconds
 #   make check-faults  the protocol tests again, with random stalls at every
 #                protocol step (build-faults, -DCOREMPI_FAULTS=ON)
@@ -19,7 +22,7 @@ JOBS ?= $(shell nproc)
 CMAKE_TYPE ?= RelWithDebInfo
 BUILD_ASAN ?= build-asan
 
-.PHONY: all build deps demo check check-asan check-tsan check-faults bench install tune clean stress client-scalapack
+.PHONY: all build deps demo check check-asan check-tsan check-faults bench bench-check bench-record install tune clean stress client-scalapack
 
 all: build
 
@@ -79,6 +82,15 @@ check-faults:
 bench: deps
 	@$(MAKE) --no-print-directory build
 	COREMPI_BUILD=$(abspath $(BUILD)) bash bench/run.sh
+
+# The regression gate (docs/bench.md, "Regression gate"): not in make check,
+# timing on a shared machine is no test; tools.bench_check tests its verdict.
+BASE ?=
+ROUNDS ?= 8
+bench-check: build
+	BENCH_CHECK_ROUNDS=$(ROUNDS) bash bench/check.sh $(BUILD) $(BASE)
+bench-record: build
+	BENCH_CHECK_ROUNDS=$(ROUNDS) bash bench/check.sh $(BUILD) --record
 
 # Rounds of tests/coll/coll_fuzz with fresh seeds, 2..9 ranks and forced
 # algorithms until SECONDS have passed (docs/testing-fuzz.md).

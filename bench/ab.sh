@@ -15,17 +15,19 @@
 # A and B alternate, and the ratio A/B is taken per placement from the runs on
 # that placement only.  Prints one table per placement that both builds saw.
 # Rows latency:N are µs (A/B < 1: A faster); rows bw:N are GB/s (A/B > 1: A
-# faster).
+# faster).  BUILD_B "-" runs build A alone (bench/check.sh against recorded
+# figures: AB_RECORDS then holds A's runs only, no table is printed).
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 a=${1:?build A}; b=${2:?build B}; rounds=${3:-6}; ranks=${AB_RANKS:-2}
+sides="A B"; [ "$b" = - ] && sides=A
 shift 3 2>/dev/null || shift $#
 [ "${1:-}" = -- ] && shift
 opts=("$@")
 work=$(mktemp -d /tmp/corempi-ab.XXXXXX)
 trap 'rm -rf "$work"' EXIT
 cc -O2 -std=c11 -pthread -o "$work/floor" "$here/floor_cacheline.c" || exit 1
-for s in A B; do
+for s in $sides; do
     build=$([ $s = A ] && echo "$a" || echo "$b")
     mkdir -p "$work/$s"
     "$build/bin/mpicc" -O2 -std=c11 -o "$work/$s/coll" "$here/coll.c" || exit 1
@@ -36,7 +38,7 @@ placement() { # "shared" or "split", from the hand-over time in µs
 }
 : >"$work/records"
 for ((r = 0; r < rounds; r++)); do
-    for s in $([ $((r % 2)) = 0 ] && echo "A B" || echo "B A"); do
+    for s in $([ $((r % 2)) = 0 ] && echo "$sides" || echo "$sides" | rev); do
         build=$([ $s = A ] && echo "$a" || echo "$b")
         p=$(placement)
         timeout 120 "$build/bin/mpirun" -n "$ranks" "$work/$s/coll" -q "${opts[@]}" 2>/dev/null |
