@@ -134,6 +134,10 @@ static void read_env(void)
     for (int c = 0; c < CM_COLL_NUM; c++)
         env.forced[c] = cm_config_named(coll_env[c]);
     env.verbose = (cm_config_verbose() & CM_VERBOSE_COLL) != 0;
+    /* Read here too, though only the hybrid algorithms use it (coll/level.c):
+     * a bad value is then warned about at the first collective, whichever
+     * algorithm runs, as every other COREMPI_* variable is (mpi.env_warnings). */
+    (void)cm_config_size(COREMPI_COLL_LEVEL, 0);
     env.ready = 1;
 }
 
