@@ -656,12 +656,7 @@ int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     struct cm_direct_nbc *o = s ? cm_direct_nbc_new() : NULL;
     if (!o)
         return cm_direct_nbc_bcast_pieces(buf, count, dt, root, cc, request);
-    o->kind = NBC_BCAST;
-    o->rbuf = buf;
-    o->count = count;
-    o->dt = dt;
-    o->root = root;
-    o->bytes = bytes;
+    cm_direct_nbc_vector(o, NBC_BCAST, NULL, buf, count, dt, MPI_OP_NULL, root, bytes);
     return cm_direct_nbc_queue(s, o, request);
 }
 
@@ -677,14 +672,7 @@ struct cm_direct_nbc *cm_direct_nbc_reduction(const void *sbuf, void *rbuf, int 
     struct cm_direct_nbc *o = *s ? cm_direct_nbc_new() : NULL;
     if (!o)
         return NULL;
-    o->kind = kind;
-    o->sbuf = sbuf;
-    o->rbuf = rbuf;
-    o->count = count;
-    o->dt = dt;
-    o->op = op;
-    o->root = root;
-    o->bytes = bytes;
+    cm_direct_nbc_vector(o, kind, sbuf, rbuf, count, dt, op, root, bytes);
     o->tlb = tlb;
     return o;
 }

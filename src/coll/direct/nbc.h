@@ -72,6 +72,21 @@ void cm_direct_nbc_lane_note(struct cm_direct *s, const struct cm_direct_nbc *o)
 /* A zeroed record of a one-shot call, and its release (direct/nbc.c). */
 struct cm_direct_nbc *cm_direct_nbc_new(void);
 void cm_direct_nbc_free(struct cm_direct_nbc *o);
+/* The vector arguments of a call on one buffer pair (broadcast, the
+ * reductions, a plan's hook): sbuf == rbuf in place, root -1 where the call
+ * has none; bytes: the vector's. */
+static inline void cm_direct_nbc_vector(struct cm_direct_nbc *o, enum nbc_kind kind, const void *sbuf, void *rbuf,
+                                        int count, MPI_Datatype dt, MPI_Op op, int root, size_t bytes)
+{
+    o->kind = kind;
+    o->sbuf = sbuf;
+    o->rbuf = rbuf;
+    o->count = count;
+    o->dt = dt;
+    o->op = op;
+    o->root = root;
+    o->bytes = bytes;
+}
 /* Queue o (its protocol not begun) on s, and drive it as a request's poll
  * (never waits) and block (until o is done) do: for plans that keep their
  * record (NBC_HOOK). */

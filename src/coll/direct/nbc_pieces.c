@@ -459,10 +459,7 @@ int cm_direct_nbc_bcast_pieces(void *buf, int count, MPI_Datatype dt, int root, 
     struct cm_direct_nbc *o = new_op(cc, &s);
     if (!o)
         return CM_COLL_NO_SHORTCUT;
-    o->rbuf = buf;
-    o->count = count;
-    o->dt = dt;
-    o->root = root;
+    cm_direct_nbc_vector(o, NBC_PIECES, NULL, buf, count, dt, MPI_OP_NULL, root, b);
     o->nt = s->rank != root && cm_direct_out_nt(b);
     return start(&bcast_kind, s, o, b, s->slot_bytes, 1, request);
 }
