@@ -102,21 +102,12 @@ static inline int api_rooted_v_args(MPI_Comm comm, const char *call, const void 
     return 0;
 }
 
-/* Gatherv (rank's own rank and size known). */
-static inline int api_gatherv_args(MPI_Comm comm, const char *call, const void *sendbuf, int sendcount,
-                                   MPI_Datatype sendtype, const int *recvcounts, const int *displs,
-                                   MPI_Datatype recvtype, int root, int size, int rank)
+/* Gatherv and Scatterv: the class of the call's word, from the side that
+ * counts on this rank (the root's blocks, everyone else's own block). */
+static inline unsigned api_rooted_v_class(int rank, int root, MPI_Datatype vtype, const int *counts, int size,
+                                          MPI_Datatype dt, int count)
 {
-    return api_rooted_v_args(comm, call, sendbuf, sendcount, sendtype, "send buffer", recvcounts, displs, recvtype,
-                             "receive datatype", root, size, rank);
-}
-
-static inline int api_scatterv_args(MPI_Comm comm, const char *call, const int *sendcounts, const int *displs,
-                                    MPI_Datatype sendtype, const void *recvbuf, int recvcount,
-                                    MPI_Datatype recvtype, int root, int size, int rank)
-{
-    return api_rooted_v_args(comm, call, recvbuf, recvcount, recvtype, "receive buffer", sendcounts, displs,
-                             sendtype, "send datatype", root, size, rank);
+    return rank == root ? api_class(vtype, api_any(counts, size)) : api_class(dt, (size_t)count);
 }
 
 static inline int api_allgatherv_args(MPI_Comm comm, const char *call, const void *sendbuf, int sendcount,

@@ -117,8 +117,8 @@ int cm_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
     API_INTER(comm, cm_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) ||
-        (rc = api_gatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, root, size,
-                               rank)))
+        (rc = api_rooted_v_args(comm, call, sendbuf, sendcount, sendtype, "send buffer", recvcounts, displs,
+                                recvtype, "receive datatype", root, size, rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_GATHERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
               .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
@@ -127,8 +127,7 @@ int cm_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
                                        MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHERV, cc, &q);
     api_word_rooted(CM_COLL_GATHERV, 0, root,
-                    rank == root ? api_class(recvtype, api_any(recvcounts, size))
-                                 : api_class(sendtype, (size_t)sendcount));
+                    api_rooted_v_class(rank, root, recvtype, recvcounts, size, sendtype, sendcount));
     return api_done(comm, call, ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
                                                          displs, recvtype, root, cc));
 }
@@ -150,8 +149,8 @@ int cm_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
     API_INTER(comm, cm_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
     int size, rank, rc;
     if ((rc = api_comm(comm, call, &size, &rank)) ||
-        (rc = api_scatterv_args(comm, call, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, size,
-                                rank)))
+        (rc = api_rooted_v_args(comm, call, recvbuf, recvcount, recvtype, "receive buffer", sendcounts, displs,
+                                sendtype, "send datatype", root, size, rank)))
         return rc;
     API_CHECK(comm, call, .coll = CM_COLL_SCATTERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
               .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
@@ -160,8 +159,7 @@ int cm_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[],
                                        MPI_OP_NULL);
     const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTERV, cc, &q);
     api_word_rooted(CM_COLL_SCATTERV, 0, root,
-                    rank == root ? api_class(sendtype, api_any(sendcounts, size))
-                                 : api_class(recvtype, (size_t)recvcount));
+                    api_rooted_v_class(rank, root, sendtype, sendcounts, size, recvtype, recvcount));
     return api_done(comm, call, ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf,
                                                           recvcount, recvtype, root, cc));
 }
