@@ -71,6 +71,16 @@ static inline int api_reduce_scatter_args(MPI_Comm comm, const char *call, const
     return api_reduction_args(comm, call, sendbuf, recvbuf, *total, recvcounts[*rank], dt, op, size, rank);
 }
 
+/* One side of a v form: its counts and displacements, and its type. */
+static inline int api_v_side(MPI_Comm comm, const char *call, const int *counts, const int *displs, int size,
+                             MPI_Datatype dt, const char *what)
+{
+    int rc;
+    if ((rc = api_v_counts(comm, call, counts, displs, size)) || (rc = api_type(comm, call, dt, what)))
+        return rc;
+    return 0;
+}
+
 /* Gather(v) and Scatter(v): a valid root, and every rank's own block (a
  * gather's send side, a scatter's receive side; what: its name), which may
  * be MPI_IN_PLACE at the root only. */
@@ -96,10 +106,7 @@ static inline int api_rooted_v_args(MPI_Comm comm, const char *call, const void 
     int rc;
     if ((rc = api_rooted_own(comm, call, root, size, rank, buf, count, dt, what)))
         return rc;
-    if (rank == root &&
-        ((rc = api_v_counts(comm, call, counts, displs, size)) || (rc = api_type(comm, call, vtype, vwhat))))
-        return rc;
-    return 0;
+    return rank == root ? api_v_side(comm, call, counts, displs, size, vtype, vwhat) : 0;
 }
 
 /* Gatherv and Scatterv: the class of the call's word, from the side that
@@ -118,10 +125,7 @@ static inline int api_allgatherv_args(MPI_Comm comm, const char *call, const voi
     if (sendbuf != MPI_IN_PLACE &&
         (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
         return rc;
-    if ((rc = api_v_counts(comm, call, recvcounts, displs, size)) ||
-        (rc = api_type(comm, call, recvtype, "receive datatype")))
-        return rc;
-    return 0;
+    return api_v_side(comm, call, recvcounts, displs, size, recvtype, "receive datatype");
 }
 
 static inline int api_alltoallv_args(MPI_Comm comm, const char *call, const void *sendbuf, const int *sendcounts,
@@ -129,13 +133,9 @@ static inline int api_alltoallv_args(MPI_Comm comm, const char *call, const void
                                      const int *rdispls, MPI_Datatype recvtype, int size)
 {
     int rc;
-    if (sendbuf != MPI_IN_PLACE && ((rc = api_v_counts(comm, call, sendcounts, sdispls, size)) ||
-                                    (rc = api_type(comm, call, sendtype, "send datatype"))))
+    if (sendbuf != MPI_IN_PLACE && (rc = api_v_side(comm, call, sendcounts, sdispls, size, sendtype, "send datatype")))
         return rc;
-    if ((rc = api_v_counts(comm, call, recvcounts, rdispls, size)) ||
-        (rc = api_type(comm, call, recvtype, "receive datatype")))
-        return rc;
-    return 0;
+    return api_v_side(comm, call, recvcounts, rdispls, size, recvtype, "receive datatype");
 }
 
 static inline int api_alltoallw_args(MPI_Comm comm, const char *call, const void *sendbuf, const int *sendcounts,
