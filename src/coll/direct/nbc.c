@@ -98,9 +98,7 @@ static int barrier_step(struct cm_direct_nbc *o, int block)
         o->started = 1;
         o->k = cm_direct_sync_arrive(s, o->args.word);
     }
-    if (block)
-        cm_direct_sync_await(s, o->k);
-    else if (!cm_direct_sync_test(s, o->k))
+    if (!cm_direct_nbc_synced(s, o, block))
         return 0;
     cm_direct_nbc_words(o, o->k);
     return 1;
@@ -347,9 +345,7 @@ static int allreduce_step(struct cm_direct_nbc *o, int block)
         cm_copy(cm_direct_data(s, s->rank, p, o->bytes), (const char *)o->sbuf + o->tlb, o->bytes);
         o->k = cm_direct_sync_arrive(s, o->args.word);
     }
-    if (block)
-        cm_direct_sync_await(s, o->k);
-    else if (!cm_direct_sync_test(s, o->k))
+    if (!cm_direct_nbc_synced(s, o, block))
         return 0;
     if (cm_direct_nbc_words(o, o->k))
         return 1;
@@ -510,27 +506,25 @@ static int kept_begin(void *state)
     return MPI_SUCCESS;
 }
 
-/* A start that saw a mismatch: Wait/Test raise it (nbc.h, report). */
-static void kept_check(struct kept *k)
+int cm_direct_nbc_kept_poll(struct cm_direct_nbc *o, struct cm_request *req)
 {
-    if (__builtin_expect(k->run.mm.on, 0))
-        k->req->quick_finish = 0;
+    int done = poll_op(o);
+    if (done)
+        cm_direct_nbc_kept_check(o, req);
+    return done;
 }
 
 static int kept_poll(void *state)
 {
     struct kept *k = state;
-    int done = poll_op(&k->run);
-    if (done)
-        kept_check(k);
-    return done;
+    return cm_direct_nbc_kept_poll(&k->run, k->req);
 }
 
 static void kept_block(void *state)
 {
     struct kept *k = state;
     block_op(&k->run);
-    kept_check(k);
+    cm_direct_nbc_kept_check(&k->run, k->req);
 }
 /* The record outlives the call (the _init of a kept plan): its types and
  * op stay usable after the user frees them (released with the record). */
@@ -554,13 +548,17 @@ static inline void kept_hold(const struct cm_direct_nbc *o, int take)
         hold_all(o, take);
 }
 
+int cm_direct_nbc_report_once(struct cm_direct_nbc *o)
+{
+    if (!o->mm.on)
+        return MPI_SUCCESS;
+    o->mm.on = 0;
+    return cm_coll_mismatch_report(o->args.comm, o->args.call, &o->mm, o->args.sig_class);
+}
+
 static int kept_report(void *state)
 {
-    struct kept *k = state;
-    if (!k->run.mm.on)
-        return MPI_SUCCESS;
-    k->run.mm.on = 0;
-    return cm_coll_mismatch_report(k->run.args.comm, k->run.args.call, &k->run.mm, k->run.args.sig_class);
+    return cm_direct_nbc_report_once(&((struct kept *)state)->run);
 }
 
 static void kept_free(void *state)

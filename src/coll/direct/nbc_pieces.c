@@ -48,9 +48,7 @@ int cm_direct_nbc_pieces_step(struct cm_direct_nbc *o, int block)
             o->k = cm_direct_sync_arrive(s, o->args.word);
             o->arrived = 1;
         }
-        if (block)
-            cm_direct_sync_await(s, o->k);
-        else if (!cm_direct_sync_test(s, o->k))
+        if (!cm_direct_nbc_synced(s, o, block))
             return 0;
         if (cm_direct_nbc_words(o, o->k))
             return 1;       /* every member sees it at this sync and stops */
