@@ -109,27 +109,45 @@ int cm_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *r
                           root, comm);
 }
 
+/* Gatherv and Scatterv: gather_scatter's sides, the root's blocks per
+ * rank (counts at displs: a gather's recvcounts, a scatter's sendcounts;
+ * the other form's count array NULL, its single count 0). */
+static int gatherv_scatterv(enum cm_coll_id coll, const char *call, const void *sendbuf, int sendcount,
+                            const int *sendcounts, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int scatter = coll == CM_COLL_SCATTERV;
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)))
+        return rc;
+    rc = scatter ? api_rooted_v_args(comm, call, recvbuf, recvcount, recvtype, "receive buffer", sendcounts, displs,
+                                     sendtype, "send datatype", root, size, rank)
+                 : api_rooted_v_args(comm, call, sendbuf, sendcount, sendtype, "send buffer", recvcounts, displs,
+                                     recvtype, "receive datatype", root, size, rank);
+    if (rc)
+        return rc;
+    API_CHECK(comm, call, .coll = coll, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .scounts = sendcounts, .stype = sendtype, .rcount = recvcount, .rcounts = recvcounts, .rtype = recvtype);
+    MPI_Comm cc = cm_coll_comm(comm);
+    MPI_Datatype qtype = scatter ? (recvbuf == MPI_IN_PLACE ? sendtype : recvtype)
+                                 : (sendtype == MPI_DATATYPE_NULL ? recvtype : sendtype);
+    struct cm_coll_query q = api_query(size, scatter ? recvcount : sendcount, qtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(coll, cc, &q);
+    api_word_rooted(coll, 0, root,
+                    scatter ? api_rooted_v_class(rank, root, sendtype, sendcounts, size, recvtype, recvcount)
+                            : api_rooted_v_class(rank, root, recvtype, recvcounts, size, sendtype, sendcount));
+    rc = scatter ? ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, cc)
+                 : ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, cc);
+    return api_done(comm, call, rc);
+}
+
 int cm_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Gatherv";
     API_ENTER(Gatherv);
     API_INTER(comm, cm_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
-    int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) ||
-        (rc = api_rooted_v_args(comm, call, sendbuf, sendcount, sendtype, "send buffer", recvcounts, displs,
-                                recvtype, "receive datatype", root, size, rank)))
-        return rc;
-    API_CHECK(comm, call, .coll = CM_COLL_GATHERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
-              .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
-    MPI_Comm cc = cm_coll_comm(comm);
-    struct cm_coll_query q = api_query(size, sendcount, sendtype == MPI_DATATYPE_NULL ? recvtype : sendtype,
-                                       MPI_OP_NULL);
-    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHERV, cc, &q);
-    api_word_rooted(CM_COLL_GATHERV, 0, root,
-                    api_rooted_v_class(rank, root, recvtype, recvcounts, size, sendtype, sendcount));
-    return api_done(comm, call, ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                                         displs, recvtype, root, cc));
+    return gatherv_scatterv(CM_COLL_GATHERV, "MPI_Gatherv", sendbuf, sendcount, NULL, sendtype, recvbuf, 0,
+                            recvcounts, displs, recvtype, root, comm);
 }
 
 int cm_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -144,22 +162,8 @@ int cm_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *
 int cm_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Scatterv";
     API_ENTER(Scatterv);
     API_INTER(comm, cm_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
-    int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) ||
-        (rc = api_rooted_v_args(comm, call, recvbuf, recvcount, recvtype, "receive buffer", sendcounts, displs,
-                                sendtype, "send datatype", root, size, rank)))
-        return rc;
-    API_CHECK(comm, call, .coll = CM_COLL_SCATTERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
-              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
-    MPI_Comm cc = cm_coll_comm(comm);
-    struct cm_coll_query q = api_query(size, recvcount, recvbuf == MPI_IN_PLACE ? sendtype : recvtype,
-                                       MPI_OP_NULL);
-    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTERV, cc, &q);
-    api_word_rooted(CM_COLL_SCATTERV, 0, root,
-                    api_rooted_v_class(rank, root, sendtype, sendcounts, size, recvtype, recvcount));
-    return api_done(comm, call, ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                                          recvcount, recvtype, root, cc));
+    return gatherv_scatterv(CM_COLL_SCATTERV, "MPI_Scatterv", sendbuf, 0, sendcounts, sendtype, recvbuf, recvcount,
+                            NULL, displs, recvtype, root, comm);
 }
