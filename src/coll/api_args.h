@@ -71,41 +71,50 @@ static inline int api_reduce_scatter_args(MPI_Comm comm, const char *call, const
     return api_reduction_args(comm, call, sendbuf, recvbuf, *total, recvcounts[*rank], dt, op, size, rank);
 }
 
-/* Gatherv (rank's own rank and size known). */
-static inline int api_gatherv_args(MPI_Comm comm, const char *call, const void *sendbuf, int sendcount,
-                                   MPI_Datatype sendtype, const int *recvcounts, const int *displs,
-                                   MPI_Datatype recvtype, int root, int size, int rank)
+/* One side of a v form: its counts and displacements, and its type. */
+static inline int api_v_side(MPI_Comm comm, const char *call, const int *counts, const int *displs, int size,
+                             MPI_Datatype dt, const char *what)
 {
     int rc;
-    if ((rc = api_root(comm, call, root, size)))
-        return rc;
-    if (sendbuf == MPI_IN_PLACE && rank != root)
-        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
-    if (sendbuf != MPI_IN_PLACE &&
-        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
-        return rc;
-    if (rank == root && ((rc = api_v_counts(comm, call, recvcounts, displs, size)) ||
-                         (rc = api_type(comm, call, recvtype, "receive datatype"))))
+    if ((rc = api_v_counts(comm, call, counts, displs, size)) || (rc = api_type(comm, call, dt, what)))
         return rc;
     return 0;
 }
 
-static inline int api_scatterv_args(MPI_Comm comm, const char *call, const int *sendcounts, const int *displs,
-                                    MPI_Datatype sendtype, const void *recvbuf, int recvcount,
-                                    MPI_Datatype recvtype, int root, int size, int rank)
+/* Gather(v) and Scatter(v): a valid root, and every rank's own block (a
+ * gather's send side, a scatter's receive side; what: its name), which may
+ * be MPI_IN_PLACE at the root only. */
+static inline int api_rooted_own(MPI_Comm comm, const char *call, int root, int size, int rank, const void *buf,
+                                 int count, MPI_Datatype dt, const char *what)
 {
     int rc;
     if ((rc = api_root(comm, call, root, size)))
         return rc;
-    if (recvbuf == MPI_IN_PLACE && rank != root)
+    if (buf == MPI_IN_PLACE && rank != root)
         return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
-    if (recvbuf != MPI_IN_PLACE &&
-        (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
-        return rc;
-    if (rank == root && ((rc = api_v_counts(comm, call, sendcounts, displs, size)) ||
-                         (rc = api_type(comm, call, sendtype, "send datatype"))))
+    if (buf != MPI_IN_PLACE && (rc = api_count_type_buf(comm, call, buf, count, dt, what)))
         return rc;
     return 0;
+}
+
+/* Gatherv and Scatterv (rank's own rank and size known): the own block,
+ * then at the root the per-rank counts and their type (vwhat: its name). */
+static inline int api_rooted_v_args(MPI_Comm comm, const char *call, const void *buf, int count, MPI_Datatype dt,
+                                    const char *what, const int *counts, const int *displs, MPI_Datatype vtype,
+                                    const char *vwhat, int root, int size, int rank)
+{
+    int rc;
+    if ((rc = api_rooted_own(comm, call, root, size, rank, buf, count, dt, what)))
+        return rc;
+    return rank == root ? api_v_side(comm, call, counts, displs, size, vtype, vwhat) : 0;
+}
+
+/* Gatherv and Scatterv: the class of the call's word, from the side that
+ * counts on this rank (the root's blocks, everyone else's own block). */
+static inline unsigned api_rooted_v_class(int rank, int root, MPI_Datatype vtype, const int *counts, int size,
+                                          MPI_Datatype dt, int count)
+{
+    return rank == root ? api_class(vtype, api_any(counts, size)) : api_class(dt, (size_t)count);
 }
 
 static inline int api_allgatherv_args(MPI_Comm comm, const char *call, const void *sendbuf, int sendcount,
@@ -116,10 +125,7 @@ static inline int api_allgatherv_args(MPI_Comm comm, const char *call, const voi
     if (sendbuf != MPI_IN_PLACE &&
         (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
         return rc;
-    if ((rc = api_v_counts(comm, call, recvcounts, displs, size)) ||
-        (rc = api_type(comm, call, recvtype, "receive datatype")))
-        return rc;
-    return 0;
+    return api_v_side(comm, call, recvcounts, displs, size, recvtype, "receive datatype");
 }
 
 static inline int api_alltoallv_args(MPI_Comm comm, const char *call, const void *sendbuf, const int *sendcounts,
@@ -127,13 +133,9 @@ static inline int api_alltoallv_args(MPI_Comm comm, const char *call, const void
                                      const int *rdispls, MPI_Datatype recvtype, int size)
 {
     int rc;
-    if (sendbuf != MPI_IN_PLACE && ((rc = api_v_counts(comm, call, sendcounts, sdispls, size)) ||
-                                    (rc = api_type(comm, call, sendtype, "send datatype"))))
+    if (sendbuf != MPI_IN_PLACE && (rc = api_v_side(comm, call, sendcounts, sdispls, size, sendtype, "send datatype")))
         return rc;
-    if ((rc = api_v_counts(comm, call, recvcounts, rdispls, size)) ||
-        (rc = api_type(comm, call, recvtype, "receive datatype")))
-        return rc;
-    return 0;
+    return api_v_side(comm, call, recvcounts, rdispls, size, recvtype, "receive datatype");
 }
 
 static inline int api_alltoallw_args(MPI_Comm comm, const char *call, const void *sendbuf, const int *sendcounts,

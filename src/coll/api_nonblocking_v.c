@@ -40,11 +40,11 @@ int cm_Igatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void 
     int size, rank, rc;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) || 
-        (rc = api_gatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, root, size,
-                               rank)))
+        (rc = api_rooted_v_args(comm, call, sendbuf, sendcount, sendtype, "send buffer", recvcounts, displs,
+                                recvtype, "receive datatype", root, size, rank)))
         return rc;
     api_nbc_word(comm, call, CM_COLL_GATHERV, 0, root, MPI_OP_NULL,
-                 rank == root ? api_class(recvtype, api_any(recvcounts, size)) : api_class(sendtype, (size_t)sendcount));
+                 api_rooted_v_class(rank, root, recvtype, recvcounts, size, sendtype, sendcount));
     RUN(comm, call, cc, request,
         cm_nbc_build_gatherv(s, sendbuf, sendcount, sendtype, recvbuf, &(struct cm_nbc_blocks){recvcounts, displs, 0},
                              recvtype, root, cc));
@@ -60,11 +60,11 @@ int cm_Iscatterv(const void *sendbuf, const int sendcounts[], const int displs[]
     int size, rank, rc;
     MPI_Comm cc;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)) || 
-        (rc = api_scatterv_args(comm, call, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, size,
-                                rank)))
+        (rc = api_rooted_v_args(comm, call, recvbuf, recvcount, recvtype, "receive buffer", sendcounts, displs,
+                                sendtype, "send datatype", root, size, rank)))
         return rc;
     api_nbc_word(comm, call, CM_COLL_SCATTERV, 0, root, MPI_OP_NULL,
-                 rank == root ? api_class(sendtype, api_any(sendcounts, size)) : api_class(recvtype, (size_t)recvcount));
+                 api_rooted_v_class(rank, root, sendtype, sendcounts, size, recvtype, recvcount));
     RUN(comm, call, cc, request,
         cm_nbc_build_scatterv(s, sendbuf, &(struct cm_nbc_blocks){sendcounts, displs, 0}, sendtype, recvbuf,
                               recvcount, recvtype, root, cc));

@@ -70,104 +70,100 @@ int cm_Reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype dataty
     return api_done(comm, call, ((cm_reduce_fn)a->fn)(sendbuf, recvbuf, count, datatype, op, root, cc));
 }
 
+/* Gather and Scatter: the same checks, selection and word with the sides
+ * swapped: every rank's own block (a gather's send, a scatter's receive
+ * side; MPI_IN_PLACE at the root only) and the root's blocks of all ranks
+ * (the other side).  Their algorithms have one signature. */
+static int gather_scatter(enum cm_coll_id coll, const char *call, const void *sendbuf, int sendcount,
+                          MPI_Datatype sendtype, void *recvbuf, int recvcount, MPI_Datatype recvtype, int root,
+                          MPI_Comm comm)
+{
+    int scatter = coll == CM_COLL_SCATTER;
+    const void *own = scatter ? recvbuf : sendbuf, *all = scatter ? sendbuf : recvbuf;
+    int own_count = scatter ? recvcount : sendcount, all_count = scatter ? sendcount : recvcount;
+    MPI_Datatype own_type = scatter ? recvtype : sendtype, all_type = scatter ? sendtype : recvtype;
+    const char *own_what = scatter ? "receive buffer" : "send buffer", *all_what = scatter ? "send buffer" : "receive buffer";
+    int size, rank, rc;
+    if ((rc = api_comm(comm, call, &size, &rank)) ||
+        (rc = api_rooted_own(comm, call, root, size, rank, own, own_count, own_type, own_what)))
+        return rc;
+    if (rank == root && (rc = api_count_type_buf(comm, call, all, all_count, all_type, all_what)))
+        return rc;
+    API_CHECK(comm, call, .coll = coll, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
+    MPI_Comm cc = cm_coll_comm(comm);
+    MPI_Datatype mine = rank == root ? all_type : own_type;
+    struct cm_coll_query q = api_query(size, rank == root ? all_count : own_count, mine, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(coll, cc, &q);
+    api_word_rooted(coll, q.bytes, root, api_class(mine, q.bytes));
+    return api_done(comm, call, ((cm_gather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                                                        recvtype, root, cc));
+}
+
 int cm_Gather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
               MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Gather";
     API_ENTER(Gather);
     API_INTER(comm, cm_inter_gather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
+    return gather_scatter(CM_COLL_GATHER, "MPI_Gather", sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype,
+                          root, comm);
+}
+
+/* Gatherv and Scatterv: gather_scatter's sides, the root's blocks per
+ * rank (counts at displs: a gather's recvcounts, a scatter's sendcounts;
+ * the other form's count array NULL, its single count 0). */
+static int gatherv_scatterv(enum cm_coll_id coll, const char *call, const void *sendbuf, int sendcount,
+                            const int *sendcounts, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            const int *recvcounts, const int *displs, MPI_Datatype recvtype, int root, MPI_Comm comm)
+{
+    int scatter = coll == CM_COLL_SCATTERV;
     int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
+    if ((rc = api_comm(comm, call, &size, &rank)))
         return rc;
-    if (sendbuf == MPI_IN_PLACE && rank != root)
-        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
-    if (sendbuf != MPI_IN_PLACE &&
-        (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
+    rc = scatter ? api_rooted_v_args(comm, call, recvbuf, recvcount, recvtype, "receive buffer", sendcounts, displs,
+                                     sendtype, "send datatype", root, size, rank)
+                 : api_rooted_v_args(comm, call, sendbuf, sendcount, sendtype, "send buffer", recvcounts, displs,
+                                     recvtype, "receive datatype", root, size, rank);
+    if (rc)
         return rc;
-    if (rank == root && (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
-        return rc;
-    API_CHECK(comm, call, .coll = CM_COLL_GATHER, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
-              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
+    API_CHECK(comm, call, .coll = coll, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
+              .scounts = sendcounts, .stype = sendtype, .rcount = recvcount, .rcounts = recvcounts, .rtype = recvtype);
     MPI_Comm cc = cm_coll_comm(comm);
-    struct cm_coll_query q = api_query(size, rank == root ? recvcount : sendcount,
-                                       rank == root ? recvtype : sendtype, MPI_OP_NULL);
-    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHER, cc, &q);
-    api_word_rooted(CM_COLL_GATHER, q.bytes, root, api_class(rank == root ? recvtype : sendtype, q.bytes));
-    return api_done(comm, call, ((cm_gather_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                        recvtype, root, cc));
+    MPI_Datatype qtype = scatter ? (recvbuf == MPI_IN_PLACE ? sendtype : recvtype)
+                                 : (sendtype == MPI_DATATYPE_NULL ? recvtype : sendtype);
+    struct cm_coll_query q = api_query(size, scatter ? recvcount : sendcount, qtype, MPI_OP_NULL);
+    const struct cm_coll_algo *a = cm_coll_select(coll, cc, &q);
+    api_word_rooted(coll, 0, root,
+                    scatter ? api_rooted_v_class(rank, root, sendtype, sendcounts, size, recvtype, recvcount)
+                            : api_rooted_v_class(rank, root, recvtype, recvcounts, size, sendtype, sendcount));
+    rc = scatter ? ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, cc)
+                 : ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, cc);
+    return api_done(comm, call, rc);
 }
 
 int cm_Gatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                const int recvcounts[], const int displs[], MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Gatherv";
     API_ENTER(Gatherv);
     API_INTER(comm, cm_inter_gatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, root, comm));
-    int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) ||
-        (rc = api_gatherv_args(comm, call, sendbuf, sendcount, sendtype, recvcounts, displs, recvtype, root, size,
-                               rank)))
-        return rc;
-    API_CHECK(comm, call, .coll = CM_COLL_GATHERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
-              .stype = sendtype, .rcounts = recvcounts, .rtype = recvtype);
-    MPI_Comm cc = cm_coll_comm(comm);
-    struct cm_coll_query q = api_query(size, sendcount, sendtype == MPI_DATATYPE_NULL ? recvtype : sendtype,
-                                       MPI_OP_NULL);
-    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_GATHERV, cc, &q);
-    api_word_rooted(CM_COLL_GATHERV, 0, root,
-                    rank == root ? api_class(recvtype, api_any(recvcounts, size))
-                                 : api_class(sendtype, (size_t)sendcount));
-    return api_done(comm, call, ((cm_gatherv_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcounts,
-                                                         displs, recvtype, root, cc));
+    return gatherv_scatterv(CM_COLL_GATHERV, "MPI_Gatherv", sendbuf, sendcount, NULL, sendtype, recvbuf, 0,
+                            recvcounts, displs, recvtype, root, comm);
 }
 
 int cm_Scatter(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Scatter";
     API_ENTER(Scatter);
     API_INTER(comm, cm_inter_scatter(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, root, comm));
-    int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) || (rc = api_root(comm, call, root, size)))
-        return rc;
-    if (recvbuf == MPI_IN_PLACE && rank != root)
-        return cm_error(comm, MPI_ERR_BUFFER, call, "MPI_IN_PLACE is only allowed at the root");
-    if (recvbuf != MPI_IN_PLACE &&
-        (rc = api_count_type_buf(comm, call, recvbuf, recvcount, recvtype, "receive buffer")))
-        return rc;
-    if (rank == root && (rc = api_count_type_buf(comm, call, sendbuf, sendcount, sendtype, "send buffer")))
-        return rc;
-    API_CHECK(comm, call, .coll = CM_COLL_SCATTER, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scount = sendcount,
-              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
-    MPI_Comm cc = cm_coll_comm(comm);
-    struct cm_coll_query q = api_query(size, rank == root ? sendcount : recvcount,
-                                       rank == root ? sendtype : recvtype, MPI_OP_NULL);
-    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTER, cc, &q);
-    api_word_rooted(CM_COLL_SCATTER, q.bytes, root, api_class(rank == root ? sendtype : recvtype, q.bytes));
-    return api_done(comm, call, ((cm_scatter_fn)a->fn)(sendbuf, sendcount, sendtype, recvbuf, recvcount,
-                                                         recvtype, root, cc));
+    return gather_scatter(CM_COLL_SCATTER, "MPI_Scatter", sendbuf, sendcount, sendtype, recvbuf, recvcount,
+                          recvtype, root, comm);
 }
 
 int cm_Scatterv(const void *sendbuf, const int sendcounts[], const int displs[], MPI_Datatype sendtype,
                 void *recvbuf, int recvcount, MPI_Datatype recvtype, int root, MPI_Comm comm)
 {
-    static const char call[] = "MPI_Scatterv";
     API_ENTER(Scatterv);
     API_INTER(comm, cm_inter_scatterv(sendbuf, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, comm));
-    int size, rank, rc;
-    if ((rc = api_comm(comm, call, &size, &rank)) ||
-        (rc = api_scatterv_args(comm, call, sendcounts, displs, sendtype, recvbuf, recvcount, recvtype, root, size,
-                                rank)))
-        return rc;
-    API_CHECK(comm, call, .coll = CM_COLL_SCATTERV, .root = root, .sbuf = sendbuf, .rbuf = recvbuf, .scounts = sendcounts,
-              .stype = sendtype, .rcount = recvcount, .rtype = recvtype);
-    MPI_Comm cc = cm_coll_comm(comm);
-    struct cm_coll_query q = api_query(size, recvcount, recvbuf == MPI_IN_PLACE ? sendtype : recvtype,
-                                       MPI_OP_NULL);
-    const struct cm_coll_algo *a = cm_coll_select(CM_COLL_SCATTERV, cc, &q);
-    api_word_rooted(CM_COLL_SCATTERV, 0, root,
-                    rank == root ? api_class(sendtype, api_any(sendcounts, size))
-                                 : api_class(recvtype, (size_t)recvcount));
-    return api_done(comm, call, ((cm_scatterv_fn)a->fn)(sendbuf, sendcounts, displs, sendtype, recvbuf,
-                                                          recvcount, recvtype, root, cc));
+    return gatherv_scatterv(CM_COLL_SCATTERV, "MPI_Scatterv", sendbuf, 0, sendcounts, sendtype, recvbuf, recvcount,
+                            NULL, displs, recvtype, root, comm);
 }

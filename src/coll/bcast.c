@@ -176,6 +176,19 @@ static int kchain_bytes(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     return rc;
 }
 
+/* Node j of a subtree (sub) of seg_binomial_part: its half h of the data,
+ * from the root when it heads the subtree (j 0), then down the subtree. */
+static int half_down(void *h, int ch, MPI_Datatype dt, const struct cm_members *ring,
+                     const struct cm_members *sub, int j, MPI_Comm comm)
+{
+    int rc = MPI_SUCCESS;
+    if (j == 0)
+        rc = cm_coll_recv(h, ch, dt, cm_member_rank(ring, 0), TAG, comm, MPI_STATUS_IGNORE);
+    if (rc == MPI_SUCCESS)
+        rc = cm_part_bcast_binomial(h, ch, dt, sub, j, 0, TAG, comm);
+    return rc;
+}
+
 /* Segmented binomial over ranks [first, first + n) rooted at member root_idx. */
 static int seg_binomial_part(void *buf, int count, MPI_Datatype dt, int first, int n, int root_idx,
                              int my_idx, MPI_Comm comm)
@@ -209,11 +222,7 @@ static int seg_binomial_part(void *buf, int count, MPI_Datatype dt, int first, i
     }
     if (vr <= nl) {
         int j = vr - 1;
-        if (j == 0)
-            rc = cm_coll_recv(a, ca, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
-        if (rc == MPI_SUCCESS)
-            rc = cm_part_bcast_binomial(a, ca, dt, &left, j, 0, TAG, comm);
-        if (rc != MPI_SUCCESS)
+        if ((rc = half_down(a, ca, dt, &ring, &left, j, comm)) != MPI_SUCCESS)
             return rc;
         if (j < nr)
             return cm_coll_sendrecv(a, ca, dt, cm_member_rank(&right, j), TAG, b, cb, dt,
@@ -221,11 +230,7 @@ static int seg_binomial_part(void *buf, int count, MPI_Datatype dt, int first, i
         return cm_coll_recv(b, cb, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
     }
     int j = vr - 1 - nl;
-    if (j == 0)
-        rc = cm_coll_recv(b, cb, dt, cm_member_rank(&ring, 0), TAG, comm, MPI_STATUS_IGNORE);
-    if (rc == MPI_SUCCESS)
-        rc = cm_part_bcast_binomial(b, cb, dt, &right, j, 0, TAG, comm);
-    if (rc != MPI_SUCCESS)
+    if ((rc = half_down(b, cb, dt, &ring, &right, j, comm)) != MPI_SUCCESS)
         return rc;
     return cm_coll_sendrecv(b, cb, dt, cm_member_rank(&left, j), TAG, a, ca, dt, cm_member_rank(&left, j),
                          TAG, comm, MPI_STATUS_IGNORE);

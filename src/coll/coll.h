@@ -260,6 +260,21 @@ static inline void *cm_coll_at(const void *buf, MPI_Aint i, const struct cm_dt *
 {
     return (char *)buf + i * d->extent;
 }
+/* The blocks of a rooted collective's buffer, one per rank: uniform
+ * (counts NULL: count elements each, rank i's at i * count) or as the v
+ * forms give them (counts[i] at displs[i]). */
+struct cm_coll_blocks {
+    int count;
+    const int *counts, *displs;
+};
+static inline int cm_coll_block_count(const struct cm_coll_blocks *b, int i)
+{
+    return b->counts ? b->counts[i] : b->count;
+}
+static inline MPI_Aint cm_coll_block_at(const struct cm_coll_blocks *b, int i)
+{
+    return b->counts ? b->displs[i] : (MPI_Aint)i * b->count;
+}
 /* Elements in the next segment of at most seg_bytes (at least one) that
  * starts at element off of count. */
 static inline int cm_coll_segment(const struct cm_dt *d, size_t seg_bytes, int off, int count)

@@ -22,44 +22,52 @@ static void rank_size(MPI_Comm comm, int *rank, int *p)
     PMPI_Comm_size(comm, p);
 }
 
-int cm_nbc_build_gatherv(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
-                         const struct cm_nbc_blocks *rb, MPI_Datatype rtype, int root, MPI_Comm comm)
+/* Gatherv (gather = 1) and scatterv: the root moves one of its blocks b
+ * (a gather's receive side, a scatter's send side) with each other rank
+ * and copies its own unless in place; the others move their one buffer. */
+static int rooted_v(struct cm_nbc *s, int gather, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                    int rcount, MPI_Datatype rtype, const struct cm_nbc_blocks *b, int root, MPI_Comm comm)
 {
     int rank, p;
     rank_size(comm, &rank, &p);
     if (rank != root) {
-        cm_nbc_send(s, sbuf, scount, stype, root);
+        if (gather)
+            cm_nbc_send(s, sbuf, scount, stype, root);
+        else
+            cm_nbc_recv(s, rbuf, rcount, rtype, root);
         return cm_nbc_round(s);
     }
+    MPI_Datatype bt = gather ? rtype : stype;
+    void *all = gather ? rbuf : (void *)sbuf;
     struct cm_dt d;
-    cm_coll_dt(rtype, &d);
-    for (int i = 0; i < p; i++)
-        if (i != root)
-            cm_nbc_recv(s, cm_coll_at(rbuf, cm_nbc_bdispl(rb, i), &d), cm_nbc_bcount(rb, i), rtype, i);
-    if (sbuf != MPI_IN_PLACE)
-        cm_nbc_copy(s, sbuf, scount, stype, cm_coll_at(rbuf, cm_nbc_bdispl(rb, root), &d), cm_nbc_bcount(rb, root),
-                    rtype);
+    cm_coll_dt(bt, &d);
+    for (int i = 0; i < p; i++) {
+        if (i == root)
+            continue;
+        void *blk = cm_coll_at(all, cm_nbc_bdispl(b, i), &d);
+        if (gather)
+            cm_nbc_recv(s, blk, cm_nbc_bcount(b, i), bt, i);
+        else
+            cm_nbc_send(s, blk, cm_nbc_bcount(b, i), bt, i);
+    }
+    void *own = cm_coll_at(all, cm_nbc_bdispl(b, root), &d);
+    if (gather && sbuf != MPI_IN_PLACE)
+        cm_nbc_copy(s, sbuf, scount, stype, own, cm_nbc_bcount(b, root), rtype);
+    else if (!gather && rbuf != MPI_IN_PLACE)
+        cm_nbc_copy(s, own, cm_nbc_bcount(b, root), stype, rbuf, rcount, rtype);
     return cm_nbc_round(s);
+}
+
+int cm_nbc_build_gatherv(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                         const struct cm_nbc_blocks *rb, MPI_Datatype rtype, int root, MPI_Comm comm)
+{
+    return rooted_v(s, 1, sbuf, scount, stype, rbuf, 0, rtype, rb, root, comm);
 }
 
 int cm_nbc_build_scatterv(struct cm_nbc *s, const void *sbuf, const struct cm_nbc_blocks *sb, MPI_Datatype stype,
                           void *rbuf, int rcount, MPI_Datatype rtype, int root, MPI_Comm comm)
 {
-    int rank, p;
-    rank_size(comm, &rank, &p);
-    if (rank != root) {
-        cm_nbc_recv(s, rbuf, rcount, rtype, root);
-        return cm_nbc_round(s);
-    }
-    struct cm_dt d;
-    cm_coll_dt(stype, &d);
-    for (int i = 0; i < p; i++)
-        if (i != root)
-            cm_nbc_send(s, cm_coll_at(sbuf, cm_nbc_bdispl(sb, i), &d), cm_nbc_bcount(sb, i), stype, i);
-    if (rbuf != MPI_IN_PLACE)
-        cm_nbc_copy(s, cm_coll_at(sbuf, cm_nbc_bdispl(sb, root), &d), cm_nbc_bcount(sb, root), stype, rbuf, rcount,
-                    rtype);
-    return cm_nbc_round(s);
+    return rooted_v(s, 0, sbuf, 0, stype, rbuf, rcount, rtype, sb, root, comm);
 }
 
 int cm_nbc_build_allgatherv(struct cm_nbc *s, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,

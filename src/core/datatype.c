@@ -196,64 +196,69 @@ static struct cm_datatype *dt_or_error(MPI_Datatype dt, const char *call)
     return t;
 }
 
-int cm_Type_size(MPI_Datatype datatype, int *size)
+/* The size getters: MPI_UNDEFINED where the size passes max, the largest
+ * value the caller's argument holds (MPI-4.1, MPI_TYPE_SIZE; a size past
+ * INT64_MAX used to come out negative in the _x form). */
+static int size_of(MPI_Datatype datatype, const char *call, size_t max, MPI_Count *size)
 {
-    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_size");
+    struct cm_datatype *t = dt_or_error(datatype, call);
     if (!t)
         return MPI_ERR_TYPE;
-    *size = t->size > 0x7fffffff ? MPI_UNDEFINED : (int)t->size;
+    *size = t->size > max ? MPI_UNDEFINED : (MPI_Count)t->size;
     return MPI_SUCCESS;
+}
+
+int cm_Type_size(MPI_Datatype datatype, int *size)
+{
+    MPI_Count n;
+    int rc = size_of(datatype, "MPI_Type_size", 0x7fffffff, &n);
+    if (rc == MPI_SUCCESS)
+        *size = (int)n;
+    return rc;
 }
 
 int cm_Type_size_x(MPI_Datatype datatype, MPI_Count *size)
 {
-    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_size_x");
+    return size_of(datatype, "MPI_Type_size_x", (size_t)INT64_MAX, size);
+}
+
+/* The extent getters: the bounds (true_ext 0) or the true bounds, into the
+ * MPI_Aint pair (lb non-NULL) or the MPI_Count pair of the _x forms. */
+static int extents(MPI_Datatype datatype, const char *call, int true_ext, MPI_Aint *lb, MPI_Aint *extent,
+                   MPI_Count *lb_x, MPI_Count *extent_x)
+{
+    struct cm_datatype *t = dt_or_error(datatype, call);
     if (!t)
         return MPI_ERR_TYPE;
-    /* MPI-4.1, MPI_TYPE_SIZE: a size the argument cannot hold is MPI_UNDEFINED
-     * (a size past INT64_MAX used to come out negative). */
-    *size = t->size > (size_t)INT64_MAX ? MPI_UNDEFINED : (MPI_Count)t->size;
+    MPI_Aint l = true_ext ? t->true_lb : t->lb, e = true_ext ? t->true_extent : t->extent;
+    if (lb) {
+        *lb = l;
+        *extent = e;
+    } else {
+        *lb_x = l;
+        *extent_x = e;
+    }
     return MPI_SUCCESS;
 }
 
 int cm_Type_get_extent(MPI_Datatype datatype, MPI_Aint *lb, MPI_Aint *extent)
 {
-    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_extent");
-    if (!t)
-        return MPI_ERR_TYPE;
-    *lb = t->lb;
-    *extent = t->extent;
-    return MPI_SUCCESS;
+    return extents(datatype, "MPI_Type_get_extent", 0, lb, extent, NULL, NULL);
 }
 
 int cm_Type_get_extent_x(MPI_Datatype datatype, MPI_Count *lb, MPI_Count *extent)
 {
-    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_extent_x");
-    if (!t)
-        return MPI_ERR_TYPE;
-    *lb = t->lb;
-    *extent = t->extent;
-    return MPI_SUCCESS;
+    return extents(datatype, "MPI_Type_get_extent_x", 0, NULL, NULL, lb, extent);
 }
 
 int cm_Type_get_true_extent(MPI_Datatype datatype, MPI_Aint *true_lb, MPI_Aint *true_extent)
 {
-    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_true_extent");
-    if (!t)
-        return MPI_ERR_TYPE;
-    *true_lb = t->true_lb;
-    *true_extent = t->true_extent;
-    return MPI_SUCCESS;
+    return extents(datatype, "MPI_Type_get_true_extent", 1, true_lb, true_extent, NULL, NULL);
 }
 
 int cm_Type_get_true_extent_x(MPI_Datatype datatype, MPI_Count *true_lb, MPI_Count *true_extent)
 {
-    struct cm_datatype *t = dt_or_error(datatype, "MPI_Type_get_true_extent_x");
-    if (!t)
-        return MPI_ERR_TYPE;
-    *true_lb = t->true_lb;
-    *true_extent = t->true_extent;
-    return MPI_SUCCESS;
+    return extents(datatype, "MPI_Type_get_true_extent_x", 1, NULL, NULL, true_lb, true_extent);
 }
 
 static int status_check(const MPI_Status *status, MPI_Datatype datatype, const char *call, struct cm_datatype **t)
@@ -275,26 +280,36 @@ static long long count_of(const struct cm_datatype *t, const MPI_Status *status)
     return b % (long long)t->size ? -1 : b / (long long)t->size;
 }
 
-int cm_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+/* The int forms of the count getters: MPI_UNDEFINED where the count does
+ * not fit (or was undefined already). */
+static int int_count(int rc, MPI_Count c, int *count)
 {
-    struct cm_datatype *t;
-    int rc = status_check(status, datatype, "MPI_Get_count", &t);
-    if (rc)
-        return rc;
-    long long n = count_of(t, status);
-    *count = n < 0 || n > 0x7fffffff ? MPI_UNDEFINED : (int)n;
-    return MPI_SUCCESS;
+    if (rc == MPI_SUCCESS)
+        *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
+    return rc;
 }
 
-int cm_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+static int get_count(const MPI_Status *status, MPI_Datatype datatype, const char *call, MPI_Count *count)
 {
     struct cm_datatype *t;
-    int rc = status_check(status, datatype, "MPI_Get_count_c", &t);
+    int rc = status_check(status, datatype, call, &t);
     if (rc)
         return rc;
     long long n = count_of(t, status);
     *count = n < 0 ? MPI_UNDEFINED : n;
     return MPI_SUCCESS;
+}
+
+int cm_Get_count_c(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
+{
+    return get_count(status, datatype, "MPI_Get_count_c", count);
+}
+
+int cm_Get_count(const MPI_Status *status, MPI_Datatype datatype, int *count)
+{
+    MPI_Count c = 0;
+    int rc = get_count(status, datatype, "MPI_Get_count", &c);
+    return int_count(rc, c, count);
 }
 
 int cm_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count *count)
@@ -312,12 +327,9 @@ int cm_Get_elements_x(const MPI_Status *status, MPI_Datatype datatype, MPI_Count
 
 int cm_Get_elements(const MPI_Status *status, MPI_Datatype datatype, int *count)
 {
-    MPI_Count c;
+    MPI_Count c = 0;
     int rc = cm_Get_elements_x(status, datatype, &c);
-    if (rc)
-        return rc;
-    *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
-    return MPI_SUCCESS;
+    return int_count(rc, c, count);
 }
 
 static int set_elements(MPI_Status *status, MPI_Datatype datatype, MPI_Count count, const char *call)

@@ -85,17 +85,10 @@ int cm_coll_allgather_shm(const void *sbuf, int scount, MPI_Datatype stype, void
         int i = (me + 1 + j) % n;
         if (i == me && inplace)
             continue;
-        char *blkp = (char *)rbuf + i * blk;
-        if (rcontig) {
-            MPI_Aint tlb;
-            cm_direct_bytes(0, rtype, NULL, &tlb, NULL);
-            cm_direct_read(s, i, blkp + tlb, cm_direct_flag(s, i, p)->addr[0], b);
-        } else if (tmp) {
-            cm_direct_read(s, i, tmp, cm_direct_flag(s, i, p)->addr[0], b);
-            cm_direct_unpack(tmp, blkp, rcount, rtype);
-        } else {
+        MPI_Aint tlb;
+        cm_direct_bytes(0, rtype, NULL, &tlb, NULL);
+        if (cm_direct_read_block(s, i, p, (char *)rbuf + i * blk, rcontig, tlb, tmp, b, rcount, rtype))
             rc = MPI_ERR_NO_MEM;
-        }
     }
     cm_direct_sync(s, NULL, NULL);
     free(tmp);

@@ -688,6 +688,13 @@ void cm_direct_wait_progress(struct cm_direct *s, int r, uint64_t base, size_t u
 /* Single-copy read of len bytes at addr in comm rank r's memory. */
 void cm_direct_read(struct cm_direct *s, int r, void *dst, uint64_t addr, size_t len);
 
+/* The blocking gather and scatter where the area cannot serve them (none,
+ * or blocks above a slot without CMA): one rank copies its own block
+ * (unless in place), more ranks take the linear algorithm (gather.c). */
+int cm_direct_rooted_without(cm_gather_fn linear, int n, int inplace, size_t b, const void *sbuf, int scount,
+                             MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                             MPI_Comm comm);
+
 /* Contiguous byte view of a typed buffer: the buffer itself when the type has
  * no holes, else a packed copy (pack = 1 copies the data in).  cm_direct_view_done
  * unpacks (unpack = 1) and frees. */
@@ -728,6 +735,23 @@ static inline size_t cm_direct_bytes(int count, MPI_Datatype dt, int *contiguous
     if (extent)
         *extent = t->extent;
     return (size_t)count * t->size;
+}
+/* Read the b bytes rank i published in parity p's flag (addr[0]) into
+ * blkp, a block of count elements of dt: straight in (past its true lower
+ * bound tlb) when dt is contiguous, else through tmp (NULL: it could not be
+ * allocated, MPI_ERR_NO_MEM). */
+static inline int cm_direct_read_block(struct cm_direct *s, int i, int p, char *blkp, int contig, MPI_Aint tlb,
+                                       void *tmp, size_t b, int count, MPI_Datatype dt)
+{
+    if (contig)
+        cm_direct_read(s, i, blkp + tlb, cm_direct_flag(s, i, p)->addr[0], b);
+    else if (!tmp)
+        return MPI_ERR_NO_MEM;
+    else {
+        cm_direct_read(s, i, tmp, cm_direct_flag(s, i, p)->addr[0], b);
+        cm_direct_unpack(tmp, blkp, count, dt);
+    }
+    return MPI_SUCCESS;
 }
 
 /* Chunk of the pipelined single-copy protocols, and the size above which they

@@ -85,6 +85,15 @@ static int gather_pieces(struct cm_direct *s, const void *sbuf, int scount, MPI_
     return rc;
 }
 
+int cm_direct_rooted_without(cm_gather_fn linear, int n, int inplace, size_t b, const void *sbuf, int scount,
+                             MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype, int root,
+                             MPI_Comm comm)
+{
+    if (n > 1)
+        return linear(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
+    return !inplace && b ? cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm) : MPI_SUCCESS;
+}
+
 int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                        MPI_Datatype rtype, int root, MPI_Comm comm)
 {
@@ -95,13 +104,9 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
     /* Bytes per block from my own arguments: the type signatures match. */
     size_t b = me == root ? cm_direct_bytes(rcount, rtype, NULL, NULL, NULL) : cm_direct_bytes(scount, stype, NULL, NULL, NULL);
     struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Gather") : NULL;
-    if (!s || (b > s->slot_bytes && !s->cma)) {
-        if (n == 1 && !inplace && b)
-            return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-        if (n == 1)
-            return MPI_SUCCESS;
-        return CM_COLL_VIA(gather, linear)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    }
+    if (!s || (b > s->slot_bytes && !s->cma))
+        return cm_direct_rooted_without(CM_COLL_VIA(gather, linear), n, inplace, b, sbuf, scount, stype, rbuf, rcount,
+                                        rtype, root, comm);
     MPI_Aint rext = 0;
     int rcontig = 1;
     MPI_Aint rtlb = 0;
@@ -132,15 +137,8 @@ int cm_coll_gather_shm(const void *sbuf, int scount, MPI_Datatype stype, void *r
         for (int i = 0; i < n; i++) {
             if (i == me && inplace)
                 continue;
-            char *blkp = (char *)rbuf + i * blk;
-            if (rcontig) {
-                cm_direct_read(s, i, blkp + rtlb, cm_direct_flag(s, i, p)->addr[0], b);
-            } else if (tmp) {
-                cm_direct_read(s, i, tmp, cm_direct_flag(s, i, p)->addr[0], b);
-                cm_direct_unpack(tmp, blkp, rcount, rtype);
-            } else {
+            if (cm_direct_read_block(s, i, p, (char *)rbuf + i * blk, rcontig, rtlb, tmp, b, rcount, rtype))
                 rc = MPI_ERR_NO_MEM;
-            }
         }
         free(tmp);
     }

@@ -98,9 +98,7 @@ static int barrier_step(struct cm_direct_nbc *o, int block)
         o->started = 1;
         o->k = cm_direct_sync_arrive(s, o->args.word);
     }
-    if (block)
-        cm_direct_sync_await(s, o->k);
-    else if (!cm_direct_sync_test(s, o->k))
+    if (!cm_direct_nbc_synced(s, o, block))
         return 0;
     cm_direct_nbc_words(o, o->k);
     return 1;
@@ -133,18 +131,23 @@ static int root_takes(struct cm_direct_nbc *o, struct cm_direct_bfifo_entry *e)
     return 1;
 }
 
-/* The broadcast FIFO as in direct/bcast.c: the root claims entry k, fills it,
- * publishes; a reader waits for the publication and copies out.  Both count
- * the call (cm_direct_bfifo_done) only when finished with the entry. */
-static int bcast_step(struct cm_direct_nbc *o, int block)
+/* The broadcast FIFO as in direct/bcast.c, and a small scatter through it
+ * as direct/scatter.c: the root claims entry k, fills it (a scatter's:
+ * every other rank's block, block i at i * bytes), publishes; a reader
+ * waits for the publication and copies out (a scatter's: its own block).
+ * Both count the call (cm_direct_bfifo_done) only when finished with the
+ * entry. */
+static int bfifo_step(struct cm_direct_nbc *o, int block)
 {
     struct cm_direct *s = o->s;
+    int scatter = o->kind == NBC_SCATTER;
     if (!o->started) {
         o->started = 1;
         o->k = s->bcasts++;
     }
     struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, o->k);
-    void *data = o->bytes <= CM_DIRECT_BFIFO_INLINE ? (void *)e->inl : (void *)e->data;
+    size_t filled = scatter ? (size_t)s->n * o->bytes : o->bytes;
+    unsigned char *data = filled <= CM_DIRECT_BFIFO_INLINE ? e->inl : e->data;
     if (s->rank == o->root) {
         if (block)
             cm_direct_bfifo_claim(s, o->k);
@@ -152,9 +155,17 @@ static int bcast_step(struct cm_direct_nbc *o, int block)
             return 0;
         if (!root_takes(o, e))
             return 1;
-        cm_direct_pack(data, o->rbuf, o->count, o->dt);
+        for (int i = 0; scatter && i < s->n; i++)
+            if (i != s->rank)
+                cm_direct_pack(data + (size_t)i * o->bytes, (const char *)o->sbuf + (size_t)i * o->sblk, o->scount,
+                            o->stype);
+        if (!scatter)
+            cm_direct_pack(data, o->rbuf, o->count, o->dt);
         atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
         cm_direct_wake32(&e->seq, &e->seq_waiters);
+        if (scatter && !o->inplace)
+            cm_direct_nbc_copy_block((const char *)o->sbuf + (size_t)s->rank * o->sblk, o->scount, o->stype, o->rbuf,
+                                  o->rcount, o->rtype);
     } else {
         if (block)
             cm_direct_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
@@ -162,6 +173,8 @@ static int bcast_step(struct cm_direct_nbc *o, int block)
             return 0;
         if (cm_direct_words_differ(e->word, o->args.word))
             reader_mismatch(o, e);
+        else if (scatter)
+            cm_direct_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
         else
             cm_direct_unpack(data, o->rbuf, o->count, o->dt);
     }
@@ -215,6 +228,24 @@ static void fill_vector(struct cm_direct_nbc *o, unsigned char *data)
     cm_copy(data, (const char *)o->sbuf + o->tlb, o->bytes);
 }
 
+/* What the reduce-FIFO calls share: a non-root's whole step (fill
+ * publishes its entry); the root's wait for every other entry, and its end
+ * where they showed a mismatch.  -1: the root has every entry to read;
+ * else the step's result. */
+static int rfifo_gathered(struct cm_direct_nbc *o, int block, int root,
+                          void (*fill)(struct cm_direct_nbc *o, unsigned char *data))
+{
+    if (o->s->rank != root)
+        return entry_out(o, block, fill);
+    if (!entries_in(o, block))
+        return 0;
+    if (o->mm.on) {
+        cm_direct_rfifo_done(o->s, o->k);
+        return 1;
+    }
+    return -1;
+}
+
 static void fill_block(struct cm_direct_nbc *o, unsigned char *data)
 {
     cm_direct_pack(data, o->sbuf, o->scount, o->stype);
@@ -230,14 +261,9 @@ static int gather_step(struct cm_direct_nbc *o, int block)
         o->started = 1;
         o->k = s->to_root++;
     }
-    if (s->rank != o->root)
-        return entry_out(o, block, fill_block);
-    if (!entries_in(o, block))
-        return 0;
-    if (o->mm.on) {
-        cm_direct_rfifo_done(s, o->k);
-        return 1;
-    }
+    int rc = rfifo_gathered(o, block, o->root, fill_block);
+    if (rc >= 0)
+        return rc;
     if (!o->inplace)
         cm_direct_nbc_copy_block(o->sbuf, o->scount, o->stype, (char *)o->rbuf + (size_t)s->rank * o->rblk, o->rcount,
                               o->rtype);
@@ -245,48 +271,6 @@ static int gather_step(struct cm_direct_nbc *o, int block)
         if (r != s->rank)
             cm_direct_unpack(cm_direct_rfifo(s, r, o->k)->data, (char *)o->rbuf + (size_t)r * o->rblk, o->rcount, o->rtype);
     cm_direct_rfifo_done(s, o->k);
-    return 1;
-}
-
-/* A small scatter through the broadcast FIFO, as direct/scatter.c: the root
- * packs every other rank's block into entry k (block i at i * bytes) and is
- * done; each reader unpacks its own. */
-static int scatter_step(struct cm_direct_nbc *o, int block)
-{
-    struct cm_direct *s = o->s;
-    if (!o->started) {
-        o->started = 1;
-        o->k = s->bcasts++;
-    }
-    struct cm_direct_bfifo_entry *e = cm_direct_bfifo(s, o->k);
-    unsigned char *data = (size_t)s->n * o->bytes <= CM_DIRECT_BFIFO_INLINE ? e->inl : e->data;
-    if (s->rank == o->root) {
-        if (block)
-            cm_direct_bfifo_claim(s, o->k);
-        else if (!cm_direct_bfifo_try_claim(s, o->k))
-            return 0;
-        if (!root_takes(o, e))
-            return 1;
-        for (int i = 0; i < s->n; i++)
-            if (i != s->rank)
-                cm_direct_pack(data + (size_t)i * o->bytes, (const char *)o->sbuf + (size_t)i * o->sblk, o->scount,
-                            o->stype);
-        atomic_store_explicit(&e->seq, o->k + 1, memory_order_release);
-        cm_direct_wake32(&e->seq, &e->seq_waiters);
-        if (!o->inplace)
-            cm_direct_nbc_copy_block((const char *)o->sbuf + (size_t)s->rank * o->sblk, o->scount, o->stype, o->rbuf,
-                                  o->rcount, o->rtype);
-    } else {
-        if (block)
-            cm_direct_wait32(s, &e->seq, &e->seq_waiters, o->k + 1);
-        else if ((int32_t)(atomic_load_explicit(&e->seq, memory_order_acquire) - (o->k + 1)) < 0)
-            return 0;
-        if (cm_direct_words_differ(e->word, o->args.word))
-            reader_mismatch(o, e);
-        else
-            cm_direct_unpack(data + (size_t)s->rank * o->bytes, o->rbuf, o->rcount, o->rtype);
-    }
-    cm_direct_bfifo_done(s, o->k);
     return 1;
 }
 
@@ -299,14 +283,9 @@ static int reduce_fifo_step(struct cm_direct_nbc *o, int block, int root, char *
     struct cm_direct *s = o->s;
     int me = s->rank, n = s->n;
     const char *sb = (const char *)o->sbuf + o->tlb;
-    if (me != root)
-        return entry_out(o, block, fill_vector);
-    if (!entries_in(o, block))
-        return 0;
-    if (o->mm.on) {
-        cm_direct_rfifo_done(s, o->k);
-        return 1;
-    }
+    int rc = rfifo_gathered(o, block, root, fill_vector);
+    if (rc >= 0)
+        return rc;
     /* Right fold in rank order; in place the root's input is out itself. */
     unsigned char own[CM_DIRECT_RFIFO_BYTES];
     cm_copy(own, sb, o->bytes);
@@ -347,9 +326,7 @@ static int allreduce_step(struct cm_direct_nbc *o, int block)
         cm_copy(cm_direct_data(s, s->rank, p, o->bytes), (const char *)o->sbuf + o->tlb, o->bytes);
         o->k = cm_direct_sync_arrive(s, o->args.word);
     }
-    if (block)
-        cm_direct_sync_await(s, o->k);
-    else if (!cm_direct_sync_test(s, o->k))
+    if (!cm_direct_nbc_synced(s, o, block))
         return 0;
     if (cm_direct_nbc_words(o, o->k))
         return 1;
@@ -363,8 +340,8 @@ static int step(struct cm_direct_nbc *o, int block)
     case NBC_PIECES: return cm_direct_nbc_pieces_step(o, block);
     case NBC_BARRIER: return barrier_step(o, block);
     case NBC_GATHER: return gather_step(o, block);
-    case NBC_SCATTER: return scatter_step(o, block);
-    case NBC_BCAST: return bcast_step(o, block);
+    case NBC_SCATTER:
+    case NBC_BCAST: return bfifo_step(o, block);
     case NBC_REDUCE: return reduce_step(o, block);
     case NBC_ALLREDUCE: return allreduce_step(o, block);
     case NBC_HOOK: return o->hook(o, block);
@@ -510,27 +487,25 @@ static int kept_begin(void *state)
     return MPI_SUCCESS;
 }
 
-/* A start that saw a mismatch: Wait/Test raise it (nbc.h, report). */
-static void kept_check(struct kept *k)
+int cm_direct_nbc_kept_poll(struct cm_direct_nbc *o, struct cm_request *req)
 {
-    if (__builtin_expect(k->run.mm.on, 0))
-        k->req->quick_finish = 0;
+    int done = poll_op(o);
+    if (done)
+        cm_direct_nbc_kept_check(o, req);
+    return done;
 }
 
 static int kept_poll(void *state)
 {
     struct kept *k = state;
-    int done = poll_op(&k->run);
-    if (done)
-        kept_check(k);
-    return done;
+    return cm_direct_nbc_kept_poll(&k->run, k->req);
 }
 
 static void kept_block(void *state)
 {
     struct kept *k = state;
     block_op(&k->run);
-    kept_check(k);
+    cm_direct_nbc_kept_check(&k->run, k->req);
 }
 /* The record outlives the call (the _init of a kept plan): its types and
  * op stay usable after the user frees them (released with the record). */
@@ -554,13 +529,17 @@ static inline void kept_hold(const struct cm_direct_nbc *o, int take)
         hold_all(o, take);
 }
 
+int cm_direct_nbc_report_once(struct cm_direct_nbc *o)
+{
+    if (!o->mm.on)
+        return MPI_SUCCESS;
+    o->mm.on = 0;
+    return cm_coll_mismatch_report(o->args.comm, o->args.call, &o->mm, o->args.sig_class);
+}
+
 static int kept_report(void *state)
 {
-    struct kept *k = state;
-    if (!k->run.mm.on)
-        return MPI_SUCCESS;
-    k->run.mm.on = 0;
-    return cm_coll_mismatch_report(k->run.args.comm, k->run.args.call, &k->run.mm, k->run.args.sig_class);
+    return cm_direct_nbc_report_once(&((struct kept *)state)->run);
 }
 
 static void kept_free(void *state)
@@ -656,12 +635,7 @@ int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Com
     struct cm_direct_nbc *o = s ? cm_direct_nbc_new() : NULL;
     if (!o)
         return cm_direct_nbc_bcast_pieces(buf, count, dt, root, cc, request);
-    o->kind = NBC_BCAST;
-    o->rbuf = buf;
-    o->count = count;
-    o->dt = dt;
-    o->root = root;
-    o->bytes = bytes;
+    cm_direct_nbc_vector(o, NBC_BCAST, NULL, buf, count, dt, MPI_OP_NULL, root, bytes);
     return cm_direct_nbc_queue(s, o, request);
 }
 
@@ -677,14 +651,7 @@ struct cm_direct_nbc *cm_direct_nbc_reduction(const void *sbuf, void *rbuf, int 
     struct cm_direct_nbc *o = *s ? cm_direct_nbc_new() : NULL;
     if (!o)
         return NULL;
-    o->kind = kind;
-    o->sbuf = sbuf;
-    o->rbuf = rbuf;
-    o->count = count;
-    o->dt = dt;
-    o->op = op;
-    o->root = root;
-    o->bytes = bytes;
+    cm_direct_nbc_vector(o, kind, sbuf, rbuf, count, dt, op, root, bytes);
     o->tlb = tlb;
     return o;
 }

@@ -8,6 +8,7 @@
 #define CM_COLL_SHM_NBC_H
 
 #include "coll/direct/direct.h"
+#include "core/request.h"
 #include "core/thread.h"
 #include "shm/wait.h"
 
@@ -66,12 +67,49 @@ struct cm_direct_nbc {
     cm_op_kernel3_fn fold3;     /* the 2-rank lane's fold (direct/nbc_meet.c) */
 };
 
+/* The sync of o's epoch (o->k) on s: waited for (block) or tested; 0
+ * while it is not complete. */
+static inline int cm_direct_nbc_synced(struct cm_direct *s, const struct cm_direct_nbc *o, int block)
+{
+    if (!block)
+        return cm_direct_sync_test(s, o->k);
+    cm_direct_sync_await(s, o->k);
+    return 1;
+}
+
 /* Note the shape of a call the engine takes (o, with cm_direct_nbc_next)
  * for the 2-rank lane (direct/nbc_meet.c). */
 void cm_direct_nbc_lane_note(struct cm_direct *s, const struct cm_direct_nbc *o);
 /* A zeroed record of a one-shot call, and its release (direct/nbc.c). */
 struct cm_direct_nbc *cm_direct_nbc_new(void);
 void cm_direct_nbc_free(struct cm_direct_nbc *o);
+/* A kept record's mismatch, raised by the Wait/Test after the start that
+ * saw it and then cleared (the next start begins clean); MPI_SUCCESS if none. */
+int cm_direct_nbc_report_once(struct cm_direct_nbc *o);
+/* After a kept record's step: a mismatch its start saw makes Wait/Test
+ * raise it (cm_direct_nbc_report_once) through the full finish of req. */
+static inline void cm_direct_nbc_kept_check(const struct cm_direct_nbc *o, struct cm_request *req)
+{
+    if (__builtin_expect(o->mm.on, 0))
+        req->quick_finish = 0;
+}
+/* A kept record's poll as a request's (never waits), with that check once done. */
+int cm_direct_nbc_kept_poll(struct cm_direct_nbc *o, struct cm_request *req);
+/* The vector arguments of a call on one buffer pair (broadcast, the
+ * reductions, a plan's hook): sbuf == rbuf in place, root -1 where the call
+ * has none; bytes: the vector's. */
+static inline void cm_direct_nbc_vector(struct cm_direct_nbc *o, enum nbc_kind kind, const void *sbuf, void *rbuf,
+                                        int count, MPI_Datatype dt, MPI_Op op, int root, size_t bytes)
+{
+    o->kind = kind;
+    o->sbuf = sbuf;
+    o->rbuf = rbuf;
+    o->count = count;
+    o->dt = dt;
+    o->op = op;
+    o->root = root;
+    o->bytes = bytes;
+}
 /* Queue o (its protocol not begun) on s, and drive it as a request's poll
  * (never waits) and block (until o is done) do: for plans that keep their
  * record (NBC_HOOK). */

@@ -85,16 +85,10 @@ static int queue_rest(struct cm_direct *s, uint32_t k, const void *sbuf, void *r
     struct cm_direct_nbc *o = cm_direct_nbc_new();
     if (!o)
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
-    o->kind = NBC_HOOK;
+    cm_direct_nbc_vector(o, NBC_HOOK, sbuf, rbuf, count, dt, op, 0, bytes);
     o->hook = meet_step;
     o->started = 1;
     o->k = k;
-    o->sbuf = sbuf;
-    o->rbuf = rbuf;
-    o->count = count;
-    o->dt = dt;
-    o->op = op;
-    o->bytes = bytes;
     o->fold3 = fold;
     cm_direct_nbc_next = (struct cm_direct_nbc_args){ (uint32_t)(word_hi >> 32), cls, comm, call };
     int rc = cm_direct_nbc_queue(s, o, request);

@@ -48,9 +48,7 @@ int cm_direct_nbc_pieces_step(struct cm_direct_nbc *o, int block)
             o->k = cm_direct_sync_arrive(s, o->args.word);
             o->arrived = 1;
         }
-        if (block)
-            cm_direct_sync_await(s, o->k);
-        else if (!cm_direct_sync_test(s, o->k))
+        if (!cm_direct_nbc_synced(s, o, block))
             return 0;
         if (cm_direct_nbc_words(o, o->k))
             return 1;       /* every member sees it at this sync and stops */
@@ -459,10 +457,7 @@ int cm_direct_nbc_bcast_pieces(void *buf, int count, MPI_Datatype dt, int root, 
     struct cm_direct_nbc *o = new_op(cc, &s);
     if (!o)
         return CM_COLL_NO_SHORTCUT;
-    o->rbuf = buf;
-    o->count = count;
-    o->dt = dt;
-    o->root = root;
+    cm_direct_nbc_vector(o, NBC_PIECES, NULL, buf, count, dt, MPI_OP_NULL, root, b);
     o->nt = s->rank != root && cm_direct_out_nt(b);
     return start(&bcast_kind, s, o, b, s->slot_bytes, 1, request);
 }

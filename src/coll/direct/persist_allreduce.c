@@ -84,12 +84,10 @@ static void arrive_first(struct pallreduce *a)
     a->run.k = cm_direct_sync_arrive(s, a->run.args.word);
 }
 
-/* After a start's step: a mismatch it saw makes Wait/Test raise it (nbc.h,
- * report), through the full finish. */
+/* After a start's step (nbc.h). */
 static void pa_check(struct pallreduce *a)
 {
-    if (__builtin_expect(a->run.mm.on, 0))
-        a->req->quick_finish = 0;
+    cm_direct_nbc_kept_check(&a->run, a->req);
 }
 
 /* 2 ranks, after both arrived at the epoch of parity p: both vectors
@@ -122,9 +120,7 @@ static int slots_step(struct pallreduce *a, int block)
     struct cm_direct *s = a->s;
     if (!o->started)
         arrive_first(a);
-    if (block)
-        cm_direct_sync_await(s, o->k);
-    else if (!cm_direct_sync_test(s, o->k))
+    if (!cm_direct_nbc_synced(s, o, block))
         return 0;
     if (cm_direct_nbc_words(o, o->k))
         return 1;
@@ -196,9 +192,7 @@ static int single_step(struct pallreduce *a, int block)
     if (!o->started)
         arrive_first(a);
     for (;;) {
-        if (block)
-            cm_direct_sync_await(s, o->k);
-        else if (!cm_direct_sync_test(s, o->k))
+        if (!cm_direct_nbc_synced(s, o, block))
             return 0;
         if (a->stage == 0 && cm_direct_nbc_words(o, o->k))
             return 1;       /* every member sees it at e1 and stops before reading */
@@ -291,10 +285,7 @@ static int pa_poll(void *plan)
     struct pallreduce *a = plan;
     if (cm_direct_nbc_done(&a->run))
         return 1;   /* after the meeting lane's Wait */
-    int done = cm_direct_nbc_poll(&a->run);
-    if (done)
-        pa_check(a);
-    return done;
+    return cm_direct_nbc_kept_poll(&a->run, a->req);
 }
 /* Wait.  The meeting lane, when this plan is the area's head and arrived
  * (Start found the queue empty: the usual case), waits on the meeting line
@@ -325,11 +316,7 @@ static void pa_block(void *plan)
 
 static int pa_report(void *plan)
 {
-    struct pallreduce *a = plan;
-    if (!a->run.mm.on)
-        return MPI_SUCCESS;
-    a->run.mm.on = 0;
-    return cm_coll_mismatch_report(a->run.args.comm, a->run.args.call, &a->run.mm, a->run.args.sig_class);
+    return cm_direct_nbc_report_once(&((struct pallreduce *)plan)->run);
 }
 
 static void pa_free(void *plan)

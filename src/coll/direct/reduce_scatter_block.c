@@ -20,9 +20,8 @@ int cm_coll_reduce_scatter_block_shm(const void *sbuf, void *rbuf, int rcount, M
 {
     MPI_Aint tlb;
     size_t b = cm_direct_bytes(rcount, dt, NULL, &tlb, NULL);
-    int n, me;
-    PMPI_Comm_size(comm, &n);
-    PMPI_Comm_rank(comm, &me);
+    const struct cm_comm *c = cm_comm_lookup(comm, NULL);
+    int n = c->size, me = c->rank;
     const char *sb = (const char *)sbuf + tlb;   /* in place: sbuf == rbuf, the whole vector */
     char *rb = (char *)rbuf + tlb;
     if (n == 1) {

@@ -78,13 +78,9 @@ int cm_coll_scatter_shm(const void *sbuf, int scount, MPI_Datatype stype, void *
     int inplace = rbuf == MPI_IN_PLACE;
     size_t b = me == root ? cm_direct_bytes(scount, stype, NULL, NULL, NULL) : cm_direct_bytes(rcount, rtype, NULL, NULL, NULL);
     struct cm_direct *s = n > 1 ? cm_direct_get(comm, "MPI_Scatter") : NULL;
-    if (!s || (b > s->slot_bytes && !s->cma)) {
-        if (n == 1 && !inplace && b)
-            return cm_coll_copy(sbuf, scount, stype, rbuf, rcount, rtype, comm);
-        if (n == 1)
-            return MPI_SUCCESS;
-        return CM_COLL_VIA(scatter, linear)(sbuf, scount, stype, rbuf, rcount, rtype, root, comm);
-    }
+    if (!s || (b > s->slot_bytes && !s->cma))
+        return cm_direct_rooted_without(CM_COLL_VIA(scatter, linear), n, inplace, b, sbuf, scount, stype, rbuf,
+                                        rcount, rtype, root, comm);
     MPI_Aint sext = 0;
     if (me == root)
         cm_direct_bytes(scount, stype, NULL, NULL, &sext);

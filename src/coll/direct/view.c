@@ -100,7 +100,9 @@ int cm_direct_out_nt(size_t out)
     return min && out >= min;   /* 0: never */
 }
 
-int cm_direct_pack(void *dst, const void *buf, int count, MPI_Datatype dt)
+/* Between a user buffer and its packed bytes: unpack 0 packs buf into
+ * bytes, 1 unpacks bytes into buf. */
+static int pack_or_unpack(void *bytes, void *buf, int count, MPI_Datatype dt, int unpack)
 {
     int contig;
     MPI_Aint tlb;
@@ -108,25 +110,22 @@ int cm_direct_pack(void *dst, const void *buf, int count, MPI_Datatype dt)
     if (!len)
         return MPI_SUCCESS;
     if (contig) {
-        cm_copy_small(dst, (const char *)buf + tlb, len);
+        char *user = (char *)buf + tlb;
+        cm_copy_small(unpack ? user : bytes, unpack ? bytes : user, len);
         return MPI_SUCCESS;
     }
     int pos = 0;
-    return PMPI_Pack(buf, count, dt, dst, (int)len, &pos, MPI_COMM_SELF);
+    return unpack ? PMPI_Unpack(bytes, (int)len, &pos, buf, count, dt, MPI_COMM_SELF)
+                  : PMPI_Pack(buf, count, dt, bytes, (int)len, &pos, MPI_COMM_SELF);
+}
+
+int cm_direct_pack(void *dst, const void *buf, int count, MPI_Datatype dt)
+{
+    return pack_or_unpack(dst, (void *)buf, count, dt, 0);
 }
 
 int cm_direct_unpack(const void *src, void *buf, int count, MPI_Datatype dt)
 {
-    int contig;
-    MPI_Aint tlb;
-    size_t len = cm_direct_bytes(count, dt, &contig, &tlb, NULL);
-    if (!len)
-        return MPI_SUCCESS;
-    if (contig) {
-        cm_copy_small((char *)buf + tlb, src, len);
-        return MPI_SUCCESS;
-    }
-    int pos = 0;
-    return PMPI_Unpack(src, (int)len, &pos, buf, count, dt, MPI_COMM_SELF);
+    return pack_or_unpack((void *)src, buf, count, dt, 1);
 }
 #endif

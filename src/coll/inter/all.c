@@ -170,13 +170,21 @@ static int all_exchange(struct cm_ic *ic, const struct side *s, const struct sid
     return rc;
 }
 
+/* Allgather (same = 1: the one send buffer goes to every remote rank) and
+ * alltoall (a block per remote rank). */
+static int all_uniform(const char *call, int same, const void *sbuf, int scount, MPI_Datatype stype, void *rbuf,
+                       int rcount, MPI_Datatype rtype, MPI_Comm comm)
+{
+    struct cm_ic ic;
+    cm_ic_get(comm, call, &ic);
+    struct side s = { sbuf, NULL, NULL, scount, stype, NULL, same }, r = { rbuf, NULL, NULL, rcount, rtype, NULL, 0 };
+    return all_exchange(&ic, &s, &r);
+}
+
 int cm_inter_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                        MPI_Comm comm)
 {
-    struct cm_ic ic;
-    cm_ic_get(comm, "MPI_Allgather", &ic);
-    struct side s = { sbuf, NULL, NULL, scount, stype, NULL, 1 }, r = { rbuf, NULL, NULL, rcount, rtype, NULL, 0 };
-    return all_exchange(&ic, &s, &r);
+    return all_uniform("MPI_Allgather", 1, sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 int cm_inter_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, const int *rcounts,
@@ -193,10 +201,7 @@ int cm_inter_allgatherv(const void *sbuf, int scount, MPI_Datatype stype, void *
 int cm_inter_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
                       MPI_Comm comm)
 {
-    struct cm_ic ic;
-    cm_ic_get(comm, "MPI_Alltoall", &ic);
-    struct side s = { sbuf, NULL, NULL, scount, stype, NULL, 0 }, r = { rbuf, NULL, NULL, rcount, rtype, NULL, 0 };
-    return all_exchange(&ic, &s, &r);
+    return all_uniform("MPI_Alltoall", 0, sbuf, scount, stype, rbuf, rcount, rtype, comm);
 }
 
 int cm_inter_alltoallv(const void *sbuf, const int *scounts, const int *sdispls, MPI_Datatype stype, void *rbuf,

@@ -12,10 +12,8 @@ int cm_inter_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm com
 {
     struct cm_ic ic;
     int rc;
-    if ((rc = cm_ic_get(comm, "MPI_Bcast", &ic)) || (rc = cm_ic_root(&ic, root)))
+    if (cm_ic_rooted(comm, "MPI_Bcast", root, &ic, &rc))
         return rc;
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
     if ((rc = api_count_type_buf(comm, ic.call, buf, count, dt, "buffer")))
         return rc;
     if (root == MPI_ROOT)
@@ -31,10 +29,8 @@ int cm_inter_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MP
 {
     struct cm_ic ic;
     int rc;
-    if ((rc = cm_ic_get(comm, "MPI_Reduce", &ic)) || (rc = cm_ic_root(&ic, root)))
+    if (cm_ic_rooted(comm, "MPI_Reduce", root, &ic, &rc))
         return rc;
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
     if ((rc = cm_ic_no_in_place(&ic, sbuf, rbuf)) || (rc = api_count(comm, ic.call, count, "count")) ||
         (rc = api_type(comm, ic.call, dt, "datatype")) || (rc = api_op(comm, ic.call, op, dt)))
         return rc;
@@ -88,10 +84,8 @@ static int rooted(const char *call, int gather, const void *sbuf, int scount, MP
 {
     struct cm_ic ic;
     int rc;
-    if ((rc = cm_ic_get(comm, call, &ic)) || (rc = cm_ic_root(&ic, root)))
+    if (cm_ic_rooted(comm, call, root, &ic, &rc))
         return rc;
-    if (root == MPI_PROC_NULL)
-        return MPI_SUCCESS;
     if ((rc = cm_ic_no_in_place(&ic, sbuf, rbuf)))
         return rc;
     void *buf = gather ? rbuf : (void *)sbuf;

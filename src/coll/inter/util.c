@@ -114,6 +114,13 @@ void cm_ic_op(const struct cm_ic *ic, MPI_Op op)
         pending_word(ic->comm, NULL, op);
 }
 
+int cm_ic_rooted(MPI_Comm comm, const char *call, int root, struct cm_ic *ic, int *rc)
+{
+    if ((*rc = cm_ic_get(comm, call, ic)) || (*rc = cm_ic_root(ic, root)))
+        return 1;
+    return root == MPI_PROC_NULL;
+}
+
 int cm_ic_root(const struct cm_ic *ic, int root)
 {
     if (root == MPI_ROOT || root == MPI_PROC_NULL || (root >= 0 && root < ic->rsize)) {

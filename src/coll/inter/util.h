@@ -37,6 +37,10 @@ int cm_ic_get(MPI_Comm comm, const char *call, struct cm_ic *ic);
 void cm_ic_op(const struct cm_ic *ic, MPI_Op op);
 /* root: MPI_ROOT, MPI_PROC_NULL, or a remote rank. */
 int cm_ic_root(const struct cm_ic *ic, int root);
+/* A rooted call's start (cm_ic_get, cm_ic_root): 1 when the call is over
+ * already, *rc its result (an error, or success for MPI_PROC_NULL, which
+ * takes no part); else 0 with *rc 0. */
+int cm_ic_rooted(MPI_Comm comm, const char *call, int root, struct cm_ic *ic, int *rc);
 /* Post a send of s[j] (s non-NULL) and a receive into r[j] (r non-NULL)
  * for every remote rank j; wait for all.  0 or the error of point-to-point. */
 int cm_ic_swap(const struct cm_ic *ic, const struct cm_blk *s, const struct cm_blk *r);
