@@ -19,10 +19,7 @@
 int cm_File_get_size(MPI_File fh, MPI_Offset *size)
 {
     static const char call[] = "MPI_File_get_size";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!size)
         return cm_io_error(f, MPI_ERR_ARG, call, "size is NULL");
     struct stat sb;
@@ -35,10 +32,7 @@ int cm_File_get_size(MPI_File fh, MPI_Offset *size)
 /* set_size and preallocate: grow: 1 for preallocate (never shrinks). */
 static int resize(MPI_File fh, MPI_Offset size, int grow, const char *call)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (size < 0)
         return cm_io_error(f, MPI_ERR_ARG, call, "negative size %lld", (long long)size);
     if (f->amode & MPI_MODE_RDONLY)
@@ -72,10 +66,7 @@ int cm_File_preallocate(MPI_File fh, MPI_Offset size)
 int cm_File_sync(MPI_File fh)
 {
     static const char call[] = "MPI_File_sync";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is pending", f->split_call);
     if (!(f->amode & MPI_MODE_RDONLY) && fsync(f->fd))
@@ -86,10 +77,7 @@ int cm_File_sync(MPI_File fh)
 int cm_File_set_atomicity(MPI_File fh, int flag)
 {
     static const char call[] = "MPI_File_set_atomicity";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     int mine[2] = { !!flag, !flag }, all[2];
     PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, f->comm);
     if (all[0] && all[1])
@@ -101,10 +89,7 @@ int cm_File_set_atomicity(MPI_File fh, int flag)
 int cm_File_get_atomicity(MPI_File fh, int *flag)
 {
     static const char call[] = "MPI_File_get_atomicity";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!flag)
         return cm_io_error(f, MPI_ERR_ARG, call, "flag is NULL");
     *flag = f->atomic;
@@ -114,10 +99,7 @@ int cm_File_get_atomicity(MPI_File fh, int *flag)
 int cm_File_get_amode(MPI_File fh, int *amode)
 {
     static const char call[] = "MPI_File_get_amode";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!amode)
         return cm_io_error(f, MPI_ERR_ARG, call, "amode is NULL");
     *amode = f->amode;
@@ -127,10 +109,7 @@ int cm_File_get_amode(MPI_File fh, int *amode)
 int cm_File_get_group(MPI_File fh, MPI_Group *group)
 {
     static const char call[] = "MPI_File_get_group";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!group)
         return cm_io_error(f, MPI_ERR_ARG, call, "group is NULL");
     return PMPI_Comm_group(f->comm, group);
@@ -141,10 +120,7 @@ int cm_File_get_group(MPI_File fh, MPI_Group *group)
 int cm_File_set_info(MPI_File fh, MPI_Info info)
 {
     static const char call[] = "MPI_File_set_info";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
     int n;
@@ -164,10 +140,7 @@ int cm_File_set_info(MPI_File fh, MPI_Info info)
 int cm_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
     static const char call[] = "MPI_File_get_info";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!info_used)
         return cm_io_error(f, MPI_ERR_ARG, call, "info_used is NULL");
     return PMPI_Info_dup(f->info, info_used);

@@ -58,10 +58,7 @@ static int ordered_pos(struct cm_file *f, const char *call, int rc, MPI_Offset m
 static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
               MPI_Count count, MPI_Datatype dt, MPI_Status *st)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if ((how == AT || how == INDIV) && (f->amode & MPI_MODE_SEQUENTIAL))
         return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call,
                            "the file was opened MPI_MODE_SEQUENTIAL: only the shared file pointer may be used");
@@ -88,10 +85,7 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
 static int irw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
                MPI_Count count, MPI_Datatype dt, MPI_Request *request)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!request)
         return cm_io_error(f, MPI_ERR_REQUEST, call, "request pointer is NULL");
     MPI_Status st;
@@ -106,10 +100,7 @@ static int irw(MPI_File fh, const char *call, int write, enum how how, MPI_Offse
 static int split_begin(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
                        MPI_Count count, MPI_Datatype dt)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is still pending: one split collective per file at a time",
                            f->split_call);
@@ -121,10 +112,7 @@ static int split_begin(MPI_File fh, const char *call, int write, enum how how, M
 
 static int split_end(MPI_File fh, const char *call, const char *begin, MPI_Status *st)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!f->split_call || strcmp(f->split_call, begin))
         return cm_io_error(f, MPI_ERR_OTHER, call, "no %s is pending%s%s", begin,
                            f->split_call ? " (pending: " : "", f->split_call ? f->split_call : "");
