@@ -86,24 +86,25 @@ int cm_File_set_atomicity(MPI_File fh, int flag)
     return MPI_SUCCESS;
 }
 
+/* get_atomicity and get_amode: one int of the file into *out (what: its
+ * argument's name). */
+static int get_int(MPI_File fh, const char *call, const char *what, int amode, int *out)
+{
+    CM_IO_FILE(f, fh, call, rc);
+    if (!out)
+        return cm_io_error(f, MPI_ERR_ARG, call, "%s is NULL", what);
+    *out = amode ? f->amode : f->atomic;
+    return MPI_SUCCESS;
+}
+
 int cm_File_get_atomicity(MPI_File fh, int *flag)
 {
-    static const char call[] = "MPI_File_get_atomicity";
-    CM_IO_FILE(f, fh, call, rc);
-    if (!flag)
-        return cm_io_error(f, MPI_ERR_ARG, call, "flag is NULL");
-    *flag = f->atomic;
-    return MPI_SUCCESS;
+    return get_int(fh, "MPI_File_get_atomicity", "flag", 0, flag);
 }
 
 int cm_File_get_amode(MPI_File fh, int *amode)
 {
-    static const char call[] = "MPI_File_get_amode";
-    CM_IO_FILE(f, fh, call, rc);
-    if (!amode)
-        return cm_io_error(f, MPI_ERR_ARG, call, "amode is NULL");
-    *amode = f->amode;
-    return MPI_SUCCESS;
+    return get_int(fh, "MPI_File_get_amode", "amode", 1, amode);
 }
 
 int cm_File_get_group(MPI_File fh, MPI_Group *group)
