@@ -86,34 +86,36 @@ int cm_File_set_atomicity(MPI_File fh, int flag)
     return MPI_SUCCESS;
 }
 
-/* get_atomicity and get_amode: one int of the file into *out (what: its
- * argument's name). */
-static int get_int(MPI_File fh, const char *call, const char *what, int amode, int *out)
+/* The getters: what of the file into *out (name: the argument's name). */
+enum what { ATOMICITY, AMODE, GROUP, INFO };
+
+static int get(MPI_File fh, const char *call, const char *name, enum what what, void *out)
 {
     CM_IO_FILE(f, fh, call, rc);
     if (!out)
-        return cm_io_error(f, MPI_ERR_ARG, call, "%s is NULL", what);
-    *out = amode ? f->amode : f->atomic;
+        return cm_io_error(f, MPI_ERR_ARG, call, "%s is NULL", name);
+    switch (what) {
+    case ATOMICITY: *(int *)out = f->atomic; break;
+    case AMODE: *(int *)out = f->amode; break;
+    case GROUP: return PMPI_Comm_group(f->comm, out);
+    case INFO: return PMPI_Info_dup(f->info, out);
+    }
     return MPI_SUCCESS;
 }
 
 int cm_File_get_atomicity(MPI_File fh, int *flag)
 {
-    return get_int(fh, "MPI_File_get_atomicity", "flag", 0, flag);
+    return get(fh, "MPI_File_get_atomicity", "flag", ATOMICITY, flag);
 }
 
 int cm_File_get_amode(MPI_File fh, int *amode)
 {
-    return get_int(fh, "MPI_File_get_amode", "amode", 1, amode);
+    return get(fh, "MPI_File_get_amode", "amode", AMODE, amode);
 }
 
 int cm_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    static const char call[] = "MPI_File_get_group";
-    CM_IO_FILE(f, fh, call, rc);
-    if (!group)
-        return cm_io_error(f, MPI_ERR_ARG, call, "group is NULL");
-    return PMPI_Comm_group(f->comm, group);
+    return get(fh, "MPI_File_get_group", "group", GROUP, group);
 }
 
 /* Hints are kept as given (every key accepted; none changes what the
@@ -140,9 +142,5 @@ int cm_File_set_info(MPI_File fh, MPI_Info info)
 
 int cm_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    static const char call[] = "MPI_File_get_info";
-    CM_IO_FILE(f, fh, call, rc);
-    if (!info_used)
-        return cm_io_error(f, MPI_ERR_ARG, call, "info_used is NULL");
-    return PMPI_Info_dup(f->info, info_used);
+    return get(fh, "MPI_File_get_info", "info_used", INFO, info_used);
 }
