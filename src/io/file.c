@@ -154,13 +154,18 @@ static MPI_Errhandler *slot_of(MPI_File fh, const char *call, int *rc)
     return f ? &f->errh : NULL;
 }
 
+/* The prologue of the handler calls: rc, and slot, the handler fh uses;
+ * returns rc when there is none. */
+#define SLOT_OF(slot, fh, call, rc)                                                                    \
+    int rc;                                                                                            \
+    MPI_Errhandler *slot = slot_of(fh, call, &rc);                                                     \
+    if (!slot)                                                                                         \
+        return rc
+
 int cm_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 {
     static const char call[] = "MPI_File_set_errhandler";
-    int rc;
-    MPI_Errhandler *slot = slot_of(file, call, &rc);
-    if (!slot)
-        return rc;
+    SLOT_OF(slot, file, call, rc);
     if (!cm_errh_valid(errhandler) || errhandler == MPI_ERRHANDLER_NULL)
         return cm_error_on(*slot, &file, MPI_ERR_ARG, call, "invalid error handler %ld",
                            (long)(intptr_t)errhandler);
@@ -171,10 +176,7 @@ int cm_File_set_errhandler(MPI_File file, MPI_Errhandler errhandler)
 int cm_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 {
     static const char call[] = "MPI_File_get_errhandler";
-    int rc;
-    MPI_Errhandler *slot = slot_of(file, call, &rc);
-    if (!slot)
-        return rc;
+    SLOT_OF(slot, file, call, rc);
     if (!errhandler)
         return cm_error_on(*slot, &file, MPI_ERR_ARG, call, "errhandler is NULL");
     cm_errh_retain(*slot);   /* the caller frees the returned handle */
@@ -185,10 +187,7 @@ int cm_File_get_errhandler(MPI_File file, MPI_Errhandler *errhandler)
 int cm_File_call_errhandler(MPI_File fh, int errorcode)
 {
     static const char call[] = "MPI_File_call_errhandler";
-    int rc;
-    MPI_Errhandler *slot = slot_of(fh, call, &rc);
-    if (!slot)
-        return rc;
+    SLOT_OF(slot, fh, call, rc);
     cm_error_on(*slot, &fh, errorcode, call, "error code %d raised by the program", errorcode);
     return MPI_SUCCESS;
 }

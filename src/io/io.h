@@ -56,6 +56,13 @@ struct cm_file {
 /* Table (file.c).  cm_io_lookup: the file of fh, or NULL after raising
  * MPI_ERR_FILE on MPI_FILE_NULL's handler (rc gets the class). */
 struct cm_file *cm_io_lookup(MPI_File fh, const char *call, int *rc);
+/* The prologue of every call on an open file: declares rc and f, the file
+ * of fh, and returns rc (the class cm_io_lookup raised) when fh names none. */
+#define CM_IO_FILE(f, fh, call, rc)                                                                    \
+    int rc;                                                                                            \
+    struct cm_file *f = cm_io_lookup(fh, call, &rc);                                                   \
+    if (!f)                                                                                            \
+        return rc
 MPI_File cm_io_register(struct cm_file *f);
 void cm_io_unregister(struct cm_file *f);
 

@@ -19,10 +19,7 @@
 int cm_File_get_size(MPI_File fh, MPI_Offset *size)
 {
     static const char call[] = "MPI_File_get_size";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!size)
         return cm_io_error(f, MPI_ERR_ARG, call, "size is NULL");
     struct stat sb;
@@ -35,10 +32,7 @@ int cm_File_get_size(MPI_File fh, MPI_Offset *size)
 /* set_size and preallocate: grow: 1 for preallocate (never shrinks). */
 static int resize(MPI_File fh, MPI_Offset size, int grow, const char *call)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (size < 0)
         return cm_io_error(f, MPI_ERR_ARG, call, "negative size %lld", (long long)size);
     if (f->amode & MPI_MODE_RDONLY)
@@ -72,10 +66,7 @@ int cm_File_preallocate(MPI_File fh, MPI_Offset size)
 int cm_File_sync(MPI_File fh)
 {
     static const char call[] = "MPI_File_sync";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is pending", f->split_call);
     if (!(f->amode & MPI_MODE_RDONLY) && fsync(f->fd))
@@ -86,10 +77,7 @@ int cm_File_sync(MPI_File fh)
 int cm_File_set_atomicity(MPI_File fh, int flag)
 {
     static const char call[] = "MPI_File_set_atomicity";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     int mine[2] = { !!flag, !flag }, all[2];
     PMPI_Allreduce(mine, all, 2, MPI_INT, MPI_MAX, f->comm);
     if (all[0] && all[1])
@@ -98,42 +86,36 @@ int cm_File_set_atomicity(MPI_File fh, int flag)
     return MPI_SUCCESS;
 }
 
+/* The getters: what of the file into *out (name: the argument's name). */
+enum what { ATOMICITY, AMODE, GROUP, INFO };
+
+static int get(MPI_File fh, const char *call, const char *name, enum what what, void *out)
+{
+    CM_IO_FILE(f, fh, call, rc);
+    if (!out)
+        return cm_io_error(f, MPI_ERR_ARG, call, "%s is NULL", name);
+    switch (what) {
+    case ATOMICITY: *(int *)out = f->atomic; break;
+    case AMODE: *(int *)out = f->amode; break;
+    case GROUP: return PMPI_Comm_group(f->comm, out);
+    case INFO: return PMPI_Info_dup(f->info, out);
+    }
+    return MPI_SUCCESS;
+}
+
 int cm_File_get_atomicity(MPI_File fh, int *flag)
 {
-    static const char call[] = "MPI_File_get_atomicity";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
-    if (!flag)
-        return cm_io_error(f, MPI_ERR_ARG, call, "flag is NULL");
-    *flag = f->atomic;
-    return MPI_SUCCESS;
+    return get(fh, "MPI_File_get_atomicity", "flag", ATOMICITY, flag);
 }
 
 int cm_File_get_amode(MPI_File fh, int *amode)
 {
-    static const char call[] = "MPI_File_get_amode";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
-    if (!amode)
-        return cm_io_error(f, MPI_ERR_ARG, call, "amode is NULL");
-    *amode = f->amode;
-    return MPI_SUCCESS;
+    return get(fh, "MPI_File_get_amode", "amode", AMODE, amode);
 }
 
 int cm_File_get_group(MPI_File fh, MPI_Group *group)
 {
-    static const char call[] = "MPI_File_get_group";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
-    if (!group)
-        return cm_io_error(f, MPI_ERR_ARG, call, "group is NULL");
-    return PMPI_Comm_group(f->comm, group);
+    return get(fh, "MPI_File_get_group", "group", GROUP, group);
 }
 
 /* Hints are kept as given (every key accepted; none changes what the
@@ -141,10 +123,7 @@ int cm_File_get_group(MPI_File fh, MPI_Group *group)
 int cm_File_set_info(MPI_File fh, MPI_Info info)
 {
     static const char call[] = "MPI_File_set_info";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (info == MPI_INFO_NULL)
         return MPI_SUCCESS;
     int n;
@@ -163,12 +142,5 @@ int cm_File_set_info(MPI_File fh, MPI_Info info)
 
 int cm_File_get_info(MPI_File fh, MPI_Info *info_used)
 {
-    static const char call[] = "MPI_File_get_info";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
-    if (!info_used)
-        return cm_io_error(f, MPI_ERR_ARG, call, "info_used is NULL");
-    return PMPI_Info_dup(f->info, info_used);
+    return get(fh, "MPI_File_get_info", "info_used", INFO, info_used);
 }

@@ -178,12 +178,9 @@ int cm_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, 
 int cm_File_close(MPI_File *fh)
 {
     static const char call[] = "MPI_File_close";
-    int rc;
     if (!fh)
         return cm_io_error_null(MPI_ERR_ARG, call, "fh is NULL");
-    struct cm_file *f = cm_io_lookup(*fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, *fh, call, rc);
     /* Every rank has closed before rank 0 deletes. */
     int cls = close(f->fd) ? cm_io_errno_class(errno) : MPI_SUCCESS;
     int err = errno;

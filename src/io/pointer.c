@@ -69,10 +69,7 @@ int cm_io_seek_target(struct cm_file *f, const char *call, MPI_Offset offset, in
 int cm_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 {
     static const char call[] = "MPI_File_seek";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (f->amode & MPI_MODE_SEQUENTIAL)
         return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call, "the file was opened MPI_MODE_SEQUENTIAL");
     return cm_io_seek_target(f, call, offset, whence, f->pos, &f->pos);
@@ -81,10 +78,7 @@ int cm_File_seek(MPI_File fh, MPI_Offset offset, int whence)
 /* The individual or the shared file pointer (shared.c), in etypes. */
 static int position(MPI_File fh, const char *call, int shared, MPI_Offset *offset)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!offset)
         return cm_io_error(f, MPI_ERR_ARG, call, "offset is NULL");
     *offset = shared ? __atomic_load_n(f->shared, __ATOMIC_SEQ_CST) : f->pos;

@@ -58,10 +58,7 @@ static int ordered_pos(struct cm_file *f, const char *call, int rc, MPI_Offset m
 static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
               MPI_Count count, MPI_Datatype dt, MPI_Status *st)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if ((how == AT || how == INDIV) && (f->amode & MPI_MODE_SEQUENTIAL))
         return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call,
                            "the file was opened MPI_MODE_SEQUENTIAL: only the shared file pointer may be used");
@@ -88,10 +85,7 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
 static int irw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
                MPI_Count count, MPI_Datatype dt, MPI_Request *request)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!request)
         return cm_io_error(f, MPI_ERR_REQUEST, call, "request pointer is NULL");
     MPI_Status st;
@@ -106,10 +100,7 @@ static int irw(MPI_File fh, const char *call, int write, enum how how, MPI_Offse
 static int split_begin(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
                        MPI_Count count, MPI_Datatype dt)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is still pending: one split collective per file at a time",
                            f->split_call);
@@ -121,10 +112,7 @@ static int split_begin(MPI_File fh, const char *call, int write, enum how how, M
 
 static int split_end(MPI_File fh, const char *call, const char *begin, MPI_Status *st)
 {
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!f->split_call || strcmp(f->split_call, begin))
         return cm_io_error(f, MPI_ERR_OTHER, call, "no %s is pending%s%s", begin,
                            f->split_call ? " (pending: " : "", f->split_call ? f->split_call : "");
@@ -136,71 +124,39 @@ static int split_end(MPI_File fh, const char *call, const char *begin, MPI_Statu
 
 /* ---- the entry points --------------------------------------------------- */
 
-/* Name: the call without MPI_File_; W: write; HOW: the position. */
+/* Name: the call without MPI_File_; W: write; HOW: the position.  The
+ * explicit-offset forms take an offset argument, the others position 0
+ * (unused): HOW##_PARAM and HOW##_ARG. */
 #define CALL(Name) "MPI_File_" #Name
-#define RW_POINTER(Name, W, HOW, BUF)                                                                  \
-    int cm_File_##Name##_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype, MPI_Status *status) \
+#define AT_PARAM MPI_Offset offset,
+#define AT_ARG offset
+#define INDIV_PARAM
+#define INDIV_ARG 0
+#define SHARED_PARAM
+#define SHARED_ARG 0
+#define ORDERED_PARAM
+#define ORDERED_ARG 0
+/* A blocking (Fn rw, Last MPI_Status *) or nonblocking (irw, MPI_Request *)
+ * access, plain and _c. */
+#define ACCESS(Fn, Name, W, HOW, BUF, Last, last)                                                      \
+    int cm_File_##Name##_c(MPI_File fh, HOW##_PARAM BUF buf, MPI_Count count, MPI_Datatype datatype, Last last) \
     {                                                                                                  \
-        return rw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, status);                    \
+        return Fn(fh, CALL(Name), W, HOW, HOW##_ARG, (void *)buf, count, datatype, last);              \
     }                                                                                                  \
-    int cm_File_##Name(MPI_File fh, BUF buf, int count, MPI_Datatype datatype, MPI_Status *status)     \
+    int cm_File_##Name(MPI_File fh, HOW##_PARAM BUF buf, int count, MPI_Datatype datatype, Last last)  \
     {                                                                                                  \
-        return rw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, status);                    \
+        return Fn(fh, CALL(Name), W, HOW, HOW##_ARG, (void *)buf, count, datatype, last);              \
     }
-#define RW_AT(Name, W, BUF)                                                                            \
-    int cm_File_##Name##_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count, MPI_Datatype datatype, \
-                           MPI_Status *status)                                                         \
+#define RW(Name, W, HOW, BUF) ACCESS(rw, Name, W, HOW, BUF, MPI_Status *, status)
+#define IRW(Name, W, HOW, BUF) ACCESS(irw, Name, W, HOW, BUF, MPI_Request *, request)
+#define SPLIT(Name, W, HOW, BUF)                                                                       \
+    int cm_File_##Name##_begin_c(MPI_File fh, HOW##_PARAM BUF buf, MPI_Count count, MPI_Datatype datatype) \
     {                                                                                                  \
-        return rw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, status);                \
+        return split_begin(fh, CALL(Name##_begin), W, HOW, HOW##_ARG, (void *)buf, count, datatype);   \
     }                                                                                                  \
-    int cm_File_##Name(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype,      \
-                       MPI_Status *status)                                                             \
+    int cm_File_##Name##_begin(MPI_File fh, HOW##_PARAM BUF buf, int count, MPI_Datatype datatype)     \
     {                                                                                                  \
-        return rw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, status);                \
-    }
-#define IRW_POINTER(Name, W, HOW, BUF)                                                                 \
-    int cm_File_##Name##_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype, MPI_Request *request) \
-    {                                                                                                  \
-        return irw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, request);                  \
-    }                                                                                                  \
-    int cm_File_##Name(MPI_File fh, BUF buf, int count, MPI_Datatype datatype, MPI_Request *request)   \
-    {                                                                                                  \
-        return irw(fh, CALL(Name), W, HOW, 0, (void *)buf, count, datatype, request);                  \
-    }
-#define IRW_AT(Name, W, BUF)                                                                           \
-    int cm_File_##Name##_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count, MPI_Datatype datatype, \
-                           MPI_Request *request)                                                       \
-    {                                                                                                  \
-        return irw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, request);              \
-    }                                                                                                  \
-    int cm_File_##Name(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype,      \
-                       MPI_Request *request)                                                           \
-    {                                                                                                  \
-        return irw(fh, CALL(Name), W, AT, offset, (void *)buf, count, datatype, request);              \
-    }
-#define SPLIT_POINTER(Name, W, HOW, BUF)                                                               \
-    int cm_File_##Name##_begin_c(MPI_File fh, BUF buf, MPI_Count count, MPI_Datatype datatype)         \
-    {                                                                                                  \
-        return split_begin(fh, CALL(Name##_begin), W, HOW, 0, (void *)buf, count, datatype);           \
-    }                                                                                                  \
-    int cm_File_##Name##_begin(MPI_File fh, BUF buf, int count, MPI_Datatype datatype)                 \
-    {                                                                                                  \
-        return split_begin(fh, CALL(Name##_begin), W, HOW, 0, (void *)buf, count, datatype);           \
-    }                                                                                                  \
-    int cm_File_##Name##_end(MPI_File fh, BUF buf, MPI_Status *status)                                 \
-    {                                                                                                  \
-        (void)buf;                                                                                     \
-        return split_end(fh, CALL(Name##_end), CALL(Name##_begin), status);                            \
-    }
-#define SPLIT_AT(Name, W, BUF)                                                                         \
-    int cm_File_##Name##_begin_c(MPI_File fh, MPI_Offset offset, BUF buf, MPI_Count count,             \
-                                 MPI_Datatype datatype)                                                \
-    {                                                                                                  \
-        return split_begin(fh, CALL(Name##_begin), W, AT, offset, (void *)buf, count, datatype);       \
-    }                                                                                                  \
-    int cm_File_##Name##_begin(MPI_File fh, MPI_Offset offset, BUF buf, int count, MPI_Datatype datatype) \
-    {                                                                                                  \
-        return split_begin(fh, CALL(Name##_begin), W, AT, offset, (void *)buf, count, datatype);       \
+        return split_begin(fh, CALL(Name##_begin), W, HOW, HOW##_ARG, (void *)buf, count, datatype);   \
     }                                                                                                  \
     int cm_File_##Name##_end(MPI_File fh, BUF buf, MPI_Status *status)                                 \
     {                                                                                                  \
@@ -208,33 +164,33 @@ static int split_end(MPI_File fh, const char *call, const char *begin, MPI_Statu
         return split_end(fh, CALL(Name##_end), CALL(Name##_begin), status);                            \
     }
 
-RW_AT(read_at, 0, void *)
-RW_AT(write_at, 1, const void *)
-RW_AT(read_at_all, 0, void *)
-RW_AT(write_at_all, 1, const void *)
-RW_POINTER(read, 0, INDIV, void *)
-RW_POINTER(write, 1, INDIV, const void *)
-RW_POINTER(read_all, 0, INDIV, void *)
-RW_POINTER(write_all, 1, INDIV, const void *)
-RW_POINTER(read_shared, 0, SHARED, void *)
-RW_POINTER(write_shared, 1, SHARED, const void *)
-RW_POINTER(read_ordered, 0, ORDERED, void *)
-RW_POINTER(write_ordered, 1, ORDERED, const void *)
+RW(read_at, 0, AT, void *)
+RW(write_at, 1, AT, const void *)
+RW(read_at_all, 0, AT, void *)
+RW(write_at_all, 1, AT, const void *)
+RW(read, 0, INDIV, void *)
+RW(write, 1, INDIV, const void *)
+RW(read_all, 0, INDIV, void *)
+RW(write_all, 1, INDIV, const void *)
+RW(read_shared, 0, SHARED, void *)
+RW(write_shared, 1, SHARED, const void *)
+RW(read_ordered, 0, ORDERED, void *)
+RW(write_ordered, 1, ORDERED, const void *)
 
-IRW_AT(iread_at, 0, void *)
-IRW_AT(iwrite_at, 1, const void *)
-IRW_AT(iread_at_all, 0, void *)
-IRW_AT(iwrite_at_all, 1, const void *)
-IRW_POINTER(iread, 0, INDIV, void *)
-IRW_POINTER(iwrite, 1, INDIV, const void *)
-IRW_POINTER(iread_all, 0, INDIV, void *)
-IRW_POINTER(iwrite_all, 1, INDIV, const void *)
-IRW_POINTER(iread_shared, 0, SHARED, void *)
-IRW_POINTER(iwrite_shared, 1, SHARED, const void *)
+IRW(iread_at, 0, AT, void *)
+IRW(iwrite_at, 1, AT, const void *)
+IRW(iread_at_all, 0, AT, void *)
+IRW(iwrite_at_all, 1, AT, const void *)
+IRW(iread, 0, INDIV, void *)
+IRW(iwrite, 1, INDIV, const void *)
+IRW(iread_all, 0, INDIV, void *)
+IRW(iwrite_all, 1, INDIV, const void *)
+IRW(iread_shared, 0, SHARED, void *)
+IRW(iwrite_shared, 1, SHARED, const void *)
 
-SPLIT_AT(read_at_all, 0, void *)
-SPLIT_AT(write_at_all, 1, const void *)
-SPLIT_POINTER(read_all, 0, INDIV, void *)
-SPLIT_POINTER(write_all, 1, INDIV, const void *)
-SPLIT_POINTER(read_ordered, 0, ORDERED, void *)
-SPLIT_POINTER(write_ordered, 1, ORDERED, const void *)
+SPLIT(read_at_all, 0, AT, void *)
+SPLIT(write_at_all, 1, AT, const void *)
+SPLIT(read_all, 0, INDIV, void *)
+SPLIT(write_all, 1, INDIV, const void *)
+SPLIT(read_ordered, 0, ORDERED, void *)
+SPLIT(write_ordered, 1, ORDERED, const void *)

@@ -40,10 +40,7 @@ void cm_io_shared_close(struct cm_file *f)
 int cm_File_seek_shared(MPI_File fh, MPI_Offset offset, int whence)
 {
     static const char call[] = "MPI_File_seek_shared";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     long long mine[4] = { offset, -offset, whence, -whence }, all[4];
     PMPI_Allreduce(mine, all, 4, MPI_LONG_LONG, MPI_MAX, f->comm);
     if (all[0] != -all[1] || all[2] != -all[3])

@@ -136,10 +136,7 @@ int cm_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
                      const char *datarep, MPI_Info info)
 {
     static const char call[] = "MPI_File_set_view";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is pending (call its _end first)", f->split_call);
     /* Every rank learns of an error anywhere: the view is the group's. */
@@ -174,10 +171,7 @@ static int type_out(MPI_Datatype dt, MPI_Datatype *out)
 int cm_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Datatype *filetype, char *datarep)
 {
     static const char call[] = "MPI_File_get_view";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!disp || !etype || !filetype || !datarep)
         return cm_io_error(f, MPI_ERR_ARG, call, "an output argument is NULL");
     *disp = f->disp;
@@ -190,10 +184,7 @@ int cm_File_get_view(MPI_File fh, MPI_Offset *disp, MPI_Datatype *etype, MPI_Dat
 int cm_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 {
     static const char call[] = "MPI_File_get_byte_offset";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     if (!disp)
         return cm_io_error(f, MPI_ERR_ARG, call, "disp is NULL");
     if (offset < 0)
@@ -209,10 +200,7 @@ int cm_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 int cm_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
     static const char call[] = "MPI_File_get_type_extent";
-    int rc;
-    struct cm_file *f = cm_io_lookup(fh, call, &rc);
-    if (!f)
-        return rc;
+    CM_IO_FILE(f, fh, call, rc);
     const struct cm_datatype *t = cm_dt_lookup(datatype);
     if (!t)
         return cm_io_error(f, MPI_ERR_TYPE, call, "invalid datatype");

@@ -29,11 +29,9 @@ static long long posix_size(const char *p)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    MPI_Comm_size(MPI_COMM_WORLD, &size);
     char dir[64] = "/tmp/cm_io_basicXXXXXX", path[128];
-    io_test_dir(dir, sizeof dir);
+    io_test_init(&argc, &argv, dir, sizeof dir);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
     snprintf(path, sizeof path, "%s/f", dir);
 
     MPI_Info info;

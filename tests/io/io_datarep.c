@@ -39,10 +39,8 @@ static int extent_fn(MPI_Datatype dt, MPI_Aint *extent, void *extra)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char dir[64] = "/tmp/cm_io_datarepXXXXXX", path[128];
-    io_test_dir(dir, sizeof dir);
+    io_test_init(&argc, &argv, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/f", dir);
 
     /* Each rank's block: N ints, N doubles, N records (2+4+8 packed bytes). */

@@ -53,10 +53,8 @@ static void on_error(MPI_File *fh, int *code, ...)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char dir[64] = "/tmp/cm_io_errorsXXXXXX", path[128], missing[128], ro[128];
-    io_test_dir(dir, sizeof dir);
+    io_test_init(&argc, &argv, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/data", dir);
     snprintf(missing, sizeof missing, "%s/missing", dir);
     snprintf(ro, sizeof ro, "%s/readonly", dir);

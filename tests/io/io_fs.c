@@ -28,10 +28,8 @@ static void expect_class(int rc, int want, const char *what, const char *text)
 
 int main(int argc, char **argv)
 {
-    MPI_Init(&argc, &argv);
-    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     char dir[64] = "/tmp/cm_io_fsXXXXXX", path[128];
-    io_test_dir(dir, sizeof dir);
+    io_test_init(&argc, &argv, dir, sizeof dir);
     snprintf(path, sizeof path, "%s/f", dir);
     static char big[128 << 10];
     memset(big, 'x', sizeof big);

@@ -122,6 +122,42 @@ static long model_map(const struct model *m, long d, long v)
     return -1;
 }
 
+/* One access of buf through the view, writing or reading, in form form:
+ * 0 X_at, 1 X_at_all, 2 seek + X, 3 seek + X_all, 4 iX_at + wait,
+ * 5 seek + iX_all + wait, 6 (and above) the split X_at_all_begin/_end. */
+static int access_form(MPI_File fh, int write, int form, long start, void *buf, int count, MPI_Datatype t,
+                       MPI_Status *st)
+{
+    MPI_Request req;
+    int rc;
+    if (form == 2 || form == 3 || form == 5)
+        MPI_File_seek(fh, start, MPI_SEEK_SET);
+    switch (form) {
+    case 0:
+        return write ? MPI_File_write_at(fh, start, buf, count, t, st) : MPI_File_read_at(fh, start, buf, count, t, st);
+    case 1:
+        return write ? MPI_File_write_at_all(fh, start, buf, count, t, st)
+                     : MPI_File_read_at_all(fh, start, buf, count, t, st);
+    case 2: return write ? MPI_File_write(fh, buf, count, t, st) : MPI_File_read(fh, buf, count, t, st);
+    case 3: return write ? MPI_File_write_all(fh, buf, count, t, st) : MPI_File_read_all(fh, buf, count, t, st);
+    case 4:
+        rc = write ? MPI_File_iwrite_at(fh, start, buf, count, t, &req)
+                   : MPI_File_iread_at(fh, start, buf, count, t, &req);
+        break;
+    case 5:
+        rc = write ? MPI_File_iwrite_all(fh, buf, count, t, &req) : MPI_File_iread_all(fh, buf, count, t, &req);
+        break;
+    default:
+        rc = write ? MPI_File_write_at_all_begin(fh, start, buf, count, t)
+                   : MPI_File_read_at_all_begin(fh, start, buf, count, t);
+        if (!rc)
+            rc = write ? MPI_File_write_at_all_end(fh, buf, st) : MPI_File_read_at_all_end(fh, buf, st);
+        return rc;
+    }
+    MPI_Wait(&req, st);
+    return rc;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -176,33 +212,7 @@ int main(int argc, char **argv)
         CHECK(rc == MPI_SUCCESS, "round %d: set_view rc %d", round, rc);
         long start = rnd(4);        /* etypes into the view */
         MPI_Status st;
-        MPI_Request req;
-        switch (form) {
-        case 0: rc = MPI_File_write_at(fh, start, mem, count, mtr, &st); break;
-        case 1: rc = MPI_File_write_at_all(fh, start, mem, count, mtr, &st); break;
-        case 2:
-            MPI_File_seek(fh, start, MPI_SEEK_SET);
-            rc = MPI_File_write(fh, mem, count, mtr, &st);
-            break;
-        case 3:
-            MPI_File_seek(fh, start, MPI_SEEK_SET);
-            rc = MPI_File_write_all(fh, mem, count, mtr, &st);
-            break;
-        case 4:
-            rc = MPI_File_iwrite_at(fh, start, mem, count, mtr, &req);
-            MPI_Wait(&req, &st);
-            break;
-        case 5:
-            MPI_File_seek(fh, start, MPI_SEEK_SET);
-            rc = MPI_File_iwrite_all(fh, mem, count, mtr, &req);
-            MPI_Wait(&req, &st);
-            break;
-        default:
-            rc = MPI_File_write_at_all_begin(fh, start, mem, count, mtr);
-            if (!rc)
-                rc = MPI_File_write_at_all_end(fh, mem, &st);
-            break;
-        }
+        rc = access_form(fh, 1, form, start, mem, count, mtr, &st);
         CHECK(rc == MPI_SUCCESS, "round %d form %d: write rc %d", round, form, rc);
         int got = -1;
         MPI_Get_count(&st, mtr, &got);
@@ -238,18 +248,7 @@ int main(int argc, char **argv)
 
         /* Read back through the view, another form. */
         int rform = (form + 1 + rank) % 4;
-        switch (rform) {
-        case 0: rc = MPI_File_read_at(fh, start, back, count, mtr, &st); break;
-        case 1: rc = MPI_File_read_at_all(fh, start, back, count, mtr, &st); break;
-        case 2:
-            MPI_File_seek(fh, start, MPI_SEEK_SET);
-            rc = MPI_File_read(fh, back, count, mtr, &st);
-            break;
-        default:
-            rc = MPI_File_iread_at(fh, start, back, count, mtr, &req);
-            MPI_Wait(&req, &st);
-            break;
-        }
+        rc = access_form(fh, 0, rform == 3 ? 4 : rform, start, back, count, mtr, &st);
         CHECK(rc == MPI_SUCCESS, "round %d: read rc %d", round, rc);
         MPI_Get_count(&st, mtr, &got);
         CHECK(got == count, "round %d: read count %d, expected %d", round, got, count);

@@ -33,6 +33,14 @@ static inline void io_test_dir(char *dir, int len)
     MPI_Bcast(dir, len, MPI_CHAR, 0, MPI_COMM_WORLD);
 }
 
+/* A test's start: MPI_Init, rank, and the per-run directory (io_test_dir). */
+static inline void io_test_init(int *argc, char ***argv, char *dir, int len)
+{
+    MPI_Init(argc, argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    io_test_dir(dir, len);
+}
+
 /* The failures of every rank, summed; rank 0 prints the verdict. */
 static inline int io_test_verdict(const char *name)
 {
