@@ -199,7 +199,7 @@ static struct cm_datatype *dt_or_error(MPI_Datatype dt, const char *call)
 /* The size getters: MPI_UNDEFINED where the size passes max, the largest
  * value the caller's argument holds (MPI-4.1, MPI_TYPE_SIZE; a size past
  * INT64_MAX used to come out negative in the _x form). */
-static int size_of(MPI_Datatype datatype, const char *call, size_t max, MPI_Count *size)
+static inline __attribute__((always_inline)) int size_of(MPI_Datatype datatype, const char *call, size_t max, MPI_Count *size)
 {
     struct cm_datatype *t = dt_or_error(datatype, call);
     if (!t)
@@ -282,14 +282,14 @@ static long long count_of(const struct cm_datatype *t, const MPI_Status *status)
 
 /* The int forms of the count getters: MPI_UNDEFINED where the count does
  * not fit (or was undefined already). */
-static int int_count(int rc, MPI_Count c, int *count)
+static inline __attribute__((always_inline)) int int_count(int rc, MPI_Count c, int *count)
 {
     if (rc == MPI_SUCCESS)
         *count = c > 0x7fffffff ? MPI_UNDEFINED : (int)c;
     return rc;
 }
 
-static int get_count(const MPI_Status *status, MPI_Datatype datatype, const char *call, MPI_Count *count)
+static inline __attribute__((always_inline)) int get_count(const MPI_Status *status, MPI_Datatype datatype, const char *call, MPI_Count *count)
 {
     struct cm_datatype *t;
     int rc = status_check(status, datatype, call, &t);
