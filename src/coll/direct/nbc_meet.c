@@ -34,10 +34,15 @@
  * must not wait). */
 static struct cm_direct *lane_area(MPI_Comm comm)
 {
+    /* cm_mt first: under MPI_THREAD_MULTIPLE the queue's head and busy word
+     * belong to whoever holds the area's lock (nbc_lock.c), and the lane,
+     * which never runs there, must not even read them. */
+    if (cm_mt || cm_coll_capture.on)
+        return NULL;
     struct cm_direct *s = cm_direct_recent;
     if (!s || s->comm_index != cm_comm_index(cm_comm_plain(comm)))
         s = cm_direct_peek_slow(comm);
-    return s && !s->nbc_head && !s->nbc_busy && !cm_mt && !cm_coll_capture.on ? s : NULL;
+    return s && !s->nbc_head && !s->nbc_busy ? s : NULL;
 }
 
 static int done_request(MPI_Request *request)
