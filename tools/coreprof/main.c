@@ -40,7 +40,9 @@ static void usage(FILE *f)
           "  --no-otf2    do not write the OTF2 archive\n"
           "  --timeline   write the timeline and OTF2 also for traces over 64 MB (memory grows with the trace)\n"
           "  --summary-only  statistics, matrices and pictures only (streamed: bounded memory)\n"
-          "  --no-progress   no progress line on stderr\n", f);
+          "  --no-progress   no progress line on stderr\n"
+          "       coreprof place TRACE [--topology SPEC]   predicted cost of each --map-by policy and of auto\n"
+          "       coreprof matrix DIR   the communication matrix as src,dst,bytes,count lines\n", f);
 }
 
 static int mkdir_p(const char *path)
@@ -191,6 +193,8 @@ static int report(const char *dir, const char *outdir, const cp_timeline_opts *t
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "matrix")) return cp_cmd_matrix(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "place")) return cp_cmd_place(argc, argv);
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) { usage(stdout); return 0; }
     /* `coreprof report --help` (anywhere after report): the usage, asked for. */
     for (int i = 2; argc >= 2 && !strcmp(argv[1], "report") && i < argc; i++)
