@@ -259,6 +259,8 @@ static int parse_option(struct cm_launch_opts *o, struct cm_launch_app **appp, i
     if (!strcmp(key, "h") || !strcmp(key, "help")) {
         cm_launch_usage(stdout);
         return 0;
+    } else if (!strcmp(key, "calibrate")) {
+        return cm_launch_calibrate();
     } else if (!strcmp(key, "help-env")) {
         cm_launch_help_env(stdout);
         return 0;

@@ -156,6 +156,16 @@ int cm_launch_core_in_object(const struct cm_job *job, const struct cm_launch_ob
 /* "[BBBB/....]": the usable cores, those inside set marked. */
 void cm_launch_set_map(const struct cm_machine *m, hwloc_const_cpuset_t set, char *buf, size_t len);
 
+/* capture.c: name's path beside this mpirun (else name, for PATH); run
+ * argv with its stdout on the returned stream (NULL: *err says why); end
+ * it: 0 when it exited with status 0. */
+void cm_launch_sibling(const char *name, char *buf, size_t len);
+FILE *cm_launch_capture(char *const argv[], pid_t *pid, int *err);
+int cm_launch_capture_end(FILE *f, pid_t pid);
+/* mpirun --calibrate (calibrate.c): measure this machine's levels and
+ * cache them for the cost model; returns the exit status. */
+int cm_launch_calibrate(void);
+
 /* --map-by auto:FILE (place_auto.c): read FILE's matrix.  0, or an exit
  * status after one line; *nranks gets its rank count. */
 struct cm_comm_pattern;

@@ -9,70 +9,32 @@
 #include "topo/mapper.h"
 
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
-#include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char **environ;
-
-/* The coreprof installed beside this mpirun, else "coreprof" on PATH. */
-static void coreprof_path(char *buf, size_t len)
-{
-    char self[PATH_MAX];
-    ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (n > 0) {
-        self[n] = '\0';
-        snprintf(buf, len, "%s/coreprof", dirname(self));
-        if (access(buf, X_OK) == 0)
-            return;
-    }
-    snprintf(buf, len, "coreprof");
-}
 
 static int read_trace_dir(const char *dir, struct cm_comm_pattern *p)
 {
     char prog[PATH_MAX + 16], err[256];
-    coreprof_path(prog, sizeof prog);
-    int fds[2];
-    if (pipe(fds) != 0) {
-        fprintf(stderr, "mpirun: --map-by auto:%s: pipe: %s\n", dir, strerror(errno));
-        return 1;
-    }
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_adddup2(&fa, fds[1], 1);
-    posix_spawn_file_actions_addclose(&fa, fds[0]);
-    char *argv[] = {prog, "matrix", (char *)dir, NULL};
+    int e = 0;
     pid_t pid;
-    int rc = posix_spawnp(&pid, prog, &fa, NULL, argv, environ);
-    posix_spawn_file_actions_destroy(&fa);
-    close(fds[1]);
-    if (rc != 0) {
-        close(fds[0]);
-        fprintf(stderr, "mpirun: --map-by auto:%s: cannot run %s to read the trace: %s\n", dir, prog, strerror(rc));
+    cm_launch_sibling("coreprof", prog, sizeof prog);
+    char *argv[] = {prog, "matrix", (char *)dir, NULL};
+    FILE *f = cm_launch_capture(argv, &pid, &e);
+    if (!f) {
+        fprintf(stderr, "mpirun: --map-by auto:%s: cannot run %s to read the trace: %s\n", dir, prog, strerror(e));
         return 2;
     }
-    FILE *f = fdopen(fds[0], "r");
-    int bad = !f || cm_pattern_read_csv(f, p, err, sizeof err) != 0;
-    if (f)
-        fclose(f);
-    else
-        close(fds[0]);
-    int st = 0;
-    waitpid(pid, &st, 0);
-    if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+    int bad = cm_pattern_read_csv(f, p, err, sizeof err) != 0;
+    if (cm_launch_capture_end(f, pid) != 0) {
         fprintf(stderr, "mpirun: --map-by auto:%s: '%s matrix' could not read the trace (above)\n", dir, prog);
-        cm_pattern_free(p);
+        if (!bad)
+            cm_pattern_free(p);
         return 2;
     }
     if (bad) {
         fprintf(stderr, "mpirun: --map-by auto:%s: coreprof's matrix: %s\n", dir, err);
-        cm_pattern_free(p);
         return 2;
     }
     return 0;

@@ -66,6 +66,21 @@ run bad --map-by "auto:$T/bad.csv" true; expect_rc 2 "bad CSV"; expect_err bad "
 run missing --map-by "auto:$T/nonexistent.csv" true; expect_rc 2 "missing file"; expect_err missing "No such file"
 run empty --map-by auto: true; expect_rc 2 "auto without a file"; expect_err empty "needs a file"
 
+# --calibrate: measures the levels of this machine through corempi and
+# caches them per machine; auto then says its model is calibrated.
+if [ -x "$(dirname "$MPIRUN")/corempi_calibrate" ]; then
+    mkdir "$T/cache"
+    XDG_CACHE_HOME="$T/cache" "$MPIRUN" --calibrate >"$T/cal.out" 2>&1 || fail "--calibrate failed"
+    ls "$T"/cache/corempi/calibration-*.txt >/dev/null 2>&1 || fail "--calibrate: no cache file"
+    grep -Eq "^  (L2|L3|NUMA|package|machine) +[0-9]+ +[0-9]+ ns" "$T/cal.out" || grep -q "one usable core" "$T/cal.out" ||
+        fail "--calibrate: no measured level"
+    XDG_CACHE_HOME="$T/cache" "$MPIRUN" -n 2 --map-by "auto:$T/none.csv" --report-bindings true >"$T/calx.out" 2>"$T/calx.err"
+    grep -q "matrix is for 4 ranks" "$T/calx.err" || fail "calibrated: the mismatch should still be caught"
+    printf '0,1,4096\n' >"$T/two.csv"
+    XDG_CACHE_HOME="$T/cache" "$MPIRUN" --map-by "auto:$T/two.csv" --report-bindings true >"$T/calx.out" 2>"$T/calx.err"
+    grep -q "calibrated model" "$T/calx.err" || grep -q "not bound" "$T/calx.err" || fail "auto ignores the calibration: $(cat "$T/calx.err")"
+fi
+
 # A coreprof trace directory: the matrix of a real run.
 if [ -n "${COREPROF:-}" ] && [ -n "${HEAT2D:-}" ] && [ -x "$COREPROF" ]; then
     run prof -n 4 --profile="$T/trace" "$HEAT2D" 64 50
