@@ -96,6 +96,11 @@ if [ -n "${COREPROF:-}" ] && [ -n "${HEAT2D:-}" ] && [ -x "$COREPROF" ]; then
     for p in identity ring evenodd leap2 overlap auto "mapping (rank:core)"; do
         grep -q "$p" "$T/place.out" || fail "coreprof place: no '$p': $(cat "$T/place.out")"
     done
+    # The report: placement.txt, the matrix in auto's order, both in the HTML.
+    "$COREPROF" report "$T/trace" --no-progress --no-otf2 >/dev/null 2>&1 || fail "coreprof report"
+    grep -q "^  auto " "$T/trace/report/placement.txt" || fail "report: no placement.txt"
+    [ -s "$T/trace/report/matrix_placed.png" ] || fail "report: no matrix_placed.png"
+    grep -q "<h2>Placement</h2>" "$T/trace/report/report.html" || fail "report.html: no placement section"
 fi
 shm_unchanged
 echo PASS

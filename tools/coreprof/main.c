@@ -156,6 +156,9 @@ static int report(const char *dir, const char *outdir, const cp_timeline_opts *t
         if (cp_heatmap_png(path, m.coll_bytes, m.n, "Collective bytes (logical data flow)", "receiver rank", "sender rank", "bytes") != 0) {
             fprintf(stderr, "coreprof: cannot write %s\n", path); failed = 1;
         }
+        if (cp_write_placement(&m, dir, outdir) != 0) {
+            fprintf(stderr, "coreprof: cannot write the placement (placement.txt, matrix_placed.png) in %s\n", outdir); failed = 1;
+        }
         snprintf(path, sizeof path, "%s/msgsize_hist.png", outdir);
         if (cp_histogram_png(path, m.hist_p2p, "point-to-point sends", m.hist_coll, "collective calls", 65,
                              "Message sizes") != 0) {

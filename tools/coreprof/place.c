@@ -148,3 +148,39 @@ int cp_cmd_place(int argc, char **argv)
     cm_pattern_free(&p);
     return rc;
 }
+
+/* The report's placement part: placement.txt (what `coreprof place` prints,
+ * for this machine) and matrix_placed.png, the bytes matrix with ranks in
+ * the order of the cores auto gives them, so that the pairs it keeps close
+ * gather along the diagonal.  The HTML report shows both. */
+int cp_write_placement(const cp_matrices *m, const char *trace, const char *outdir)
+{
+    struct cm_comm_pattern p;
+    struct cm_map_info info;
+    char path[4096];
+    int calibrated = 0, rc = -1;
+    if (m->n < 2 || cp_pattern_from_matrices(m, &p) != 0) return m->n < 2 ? 0 : -1;
+    int *core = malloc((size_t)p.n * sizeof *core), *order = malloc((size_t)p.n * sizeof *order);
+    double *placed = malloc((size_t)p.n * p.n * sizeof *placed);
+    if (!core || !order || !placed || cp_place_compute(&p, NULL, core, &info, &calibrated) != 0) goto out;
+    snprintf(path, sizeof path, "%s/placement.txt", outdir);
+    FILE *f = fopen(path, "w");
+    if (!f) goto out;
+    cp_place_print(f, &p, core, &info, trace, NULL, calibrated);
+    if (fclose(f) != 0) goto out;
+    int k = 0; /* ranks by core, then by rank */
+    for (int c = 0; k < p.n; c++)
+        for (int r = 0; r < p.n; r++)
+            if (core[r] == c) order[k++] = r;
+    for (int i = 0; i < p.n; i++)
+        for (int j = 0; j < p.n; j++) placed[(size_t)i * p.n + j] = p.bytes[(size_t)order[i] * p.n + order[j]];
+    snprintf(path, sizeof path, "%s/matrix_placed.png", outdir);
+    rc = cp_heatmap_png(path, placed, p.n, "Bytes (point-to-point + collective), ranks in auto's core order",
+                        "receiver, by core", "sender, by core", "bytes");
+out:
+    free(core);
+    free(order);
+    free(placed);
+    cm_pattern_free(&p);
+    return rc;
+}

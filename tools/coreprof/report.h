@@ -226,6 +226,7 @@ int  cp_cmd_place(int argc, char **argv);
 int  cp_pattern_from_matrices(const cp_matrices *m, struct cm_comm_pattern *p);
 int  cp_place_compute(const struct cm_comm_pattern *p, const char *topology, int *core, struct cm_map_info *info,
                       int *calibrated);
+int  cp_write_placement(const cp_matrices *m, const char *trace, const char *outdir);
 void cp_place_print(FILE *out, const struct cm_comm_pattern *p, const int *core, const struct cm_map_info *info,
                     const char *trace, const char *topology, int calibrated);
 
