@@ -145,3 +145,28 @@ void cm_cost_level_pairs(const struct cm_cost_model *cm, int pair[CM_LVL_COUNT][
         }
     }
 }
+
+int cm_cost_model_subset(struct cm_cost_model *sub, const struct cm_cost_model *cm, const int *cores, int n)
+{
+    memset(sub, 0, sizeof *sub);
+    sub->ncores = n;
+    memcpy(sub->lat_ns, cm->lat_ns, sizeof sub->lat_ns);
+    memcpy(sub->bw_gbs, cm->bw_gbs, sizeof sub->bw_gbs);
+    sub->calibrated = cm->calibrated;
+    sub->level = malloc((size_t)n * n + 1);
+    sub->scale = cm->scale ? malloc(((size_t)n * n + 1) * sizeof *sub->scale) : NULL;
+    if (!sub->level || (cm->scale && !sub->scale)) {
+        cm_cost_model_free(sub);
+        return -1;
+    }
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++) {
+            size_t from = (size_t)cores[i] * cm->ncores + cores[j], to = (size_t)i * n + j;
+            sub->level[to] = cm->level[from];
+            if (sub->scale)
+                sub->scale[to] = cm->scale[from];
+            if (i != j)
+                sub->present[cm->level[from]]++;
+        }
+    return 0;
+}

@@ -44,6 +44,15 @@ struct cm_cost_model {
 int cm_cost_model_build(struct cm_cost_model *cm, const struct cm_machine *m);
 void cm_cost_model_free(struct cm_cost_model *cm);
 
+/* The model seen by n processes on cores[0..n) (cores may repeat): their
+ * pairs' levels, as a machine of n "cores".  0 or -1 (out of memory). */
+int cm_cost_model_subset(struct cm_cost_model *sub, const struct cm_cost_model *cm, const int *cores, int n);
+
+/* The job's model (costmodel_job.c): the machine domain.h loads, here with
+ * its caches, and this machine's calibration; built on the first call, NULL
+ * when the machine cannot be read. */
+const struct cm_cost_model *cm_topo_cost_model(void);
+
 /* The level of cores a and b (a == b: CM_LVL_SMT). */
 static inline enum cm_cost_level cm_cost_level_of(const struct cm_cost_model *cm, int a, int b)
 {
