@@ -150,7 +150,7 @@ int cp_cmd_place(int argc, char **argv)
 }
 
 /* The report's placement part: placement.txt (what `coreprof place` prints,
- * for this machine) and matrix_placed.png, the bytes matrix with ranks in
+ * for this machine or COREMPI_TOPOLOGY's) and matrix_placed.png, the bytes matrix with ranks in
  * the order of the cores auto gives them, so that the pairs it keeps close
  * gather along the diagonal.  The HTML report shows both. */
 int cp_write_placement(const cp_matrices *m, const char *trace, const char *outdir)
@@ -162,11 +162,13 @@ int cp_write_placement(const cp_matrices *m, const char *trace, const char *outd
     if (m->n < 2 || cp_pattern_from_matrices(m, &p) != 0) return m->n < 2 ? 0 : -1;
     int *core = malloc((size_t)p.n * sizeof *core), *order = malloc((size_t)p.n * sizeof *order);
     double *placed = malloc((size_t)p.n * p.n * sizeof *placed);
-    if (!core || !order || !placed || cp_place_compute(&p, NULL, core, &info, &calibrated) != 0) goto out;
+    /* This machine, or the one mpirun --topology / COREMPI_TOPOLOGY describes. */
+    const char *topology = getenv("COREMPI_TOPOLOGY");
+    if (!core || !order || !placed || cp_place_compute(&p, topology, core, &info, &calibrated) != 0) goto out;
     snprintf(path, sizeof path, "%s/placement.txt", outdir);
     FILE *f = fopen(path, "w");
     if (!f) goto out;
-    cp_place_print(f, &p, core, &info, trace, NULL, calibrated);
+    cp_place_print(f, &p, core, &info, trace, topology, calibrated);
     if (fclose(f) != 0) goto out;
     int k = 0; /* ranks by core, then by rank */
     for (int c = 0; k < p.n; c++)
