@@ -101,6 +101,12 @@ static int write_event_outputs(const char *dir, const char *outdir, const cp_tim
     }
     cp_resolve_callsites(&tr, NULL);
     cp_match_messages(&tr);
+    char summary[4096];
+    snprintf(summary, sizeof summary, "%s/summary.txt", outdir);
+    fflush(stdout);
+    if (cp_write_waits(&tr, outdir, stdout, summary) != 0) {
+        fprintf(stderr, "coreprof: cannot write %s/waits.txt\n", outdir); failed = 1;
+    }
     if (cp_write_timeline(&tr, outdir, topts, tl, ntl) != 0) {
         fprintf(stderr, "coreprof: cannot write the timeline in %s\n", outdir); failed = 1;
     }

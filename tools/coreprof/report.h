@@ -230,6 +230,11 @@ int  cp_write_placement(const cp_matrices *m, const char *trace, const char *out
 void cp_place_print(FILE *out, const struct cm_comm_pattern *p, const int *core, const struct cm_map_info *info,
                     const char *trace, const char *topology, int calibrated);
 
+/* waits.c: late sender / receiver, collective waits, imbalance, critical
+ * path, from the full model (events and matched messages) -> OUTDIR/waits.txt,
+ * also written to `also` and appended to the file append_to (NULL: neither) */
+int  cp_write_waits(const cp_trace *tr, const char *outdir, FILE *also, const char *append_to);
+
 /* html_report.c */
 int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, const char *outdir,
                   char **timeline_files, size_t ntimeline, int have_otf2);
