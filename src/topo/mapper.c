@@ -42,6 +42,35 @@ void cm_map_policy_cores(enum cm_map_policy policy, int n, int ncores, int *core
         core[r] = cm_map_slot(policy, r, s);
 }
 
+/* Who talks to whom, as lists: the swaps then cost the pattern's edges,
+ * not n per rank. */
+static int talks(const struct cm_comm_pattern *p, int i, int j)
+{
+    size_t ij = (size_t)i * p->n + j, ji = (size_t)j * p->n + i;
+    return i != j && (p->msgs[ij] > 0 || p->bytes[ij] > 0 || p->msgs[ji] > 0 || p->bytes[ji] > 0);
+}
+
+static int build_partners(struct cm_map_ctx *x)
+{
+    int n = x->n;
+    size_t edges = 0;
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < n; j++)
+            edges += (size_t)talks(x->p, i, j);
+    x->adj = malloc((edges + 1) * sizeof *x->adj);
+    if (!x->adj)
+        return -1;
+    size_t k = 0;
+    for (int i = 0; i < n; i++) {
+        x->adj_at[i] = (int)k;
+        for (int j = 0; j < n; j++)
+            if (talks(x->p, i, j))
+                x->adj[k++] = j;
+    }
+    x->adj_at[n] = (int)k;
+    return 0;
+}
+
 /* group[l][s]: the smallest slot t with level(s, t) <= l.  The hierarchy
  * is a tree when "level <= l" is an equivalence at every l; that is what
  * cutting symmetries assumes, so it is checked, not taken for granted. */
@@ -54,8 +83,11 @@ int cm_map_ctx_init(struct cm_map_ctx *x, const struct cm_cost_model *cm, const 
     x->nslots = slot_count(p->n, cm->ncores);
     int s = x->nslots;
     x->group = malloc((size_t)CM_LVL_COUNT * s * sizeof *x->group);
-    if (!x->group)
+    x->adj_at = calloc((size_t)x->n + 1, sizeof *x->adj_at);
+    if (!x->group || !x->adj_at || build_partners(x) != 0) {
+        cm_map_ctx_free(x);
         return -1;
+    }
     x->nested = cm->scale == NULL; /* distances make equal subtrees unequal */
     for (int l = 0; l < CM_LVL_COUNT; l++)
         for (int a = 0; a < s; a++) {
@@ -78,6 +110,8 @@ int cm_map_ctx_init(struct cm_map_ctx *x, const struct cm_cost_model *cm, const 
 void cm_map_ctx_free(struct cm_map_ctx *x)
 {
     free(x->group);
+    free(x->adj_at);
+    free(x->adj);
     memset(x, 0, sizeof *x);
 }
 
@@ -85,9 +119,11 @@ void cm_map_ctx_free(struct cm_map_ctx *x)
 static double rank_cost(const struct cm_map_ctx *x, const int *core, int i, int a, int skip)
 {
     double c = 0;
-    for (int k = 0; k < x->n; k++)
-        if (k != i && k != skip)
+    for (int e = x->adj_at[i]; e < x->adj_at[i + 1]; e++) {
+        int k = x->adj[e];
+        if (k != skip)
             c += pair_cost(x->cm, x->p, i, k, a, core[k]);
+    }
     return c;
 }
 

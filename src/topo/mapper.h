@@ -70,6 +70,8 @@ struct cm_map_ctx {
     int n, nslots;
     int *group;      /* [level * nslots + s]: smallest slot at level <= level from s */
     int nested;      /* the groups form a tree (checked), so symmetries may be cut */
+    int *adj_at;     /* n + 1: rank i's partners (traffic either way) are adj[adj_at[i] .. adj_at[i+1]) */
+    int *adj;
 };
 int cm_map_ctx_init(struct cm_map_ctx *x, const struct cm_cost_model *cm, const struct cm_comm_pattern *p);
 void cm_map_ctx_free(struct cm_map_ctx *x);

@@ -56,36 +56,51 @@ static void bipartition(struct bis *B, int *ranks, int nr, int na)
         }
         B->side[pick] = 1;
     }
-    for (int pass = 0; pass < nr; pass++) { /* Kernighan-Lin: best single swap while it gains */
-        int ba = -1, bb = -1;
+    /* Kernighan-Lin: the best single swap while it gains.  D[x] = weight to
+     * the other side - weight to its own; swapping a and b gains
+     * D[a] + D[b] - 2 w(a,b), and moves every D by the two weights. */
+    double *D = malloc((size_t)nr * sizeof *D);
+    for (int k = 0; D && k < nr; k++) {
+        D[k] = 0;
+        for (int m = 0; m < nr; m++)
+            D[k] += w[(size_t)ranks[k] * n + ranks[m]] * (B->side[ranks[m]] != B->side[ranks[k]] ? 1 : -1);
+    }
+    for (int pass = 0; D && pass < nr; pass++) {
+        int ka = -1, kb = -1;
         double best = 1e-9;
-        for (int ka = 0; ka < nr; ka++) {
-            int a = ranks[ka];
-            if (!B->side[a])
+        for (int x = 0; x < nr; x++) {
+            if (!B->side[ranks[x]])
                 continue;
-            double da = 0;
-            for (int m = 0; m < nr; m++)
-                da += w[(size_t)a * n + ranks[m]] * (B->side[ranks[m]] ? -1 : 1);
-            for (int kb = 0; kb < nr; kb++) {
-                int b = ranks[kb];
-                if (B->side[b])
+            for (int y = 0; y < nr; y++) {
+                if (B->side[ranks[y]])
                     continue;
-                double db = 0;
-                for (int m = 0; m < nr; m++)
-                    db += w[(size_t)b * n + ranks[m]] * (B->side[ranks[m]] ? 1 : -1);
-                double gain = da + db - 2 * w[(size_t)a * n + b];
+                double gain = D[x] + D[y] - 2 * w[(size_t)ranks[x] * n + ranks[y]];
                 if (gain > best) {
                     best = gain;
-                    ba = a;
-                    bb = b;
+                    ka = x;
+                    kb = y;
                 }
             }
         }
-        if (ba < 0)
+        if (ka < 0)
             break;
-        B->side[ba] = 0;
-        B->side[bb] = 1;
+        int a = ranks[ka], b = ranks[kb];
+        B->side[a] = 0;
+        B->side[b] = 1;
+        for (int m = 0; m < nr; m++) { /* a moved to side 0, b to side 1 */
+            int r = ranks[m];
+            double wa = w[(size_t)r * n + a], wb = w[(size_t)r * n + b];
+            if (m == ka || m == kb)
+                continue;
+            D[m] += B->side[r] ? 2 * wa - 2 * wb : 2 * wb - 2 * wa;
+        }
+        D[ka] = D[kb] = 0;
+        for (int m = 0; m < nr; m++) {
+            D[ka] += w[(size_t)a * n + ranks[m]] * (B->side[ranks[m]] != B->side[a] ? 1 : -1);
+            D[kb] += w[(size_t)b * n + ranks[m]] * (B->side[ranks[m]] != B->side[b] ? 1 : -1);
+        }
     }
+    free(D);
     /* Side 1 first, order kept within each side. */
     int *tmp = malloc((size_t)nr * sizeof *tmp), k = 0;
     if (!tmp)
