@@ -176,6 +176,10 @@ static int place_ranks(struct cm_job *job, const struct cm_launch_opts *o, const
     cm_launch_objects_free(&ppr);
     if (place && pattern && (rc = cm_launch_auto_place(job, pattern)) != 0)
         return rc;
+    if (!place && pattern && asprintf(&job->auto_note, "mpirun: --map-by auto: the ranks are not placed (%s), so "
+                                      "there is no placement to choose\n", o->bind == CM_BIND_NONE ? "--bind-to none"
+                                      : "more ranks than cores; --bind-to core places them round-robin") < 0)
+        job->auto_note = NULL;
     return place && o->bind == CM_BIND_OBJECT ? bind_to_objects(job, o) : 0;
 }
 

@@ -56,6 +56,10 @@ run none --topology "package:2 core:2 pu:1" --map-by "auto:$T/none.csv" --report
 expect_rc 0 "no communication"; expect_err none "predicted communication cost 0 ns"
 for r in 0 1 2 3; do [ "$(core_of none $r)" = "$r" ] || fail "no communication: rank $r not on core $r"; done
 
+# Ranks that are not placed: said, not an error.
+run nobind --topology "package:2 core:2 pu:1" --bind-to none --map-by "auto:$T/none.csv" --report-bindings true
+expect_rc 0 "auto with --bind-to none"; expect_err nobind "ranks are not placed (--bind-to none)"
+
 # Errors: one line, status 2.
 run mism --topology "package:2 core:8 pu:1" -n 4 --map-by "auto:$T/pairs.csv" true
 expect_rc 2 "matrix of 16 ranks at -n 4"
