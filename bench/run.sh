@@ -13,7 +13,10 @@
 #   BENCH_PARTS=patterns bash bench/run.sh (only the application patterns and
 #                                           nonblocking collectives, ~4 minutes;
 #                                           BENCH_PARTS=osc: only one-sided;
-#                                           BENCH_PARTS=classic: only the rest)
+#                                           BENCH_PARTS=classic: only the rest;
+#                                           BENCH_PARTS=placement: the cost model's
+#                                           table of --map-by policies and auto,
+#                                           bench/placement.sh, ~20 s)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
 # runs the contenders in turn (A B C, B C A, ...) for several rounds so they
@@ -30,7 +33,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns osc}
+parts=${BENCH_PARTS:-classic patterns osc placement}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -502,6 +505,13 @@ if want_part osc; then
     osc_report | tee "$osc_md"
     want_part classic && cat "$osc_md" >>"$results_md"
     saved+=" $osc_md"
+fi
+if want_part placement; then
+    placement_md="$here/results/placement.md"
+    { echo "### Placement: predicted communication cost per --map-by policy (docs/placement.md)"; echo
+      bash "$here/placement.sh" "$corempi_build"; } | tee "$placement_md"
+    want_part classic && cat "$placement_md" >>"$results_md"
+    saved+=" $placement_md"
 fi
 log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"

@@ -156,8 +156,14 @@ static int parse_map_by(struct cm_launch_opts *o, const char *v)
             return bad_usage("--map-by %s: expected ppr:N:core|l3cache|numa|package", v);
         return -1;
     }
+    if (strncmp(v, "auto:", 5) == 0) {
+        if (!v[5])
+            return bad_usage("--map-by %s needs a file: auto:FILE, a coreprof trace directory or a CSV of src,dst,bytes lines", v);
+        o->map_auto = v + 5;
+        return -1;
+    }
     if (cm_map_policy_parse(v, &o->map) != 0) {
-        fprintf(stderr, "mpirun: unknown --map-by policy '%s' (known: %s, ppr:N:core|l3cache|numa|package)\n", v,
+        fprintf(stderr, "mpirun: unknown --map-by policy '%s' (known: %s, ppr:N:core|l3cache|numa|package, auto:FILE)\n", v,
                 cm_map_policy_names());
         return 2;
     }
@@ -253,6 +259,8 @@ static int parse_option(struct cm_launch_opts *o, struct cm_launch_app **appp, i
     if (!strcmp(key, "h") || !strcmp(key, "help")) {
         cm_launch_usage(stdout);
         return 0;
+    } else if (!strcmp(key, "calibrate")) {
+        return cm_launch_calibrate();
     } else if (!strcmp(key, "help-env")) {
         cm_launch_help_env(stdout);
         return 0;

@@ -54,6 +54,7 @@ struct cm_launch_app {
 struct cm_launch_opts {
     int nranks;                 /* the sum over contexts; 0: not given */
     enum cm_map_policy map;
+    const char *map_auto;       /* --map-by auto:FILE: the trace directory or CSV (NULL: not asked) */
     int ppr;                    /* --map-by ppr:N:X: N ranks per X (0: not asked) */
     enum cm_obj_kind ppr_obj;
     enum cm_bind_mode bind;
@@ -132,6 +133,7 @@ struct cm_job {
     int *core_of_rank;          /* usable-core index per rank, -1 when unbound */
     hwloc_cpuset_t *bind_set;   /* with --bind-to an object: each rank's cpuset, else NULL */
     char **bind_name;           /* and the object's name ("package 1"), for the report */
+    char *auto_note;            /* --map-by auto: the predicted costs, one line for the report */
     pid_t *pids;                /* per slot; 0 once reaped (or never started) */
     int *status;                /* wait status per slot, valid once reaped */
     int *world_first;           /* per slot: the slot of its MPI_COMM_WORLD's rank 0 */
@@ -153,6 +155,24 @@ int cm_launch_object_of_core(const struct cm_job *job, const struct cm_launch_ob
 int cm_launch_core_in_object(const struct cm_job *job, const struct cm_launch_objs *objs, int i, int k);
 /* "[BBBB/....]": the usable cores, those inside set marked. */
 void cm_launch_set_map(const struct cm_machine *m, hwloc_const_cpuset_t set, char *buf, size_t len);
+
+/* capture.c: name's path beside this mpirun (else name, for PATH); run
+ * argv with its stdout on the returned stream (NULL: *err says why); end
+ * it: 0 when it exited with status 0. */
+void cm_launch_sibling(const char *name, char *buf, size_t len);
+FILE *cm_launch_capture(char *const argv[], pid_t *pid, int *err);
+int cm_launch_capture_end(FILE *f, pid_t pid);
+/* mpirun --calibrate (calibrate.c): measure this machine's levels and
+ * cache them for the cost model; returns the exit status. */
+int cm_launch_calibrate(void);
+
+/* --map-by auto:FILE (place_auto.c): read FILE's matrix.  0, or an exit
+ * status after one line; *nranks gets its rank count. */
+struct cm_comm_pattern;
+int cm_launch_auto_read(const char *file, struct cm_comm_pattern *p);
+/* Place p's ranks on the first cores of job->machine (loaded with its
+ * caches); fills core_of_rank and auto_note.  0 or an exit status. */
+int cm_launch_auto_place(struct cm_job *job, const struct cm_comm_pattern *p);
 
 /* Decide which core each rank gets; loads the topology only when needed. */
 int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o);

@@ -8,6 +8,7 @@
  * its cores in order, wrapping); --bind-to X then binds every rank to the
  * whole of the X that holds its core. */
 #include "launch/launch.h"
+#include "topo/mapper.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,7 +16,7 @@
 
 static int want_real_machine(const struct cm_launch_opts *o, int pus)
 {
-    if (o->bind == CM_BIND_CORE || o->bind == CM_BIND_OBJECT || o->ppr || o->nranks == 0)
+    if (o->bind == CM_BIND_CORE || o->bind == CM_BIND_OBJECT || o->ppr || o->nranks == 0 || o->map_auto)
         return 1;
     if (o->bind == CM_BIND_NONE)
         return 0;
@@ -45,14 +46,46 @@ static int bind_to_objects(struct cm_job *job, const struct cm_launch_opts *o)
     return 0;
 }
 
+static int place_ranks(struct cm_job *job, const struct cm_launch_opts *o, const struct cm_comm_pattern *pattern);
+
+/* --map-by auto:FILE's matrix must have the job's rank count (or give it). */
+static int auto_pattern(const struct cm_launch_opts *o, struct cm_comm_pattern *p)
+{
+    if (o->ppr) {
+        fprintf(stderr, "mpirun: --map-by auto and ppr:N:X cannot be combined\n");
+        return 2;
+    }
+    int rc = cm_launch_auto_read(o->map_auto, p);
+    if (rc == 0 && o->nranks && o->nranks != p->n) {
+        fprintf(stderr, "mpirun: --map-by auto:%s: the matrix is for %d rank%s but -n %d was asked for; record the "
+                        "program at -n %d (or give the CSV a '# ranks %d' line)\n",
+                o->map_auto, p->n, p->n == 1 ? "" : "s", o->nranks, o->nranks, o->nranks);
+        cm_pattern_free(p);
+        return 2;
+    }
+    return rc;
+}
+
 int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
 {
+    struct cm_comm_pattern pattern = {0};
+    int arc = o->map_auto ? auto_pattern(o, &pattern) : 0;
+    if (arc != 0)
+        return arc;
+    int rc = place_ranks(job, o, o->map_auto ? &pattern : NULL);
+    cm_pattern_free(&pattern);
+    return rc;
+}
+
+static int place_ranks(struct cm_job *job, const struct cm_launch_opts *o, const struct cm_comm_pattern *pattern)
+{
     char err[256];
+    int (*load)(struct cm_machine *, const char *, char *, size_t) = pattern ? cm_machine_load_caches : cm_machine_load;
     int pus = cm_affinity_pu_count();
     int ncores_here = pus; /* refined below when hwloc sees the real machine */
 
     if (o->topology && *o->topology) {
-        if (cm_machine_load(&job->machine, o->topology, err, sizeof err) != 0) {
+        if (load(&job->machine, o->topology, err, sizeof err) != 0) {
             fprintf(stderr, "mpirun: %s\n", err);
             return 2;
         }
@@ -60,7 +93,7 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
         fprintf(stderr, "mpirun: note: topology '%s' describes another machine (%d cores): "
                         "ranks are placed on it but not bound\n", o->topology, job->machine.ncores);
     } else if (want_real_machine(o, pus)) {
-        if (cm_machine_load(&job->machine, NULL, err, sizeof err) != 0) {
+        if (load(&job->machine, NULL, err, sizeof err) != 0) {
             fprintf(stderr, "mpirun: cannot read the machine's topology: %s; ranks are not bound\n", err);
         } else {
             job->have_machine = 1;
@@ -73,6 +106,10 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
 
     struct cm_launch_objs ppr = {0};
     int rc;
+    if (pattern && !job->have_machine) {
+        fprintf(stderr, "mpirun: --map-by auto needs the machine's topology\n");
+        return 2;
+    }
     if (o->ppr && !job->have_machine) {
         fprintf(stderr, "mpirun: --map-by ppr:%d:%s needs the machine's topology\n", o->ppr,
                 cm_launch_obj_name(o->ppr_obj));
@@ -80,7 +117,9 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
     }
     if (o->ppr && (rc = cm_launch_objects(job, o->topology, o->ppr_obj, &ppr)) != 0)
         return rc;
-    if (o->nranks == 0) /* like Open MPI: one rank per usable core, or N per object */
+    if (pattern && o->nranks == 0)
+        job->nranks = pattern->n;
+    else if (o->nranks == 0) /* like Open MPI: one rank per usable core, or N per object */
         job->nranks = o->ppr ? o->ppr * ppr.n : job->have_machine ? job->machine.ncores : pus;
     else
         job->nranks = o->nranks;
@@ -135,6 +174,12 @@ int cm_launch_place(struct cm_job *job, const struct cm_launch_opts *o)
                                : o->ppr ? cm_launch_core_in_object(job, &ppr, r / o->ppr, r % o->ppr)
                                         : cm_map_slot(o->map, r, nslots);
     cm_launch_objects_free(&ppr);
+    if (place && pattern && (rc = cm_launch_auto_place(job, pattern)) != 0)
+        return rc;
+    if (!place && pattern && asprintf(&job->auto_note, "mpirun: --map-by auto: the ranks are not placed (%s), so "
+                                      "there is no placement to choose\n", o->bind == CM_BIND_NONE ? "--bind-to none"
+                                      : "more ranks than cores; --bind-to core places them round-robin") < 0)
+        job->auto_note = NULL;
     return place && o->bind == CM_BIND_OBJECT ? bind_to_objects(job, o) : 0;
 }
 
@@ -148,6 +193,8 @@ void cm_launch_unplace(struct cm_job *job)
     }
     free(job->bind_set);
     free(job->bind_name);
+    free(job->auto_note);
+    job->auto_note = NULL;
     job->bind_set = NULL;
     job->bind_name = NULL;
     free(job->core_of_rank);

@@ -45,4 +45,6 @@ void cm_launch_report_bindings(const struct cm_job *job)
         fprintf(stderr, "[%s:%d] MCW rank %d (pid %d) %s %s: %s\n", host, me, r, (int)job->pids[r],
                 job->bind ? "bound to" : "placed on (not bound)", name, map);
     }
+    if (job->auto_note)
+        fputs(job->auto_note, stderr);
 }

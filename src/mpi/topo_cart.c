@@ -124,7 +124,7 @@ int cm_Cart_create(MPI_Comm comm_old, int ndims, const int dims[], const int per
     if ((rc = check_grid(comm_old, call, old->size, ndims, dims, periods, &cells)))
         return rc;
     int newrank = old->rank < cells ? old->rank : MPI_UNDEFINED;
-    if (reorder && cm_topo_cart_place(old, ndims, dims, &newrank) != MPI_SUCCESS)
+    if (reorder && cm_topo_cart_place(old, ndims, dims, periods, &newrank) != MPI_SUCCESS)
         return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
     struct grid g = { ndims, dims, periods };
     return cm_topo_split(comm_old, newrank, make_grid, &g, comm_cart, call);
@@ -137,7 +137,7 @@ int cm_Cart_map(MPI_Comm comm, int ndims, const int dims[], const int periods[],
     long long cells;
     if ((rc = check_grid(comm, call, c->size, ndims, dims, periods, &cells)))
         return rc;
-    if (cm_topo_cart_place(c, ndims, dims, newrank) != MPI_SUCCESS)
+    if (cm_topo_cart_place(c, ndims, dims, periods, newrank) != MPI_SUCCESS)
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
     return MPI_SUCCESS;
 }

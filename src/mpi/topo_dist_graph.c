@@ -4,7 +4,9 @@
  * Dist_graph_create (any rank may name any edge) sends every edge to its two
  * ends with an all-to-all.  Then the neighbour queries.
  *
- * reorder is accepted and ignored (ranks are kept; placement happens at launch).
+ * reorder = true places the graph's nodes (the new ranks) on the cores the
+ * processes hold, by the weighted graph (topo_dist_reorder.c): the process
+ * given rank k answers for node k.  The identity when nothing is cheaper.
  * Edges received by Dist_graph_create are listed in the order of the rank that
  * named them, then in the order that rank gave them.
  */
@@ -12,6 +14,7 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "mpi/topo_map.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -35,11 +38,12 @@ static int check_ranks(MPI_Comm comm, const char *call, const char *what, const 
     return MPI_SUCCESS;
 }
 
-/* The new communicator: same ranks, no attributes, no old topology. */
-static int make_comm(MPI_Comm comm_old, struct cm_comm *old, struct cm_topo *t, MPI_Comm *out)
+/* The new communicator: each member at rank `key` (its old rank unless
+ * reordered), no attributes, no old topology.  Takes t. */
+static int make_comm(MPI_Comm comm_old, int key, struct cm_topo *t, MPI_Comm *out)
 {
     MPI_Comm newcomm;
-    int rc = PMPI_Comm_split(comm_old, 0, old->rank, &newcomm);
+    int rc = PMPI_Comm_split(comm_old, 0, key, &newcomm);
     if (rc) {
         cm_topo_free(t);
         return rc;
@@ -65,12 +69,34 @@ static struct cm_topo *dist_new(int indegree, int outdegree, int weighted)
     return t;
 }
 
+/* reorder: t becomes the node this process was given (*key its new rank). */
+static int reorder_into(MPI_Comm comm_old, const struct cm_comm *old, struct cm_topo **t, int *key, const char *call)
+{
+    int *node, rc = cm_topo_dist_reorder(comm_old, old, *t, key, &node, call);
+    if (rc)
+        return rc;
+    struct cm_topo *n = dist_new(node[0], node[1], (*t)->weighted);
+    if (!n) {
+        free(node);
+        return cm_error(comm_old, MPI_ERR_NO_MEM, call, "out of memory");
+    }
+    const int *v = node + 2;
+    memcpy(n->sources, v, (size_t)node[0] * sizeof(int));
+    memcpy(n->sourceweights, v + node[0], (size_t)node[0] * sizeof(int));
+    memcpy(n->destinations, v + 2 * node[0], (size_t)node[1] * sizeof(int));
+    memcpy(n->destweights, v + 2 * node[0] + node[1], (size_t)node[1] * sizeof(int));
+    free(node);
+    cm_topo_free(*t);
+    *t = n;
+    return MPI_SUCCESS;
+}
+
 int cm_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                                   int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                   int reorder, MPI_Comm *comm_dist_graph)
 {
     CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Dist_graph_create_adjacent", cm_topo_user_comm, comm_old);
-    (void)info, (void)reorder;
+    (void)info;
     CM_ARG_NOT_NULL(comm_old, comm_dist_graph, call);
     if ((rc = check_ranks(comm_old, call, "sources", sources, indegree, old->size)) ||
         (rc = check_ranks(comm_old, call, "destinations", destinations, outdegree, old->size)))
@@ -90,7 +116,12 @@ int cm_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sou
         t->destinations[i] = destinations[i];
         t->destweights[i] = weighted ? destweights[i] : 1;
     }
-    return make_comm(comm_old, old, t, comm_dist_graph);
+    int key = old->rank;
+    if (reorder && (rc = reorder_into(comm_old, old, &t, &key, call))) {
+        cm_topo_free(t);
+        return rc;
+    }
+    return make_comm(comm_old, key, t, comm_dist_graph);
 }
 
 /* One edge as it travels to one of its ends. */
@@ -105,7 +136,7 @@ int cm_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const in
                          MPI_Comm *comm_dist_graph)
 {
     CM_CALL_LOOKUP(struct cm_comm, old, "MPI_Dist_graph_create", cm_topo_user_comm, comm_old);
-    (void)info, (void)reorder;
+    (void)info;
     CM_ARG_NOT_NULL(comm_old, comm_dist_graph, call);
     if ((rc = check_ranks(comm_old, call, "sources", sources, n, old->size)))
         return rc;
@@ -191,7 +222,10 @@ int cm_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const in
             t->sourceweights[i++] = in[k].weight;
         }
     }
-    rc = make_comm(comm_old, old, t, comm_dist_graph);
+    int key = old->rank;
+    if (reorder && (rc = reorder_into(comm_old, old, &t, &key, call)))
+        goto done;
+    rc = make_comm(comm_old, key, t, comm_dist_graph);
     t = NULL;
 done:
     cm_topo_free(t);

@@ -1,178 +1,120 @@
 /*
- * topo_map.c -- placing a process topology on the machine (seed 001: choose
- * the mapping from the communication pattern and the chip's layout).
+ * topo_map.c -- placing a process topology on the machine (seed 001 and
+ * issue 39: choose the mapping from the communication pattern and the
+ * machine's layout).
  *
- * The members are put in locality order: sorted by the package, NUMA node,
- * L3 group and core of the core each was bound to at launch (mpirun records
- * it in the rank's control block), ties by rank.  The topology's nodes are
- * put in an order in which neighbours come close together: for a grid, the
- * cells of a recursive bisection along the longest side (each run of
- * consecutive cells is a compact box), for a graph, breadth-first from the
- * lowest unvisited node.  The i-th member in locality order takes the i-th
- * node: members that share a domain get a compact piece of the topology, so
- * most neighbour traffic stays inside a package or cache.
+ * The topology's nodes are a communication pattern (a grid's neighbours, a
+ * graph's edges, a distributed graph's weighted edges); the first n members
+ * of the communicator hold n cores, the ones mpirun bound them to (each
+ * rank's control block has its bound_core).  The mapper of --map-by auto
+ * (topo/mapper.h) puts the nodes on those cores at the least cost in the
+ * job's cost model, and the member on the core of node k gets rank k.
  *
- * Invariant: when the members do not span two domains of any level (one L3,
- * or the machine unknown, or ranks not bound), the mapping is the identity
- * (new rank = old rank): there is no locality to gain, and users of
- * reorder=1 on one socket keep the ranks they expect.  Every member computes
- * the same orders from the same shared data, so the mapping is a
- * permutation without any message.
+ * Invariant: when no placement is cheaper than the identity -- one level
+ * between every two members (all in one L3 group, say), the machine
+ * unknown, or ranks not bound -- the mapping is the identity (new rank =
+ * old rank): the mapper keeps a placement only when it is strictly
+ * cheaper, and users of reorder=1 on one socket keep the ranks they
+ * expect.  Every member computes the same mapping from the same shared
+ * data (the search is deterministic), so it is a permutation without any
+ * message.
  */
 #include "mpi/topo_map.h"
 #include "core/error.h"
 #include "core/state.h"
 #include "core/topo.h"
 #include "shm/segment.h"
-#include "topo/domain.h"
+#include "topo/mapper.h"
 
 #include <stdlib.h>
 
-#define KEY_LEVELS (CM_TOPO_LEVELS + 1)   /* the domain levels, then the core */
-
-struct member {
-    int key[KEY_LEVELS];
-    int rank;
-};
-
-static int by_locality(const void *a, const void *b)
+int cm_topo_map_members(const struct cm_comm *c, const struct cm_comm_pattern *p, int newrank_of[])
 {
-    const struct member *x = a, *y = b;
-    for (int l = 0; l < KEY_LEVELS; l++)
-        if (x->key[l] != y->key[l])
-            return x->key[l] < y->key[l] ? -1 : 1;
-    return x->rank - y->rank;
-}
-
-/* The calling member's position in locality order, or -1 when the members
- * span one domain only (then the mapping is the identity, see the file
- * comment), -2 when out of memory. */
-static int locality_position(const struct cm_comm *c)
-{
-    if (cm_topo_machine_ready() != 0 || !cm_g.seg)
-        return -1;
-    struct member *m = malloc((size_t)c->size * sizeof *m);
-    if (!m)
-        return -2;
-    int spread = 0;
-    for (int i = 0; i < c->size; i++) {
+    int n = p->n, rc = MPI_SUCCESS;
+    for (int i = 0; i < c->size; i++)
+        newrank_of[i] = i < n ? i : MPI_UNDEFINED;
+    const struct cm_cost_model *cm = n > 1 && cm_g.seg ? cm_topo_cost_model() : NULL;
+    if (!cm)
+        return MPI_SUCCESS;
+    int *cores = malloc((size_t)n * sizeof *cores), *slot = malloc((size_t)n * sizeof *slot);
+    struct cm_cost_model sub = {0};
+    struct cm_map_info info;
+    if (!cores || !slot) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
+    }
+    for (int i = 0; i < n; i++) {
         /* A process of another job (core/remote.h): its core is not known. */
-        int core = c->world_of[i] >= cm_g.slots ? -1 : cm_seg_ctl(cm_g.seg, (uint32_t)c->world_of[i])->bound_core;
-        for (int l = 0; l < CM_TOPO_LEVELS; l++) {
-            m[i].key[l] = core < 0 ? -1 : cm_topo_domain_of_core((enum cm_topo_level)l, core);
-            spread |= i > 0 && m[i].key[l] != m[0].key[l];
-        }
-        m[i].key[CM_TOPO_LEVELS] = core;
-        m[i].rank = i;
+        cores[i] = c->world_of[i] >= cm_g.slots ? -1 : cm_seg_ctl(cm_g.seg, (uint32_t)c->world_of[i])->bound_core;
+        if (cores[i] < 0 || cores[i] >= cm->ncores)
+            goto out; /* unbound: the identity */
     }
-    int pos = -1;
-    if (spread) {
-        qsort(m, (size_t)c->size, sizeof *m, by_locality);
-        for (int i = 0; i < c->size; i++)
-            if (m[i].rank == c->rank)
-                pos = i;
+    if (cm_cost_model_subset(&sub, cm, cores, n) != 0 || cm_map_auto(&sub, p, slot, &info) != 0) {
+        rc = MPI_ERR_NO_MEM;
+        goto out;
     }
-    free(m);
-    return pos;
+    for (int k = 0; k < n; k++) /* node k is on member slot[k]'s core */
+        newrank_of[slot[k]] = k;
+out:
+    cm_cost_model_free(&sub);
+    free(cores);
+    free(slot);
+    return rc;
 }
 
-/* Appends the row-major numbers of the cells of box [lo, hi) to out, in
- * recursive-bisection order. */
-static void bisect(int ndims, const int dims[], int lo[], int hi[], int out[], int *k)
+static void edge(struct cm_comm_pattern *p, int a, int b, double weight)
 {
-    int d = -1;
-    for (int i = 0; i < ndims; i++)
-        if (hi[i] - lo[i] > 1 && (d < 0 || hi[i] - lo[i] > hi[d] - lo[d]))
-            d = i;
-    if (d < 0) {
-        int cell = 0;
-        for (int i = 0; i < ndims; i++)
-            cell = cell * dims[i] + lo[i];
-        out[(*k)++] = cell;
-        return;
-    }
-    int save_lo = lo[d], save_hi = hi[d], mid = lo[d] + (hi[d] - lo[d]) / 2;
-    hi[d] = mid;
-    bisect(ndims, dims, lo, hi, out, k);
-    hi[d] = save_hi;
-    lo[d] = mid;
-    bisect(ndims, dims, lo, hi, out, k);
-    lo[d] = save_lo;
+    p->msgs[(size_t)a * p->n + b] += weight;
+    p->bytes[(size_t)a * p->n + b] += weight;
 }
 
-/* What both placements do before ordering n cells: *pos, the calling
- * member's position in locality order.  Returns 1 when *newrank is already
- * decided (one domain: the identity; a position past the cells: no cell), 0
- * when the caller orders the cells and takes cell *pos, -1 when out of
- * memory. */
-static int placed_early(const struct cm_comm *c, int n, int *pos, int *newrank)
+/* The calling member's new rank for pattern p (its nodes: p->n <= size). */
+static int place_pattern(const struct cm_comm *c, struct cm_comm_pattern *p, int *newrank)
 {
-    *pos = locality_position(c);
-    if (*pos == -2)
-        return -1;
-    if (*pos == -1 || *pos >= n) {
-        *newrank = *pos == -1 && c->rank < n ? c->rank : MPI_UNDEFINED;
-        return 1;
-    }
-    return 0;
+    int *newrank_of = malloc((size_t)c->size * sizeof *newrank_of);
+    int rc = newrank_of ? cm_topo_map_members(c, p, newrank_of) : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        *newrank = newrank_of[c->rank];
+    free(newrank_of);
+    cm_pattern_free(p);
+    return rc;
 }
 
-int cm_topo_cart_place(const struct cm_comm *c, int ndims, const int dims[], int *newrank)
+int cm_topo_cart_place(const struct cm_comm *c, int ndims, const int dims[], const int periods[], int *newrank)
 {
     int cells = 1;
     for (int i = 0; i < ndims; i++)
         cells *= dims[i];
-    int pos, early = placed_early(c, cells, &pos, newrank);
-    if (early)
-        return early < 0 ? MPI_ERR_NO_MEM : MPI_SUCCESS;
-    int *order = malloc((size_t)cells * sizeof *order), *lo = calloc((size_t)ndims + 1, sizeof *lo),
-        *hi = malloc(((size_t)ndims + 1) * sizeof *hi);
-    if (!order || !lo || !hi) {
-        free(order), free(lo), free(hi);
+    struct cm_comm_pattern p;
+    if (cm_pattern_alloc(&p, cells) != 0) /* cells <= size: checked by the callers */
         return MPI_ERR_NO_MEM;
+    /* Each cell talks to its neighbours along every dimension (row-major),
+     * across the wrap too where the dimension is periodic. */
+    for (int cell = 0; cell < cells; cell++) {
+        int stride = 1;
+        for (int d = ndims - 1; d >= 0; d--) {
+            int coord = cell / stride % dims[d];
+            int next = coord + 1 < dims[d] ? cell + stride : periods && periods[d] ? cell - coord * stride : -1;
+            if (next >= 0 && next != cell) {
+                edge(&p, cell, next, 1);
+                edge(&p, next, cell, 1);
+            }
+            stride *= dims[d];
+        }
     }
-    for (int i = 0; i < ndims; i++)
-        hi[i] = dims[i];
-    int k = 0;
-    bisect(ndims, dims, lo, hi, order, &k);
-    *newrank = order[pos];
-    free(order), free(lo), free(hi);
-    return MPI_SUCCESS;
+    return place_pattern(c, &p, newrank);
 }
 
 int cm_topo_graph_place(const struct cm_comm *c, int nnodes, const int index[], const int edges[], int *newrank)
 {
-    int pos, early = placed_early(c, nnodes, &pos, newrank);
-    if (early)
-        return early < 0 ? MPI_ERR_NO_MEM : MPI_SUCCESS;
-    /* Breadth-first from the lowest unvisited node: a node's neighbours
-     * follow it closely, so they land on members near it. */
-    int *order = malloc((size_t)nnodes * sizeof *order);
-    char *seen = calloc((size_t)nnodes, 1);
-    if (!order || !seen) {
-        free(order), free(seen);
+    struct cm_comm_pattern p;
+    if (cm_pattern_alloc(&p, nnodes) != 0) /* nnodes <= size: checked by the callers */
         return MPI_ERR_NO_MEM;
-    }
-    int head = 0, tail = 0;
-    for (int start = 0; start < nnodes; start++) {
-        if (seen[start])
-            continue;
-        seen[start] = 1;
-        order[tail++] = start;
-        while (head < tail) {
-            int v = order[head++];
-            for (int e = v ? index[v - 1] : 0; e < index[v]; e++) {
-                int w = edges[e];
-                if (w >= 0 && w < nnodes && !seen[w]) {
-                    seen[w] = 1;
-                    order[tail++] = w;
-                }
-            }
-        }
-    }
-    *newrank = order[pos];
-    free(order), free(seen);
-    return MPI_SUCCESS;
+    for (int v = 0; v < nnodes; v++)
+        for (int e = v ? index[v - 1] : 0; e < index[v]; e++)
+            if (edges[e] >= 0 && edges[e] < nnodes && edges[e] != v)
+                edge(&p, v, edges[e], 1);
+    return place_pattern(c, &p, newrank);
 }
 
 int cm_topo_split(MPI_Comm comm_old, int newrank, struct cm_topo *(*make)(const void *arg, int newrank),

@@ -14,6 +14,11 @@ void cm_topo_machine_spec(const char *topology)
     machine_spec = topology;
 }
 
+const char *cm_topo_machine_spec_of_job(void)
+{
+    return machine_spec;
+}
+
 static const hwloc_obj_type_t level_type[CM_TOPO_LEVELS] = {
     [CM_TOPO_PACKAGE] = HWLOC_OBJ_PACKAGE, [CM_TOPO_NUMA] = HWLOC_OBJ_NUMANODE, [CM_TOPO_L3] = HWLOC_OBJ_L3CACHE,
 };

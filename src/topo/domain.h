@@ -18,6 +18,9 @@ enum cm_topo_level { CM_TOPO_PACKAGE, CM_TOPO_NUMA, CM_TOPO_L3, CM_TOPO_LEVELS }
  * table).  The string must outlive the process's use of the machine. */
 void cm_topo_machine_spec(const char *topology);
 
+/* cm_topo_machine_spec's string (NULL: the real machine). */
+const char *cm_topo_machine_spec_of_job(void);
+
 /* Load the job's machine on the first call: cm_topo_machine_spec's, else
  * the real machine.  Later calls reuse it.  Returns 0, or -1 when it could not be
  * loaded (then every later call returns -1 too, and cm_topo_machine_error

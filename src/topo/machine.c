@@ -38,13 +38,19 @@ static int init_without_plugins(hwloc_topology_t *topo)
     return rc;
 }
 
-static void keep_only_cpu_structure(hwloc_topology_t topo)
+static void keep_only_cpu_structure(hwloc_topology_t topo, int caches)
 {
     hwloc_topology_set_io_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_cache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_icache_types_filter(topo, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_MISC, HWLOC_TYPE_FILTER_KEEP_NONE);
     hwloc_topology_set_type_filter(topo, HWLOC_OBJ_GROUP, HWLOC_TYPE_FILTER_KEEP_NONE);
+    if (caches) { /* the cost model's levels (costmodel.h): L2, L3 groups, and the
+                   * groups that hold NUMA nodes with no package around them */
+        hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L2CACHE, HWLOC_TYPE_FILTER_KEEP_ALL);
+        hwloc_topology_set_type_filter(topo, HWLOC_OBJ_L3CACHE, HWLOC_TYPE_FILTER_KEEP_ALL);
+        hwloc_topology_set_type_filter(topo, HWLOC_OBJ_GROUP, HWLOC_TYPE_FILTER_KEEP_STRUCTURE);
+    }
 }
 
 static int select_usable_cores(struct cm_machine *m, char *err, size_t errlen)
@@ -84,14 +90,14 @@ static int select_usable_cores(struct cm_machine *m, char *err, size_t errlen)
     return 0;
 }
 
-int cm_machine_load(struct cm_machine *m, const char *spec, char *err, size_t errlen)
+static int machine_load(struct cm_machine *m, const char *spec, int caches, char *err, size_t errlen)
 {
     memset(m, 0, sizeof *m);
     if (init_without_plugins(&m->topo) != 0) {
         snprintf(err, errlen, "hwloc_topology_init failed");
         return -1;
     }
-    keep_only_cpu_structure(m->topo);
+    keep_only_cpu_structure(m->topo, caches);
     if (spec && *spec) {
         struct stat st;
         int rc;
@@ -120,6 +126,16 @@ int cm_machine_load(struct cm_machine *m, const char *spec, char *err, size_t er
         return -1;
     }
     return 0;
+}
+
+int cm_machine_load(struct cm_machine *m, const char *spec, char *err, size_t errlen)
+{
+    return machine_load(m, spec, 0, err, errlen);
+}
+
+int cm_machine_load_caches(struct cm_machine *m, const char *spec, char *err, size_t errlen)
+{
+    return machine_load(m, spec, 1, err, errlen);
 }
 
 void cm_machine_free(struct cm_machine *m)

@@ -29,6 +29,9 @@ struct cm_machine {
  * HWLOC_PLUGINS_PATH around hwloc_topology_init: call it before any thread
  * exists (mpirun does; a library caller should load its own way). */
 int cm_machine_load(struct cm_machine *m, const char *spec, char *err, size_t errlen);
+/* The same keeping the L2 and L3 caches (a few hundred microseconds more):
+ * the cost model (costmodel.h) needs them as levels. */
+int cm_machine_load_caches(struct cm_machine *m, const char *spec, char *err, size_t errlen);
 
 /* The job's machine as domain.h loads it (once per process), or NULL when it
  * could not be loaded.  For the callers that need hwloc's own tree; the

@@ -23,6 +23,14 @@ int cm_map_policy_parse(const char *name, enum cm_map_policy *policy)
 
 const char *cm_map_policy_names(void) { return "core, identity, ring, evenodd, leap2, overlap"; }
 
+const char *cm_map_policy_name(enum cm_map_policy policy)
+{
+    for (size_t i = 0; i < sizeof policy_names / sizeof policy_names[0]; i++)
+        if (policy_names[i].policy == policy)
+            return policy_names[i].name;
+    return "?";
+}
+
 /* Position p along the machine's ring -> slot.  The ring runs up the even
  * slots and back down the odd ones, as the Cell's EIB ring visits SPEs
  * 0,2,4,6,7,5,3,1: so ring neighbours are slot neighbours or two apart. */

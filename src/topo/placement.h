@@ -27,6 +27,8 @@ int cm_map_policy_parse(const char *name, enum cm_map_policy *policy);
 
 /* The accepted names, for help and error messages ("core, identity, ..."). */
 const char *cm_map_policy_names(void);
+/* One policy's name ("ring"). */
+const char *cm_map_policy_name(enum cm_map_policy policy);
 
 /* The slot (0..nslots-1) of rank; ranks beyond nslots wrap around. */
 int cm_map_slot(enum cm_map_policy policy, int rank, int nslots);

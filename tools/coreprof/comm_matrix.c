@@ -37,16 +37,23 @@ static void add_collective(const cp_trace *tr, int r, const cp_agg *e, cp_matric
             if (r != root) return;
             for (int i = 0; i < nmem; i++) {
                 int j = MEMBER(i);
-                if (j != root && j >= 0 && j < n) m->coll_bytes[(size_t)root * n + j] += (double)e->bytes;
+                if (j != root && j >= 0 && j < n) {
+                    m->coll_bytes[(size_t)root * n + j] += (double)e->bytes;
+                    m->coll_count[(size_t)root * n + j] += (double)e->calls;
+                }
             }
         } else if (r != root) {
             m->coll_bytes[(size_t)r * n + root] += (double)e->bytes;
+            m->coll_count[(size_t)r * n + root] += (double)e->calls;
         }
         return;
     }
     for (int i = 0; i < nmem; i++) {
         int j = MEMBER(i);
-        if (j != r && j >= 0 && j < n) m->coll_bytes[(size_t)r * n + j] += (double)e->bytes;
+        if (j != r && j >= 0 && j < n) {
+            m->coll_bytes[(size_t)r * n + j] += (double)e->bytes;
+            m->coll_count[(size_t)r * n + j] += (double)e->calls;
+        }
     }
 #undef MEMBER
 }
@@ -60,7 +67,8 @@ int cp_matrices_build(const cp_trace *tr, cp_matrices *m)
     m->p2p_bytes = calloc(cells, sizeof(double));
     m->p2p_count = calloc(cells, sizeof(double));
     m->coll_bytes = calloc(cells, sizeof(double));
-    if (!m->p2p_bytes || !m->p2p_count || !m->coll_bytes) return -1;
+    m->coll_count = calloc(cells, sizeof(double));
+    if (!m->p2p_bytes || !m->p2p_count || !m->coll_bytes || !m->coll_count) return -1;
     for (int r = 0; r < n; r++) {
         const cp_rank *rk = &tr->ranks[r];
         for (size_t i = 0; i < rk->nagg; i++) {
@@ -86,6 +94,7 @@ void cp_matrices_free(cp_matrices *m)
     free(m->p2p_bytes);
     free(m->p2p_count);
     free(m->coll_bytes);
+    free(m->coll_count);
     memset(m, 0, sizeof *m);
 }
 

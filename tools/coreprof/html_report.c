@@ -33,6 +33,43 @@ static void img(FILE *f, const char *outdir, const char *name, const char *alt)
     else fprintf(f, "\"><figcaption>%s</figcaption></figure>\n", alt);
 }
 
+/* A text part of the report as a section (nothing when it was not written). */
+static void pre_file(FILE *f, const char *outdir, const char *name, const char *title)
+{
+    char path[4096], line[8192];
+    snprintf(path, sizeof path, "%s/%s", outdir, name);
+    FILE *in = fopen(path, "r");
+    if (!in) return;
+    fprintf(f, "<h2>%s</h2>\n<pre>", title);
+    while (fgets(line, sizeof line, in)) html_text(f, line);
+    fputs("</pre>\n", f);
+    fclose(in);
+}
+
+/* placement.txt (place.c): the predicted cost of each --map-by policy and
+ * of auto, the suggestion first when there is one, then the matrix in
+ * auto's order. */
+static void placement(FILE *f, const char *outdir)
+{
+    char path[4096], line[8192];
+    snprintf(path, sizeof path, "%s/placement.txt", outdir);
+    FILE *in = fopen(path, "r");
+    if (!in) return;
+    fputs("<h2>Placement</h2>\n", f);
+    while (fgets(line, sizeof line, in))
+        if (strstr(line, "suggestion:")) {
+            fputs("<p><b>", f);
+            html_text(f, line + strspn(line, " "));
+            fputs("</b></p>\n", f);
+        }
+    rewind(in);
+    fputs("<pre>", f);
+    while (fgets(line, sizeof line, in)) html_text(f, line);
+    fputs("</pre>\n", f);
+    fclose(in);
+    img(f, outdir, "matrix_placed.png", "Bytes with ranks in the order of auto's cores (docs/placement.md)");
+}
+
 static double pct(int64_t a, int64_t b) { return b > 0 ? 100.0 * (double)a / (double)b : 0; }
 
 static void file_link(FILE *f, const char *name, const char *what)
@@ -145,6 +182,8 @@ int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, 
     img(f, outdir, "matrix.png", "Point-to-point bytes, sender (row) to receiver (column)");
     img(f, outdir, "matrix_coll.png", "Collective bytes (logical data flow), sender to receiver");
     img(f, outdir, "msgsize_hist.png", "Message sizes (log2 bins)");
+    placement(f, outdir);
+    pre_file(f, outdir, "waits.txt", "Who waits");
     (void)m;
 
     fputs("<h2>Files</h2>\n<ul>\n", f);

@@ -40,7 +40,9 @@ static void usage(FILE *f)
           "  --no-otf2    do not write the OTF2 archive\n"
           "  --timeline   write the timeline and OTF2 also for traces over 64 MB (memory grows with the trace)\n"
           "  --summary-only  statistics, matrices and pictures only (streamed: bounded memory)\n"
-          "  --no-progress   no progress line on stderr\n", f);
+          "  --no-progress   no progress line on stderr\n"
+          "       coreprof place TRACE [--topology SPEC]   predicted cost of each --map-by policy and of auto\n"
+          "       coreprof matrix DIR   the communication matrix as src,dst,bytes,count lines\n", f);
 }
 
 static int mkdir_p(const char *path)
@@ -99,6 +101,12 @@ static int write_event_outputs(const char *dir, const char *outdir, const cp_tim
     }
     cp_resolve_callsites(&tr, NULL);
     cp_match_messages(&tr);
+    char summary[4096];
+    snprintf(summary, sizeof summary, "%s/summary.txt", outdir);
+    fflush(stdout);
+    if (cp_write_waits(&tr, outdir, stdout, summary) != 0) {
+        fprintf(stderr, "coreprof: cannot write %s/waits.txt\n", outdir); failed = 1;
+    }
     if (cp_write_timeline(&tr, outdir, topts, tl, ntl) != 0) {
         fprintf(stderr, "coreprof: cannot write the timeline in %s\n", outdir); failed = 1;
     }
@@ -154,6 +162,9 @@ static int report(const char *dir, const char *outdir, const cp_timeline_opts *t
         if (cp_heatmap_png(path, m.coll_bytes, m.n, "Collective bytes (logical data flow)", "receiver rank", "sender rank", "bytes") != 0) {
             fprintf(stderr, "coreprof: cannot write %s\n", path); failed = 1;
         }
+        if (cp_write_placement(&m, dir, outdir) != 0) {
+            fprintf(stderr, "coreprof: cannot write the placement (placement.txt, matrix_placed.png) in %s\n", outdir); failed = 1;
+        }
         snprintf(path, sizeof path, "%s/msgsize_hist.png", outdir);
         if (cp_histogram_png(path, m.hist_p2p, "point-to-point sends", m.hist_coll, "collective calls", 65,
                              "Message sizes") != 0) {
@@ -191,6 +202,8 @@ static int report(const char *dir, const char *outdir, const cp_timeline_opts *t
 
 int main(int argc, char **argv)
 {
+    if (argc >= 2 && !strcmp(argv[1], "matrix")) return cp_cmd_matrix(argc, argv);
+    if (argc >= 2 && !strcmp(argv[1], "place")) return cp_cmd_place(argc, argv);
     if (argc >= 2 && (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help"))) { usage(stdout); return 0; }
     /* `coreprof report --help` (anywhere after report): the usage, asked for. */
     for (int i = 2; argc >= 2 && !strcmp(argv[1], "report") && i < argc; i++)

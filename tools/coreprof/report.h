@@ -194,6 +194,7 @@ int  cp_write_summary(const cp_trace *tr, const cp_stats *st, FILE *out);
 typedef struct cp_matrices {
     int n;
     double *p2p_bytes, *p2p_count, *coll_bytes;   /* n*n, row = sender */
+    double *coll_count;                            /* n*n: collective calls behind coll_bytes (logical flows) */
     uint64_t hist_p2p[65], hist_coll[65];          /* [0] = 0 bytes, [k] = [2^(k-1), 2^k) */
 } cp_matrices;
 int  cp_matrices_build(const cp_trace *tr, cp_matrices *m);
@@ -216,6 +217,23 @@ int cp_write_timeline(const cp_trace *tr, const char *outdir, const cp_timeline_
 
 /* otf2_export.c */
 int cp_write_otf2(const cp_trace *tr, const char *outdir, FILE *diag);
+
+/* place.c: coreprof matrix / place (docs/placement.md) */
+struct cm_comm_pattern;
+struct cm_map_info;
+int  cp_cmd_matrix(int argc, char **argv);
+int  cp_cmd_place(int argc, char **argv);
+int  cp_pattern_from_matrices(const cp_matrices *m, struct cm_comm_pattern *p);
+int  cp_place_compute(const struct cm_comm_pattern *p, const char *topology, int *core, struct cm_map_info *info,
+                      int *calibrated);
+int  cp_write_placement(const cp_matrices *m, const char *trace, const char *outdir);
+void cp_place_print(FILE *out, const struct cm_comm_pattern *p, const int *core, const struct cm_map_info *info,
+                    const char *trace, const char *topology, int calibrated);
+
+/* waits.c: late sender / receiver, collective waits, imbalance, critical
+ * path, from the full model (events and matched messages) -> OUTDIR/waits.txt,
+ * also written to `also` and appended to the file append_to (NULL: neither) */
+int  cp_write_waits(const cp_trace *tr, const char *outdir, FILE *also, const char *append_to);
 
 /* html_report.c */
 int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, const char *outdir,
