@@ -8,9 +8,11 @@
  * in the native representation; "external32" swaps each packed piece,
  * whole elements at a time (its sizes are the native ones here);
  * the file side is the view's runs (view.c, cm_io_view_map), adjacent
- * runs merged into one pread/pwrite.  In atomic mode each call holds an
- * open-file-description write lock on the whole file (shared for a read),
- * so that concurrent accesses of the group see each other whole (14.6.1).
+ * runs merged into one pread/pwrite.  In atomic mode each call holds the
+ * group's lock in the shared segment (shared.c; shared for a read), so
+ * that concurrent accesses of the group see each other whole (14.6.1).
+ * Independent non-contiguous runs may be sieved (romio_ds_read/write);
+ * docs/io.md argues why the byte-range locks keep writes whole.
  */
 #include "io/io.h"
 #include "core/error.h"
@@ -48,8 +50,7 @@ int cm_io_check_access(struct cm_file *f, const char *call, int write, MPI_Count
     return MPI_SUCCESS;
 }
 
-/* A byte-range open-file-description lock (len 0: to the end of the file),
- * taken (type F_RDLCK/F_WRLCK) or dropped (F_UNLCK). */
+/* A byte-range open-file-description lock, taken (type F_RDLCK/F_WRLCK) or dropped (F_UNLCK). */
 static void lock_range(struct cm_file *f, short type, MPI_Offset off, MPI_Offset len)
 {
     struct flock l = { .l_type = type, .l_whence = SEEK_SET, .l_start = off, .l_len = len };
@@ -235,7 +236,7 @@ int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos
     const struct cm_datatype *t = cm_dt_lookup(dt);
     MPI_Offset total = (MPI_Offset)t->size * count, done = 0, v = epos * f->esize;
     if (f->atomic)
-        lock_range(f, write ? F_WRLCK : F_RDLCK, 0, 0);
+        cm_io_atomic_lock(f, write);
     int err = 0;
     if (t->contig && !f->ext32) {
         done = cm_io_view_io(f, write, (char *)buf + t->true_lb, v, total);
@@ -249,7 +250,7 @@ int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos
         char *tmp = cap ? malloc(cap) : NULL;
         if (cap && !tmp) {
             if (f->atomic)
-                lock_range(f, F_UNLCK, 0, 0);
+                cm_io_atomic_unlock(f, write);
             return cm_io_error(f, MPI_ERR_NO_MEM, call, "no memory for a %zu-byte staging buffer", cap);
         }
         while (done < total) {
@@ -274,7 +275,7 @@ int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos
         free(tmp);
     }
     if (f->atomic)
-        lock_range(f, F_UNLCK, 0, 0);
+        cm_io_atomic_unlock(f, write);
     if (err)
         return cm_io_error(f, cm_io_errno_class(err), call, "%s at stream offset %lld: %s", write ? "pwrite" : "pread",
                            (long long)v, strerror(err));

@@ -8,7 +8,7 @@
  * the view maps the data stream to (access.c); positions handed to the
  * user are in etype units.  The shared file pointer is one MPI_Offset in
  * memory shared by the ranks (a shared window, shared.c), moved by atomic
- * fetch-and-add.
+ * fetch-and-add; atomic mode's lock is a word beside it.
  *
  * Invariants: f->esize > 0 and f->tsize is a positive multiple of it;
  * f->etype and f->filetype are retained (core/datatype.h) while the view
@@ -63,7 +63,8 @@ struct cm_file {
     MPI_Offset pos;             /* individual file pointer, etype units */
 
     MPI_Win shwin;              /* holds *shared, on rank 0 of comm */
-    MPI_Offset *shared;         /* shared file pointer, etype units */
+    struct cm_io_shared *sh;    /* in shwin: pointer and atomic-mode lock */
+    MPI_Offset *shared;         /* shared file pointer, etype units (in sh) */
 
     struct cm_io_hints hints;
     struct cm_io_cb *cb;        /* NULL until the first two-phase access */
@@ -122,6 +123,9 @@ int cm_io_seek_target(struct cm_file *f, const char *call, MPI_Offset offset, in
 /* Shared file pointer (shared.c). */
 int cm_io_shared_open(struct cm_file *f, const char *call);
 void cm_io_shared_close(struct cm_file *f);
+/* Atomic mode's readers-writer lock of the group (write: exclusive). */
+void cm_io_atomic_lock(struct cm_file *f, int write);
+void cm_io_atomic_unlock(struct cm_file *f, int write);
 
 /* Hints (hints.c).  apply is collective: parses info over the hints in
  * effect, agrees on rank 0's collective ones, chooses the aggregators. */
