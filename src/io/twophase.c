@@ -39,9 +39,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* The mean run below which two-phase pays when ranks interleave
- * (romio_cb_* automatic): docs/io.md has the measurement. */
-#define AUTO_RUN ((MPI_Offset)256 << 10)
+/* romio_cb_* automatic: the mean run below which two-phase may pay when
+ * the ranks interleave, and the group size from which it does for reads
+ * that would be sieved (docs/io.md has the measurements). */
+#define AUTO_RUN ((MPI_Offset)16 << 10)
+#define AUTO_READ_RANKS 4
 
 struct hdr {                    /* one per parity, in the aggregator's part */
     _Alignas(64) int64_t lo, hi; /* span of the round's pieces */
@@ -243,7 +245,11 @@ static int decide(const struct cm_file *f, int write, const long long (*all)[5],
         lo = all[r][1] < lo ? all[r][1] : lo;
         hi = all[r][2] > hi ? all[r][2] : hi;
     }
-    if (!bytes || (mode == CM_IO_AUTO && (!overlap || bytes / runs >= AUTO_RUN)))
+    /* Automatic: interleaved short runs, and independent access would
+     * not be sieved, or it is a read of enough ranks. */
+    int sieved = (write ? f->hints.ds_write : f->hints.ds_read) != CM_IO_DISABLE;
+    if (!bytes || (mode == CM_IO_AUTO && (!overlap || bytes / runs >= AUTO_RUN ||
+                                          (sieved && (write || f->size < AUTO_READ_RANKS)))))
         return 0;
     MPI_Offset unit = f->hints.striping_unit ? f->hints.striping_unit : 4096;
     int n = f->hints.naggs;
