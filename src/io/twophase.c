@@ -88,7 +88,13 @@ static int segment(struct cm_file *f)
     struct cm_io_cb *cb = calloc(1, sizeof *cb + (size_t)h->naggs * sizeof cb->a[0]);
     if (!cb)
         return MPI_ERR_NO_MEM;
-    int rc = PMPI_Win_allocate_shared(me ? (MPI_Aint)part : 0, 64, MPI_INFO_NULL, f->comm, &base, &f->cbwin);
+    /* Each part on pages of its own: the headers' atomics stay aligned
+     * whatever cb_buffer_size is. */
+    MPI_Info noncontig;
+    PMPI_Info_create(&noncontig);
+    PMPI_Info_set(noncontig, "alloc_shared_noncontig", "true");
+    int rc = PMPI_Win_allocate_shared(me ? (MPI_Aint)part : 0, 64, noncontig, f->comm, &base, &f->cbwin);
+    PMPI_Info_free(&noncontig);
     if (rc) {
         free(cb);
         return rc;
