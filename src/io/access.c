@@ -126,7 +126,8 @@ static MPI_Offset sieve_plan(const struct cm_file *f, int write, MPI_Offset v, M
 {
     int mode = write ? f->hints.ds_write : f->hints.ds_read;
     MPI_Offset cap = write ? f->hints.ind_wr_buffer_size : f->hints.ind_rd_buffer_size;
-    if (mode == CM_IO_DISABLE || n >= cap || (mode == CM_IO_AUTO && n >= SIEVE_RUN))
+    if (mode == CM_IO_DISABLE || n >= cap || (mode == CM_IO_AUTO && n >= SIEVE_RUN) ||
+        (write && (f->amode & MPI_MODE_WRONLY)))    /* no read for the read-modify-write */
         return 0;
     MPI_Offset u = v + n, data = n, runs = 1, n2;
     *xend = off + n;

@@ -14,7 +14,8 @@
  *   A  each rank marks the span of its pieces (atomic min/max) and, for a
  *      write, the bytes it covers in the aggregator's bitmap;
  *   B  the aggregator reads the span when a read needs it, or when a
- *      write leaves holes in it (read-modify-write: no other rank of the
+ *      write leaves holes in it (unless the file is write-only: then D
+ *      writes the marked runs one by one) (read-modify-write: no other rank of the
  *      group is outside this collective, and ranks of other groups see
  *      the file consistently only after sync, MPI-4.1 14.6.1);
  *   C  each rank copies its pieces in or out;
@@ -342,6 +343,22 @@ static void pieces(struct cm_file *f, struct side *s, int write, int copy, int p
     }
 }
 
+/* The marked runs of [lo, hi) (window at w0), one pwrite each. */
+static int write_runs(struct cm_file *f, const unsigned char *bm, char *buf, MPI_Offset w0, MPI_Offset lo,
+                      MPI_Offset hi)
+{
+    for (MPI_Offset i = lo - w0, end = hi - w0, j; i < end; i = j) {
+        while (i < end && !(bm[i >> 3] >> (i & 7) & 1))
+            i++;
+        for (j = i; j < end && (bm[j >> 3] >> (j & 7) & 1); j++)
+            ;
+        int e = j > i ? io_full(f->fd, 1, buf + i, j - i, w0 + i) : 0;
+        if (e)
+            return e;
+    }
+    return 0;
+}
+
 /* Steps B (before: 1) and D (before: 0) for the window of aggregator a. */
 static void aggregate(struct cm_file *f, int write, int before, int par, int a, MPI_Offset w0, int *err)
 {
@@ -351,8 +368,13 @@ static void aggregate(struct cm_file *f, int write, int before, int par, int a, 
     if (lo < hi) {
         char *at = g->buf + (lo - w0);
         int e = 0;
-        if (before && (!write || !covered(g->bm[par], lo - w0, hi - w0)))
+        /* A file opened MPI_MODE_WRONLY cannot be read: a span with
+         * holes is then written run by run. */
+        int unread = write && (f->amode & MPI_MODE_WRONLY);
+        if (before && !unread && (!write || !covered(g->bm[par], lo - w0, hi - w0)))
             e = io_full(f->fd, 0, at, hi - lo, lo);
+        else if (!before && write && unread && !covered(g->bm[par], lo - w0, hi - w0))
+            e = write_runs(f, g->bm[par], g->buf, w0, lo, hi);
         else if (!before && write)
             e = io_full(f->fd, 1, at, hi - lo, lo);
         if (e && !*err)

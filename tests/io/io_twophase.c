@@ -12,7 +12,8 @@
  * filetype, the datatype engine and not src/io), the prefill in the holes.
  * Then read_all brings the data back.  get_info must report the hints.
  *
- * A read_all past the end of the file counts only the bytes there.
+ * A read_all past the end of the file counts only the bytes there.  A
+ * write-only file is written around its holes (nothing can be read).
  *
  * Sieving: every rank writes, at the same time and independently, small
  * interleaved blocks with romio_ds_write = enable, so that the ranks'
@@ -248,6 +249,34 @@ static void collective(const char *path, int k, const char *mode, int nodes)
     free(back);
 }
 
+/* A write-only file: neither the holes of two-phase nor sieving can be
+ * read first; both forced, through the vector filetype. */
+static void write_only(const char *path)
+{
+    int count;
+    MPI_Datatype ft = filetype(0, &count);
+    int *data = malloc((size_t)count * 4);
+    for (int i = 0; i < count; i++)
+        data[i] = (rank + 7) * 1000 + i;
+    for (int coll = 0; coll < 2; coll++) {
+        posix_prefill(path);
+        MPI_Info info = hints(coll ? "enable" : "disable", size, "enable");
+        MPI_File fh;
+        int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_WRONLY, info, &fh);
+        MPI_Info_free(&info);
+        MPI_File_set_view(fh, 0, MPI_INT, ft, "native", MPI_INFO_NULL);
+        if (!rc)
+            rc = coll ? MPI_File_write_all(fh, data, count, MPI_INT, MPI_STATUS_IGNORE)
+                      : MPI_File_write(fh, data, count, MPI_INT, MPI_STATUS_IGNORE);
+        CHECK(rc == MPI_SUCCESS, "write-only %s: rc %d", coll ? "write_all" : "write", rc);
+        MPI_File_close(&fh);
+        MPI_Barrier(MPI_COMM_WORLD);
+        posix_check(path, ft, 1, data, count * 4, 0, coll ? "write-only write_all" : "write-only write");
+    }
+    MPI_Type_free(&ft);
+    free(data);
+}
+
 /* read_at_all across the end of a 1000-byte file: 300 bytes from r * 250. */
 static void past_eof(const char *path)
 {
@@ -327,6 +356,7 @@ int main(int argc, char **argv)
         collective(path, k, "disable", 1);
     }
     past_eof(path);
+    write_only(path);
     for (int i = 0; i < 8; i++)
         sieving(path, i);
     MPI_Barrier(MPI_COMM_WORLD);
