@@ -14,6 +14,7 @@
  *
  * A read_all past the end of the file counts only the bytes there.  A
  * write-only file is written around its holes (nothing can be read).
+ * direct_io moves large aligned runs through O_DIRECT.
  *
  * Sieving: every rank writes, at the same time and independently, small
  * interleaved blocks with romio_ds_write = enable, so that the ranks'
@@ -277,6 +278,51 @@ static void write_only(const char *path)
     free(data);
 }
 
+/* direct_io: 2 MiB per rank, page-aligned in memory and in the file, so
+ * that it takes the O_DIRECT descriptor where the file system has one
+ * (get_info says "true"; tmpfs says "false"), and a tail of 100 bytes
+ * that cannot; checked through POSIX and read back through MPI. */
+static void direct(const char *path)
+{
+    const long n = 2L << 20;
+    unsigned char *buf, *back;
+    if (posix_memalign((void **)&buf, 4096, (size_t)n + 100) || posix_memalign((void **)&back, 4096, (size_t)n + 100)) {
+        CHECK(0, "direct: no memory");
+        return;
+    }
+    for (long i = 0; i < n + 100; i++)
+        buf[i] = (unsigned char)(i * 13 + rank * 101);
+    MPI_Info info;
+    MPI_Info_create(&info);
+    MPI_Info_set(info, "direct_io", "true");
+    MPI_File fh;
+    int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, info, &fh);
+    MPI_Info_free(&info);
+    CHECK(rc == MPI_SUCCESS, "direct: open rc %d", rc);
+    MPI_Info used;
+    char val[MPI_MAX_INFO_VAL + 1] = "";
+    int len = MPI_MAX_INFO_VAL, flag = 0;
+    MPI_File_get_info(fh, &used);
+    MPI_Info_get_string(used, "direct_io", &len, val, &flag);
+    MPI_Info_free(&used);
+    CHECK(flag && (!strcmp(val, "true") || !strcmp(val, "false")), "direct: get_info direct_io \"%s\"", val);
+    MPI_Offset at = (MPI_Offset)rank * (n + 4096);
+    rc = MPI_File_write_at_all(fh, at, buf, (int)n + 100, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS, "direct: write rc %d", rc);
+    rc = MPI_File_read_at(fh, at, back, (int)n + 100, MPI_BYTE, MPI_STATUS_IGNORE);
+    CHECK(rc == MPI_SUCCESS && !memcmp(back, buf, (size_t)n + 100), "direct (%s): read back differs", val);
+    MPI_File_close(&fh);
+    int fd = open(path, O_RDONLY);
+    memset(back, 0, (size_t)n + 100);
+    CHECK(fd >= 0 && pread(fd, back, (size_t)n + 100, at) == n + 100 && !memcmp(back, buf, (size_t)n + 100),
+          "direct (%s): POSIX read differs", val);
+    if (fd >= 0)
+        close(fd);
+    free(buf);
+    free(back);
+    MPI_Barrier(MPI_COMM_WORLD);
+}
+
 /* read_at_all across the end of a 1000-byte file: 300 bytes from r * 250. */
 static void past_eof(const char *path)
 {
@@ -357,6 +403,7 @@ int main(int argc, char **argv)
     }
     past_eof(path);
     write_only(path);
+    direct(path);
     for (int i = 0; i < 8; i++)
         sieving(path, i);
     MPI_Barrier(MPI_COMM_WORLD);
