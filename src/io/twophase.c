@@ -74,14 +74,21 @@ void cm_io_twophase_free(struct cm_file *f)
     f->cb = NULL;
 }
 
-/* The segment for the hints in effect (collective; kept until they change). */
-static int segment(struct cm_file *f)
+/* The segment for the hints in effect and a domain of dom bytes
+ * (collective, with the same dom everywhere).  Its buffers hold
+ * min(cb_buffer_size, dom) rounded up to 64 KiB: a small collective
+ * neither maps nor clears a full-size segment, whose first touch is
+ * costly (docs/io.md); kept while it is large enough and the hints
+ * stay the same. */
+static int segment(struct cm_file *f, MPI_Offset dom)
 {
     const struct cm_io_hints *h = &f->hints;
-    if (f->cb && f->cb->naggs == h->naggs && f->cb->bsize == h->cb_buffer_size)
+    MPI_Offset want = dom < h->cb_buffer_size ? (dom + 0xffff) & ~(MPI_Offset)0xffff : h->cb_buffer_size;
+    want = want < h->cb_buffer_size ? want : h->cb_buffer_size;
+    if (f->cb && f->cb->naggs == h->naggs && f->cb->bsize >= want && f->cb->bsize <= h->cb_buffer_size)
         return MPI_SUCCESS;
     cm_io_twophase_free(f);
-    size_t part = 2 * sizeof(struct hdr) + 2 * bm_bytes(h->cb_buffer_size) + (size_t)h->cb_buffer_size;
+    size_t part = 2 * sizeof(struct hdr) + 2 * bm_bytes(want) + (size_t)want;
     int me = 0;
     for (int i = 0; i < h->naggs; i++)
         me |= h->aggs[i] == f->rank;
@@ -101,13 +108,13 @@ static int segment(struct cm_file *f)
         return rc;
     }
     if (me) {
-        memset(base, 0, 2 * sizeof(struct hdr) + 2 * bm_bytes(h->cb_buffer_size));
+        memset(base, 0, 2 * sizeof(struct hdr) + 2 * bm_bytes(want));
         struct hdr *hd = base;
         hd[0].lo = hd[1].lo = INT64_MAX;
         hd[0].hi = hd[1].hi = -1;
     }
     cb->naggs = h->naggs;
-    cb->bsize = h->cb_buffer_size;
+    cb->bsize = want;
     for (int i = 0; i < h->naggs; i++) {
         MPI_Aint sz;
         int unit;
@@ -115,8 +122,8 @@ static int segment(struct cm_file *f)
         PMPI_Win_shared_query(f->cbwin, h->aggs[i], &sz, &unit, &p);
         cb->a[i].h = (struct hdr *)p;
         cb->a[i].bm[0] = (unsigned char *)p + 2 * sizeof(struct hdr);
-        cb->a[i].bm[1] = cb->a[i].bm[0] + bm_bytes(h->cb_buffer_size);
-        cb->a[i].buf = (char *)(cb->a[i].bm[1] + bm_bytes(h->cb_buffer_size));
+        cb->a[i].bm[1] = cb->a[i].bm[0] + bm_bytes(want);
+        cb->a[i].buf = (char *)(cb->a[i].bm[1] + bm_bytes(want));
     }
     f->cb = cb;
     PMPI_Barrier(f->comm);
@@ -265,7 +272,6 @@ static int decide(const struct cm_file *f, int write, const long long (*all)[5],
     p->base = lo - lo % unit;
     p->dom = (hi - p->base + n - 1) / n;
     p->dom += (unit - p->dom % unit) % unit;
-    p->rounds = (p->dom + f->hints.cb_buffer_size - 1) / f->hints.cb_buffer_size;
     return 1;
 }
 
@@ -433,8 +439,9 @@ int cm_io_twophase(struct cm_file *f, const char *call, int write, MPI_Offset ep
     struct plan p;
     int go = decide(f, write, (const long long(*)[5])all, &p);
     free(all);
-    if (!go || segment(f))
+    if (!go || segment(f, p.dom))
         return 0;
+    p.rounds = (p.dom + f->cb->bsize - 1) / f->cb->bsize;
 
     struct side s = { t, buf, count, v0, NULL };
     int err = 0, par = 0, nag = f->cb->naggs, me = -1;
