@@ -143,9 +143,10 @@ enum { A_CBR, A_CBW, A_NODES, A_BUF, A_STRIPE, A_DSW, A_DIRECT, A_N };
 int cm_io_hints_apply(struct cm_file *f, MPI_Info info)
 {
     struct cm_io_hints *h = &f->hints;
-    int n = 0;
-    if (info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &n))
-        return MPI_ERR_INFO;
+    /* A bad info still takes part in the collective steps below. */
+    int n = 0, bad = info != MPI_INFO_NULL && PMPI_Info_get_nkeys(info, &n);
+    if (bad)
+        info = MPI_INFO_NULL, n = 0;
     for (int i = 0; i < n; i++) {
         char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
         int len = MPI_MAX_INFO_VAL, flag = 0;
@@ -179,7 +180,8 @@ int cm_io_hints_apply(struct cm_file *f, MPI_Info info)
     h->ds_write = (int)a[A_DSW];
     h->direct_io = (int)a[A_DIRECT];
     direct_open(f);
-    return choose_aggregators(f);
+    int rc = choose_aggregators(f);
+    return rc ? rc : bad ? MPI_ERR_INFO : MPI_SUCCESS;
 }
 
 void cm_io_hints_free(struct cm_file *f)

@@ -323,6 +323,27 @@ static void direct(const char *path)
     MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* set_view with hints on rank 0 only: the hints are collective, rank
+ * 0's are taken everywhere (and nothing waits for the other ranks). */
+static void hints_rank0(const char *path)
+{
+    MPI_File fh;
+    MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_RDWR | MPI_MODE_CREATE, MPI_INFO_NULL, &fh);
+    MPI_Info info = MPI_INFO_NULL;
+    if (rank == 0) {
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "cb_nodes", "1");
+        MPI_Info_set(info, "cb_buffer_size", "4096");
+    }
+    int rc = MPI_File_set_view(fh, 0, MPI_BYTE, MPI_BYTE, "native", info);
+    CHECK(rc == MPI_SUCCESS, "set_view with rank 0's hints: rc %d", rc);
+    if (info != MPI_INFO_NULL)
+        MPI_Info_free(&info);
+    expect_hint(fh, "cb_nodes", "1", "rank 0's hints");
+    expect_hint(fh, "cb_buffer_size", "4096", "rank 0's hints");
+    MPI_File_close(&fh);
+}
+
 /* read_at_all across the end of a 1000-byte file: 300 bytes from r * 250. */
 static void past_eof(const char *path)
 {
@@ -402,6 +423,7 @@ int main(int argc, char **argv)
         collective(path, k, "disable", 1);
     }
     past_eof(path);
+    hints_rank0(path);
     write_only(path);
     direct(path);
     for (int i = 0; i < 8; i++)
