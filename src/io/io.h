@@ -8,7 +8,7 @@
  * the view maps the data stream to (access.c); positions handed to the
  * user are in etype units.  The shared file pointer is one MPI_Offset in
  * memory shared by the ranks (a shared window, shared.c), moved by atomic
- * fetch-and-add.
+ * fetch-and-add; atomic mode's lock is a word beside it.
  *
  * Invariants: f->esize > 0 and f->tsize is a positive multiple of it;
  * f->etype and f->filetype are retained (core/datatype.h) while the view
@@ -23,9 +23,26 @@
 
 #include <stddef.h>
 
+/* Hints in effect (hints.c); modes of romio_cb_* and romio_ds_*. */
+enum { CM_IO_AUTO, CM_IO_ENABLE, CM_IO_DISABLE };
+struct cm_io_hints {
+    int cb_read, cb_write;      /* two-phase collective buffering */
+    int cb_nodes;               /* asked for; 0: one per L3 group / NUMA node */
+    MPI_Offset cb_buffer_size;  /* bytes each aggregator moves per round */
+    MPI_Offset striping_unit;   /* file domains aligned to it; 0: to pages */
+    int ds_read, ds_write;      /* data sieving of independent access */
+    MPI_Offset ind_rd_buffer_size, ind_wr_buffer_size;
+    int direct_io;              /* O_DIRECT for large aligned contiguous runs */
+    int naggs, *aggs;           /* aggregators in effect: ranks of comm */
+};
+
+/* The shared segment of a file's collective I/O (twophase.c). */
+struct cm_io_cb;
+
 struct cm_file {
     MPI_File handle;
     int fd;
+    int dfd;                    /* O_DIRECT descriptor, -1: none */
     MPI_Comm comm;              /* private duplicate of the user's */
     int rank, size;
     int amode;
@@ -46,7 +63,12 @@ struct cm_file {
     MPI_Offset pos;             /* individual file pointer, etype units */
 
     MPI_Win shwin;              /* holds *shared, on rank 0 of comm */
-    MPI_Offset *shared;         /* shared file pointer, etype units */
+    struct cm_io_shared *sh;    /* in shwin: pointer and atomic-mode lock */
+    MPI_Offset *shared;         /* shared file pointer, etype units (in sh) */
+
+    struct cm_io_hints hints;
+    struct cm_io_cb *cb;        /* NULL until the first two-phase access */
+    MPI_Win cbwin;
 
     /* A split collective between its _begin and its _end. */
     const char *split_call;     /* NULL: none pending */
@@ -101,6 +123,30 @@ int cm_io_seek_target(struct cm_file *f, const char *call, MPI_Offset offset, in
 /* Shared file pointer (shared.c). */
 int cm_io_shared_open(struct cm_file *f, const char *call);
 void cm_io_shared_close(struct cm_file *f);
+/* Atomic mode's readers-writer lock of the group (write: exclusive). */
+void cm_io_atomic_lock(struct cm_file *f, int write);
+void cm_io_atomic_unlock(struct cm_file *f, int write);
+
+/* Hints (hints.c).  apply is collective: parses info over the hints in
+ * effect, agrees on rank 0's collective ones, chooses the aggregators. */
+void cm_io_hints_default(struct cm_file *f);
+int cm_io_hints_apply(struct cm_file *f, MPI_Info info);
+void cm_io_hints_free(struct cm_file *f);
+int cm_io_hints_report(const struct cm_file *f, MPI_Info *out);
+
+/* Two-phase collective access (twophase.c).  Collective over f's group:
+ * every rank calls it with its own access; it moves the data when the
+ * group chose two-phase (*done set, returns 1) and returns 0 when each
+ * rank must access independently instead. */
+int cm_io_twophase(struct cm_file *f, const char *call, int write, MPI_Offset epos, void *buf, MPI_Count count,
+                   MPI_Datatype dt, MPI_Status *st, MPI_Offset *ndone, int *rc);
+void cm_io_twophase_free(struct cm_file *f);
+
+/* Move len bytes of the data stream from stream byte v between mem and
+ * the file, through the view (access.c): the bytes moved, or -1 (errno). */
+MPI_Offset cm_io_view_io(struct cm_file *f, int write, char *mem, MPI_Offset v, MPI_Offset len);
+/* Fill st and *ndone for done bytes (whole etypes only count). */
+void cm_io_set_done(struct cm_file *f, MPI_Offset done, MPI_Status *st, MPI_Offset *ndone);
 
 /* A request already complete, whose Wait/Test returns st (request.c). */
 int cm_io_done_request(struct cm_file *f, const char *call, const MPI_Status *st, MPI_Request *request);

@@ -98,7 +98,7 @@ static int get(MPI_File fh, const char *call, const char *name, enum what what, 
     case ATOMICITY: *(int *)out = f->atomic; break;
     case AMODE: *(int *)out = f->amode; break;
     case GROUP: return PMPI_Comm_group(f->comm, out);
-    case INFO: return PMPI_Info_dup(f->info, out);
+    case INFO: return cm_io_hints_report(f, out);
     }
     return MPI_SUCCESS;
 }
@@ -118,25 +118,14 @@ int cm_File_get_group(MPI_File fh, MPI_Group *group)
     return get(fh, "MPI_File_get_group", "group", GROUP, group);
 }
 
-/* Hints are kept as given (every key accepted; none changes what the
- * library does yet) and returned by get_info. */
+/* Hints (hints.c): every key is kept for get_info; the known ones
+ * change what the file does from the next access on. */
 int cm_File_set_info(MPI_File fh, MPI_Info info)
 {
     static const char call[] = "MPI_File_set_info";
     CM_IO_FILE(f, fh, call, rc);
-    if (info == MPI_INFO_NULL)
-        return MPI_SUCCESS;
-    int n;
-    if ((rc = PMPI_Info_get_nkeys(info, &n)))
+    if ((rc = cm_io_hints_apply(f, info)))
         return cm_io_error(f, rc, call, "invalid info");
-    for (int i = 0; i < n; i++) {
-        char key[MPI_MAX_INFO_KEY + 1], val[MPI_MAX_INFO_VAL + 1];
-        int len = MPI_MAX_INFO_VAL, flag = 0;
-        PMPI_Info_get_nthkey(info, i, key);
-        PMPI_Info_get_string(info, key, &len, val, &flag);
-        if (flag)
-            PMPI_Info_set(f->info, key, val);
-    }
     return MPI_SUCCESS;
 }
 

@@ -73,6 +73,8 @@ static int open_here(const char *path, int amode, int creating, int *cls, int *e
 static void file_free(struct cm_file *f)
 {
     cm_io_view_release(f);
+    cm_io_twophase_free(f);
+    cm_io_hints_free(f);
     cm_io_shared_close(f);
     if (f->info != MPI_INFO_NULL)
         PMPI_Info_free(&f->info);
@@ -106,6 +108,8 @@ int cm_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, 
     f->amode = amode;
     f->info = MPI_INFO_NULL;
     f->shwin = MPI_WIN_NULL;
+    f->cbwin = MPI_WIN_NULL;
+    cm_io_hints_default(f);
     f->errh = cm_io_null_errh();
     cm_errh_retain(f->errh);
     int mpi = PMPI_Comm_dup(comm, &f->comm);
@@ -140,10 +144,10 @@ int cm_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, 
         cls = cm_io_view_default(f);
     if (!cls)
         cls = cm_io_shared_open(f, call);
-    if (!cls && info != MPI_INFO_NULL && PMPI_Info_dup(info, &f->info))
+    if (!cls && PMPI_Info_create(&f->info))
         cls = MPI_ERR_INFO;
-    if (!cls && f->info == MPI_INFO_NULL)
-        PMPI_Info_create(&f->info);
+    if (!cls)
+        cls = cm_io_hints_apply(f, info);
     if (!cls && cm_io_register(f) == MPI_FILE_NULL)
         cls = MPI_ERR_NO_MEM;
     if (cls) {

@@ -4,10 +4,8 @@
  * nonblocking (i) and split collective (_begin/_end) forms, plain and _c.
  *
  * All of them are one function, rw(), with the position chosen by `how`.
- * The collective forms move data independently: on one node the ranks
- * share the page cache, and the consistency rules of 14.6 (sync-barrier-
- * sync between conflicting accesses of different ranks) still hold since
- * every pwrite is in the cache when the call returns.  The nonblocking
+ * The collective forms (coll) go through two-phase I/O when the group
+ * chooses it (twophase.c), else each rank accesses independently.  The nonblocking
  * forms complete during the call and hand back a completed request.  A
  * split collective does its work in _begin and keeps the status for _end.
  */
@@ -56,7 +54,7 @@ static int ordered_pos(struct cm_file *f, const char *call, int rc, MPI_Offset m
 }
 
 static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
-              MPI_Count count, MPI_Datatype dt, MPI_Status *st)
+              MPI_Count count, MPI_Datatype dt, MPI_Status *st, int coll)
 {
     CM_IO_FILE(f, fh, call, rc);
     if ((how == AT || how == INDIV) && (f->amode & MPI_MODE_SEQUENTIAL))
@@ -75,7 +73,8 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
             return rc;
         pos = __atomic_fetch_add(f->shared, etypes_of(f, count, dt), __ATOMIC_SEQ_CST);
     }
-    rc = cm_io_access(f, call, write, pos, buf, count, dt, st, &done);
+    if (!coll || !cm_io_twophase(f, call, write, pos, buf, count, dt, st, &done, &rc))
+        rc = cm_io_access(f, call, write, pos, buf, count, dt, st, &done);
     if (!rc && how == INDIV)
         f->pos += done / f->esize;
     return rc;
@@ -83,13 +82,13 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
 
 /* Nonblocking: the access completes here; the request reports its status. */
 static int irw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset offset, void *buf,
-               MPI_Count count, MPI_Datatype dt, MPI_Request *request)
+               MPI_Count count, MPI_Datatype dt, MPI_Request *request, int coll)
 {
     CM_IO_FILE(f, fh, call, rc);
     if (!request)
         return cm_io_error(f, MPI_ERR_REQUEST, call, "request pointer is NULL");
     MPI_Status st;
-    rc = rw(fh, call, write, how, offset, buf, count, dt, &st);
+    rc = rw(fh, call, write, how, offset, buf, count, dt, &st, coll);
     if (rc) {
         *request = MPI_REQUEST_NULL;
         return rc;
@@ -104,7 +103,7 @@ static int split_begin(MPI_File fh, const char *call, int write, enum how how, M
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is still pending: one split collective per file at a time",
                            f->split_call);
-    rc = rw(fh, call, write, how, offset, buf, count, dt, &f->split_status);
+    rc = rw(fh, call, write, how, offset, buf, count, dt, &f->split_status, 1);
     if (!rc)
         f->split_call = call;
     return rc;
@@ -138,17 +137,17 @@ static int split_end(MPI_File fh, const char *call, const char *begin, MPI_Statu
 #define ORDERED_ARG 0
 /* A blocking (Fn rw, Last MPI_Status *) or nonblocking (irw, MPI_Request *)
  * access, plain and _c. */
-#define ACCESS(Fn, Name, W, HOW, BUF, Last, last)                                                      \
+#define ACCESS(Fn, Name, W, HOW, BUF, Last, last, C)                                                      \
     int cm_File_##Name##_c(MPI_File fh, HOW##_PARAM BUF buf, MPI_Count count, MPI_Datatype datatype, Last last) \
     {                                                                                                  \
-        return Fn(fh, CALL(Name), W, HOW, HOW##_ARG, (void *)buf, count, datatype, last);              \
+        return Fn(fh, CALL(Name), W, HOW, HOW##_ARG, (void *)buf, count, datatype, last, C);              \
     }                                                                                                  \
     int cm_File_##Name(MPI_File fh, HOW##_PARAM BUF buf, int count, MPI_Datatype datatype, Last last)  \
     {                                                                                                  \
-        return Fn(fh, CALL(Name), W, HOW, HOW##_ARG, (void *)buf, count, datatype, last);              \
+        return Fn(fh, CALL(Name), W, HOW, HOW##_ARG, (void *)buf, count, datatype, last, C);              \
     }
-#define RW(Name, W, HOW, BUF) ACCESS(rw, Name, W, HOW, BUF, MPI_Status *, status)
-#define IRW(Name, W, HOW, BUF) ACCESS(irw, Name, W, HOW, BUF, MPI_Request *, request)
+#define RW(Name, W, HOW, BUF, C) ACCESS(rw, Name, W, HOW, BUF, MPI_Status *, status, C)
+#define IRW(Name, W, HOW, BUF, C) ACCESS(irw, Name, W, HOW, BUF, MPI_Request *, request, C)
 #define SPLIT(Name, W, HOW, BUF)                                                                       \
     int cm_File_##Name##_begin_c(MPI_File fh, HOW##_PARAM BUF buf, MPI_Count count, MPI_Datatype datatype) \
     {                                                                                                  \
@@ -164,29 +163,29 @@ static int split_end(MPI_File fh, const char *call, const char *begin, MPI_Statu
         return split_end(fh, CALL(Name##_end), CALL(Name##_begin), status);                            \
     }
 
-RW(read_at, 0, AT, void *)
-RW(write_at, 1, AT, const void *)
-RW(read_at_all, 0, AT, void *)
-RW(write_at_all, 1, AT, const void *)
-RW(read, 0, INDIV, void *)
-RW(write, 1, INDIV, const void *)
-RW(read_all, 0, INDIV, void *)
-RW(write_all, 1, INDIV, const void *)
-RW(read_shared, 0, SHARED, void *)
-RW(write_shared, 1, SHARED, const void *)
-RW(read_ordered, 0, ORDERED, void *)
-RW(write_ordered, 1, ORDERED, const void *)
+RW(read_at, 0, AT, void *, 0)
+RW(write_at, 1, AT, const void *, 0)
+RW(read_at_all, 0, AT, void *, 1)
+RW(write_at_all, 1, AT, const void *, 1)
+RW(read, 0, INDIV, void *, 0)
+RW(write, 1, INDIV, const void *, 0)
+RW(read_all, 0, INDIV, void *, 1)
+RW(write_all, 1, INDIV, const void *, 1)
+RW(read_shared, 0, SHARED, void *, 0)
+RW(write_shared, 1, SHARED, const void *, 0)
+RW(read_ordered, 0, ORDERED, void *, 1)
+RW(write_ordered, 1, ORDERED, const void *, 1)
 
-IRW(iread_at, 0, AT, void *)
-IRW(iwrite_at, 1, AT, const void *)
-IRW(iread_at_all, 0, AT, void *)
-IRW(iwrite_at_all, 1, AT, const void *)
-IRW(iread, 0, INDIV, void *)
-IRW(iwrite, 1, INDIV, const void *)
-IRW(iread_all, 0, INDIV, void *)
-IRW(iwrite_all, 1, INDIV, const void *)
-IRW(iread_shared, 0, SHARED, void *)
-IRW(iwrite_shared, 1, SHARED, const void *)
+IRW(iread_at, 0, AT, void *, 0)
+IRW(iwrite_at, 1, AT, const void *, 0)
+IRW(iread_at_all, 0, AT, void *, 1)
+IRW(iwrite_at_all, 1, AT, const void *, 1)
+IRW(iread, 0, INDIV, void *, 0)
+IRW(iwrite, 1, INDIV, const void *, 0)
+IRW(iread_all, 0, INDIV, void *, 1)
+IRW(iwrite_all, 1, INDIV, const void *, 1)
+IRW(iread_shared, 0, SHARED, void *, 0)
+IRW(iwrite_shared, 1, SHARED, const void *, 0)
 
 SPLIT(read_at_all, 0, AT, void *)
 SPLIT(write_at_all, 1, AT, const void *)

@@ -146,11 +146,9 @@ int cm_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
         return cls;
     if (any)
         return cm_io_error(f, any, call, "set_view failed on another rank");
-    if (info != MPI_INFO_NULL) {
-        int rc2 = PMPI_File_set_info(fh, info);
-        if (rc2)
-            return rc2;
-    }
+    /* Collective whatever info each rank passed (hints.c agrees). */
+    if ((rc = cm_io_hints_apply(f, info)))
+        return cm_io_error(f, rc, call, "invalid info");
     view_install(f, disp, etype, filetype, datarep);
     if (f->rank == 0)
         __atomic_store_n(f->shared, 0, __ATOMIC_SEQ_CST);

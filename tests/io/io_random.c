@@ -5,7 +5,8 @@
  * filetype of random shape: contiguous, vector, indexed, struct with holes,
  * resized), and its data goes through one of the access forms (explicit
  * offset, individual pointer, collective, nonblocking, split collective)
- * with a random memory datatype.  The filetypes of the ranks interleave:
+ * with a random memory datatype, under random hints (two-phase and data
+ * sieving forced on or off, cb_nodes, buffer sizes).  The filetypes of the ranks interleave:
  * rank r's tiles are placed at displacement r * tile_extent of a group-wide
  * stride, so no two ranks write the same byte.  Each rank computes, with a
  * model written here (the typemap expanded by hand, no MPI), which file
@@ -182,7 +183,27 @@ int main(int argc, char **argv)
         MPI_Datatype etype = esz_pick == 0 ? MPI_BYTE : esz_pick == 1 ? MPI_INT : MPI_DOUBLE;
         int esz = esz_pick == 0 ? 1 : esz_pick == 1 ? 4 : 8;
         long d = (long)rnd(64);
-        int form = rnd(7);
+        int form = rnd(7), rform = rnd(4);
+        /* Hints, the same on every rank: two-phase and sieving forced on,
+         * off or left automatic, few aggregators and small buffers so
+         * that a collective takes several rounds. */
+        static const char *const modes[] = { "automatic", "enable", "disable" };
+        MPI_Info info;
+        char v[16];
+        MPI_Info_create(&info);
+        MPI_Info_set(info, "romio_cb_write", modes[rnd(3)]);
+        MPI_Info_set(info, "romio_cb_read", modes[rnd(3)]);
+        MPI_Info_set(info, "romio_ds_write", modes[rnd(3)]);
+        MPI_Info_set(info, "romio_ds_read", modes[rnd(3)]);
+        snprintf(v, sizeof v, "%u", 1 + rnd((unsigned)size));
+        MPI_Info_set(info, "cb_nodes", v);
+        snprintf(v, sizeof v, "%u", 16 + rnd(2000));
+        MPI_Info_set(info, "cb_buffer_size", v);
+        snprintf(v, sizeof v, "%u", 1 + rnd(256));
+        MPI_Info_set(info, "striping_unit", v);
+        snprintf(v, sizeof v, "%u", 8 + rnd(500));
+        MPI_Info_set(info, "ind_wr_buffer_size", v);
+        MPI_Info_set(info, "ind_rd_buffer_size", v);
         rng += (unsigned long long)rank * 7919ULL;
         struct model m;
         MPI_Datatype ft = make_filetype(esz, etype, rank, size, &m);
@@ -206,7 +227,8 @@ int main(int argc, char **argv)
 
         MPI_File fh;
         int rc = MPI_File_open(MPI_COMM_WORLD, path, MPI_MODE_CREATE | MPI_MODE_RDWR | MPI_MODE_DELETE_ON_CLOSE,
-                               MPI_INFO_NULL, &fh);
+                               info, &fh);
+        MPI_Info_free(&info);
         CHECK(rc == MPI_SUCCESS, "round %d: open rc %d", round, rc);
         rc = MPI_File_set_view(fh, d, etype, ft, "native", MPI_INFO_NULL);
         CHECK(rc == MPI_SUCCESS, "round %d: set_view rc %d", round, rc);
@@ -246,8 +268,8 @@ int main(int argc, char **argv)
         CHECK(bad == 0, "round %d form %d: %ld of %ld bytes differ from the model (esz %d, d %ld)", round, form, bad,
               nbytes, esz, d);
 
-        /* Read back through the view, another form. */
-        int rform = (form + 1 + rank) % 4;
+        /* Read back through the view, another form (the same on every
+         * rank: a collective one must be called by all). */
         rc = access_form(fh, 0, rform == 3 ? 4 : rform, start, back, count, mtr, &st);
         CHECK(rc == MPI_SUCCESS, "round %d: read rc %d", round, rc);
         MPI_Get_count(&st, mtr, &got);
