@@ -13,6 +13,7 @@
  */
 #include "io/io.h"
 #include "core/error.h"
+#include "core/io_stats.h"
 #include "fe_io.h"
 
 #include <stdint.h>
@@ -59,6 +60,7 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
               MPI_Count count, MPI_Datatype dt, MPI_Status *st)
 {
     CM_IO_FILE(f, fh, call, rc);
+    uint64_t t0 = cm_io_clock();
     if ((how == AT || how == INDIV) && (f->amode & MPI_MODE_SEQUENTIAL))
         return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call,
                            "the file was opened MPI_MODE_SEQUENTIAL: only the shared file pointer may be used");
@@ -78,6 +80,7 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
     rc = cm_io_access(f, call, write, pos, buf, count, dt, st, &done);
     if (!rc && how == INDIV)
         f->pos += done / f->esize;
+    cm_io_stats_add(write, rc ? 0 : (uint64_t)done, t0);
     return rc;
 }
 
