@@ -36,6 +36,8 @@ int cm_io_check_access(struct cm_file *f, const char *call, int write, MPI_Count
     const struct cm_datatype *t = cm_dt_lookup(dt);
     if (!t || !t->committed)
         return cm_io_error(f, MPI_ERR_TYPE, call, "datatype %s", !t ? "is invalid" : "is not committed");
+    if (f->urep)
+        return cm_io_urep_check(f, call, count, t);
     if (t->size % (size_t)f->esize)
         return cm_io_error(f, MPI_ERR_TYPE, call, "the datatype (%zu bytes) is no multiple of the etype (%lld bytes)",
                            t->size, (long long)f->esize);
@@ -91,6 +93,8 @@ static int lock_file(struct cm_file *f, int write, int on)
 int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos, void *buf, MPI_Count count,
                  MPI_Datatype dt, MPI_Status *st, MPI_Offset *ndone)
 {
+    if (f->urep)
+        return cm_io_urep_access(f, call, write, epos, buf, count, dt, st, ndone);
     int rc = cm_io_check_access(f, call, write, count, dt);
     if (rc)
         return rc;
@@ -152,4 +156,15 @@ int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos
     if (ndone)
         *ndone = done;
     return MPI_SUCCESS;
+}
+
+/* The run mover and the lock for user representations (datarep_conv.c). */
+MPI_Offset cm_io_view_io(struct cm_file *f, int write, char *mem, MPI_Offset v, MPI_Offset len)
+{
+    return view_io(f, write, mem, v, len);
+}
+
+void cm_io_lock(struct cm_file *f, int write, int on)
+{
+    lock_file(f, write, on);
 }

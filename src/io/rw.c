@@ -25,7 +25,7 @@ enum how { AT, INDIV, SHARED, ORDERED };
 /* The etypes that count elements of dt make. */
 static MPI_Offset etypes_of(const struct cm_file *f, MPI_Count count, MPI_Datatype dt)
 {
-    return (MPI_Offset)cm_dt_lookup(dt)->size * count / f->esize;
+    return cm_io_stream_size(f, dt) * count / f->esize;
 }
 
 /* Ordered access (14.4.4): rank r starts where ranks 0..r-1 end, from the
