@@ -20,7 +20,9 @@
 
 #include "mpi.h"
 #include "core/datatype.h"
+#include "core/thread.h"
 
+#include <pthread.h>
 #include <stddef.h>
 
 struct cm_file {
@@ -51,6 +53,10 @@ struct cm_file {
     MPI_Datatype file_etype, file_filetype;
 
     MPI_Offset pos;             /* individual file pointer, etype units */
+    /* Under MPI_THREAD_MULTIPLE, held (cm_mt_lock) from reading pos to
+     * updating it: by an access with the individual pointer (rw.c), seek
+     * and get_position (pointer.c).  Taken before any other lock. */
+    pthread_mutex_t pos_lock;
 
     MPI_Win shwin;              /* holds *shared, on rank 0 of comm */
     MPI_Offset *shared;         /* shared file pointer, etype units */

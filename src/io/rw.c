@@ -71,6 +71,7 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
         if (rc)
             return rc;
     } else if (how == INDIV) {
+        cm_mt_lock(&f->pos_lock);      /* threads sharing the file move the pointer one at a time */
         pos = f->pos;
     } else if (how == SHARED) {
         if ((rc = cm_io_check_access(f, call, write, count, dt)))
@@ -80,6 +81,8 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
     rc = cm_io_access(f, call, write, pos, buf, count, dt, st, &done);
     if (!rc && how == INDIV)
         f->pos += done / f->esize;
+    if (how == INDIV)
+        cm_mt_unlock(&f->pos_lock);
     cm_io_stats_add(write, rc ? 0 : (uint64_t)done, t0);
     return rc;
 }
