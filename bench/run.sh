@@ -13,6 +13,7 @@
 #   BENCH_PARTS=patterns bash bench/run.sh (only the application patterns and
 #                                           nonblocking collectives, ~4 minutes;
 #                                           BENCH_PARTS=osc: only one-sided;
+#                                           BENCH_PARTS=io: only MPI-IO;
 #                                           BENCH_PARTS=classic: only the rest)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
@@ -30,7 +31,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns osc}
+parts=${BENCH_PARTS:-classic patterns osc io}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -110,6 +111,8 @@ declare -A built # "<contender>:<prog>" -> 1
 . "$here/patterns/run_patterns.sh"
 # shellcheck source=bench/osc_run.sh
 . "$here/osc_run.sh"
+# shellcheck source=bench/io/io_run.sh
+. "$here/io/io_run.sh"
 build_all() {
     local c p
     mkdir -p "$work/floor"
@@ -137,6 +140,7 @@ build_all() {
     done
     want_part patterns && build_patterns
     want_part osc && build_osc
+    want_part io && build_io
 }
 
 # run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
@@ -486,6 +490,7 @@ if want_part classic; then
 fi
 want_part patterns && run_patterns
 want_part osc && run_osc
+want_part io && run_io
 
 mkdir -p "$(dirname "$results_md")"
 saved=""
@@ -502,6 +507,11 @@ if want_part osc; then
     osc_report | tee "$osc_md"
     want_part classic && cat "$osc_md" >>"$results_md"
     saved+=" $osc_md"
+fi
+if want_part io; then
+    io_report | tee "$io_md"
+    want_part classic && cat "$io_md" >>"$results_md"
+    saved+=" $io_md"
 fi
 log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"
