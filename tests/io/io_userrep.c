@@ -349,6 +349,26 @@ static void error_case(void)
     CHECK(err_class(rc) == MPI_ERR_DUP_DATAREP, "registering swap twice: class %d", err_class(rc));
 }
 
+/* Derived datatypes alive now (MPI_T objects_datatypes_live): the layouts
+ * a user representation builds must go with their view. */
+static long long live_types(void)
+{
+    static MPI_T_pvar_session ps;
+    static MPI_T_pvar_handle ph;
+    static int ready;
+    if (!ready) {
+        int provided, idx, n;
+        MPI_T_init_thread(MPI_THREAD_SINGLE, &provided);
+        if (MPI_T_pvar_get_index("objects_datatypes_live", MPI_T_PVAR_CLASS_LEVEL, &idx) ||
+            MPI_T_pvar_session_create(&ps) || MPI_T_pvar_handle_alloc(ps, idx, NULL, &ph, &n))
+            return -1;
+        ready = 1;
+    }
+    unsigned long long v = 0;
+    MPI_T_pvar_read(ps, ph, &v);
+    return (long long)v;
+}
+
 int main(int argc, char **argv)
 {
     char dir[] = "/tmp/cm_io_userrep.XXXXXX";
@@ -363,11 +383,14 @@ int main(int argc, char **argv)
     MPI_Register_datarep_c("plainwide", MPI_CONVERSION_FN_NULL_C, MPI_CONVERSION_FN_NULL_C, extent_wide, NULL);
     MPI_Register_datarep("badextent", swap_read, swap_write, extent_fails, NULL);
 
+    long long types_before = live_types();
     swap_case(1000, 1);
     swap_case(3 << 20, 1 << 16);  /* 12 MiB per rank: more than one conversion call */
     wide_case();
     null_case();
     error_case();
+    CHECK(live_types() == types_before, "%lld derived datatypes alive after the cases, %lld before: a view's "
+          "layout leaked", live_types(), types_before);
 
     MPI_Barrier(MPI_COMM_WORLD);
     if (rank == 0) {
