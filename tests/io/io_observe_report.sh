@@ -3,14 +3,15 @@
 # report`: the I/O section of summary.txt and of report.html must give, for
 # each rank, exactly the bytes read and written that the program printed
 # (what its statuses counted), their sum on the "*" row, and a time in I/O.
-# usage: io_observe_report.sh BUILDDIR PROGRAM NRANKS
+# MODE "summary" records with COREPROF_MODE=summary (statistics only).
+# usage: io_observe_report.sh BUILDDIR PROGRAM NRANKS [MODE]
 set -u
-BUILD=$1 PROG=$2 N=$3
+BUILD=$1 PROG=$2 N=$3 MODE=${4:-trace}
 T=$(mktemp -d /tmp/cm_io_observe_report.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
 fail() { echo "FAIL: $*"; exit 1; }
 
-COREPROF_QUIET=1 timeout 120 "$BUILD/bin/mpirun" -n "$N" --profile="$T/tr" "$PROG" > "$T/out" 2>&1 ||
+COREPROF_MODE=$MODE COREPROF_QUIET=1 timeout 120 "$BUILD/bin/mpirun" -n "$N" --profile="$T/tr" "$PROG" > "$T/out" 2>&1 ||
     { cat "$T/out"; fail "the profiled run failed"; }
 grep -q "^io_observe: OK" "$T/out" || { cat "$T/out"; fail "io_observe itself failed"; }
 "$BUILD/bin/coreprof" report "$T/tr" --no-otf2 --no-progress > /dev/null 2> "$T/err" ||
