@@ -13,6 +13,7 @@
 #   BENCH_PARTS=patterns bash bench/run.sh (only the application patterns and
 #                                           nonblocking collectives, ~4 minutes;
 #                                           BENCH_PARTS=osc: only one-sided;
+#                                           BENCH_PARTS=io: only MPI-IO;
 #                                           BENCH_PARTS=classic: only the rest;
 #                                           BENCH_PARTS=placement: the cost model's
 #                                           table of --map-by policies and auto,
@@ -33,7 +34,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns osc placement}
+parts=${BENCH_PARTS:-classic patterns osc io placement}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -113,6 +114,8 @@ declare -A built # "<contender>:<prog>" -> 1
 . "$here/patterns/run_patterns.sh"
 # shellcheck source=bench/osc_run.sh
 . "$here/osc_run.sh"
+# shellcheck source=bench/io/io_run.sh
+. "$here/io/io_run.sh"
 build_all() {
     local c p
     mkdir -p "$work/floor"
@@ -140,6 +143,7 @@ build_all() {
     done
     want_part patterns && build_patterns
     want_part osc && build_osc
+    want_part io && build_io
 }
 
 # run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
@@ -489,6 +493,7 @@ if want_part classic; then
 fi
 want_part patterns && run_patterns
 want_part osc && run_osc
+want_part io && run_io
 
 mkdir -p "$(dirname "$results_md")"
 saved=""
@@ -505,6 +510,11 @@ if want_part osc; then
     osc_report | tee "$osc_md"
     want_part classic && cat "$osc_md" >>"$results_md"
     saved+=" $osc_md"
+fi
+if want_part io; then
+    io_report | tee "$io_md"
+    want_part classic && cat "$io_md" >>"$results_md"
+    saved+=" $io_md"
 fi
 if want_part placement; then
     placement_md="$here/results/placement.md"

@@ -386,6 +386,8 @@ typedef void MPI_Win_errhandler_function(MPI_Win *win, int *code, ...);
 typedef void MPI_File_errhandler_function(MPI_File *file, int *code, ...);
 typedef MPI_File_errhandler_function MPI_File_errhandler_fn;
 typedef MPI_Comm_errhandler_function MPI_Comm_errhandler_fn;
+typedef MPI_Win_errhandler_function MPI_Win_errhandler_fn;
+typedef MPI_Session_errhandler_function MPI_Session_errhandler_fn;
 typedef int MPI_Comm_copy_attr_function(MPI_Comm oldcomm, int keyval, void *extra_state,
                                         void *attribute_val_in, void *attribute_val_out, int *flag);
 typedef int MPI_Comm_delete_attr_function(MPI_Comm comm, int keyval, void *attribute_val,

@@ -4,7 +4,7 @@
  * collective write_all + sync and read_all (the best of REPS), and a
  * contiguous write_at_all of the same size per rank against plain pwrite.
  * Standard MPI only: builds with corempi's, Open MPI's or MPICH's mpicc
- * (bench/io/io_bench.sh runs them side by side).
+ * (bench/io/io_run.sh runs them side by side in `make bench`).
  * Usage: io_interleaved [total_MiB [block_KiB [reps]]]   (defaults 128 64 3)
  */
 #include <mpi.h>
@@ -84,6 +84,9 @@ int main(int argc, char **argv)
         printf("vector view: write_all+sync %.3f s, read_all %.3f s\n", tw, tr);
         printf("contiguous: write_at_all %.3f s (%.0f MiB/s), pwrite %.3f s (%.0f MiB/s), ratio %.2f\n", tc,
                total / tc / 1048576, tp, total / tp / 1048576, tp / tc);
+        /* For bench/io/io_run.sh (make bench): "<prog> <metric> <bytes> <seconds>". */
+        printf("io_interleaved write_all_sync %lld %.6f\n", total, tw);
+        printf("io_interleaved read_all %lld %.6f\n", total, tr);
         rmdir(dir);
     }
     MPI_Type_free(&vec);

@@ -39,6 +39,8 @@ int cm_io_check_access(struct cm_file *f, const char *call, int write, MPI_Count
     const struct cm_datatype *t = cm_dt_lookup(dt);
     if (!t || !t->committed)
         return cm_io_error(f, MPI_ERR_TYPE, call, "datatype %s", !t ? "is invalid" : "is not committed");
+    if (f->urep)
+        return cm_io_urep_check(f, call, count, t);
     if (t->size % (size_t)f->esize)
         return cm_io_error(f, MPI_ERR_TYPE, call, "the datatype (%zu bytes) is no multiple of the etype (%lld bytes)",
                            t->size, (long long)f->esize);
@@ -229,6 +231,8 @@ void cm_io_set_done(struct cm_file *f, MPI_Offset done, MPI_Status *st, MPI_Offs
 int cm_io_access(struct cm_file *f, const char *call, int write, MPI_Offset epos, void *buf, MPI_Count count,
                  MPI_Datatype dt, MPI_Status *st, MPI_Offset *ndone)
 {
+    if (f->urep)
+        return cm_io_urep_access(f, call, write, epos, buf, count, dt, st, ndone);
     int rc = cm_io_check_access(f, call, write, count, dt);
     if (rc)
         return rc;

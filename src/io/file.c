@@ -7,6 +7,11 @@
  * its own, MPI_ERRORS_RETURN until the program sets another (MPI-4.1
  * 9.3.4): open and delete raise their errors on it, and a file takes it at
  * open.
+ *
+ * Under MPI_THREAD_MULTIPLE threads may open, close and use files at once:
+ * open and close change the table under table_lock; lookups take no lock
+ * (a file is looked up after its open returned, and the table grows by
+ * cm_table_grow, core/thread.h, so an old array stays readable).
  */
 #include "io/io.h"
 #include "core/error.h"
@@ -22,6 +27,7 @@
 
 static struct cm_file **table;
 static int table_len;
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static MPI_Errhandler null_errh = MPI_ERRORS_RETURN;
 
 MPI_Errhandler cm_io_null_errh(void)
@@ -31,29 +37,33 @@ MPI_Errhandler cm_io_null_errh(void)
 
 MPI_File cm_io_register(struct cm_file *f)
 {
+    cm_mt_lock(&table_lock);
     int i = 1;
     while (i < table_len && table[i])
         i++;
     if (i >= table_len) {
         int n = table_len ? 2 * table_len : 16;
-        struct cm_file **t = realloc(table, (size_t)n * sizeof *t);
-        if (!t)
+        struct cm_file **t = cm_table_grow(table, (size_t)table_len * sizeof *t, (size_t)n * sizeof *t);
+        if (!t) {
+            cm_mt_unlock(&table_lock);
             return MPI_FILE_NULL;
-        for (int k = table_len; k < n; k++)
-            t[k] = NULL;
-        table = t;
-        table_len = n;
+        }
+        __atomic_store_n(&table, t, __ATOMIC_RELEASE);
+        __atomic_store_n(&table_len, n, __ATOMIC_RELEASE);
     }
-    table[i] = f;
     f->handle = cm_file_handle(i);
+    __atomic_store_n(&table[i], f, __ATOMIC_RELEASE);
+    cm_mt_unlock(&table_lock);
     return f->handle;
 }
 
 void cm_io_unregister(struct cm_file *f)
 {
+    cm_mt_lock(&table_lock);
     int i = cm_file_index(f->handle);
     if (i > 0 && i < table_len && table[i] == f)
-        table[i] = NULL;
+        __atomic_store_n(&table[i], NULL, __ATOMIC_RELEASE);
+    cm_mt_unlock(&table_lock);
 }
 
 struct cm_file *cm_io_lookup(MPI_File fh, const char *call, int *rc)
@@ -61,9 +71,10 @@ struct cm_file *cm_io_lookup(MPI_File fh, const char *call, int *rc)
     *rc = cm_check_initialized(call);
     if (*rc)
         return NULL;
-    int i = cm_file_index(fh);
-    if (i > 0 && i < table_len && table[i])
-        return table[i];
+    int i = cm_file_index(fh), len = CM_RACY_LOAD(table_len);
+    struct cm_file **t = CM_RACY_LOAD(table), *f = i > 0 && i < len ? CM_RACY_LOAD(t[i]) : NULL;
+    if (f)
+        return f;
     if (fh == MPI_FILE_NULL)
         *rc = cm_io_error_null(MPI_ERR_FILE, call, "file handle is MPI_FILE_NULL");
     else

@@ -20,7 +20,9 @@
 
 #include "mpi.h"
 #include "core/datatype.h"
+#include "core/thread.h"
 
+#include <pthread.h>
 #include <stddef.h>
 
 /* Hints in effect (hints.c); modes of romio_cb_* and romio_ds_*. */
@@ -59,8 +61,19 @@ struct cm_file {
     MPI_Offset tsize, textent;  /* data bytes and extent of one filetype tile */
     char datarep[MPI_MAX_DATAREP_STRING];
     int ext32;                  /* datarep "external32": big-endian in the file */
+    /* A user data representation (datarep_conv.c), NULL otherwise.  The data
+     * stream is then in the file's representation: esize, tsize, textent and
+     * ft are the file's, from the extent callback; file_etype/file_filetype
+     * are the view's types rebuilt in that layout (0 when it is the native
+     * one), owned by the view. */
+    struct cm_io_datarep *urep;
+    MPI_Datatype file_etype, file_filetype;
 
     MPI_Offset pos;             /* individual file pointer, etype units */
+    /* Under MPI_THREAD_MULTIPLE, held (cm_mt_lock) from reading pos to
+     * updating it: by an access with the individual pointer (rw.c), seek
+     * and get_position (pointer.c).  Taken before any other lock. */
+    pthread_mutex_t pos_lock;
 
     MPI_Win shwin;              /* holds *shared, on rank 0 of comm */
     struct cm_io_shared *sh;    /* in shwin: pointer and atomic-mode lock */
@@ -150,6 +163,40 @@ void cm_io_set_done(struct cm_file *f, MPI_Offset done, MPI_Status *st, MPI_Offs
 
 /* A request already complete, whose Wait/Test returns st (request.c). */
 int cm_io_done_request(struct cm_file *f, const char *call, const MPI_Status *st, MPI_Request *request);
+
+/* User data representations (datarep.c: the table; datarep_conv.c: what
+ * their callbacks do to views and data).  fext caches the extent callback's
+ * answer per predefined type (-1: not asked yet). */
+struct cm_io_datarep {
+    struct cm_io_datarep *next;
+    char name[MPI_MAX_DATAREP_STRING];
+    MPI_Datarep_conversion_function *read, *write;         /* MPI_Register_datarep */
+    MPI_Datarep_conversion_function_c *read_c, *write_c;   /* MPI_Register_datarep_c */
+    int large;                  /* registered by the _c form */
+    MPI_Datarep_extent_function *extent;
+    void *extra;
+    MPI_Aint fext[CM_DT_NUM_PREDEFINED];
+};
+struct cm_io_datarep *cm_io_datarep_find(const char *name);
+/* The view's types in the file layout of rep: *fetype and *fftype are new
+ * committed types, or 0 when the layout is the native one.  Errors (a
+ * callback's, a type that cannot be rebuilt) raised on f.  cm_io_type_drop
+ * frees such a type (nothing for 0) and sets it to 0. */
+int cm_io_urep_layout(struct cm_file *f, const char *call, struct cm_io_datarep *rep, MPI_Datatype etype,
+                      MPI_Datatype filetype, MPI_Datatype *fetype, MPI_Datatype *fftype);
+void cm_io_type_drop(MPI_Datatype *t);
+/* MPI_File_get_type_extent in a user representation. */
+int cm_io_urep_type_extent(struct cm_file *f, const char *call, MPI_Datatype dt, MPI_Count *extent);
+/* For a file whose view has a user representation: the size checks of
+ * cm_io_check_access (after its checks of mode, count and type), and
+ * cm_io_access (the hook at its top). */
+int cm_io_urep_check(struct cm_file *f, const char *call, MPI_Count count, const struct cm_datatype *t);
+int cm_io_urep_access(struct cm_file *f, const char *call, int write, MPI_Offset epos, void *buf,
+                      MPI_Count count, MPI_Datatype dt, MPI_Status *st, MPI_Offset *ndone);
+/* Bytes that one element of dt takes in the data stream: its size, or in a
+ * user representation its size in the file (after cm_io_check_access). */
+MPI_Offset cm_io_stream_size(const struct cm_file *f, MPI_Datatype dt);
+
 
 /* A collective step whose work rank 0 does: every rank returns rank 0's
  * class (errors raised on f's handler, with rank 0's text on rank 0). */

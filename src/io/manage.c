@@ -8,6 +8,7 @@
  */
 #include "io/io.h"
 #include "core/error.h"
+#include "core/io_stats.h"
 #include "fe_io.h"
 
 #include <errno.h>
@@ -69,8 +70,10 @@ int cm_File_sync(MPI_File fh)
     CM_IO_FILE(f, fh, call, rc);
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is pending", f->split_call);
+    uint64_t t0 = cm_io_clock();
     if (!(f->amode & MPI_MODE_RDONLY) && fsync(f->fd))
         return cm_io_error(f, cm_io_errno_class(errno), call, "fsync: %s", strerror(errno));
+    cm_io_stats_add(1, 0, t0);
     return MPI_SUCCESS;
 }
 

@@ -81,6 +81,7 @@ static void file_free(struct cm_file *f)
     if (f->comm != MPI_COMM_NULL)
         PMPI_Comm_free(&f->comm);
     cm_errh_release(f->errh);
+    pthread_mutex_destroy(&f->pos_lock);
     free(f->name);
     free(f);
 }
@@ -105,6 +106,7 @@ int cm_File_open(MPI_Comm comm, const char *filename, int amode, MPI_Info info, 
         return cm_io_error_null(MPI_ERR_NO_MEM, call, "out of memory");
     }
     f->fd = -1;
+    pthread_mutex_init(&f->pos_lock, NULL);
     f->amode = amode;
     f->info = MPI_INFO_NULL;
     f->shwin = MPI_WIN_NULL;

@@ -72,7 +72,10 @@ int cm_File_seek(MPI_File fh, MPI_Offset offset, int whence)
     CM_IO_FILE(f, fh, call, rc);
     if (f->amode & MPI_MODE_SEQUENTIAL)
         return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call, "the file was opened MPI_MODE_SEQUENTIAL");
-    return cm_io_seek_target(f, call, offset, whence, f->pos, &f->pos);
+    cm_mt_lock(&f->pos_lock);
+    rc = cm_io_seek_target(f, call, offset, whence, f->pos, &f->pos);
+    cm_mt_unlock(&f->pos_lock);
+    return rc;
 }
 
 /* The individual or the shared file pointer (shared.c), in etypes. */
@@ -81,7 +84,13 @@ static int position(MPI_File fh, const char *call, int shared, MPI_Offset *offse
     CM_IO_FILE(f, fh, call, rc);
     if (!offset)
         return cm_io_error(f, MPI_ERR_ARG, call, "offset is NULL");
-    *offset = shared ? __atomic_load_n(f->shared, __ATOMIC_SEQ_CST) : f->pos;
+    if (shared) {
+        *offset = __atomic_load_n(f->shared, __ATOMIC_SEQ_CST);
+    } else {
+        cm_mt_lock(&f->pos_lock);
+        *offset = f->pos;
+        cm_mt_unlock(&f->pos_lock);
+    }
     return MPI_SUCCESS;
 }
 

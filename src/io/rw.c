@@ -11,6 +11,7 @@
  */
 #include "io/io.h"
 #include "core/error.h"
+#include "core/io_stats.h"
 #include "fe_io.h"
 
 #include <stdint.h>
@@ -22,7 +23,7 @@ enum how { AT, INDIV, SHARED, ORDERED };
 /* The etypes that count elements of dt make. */
 static MPI_Offset etypes_of(const struct cm_file *f, MPI_Count count, MPI_Datatype dt)
 {
-    return (MPI_Offset)cm_dt_lookup(dt)->size * count / f->esize;
+    return cm_io_stream_size(f, dt) * count / f->esize;
 }
 
 /* Ordered access (14.4.4): rank r starts where ranks 0..r-1 end, from the
@@ -57,6 +58,7 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
               MPI_Count count, MPI_Datatype dt, MPI_Status *st, int coll)
 {
     CM_IO_FILE(f, fh, call, rc);
+    uint64_t t0 = cm_io_clock();
     if ((how == AT || how == INDIV) && (f->amode & MPI_MODE_SEQUENTIAL))
         return cm_io_error(f, MPI_ERR_UNSUPPORTED_OPERATION, call,
                            "the file was opened MPI_MODE_SEQUENTIAL: only the shared file pointer may be used");
@@ -67,6 +69,7 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
         if (rc)
             return rc;
     } else if (how == INDIV) {
+        cm_mt_lock(&f->pos_lock);      /* threads sharing the file move the pointer one at a time */
         pos = f->pos;
     } else if (how == SHARED) {
         if ((rc = cm_io_check_access(f, call, write, count, dt)))
@@ -77,6 +80,9 @@ static int rw(MPI_File fh, const char *call, int write, enum how how, MPI_Offset
         rc = cm_io_access(f, call, write, pos, buf, count, dt, st, &done);
     if (!rc && how == INDIV)
         f->pos += done / f->esize;
+    if (how == INDIV)
+        cm_mt_unlock(&f->pos_lock);
+    cm_io_stats_add(write, rc ? 0 : (uint64_t)done, t0);
     return rc;
 }
 

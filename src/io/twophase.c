@@ -243,7 +243,10 @@ static void window(const struct cm_file *f, const struct plan *p, int a, MPI_Off
 static int decide(const struct cm_file *f, int write, const long long (*all)[5], struct plan *p)
 {
     int mode = write ? f->hints.cb_write : f->hints.cb_read;
-    if (mode == CM_IO_DISABLE || f->atomic || f->ext32)
+    /* The aggregators move file bytes as they are: a representation that
+     * converts (external32, a user one) takes the independent path, which
+     * converts each rank's own data. */
+    if (mode == CM_IO_DISABLE || f->atomic || f->ext32 || f->urep)
         return 0;
     MPI_Offset bytes = 0, runs = 0, lo = INT64_MAX, hi = -1;
     int overlap = 0;

@@ -69,12 +69,21 @@ void cm_io_view_release(struct cm_file *f)
         cm_dt_release(f->etype);
         cm_dt_release(f->filetype);
     }
+    cm_io_type_drop(&f->file_etype);
+    cm_io_type_drop(&f->file_filetype);
     f->etype = f->filetype = 0;
     f->ft = NULL;
 }
 
+/* The view's types in the file's layout, for a user representation
+ * (datarep_conv.c); 0: the native layout. */
+struct file_layout {
+    struct cm_io_datarep *rep;  /* NULL: a predefined representation */
+    MPI_Datatype etype, filetype;
+};
+
 static void view_install(struct cm_file *f, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
-                         const char *datarep)
+                         const char *datarep, const struct file_layout *lay)
 {
     cm_dt_retain(etype);
     cm_dt_retain(filetype);
@@ -82,8 +91,11 @@ static void view_install(struct cm_file *f, MPI_Offset disp, MPI_Datatype etype,
     f->disp = disp;
     f->etype = etype;
     f->filetype = filetype;
-    f->ft = cm_dt_lookup(filetype);
-    f->esize = (MPI_Offset)cm_dt_lookup(etype)->size;
+    f->urep = lay->rep;
+    f->file_etype = lay->etype;
+    f->file_filetype = lay->filetype;
+    f->ft = cm_dt_lookup(lay->filetype ? lay->filetype : filetype);
+    f->esize = (MPI_Offset)cm_dt_lookup(lay->etype ? lay->etype : etype)->size;
     f->tsize = (MPI_Offset)f->ft->size;
     f->textent = f->ft->extent;
     snprintf(f->datarep, sizeof f->datarep, "%s", datarep);
@@ -93,13 +105,32 @@ static void view_install(struct cm_file *f, MPI_Offset disp, MPI_Datatype etype,
 
 int cm_io_view_default(struct cm_file *f)
 {
-    view_install(f, 0, MPI_BYTE, MPI_BYTE, "native");
+    static const struct file_layout native;
+    view_install(f, 0, MPI_BYTE, MPI_BYTE, "native", &native);
     return MPI_SUCCESS;
+}
+
+/* A user representation's layout of the view (lay->rep is set): the
+ * rebuilt filetype must still hold whole etypes. */
+static int user_layout(struct cm_file *f, const char *call, MPI_Datatype etype, MPI_Datatype filetype,
+                       struct file_layout *lay)
+{
+    int rc = cm_io_urep_layout(f, call, lay->rep, etype, filetype, &lay->etype, &lay->filetype);
+    if (rc)
+        return rc;
+    size_t es = cm_dt_lookup(lay->etype ? lay->etype : etype)->size;
+    size_t ts = cm_dt_lookup(lay->filetype ? lay->filetype : filetype)->size;
+    if (ts % es == 0)
+        return MPI_SUCCESS;
+    cm_io_type_drop(&lay->etype);
+    cm_io_type_drop(&lay->filetype);
+    return cm_io_error(f, MPI_ERR_TYPE, call, "in data representation \"%s\" the filetype (%zu bytes) is no "
+                       "multiple of the etype (%zu bytes)", lay->rep->name, ts, es);
 }
 
 /* The checks of set_view on this rank: MPI_SUCCESS or the class raised. */
 static int view_check(struct cm_file *f, const char *call, MPI_Offset *disp, MPI_Datatype etype,
-                      MPI_Datatype filetype, const char *datarep)
+                      MPI_Datatype filetype, const char *datarep, struct file_layout *lay)
 {
     const struct cm_datatype *e = cm_dt_lookup(etype), *t = cm_dt_lookup(filetype);
     if (!e || !e->committed)
@@ -118,9 +149,10 @@ static int view_check(struct cm_file *f, const char *call, MPI_Offset *disp, MPI
         return cm_io_error(f, MPI_ERR_TYPE, call, "%s", fault);
     if (!datarep)
         return cm_io_error(f, MPI_ERR_ARG, call, "datarep is NULL");
-    if (strcmp(datarep, "native") && strcmp(datarep, "internal") && strcmp(datarep, "external32"))
-        return cm_io_error(f, MPI_ERR_UNSUPPORTED_DATAREP, call, "data representation \"%s\" is not supported "
-                           "(\"native\", \"internal\" and \"external32\" are)", datarep);
+    if (strcmp(datarep, "native") && strcmp(datarep, "internal") && strcmp(datarep, "external32") &&
+        !(lay->rep = cm_io_datarep_find(datarep)))
+        return cm_io_error(f, MPI_ERR_UNSUPPORTED_DATAREP, call, "data representation \"%s\" is neither "
+                           "predefined nor registered with MPI_Register_datarep on this rank", datarep);
     if (*disp == MPI_DISPLACEMENT_CURRENT) {
         if (!(f->amode & MPI_MODE_SEQUENTIAL))
             return cm_io_error(f, MPI_ERR_ARG, call, "MPI_DISPLACEMENT_CURRENT needs MPI_MODE_SEQUENTIAL");
@@ -129,7 +161,7 @@ static int view_check(struct cm_file *f, const char *call, MPI_Offset *disp, MPI
     } else if (*disp < 0) {
         return cm_io_error(f, MPI_ERR_ARG, call, "negative displacement %lld", (long long)*disp);
     }
-    return MPI_SUCCESS;
+    return lay->rep ? user_layout(f, call, etype, filetype, lay) : MPI_SUCCESS;
 }
 
 int cm_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datatype filetype,
@@ -140,16 +172,21 @@ int cm_File_set_view(MPI_File fh, MPI_Offset disp, MPI_Datatype etype, MPI_Datat
     if (f->split_call)
         return cm_io_error(f, MPI_ERR_OTHER, call, "%s is pending (call its _end first)", f->split_call);
     /* Every rank learns of an error anywhere: the view is the group's. */
-    int cls = view_check(f, call, &disp, etype, filetype, datarep), any;
+    struct file_layout lay = { NULL, 0, 0 };
+    int cls = view_check(f, call, &disp, etype, filetype, datarep, &lay), any;
     PMPI_Allreduce(&cls, &any, 1, MPI_INT, MPI_MAX, f->comm);
-    if (cls)
+    if (!cls && any)
+        cls = cm_io_error(f, any, call, "set_view failed on another rank");
+    /* Collective whatever info each rank passed (hints.c agrees); every
+     * rank skips it alike when any rank failed above. */
+    if (!cls && (rc = cm_io_hints_apply(f, info)))
+        cls = cm_io_error(f, rc, call, "invalid info");
+    if (cls) {
+        cm_io_type_drop(&lay.etype);
+        cm_io_type_drop(&lay.filetype);
         return cls;
-    if (any)
-        return cm_io_error(f, any, call, "set_view failed on another rank");
-    /* Collective whatever info each rank passed (hints.c agrees). */
-    if ((rc = cm_io_hints_apply(f, info)))
-        return cm_io_error(f, rc, call, "invalid info");
-    view_install(f, disp, etype, filetype, datarep);
+    }
+    view_install(f, disp, etype, filetype, datarep, &lay);
     if (f->rank == 0)
         __atomic_store_n(f->shared, 0, __ATOMIC_SEQ_CST);
     PMPI_Barrier(f->comm);
@@ -194,7 +231,8 @@ int cm_File_get_byte_offset(MPI_File fh, MPI_Offset offset, MPI_Offset *disp)
 
 /* "native" and "internal" store data as memory holds it, and "external32"
  * has the native sizes on this LP64 machine (core/datatype_pack.c): the
- * extent in the file is the extent in memory. */
+ * extent in the file is the extent in memory.  A user representation's
+ * comes from its extent callback (datarep_conv.c). */
 int cm_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *extent)
 {
     static const char call[] = "MPI_File_get_type_extent";
@@ -204,6 +242,8 @@ int cm_File_get_type_extent_c(MPI_File fh, MPI_Datatype datatype, MPI_Count *ext
         return cm_io_error(f, MPI_ERR_TYPE, call, "invalid datatype");
     if (!extent)
         return cm_io_error(f, MPI_ERR_ARG, call, "extent is NULL");
+    if (f->urep)
+        return cm_io_urep_type_extent(f, call, datatype, extent);
     *extent = t->extent;
     return MPI_SUCCESS;
 }

@@ -67,7 +67,7 @@ uint64_t cm_mpit_pvar_value(int i, int world_rank);
 MPI_T_enum cm_mpit_pvar_enum(int i);
 
 /* Categories (mpit_category.c). */
-enum { CM_CAT_P2P, CM_CAT_COLL, CM_CAT_LAUNCH, CM_CAT_PROF, CM_CAT_NUM };
+enum { CM_CAT_P2P, CM_CAT_COLL, CM_CAT_LAUNCH, CM_CAT_PROF, CM_CAT_IO, CM_CAT_NUM };
 int cm_mpit_cvar_category(int cvar);
 
 /* Enumerations (mpit_init.c): item i is named items[i] and has value

@@ -1,5 +1,5 @@
 /*
- * mpit_category.c -- MPI_T categories: four flat groups, every control and
+ * mpit_category.c -- MPI_T categories: five flat groups, every control and
  * performance variable in exactly one.
  *
  * The set of variables and categories is fixed for the life of the process
@@ -17,6 +17,7 @@ static const struct { const char *name, *desc; } cats[CM_CAT_NUM] = {
     [CM_CAT_LAUNCH] = {"launch/topology", "mpirun, the machine's topology, the compiler wrappers, what mpirun "
                                           "sets for each rank"},
     [CM_CAT_PROF] = {"profiling", "diagnostics: verbose output, fault injection, the profiler's job name"},
+    [CM_CAT_IO] = {"io", "MPI-IO: bytes read and written, time in I/O calls (docs/io.md)"},
 };
 
 static int pvar_category(int i)

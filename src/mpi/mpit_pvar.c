@@ -21,12 +21,15 @@
  *   - objects alive: derived datatypes and user ops (core's tables, scanned
  *     when read), so a leak per call shows as growth.
  *   - whether wakers skip their fence now (shm/wait.h's job-wide count).
+ *   - MPI-IO: bytes read and written by the data access calls, time in
+ *     them and in MPI_File_sync (core/io_stats.h, added to by src/io).
  */
 #include "mpi/mpit.h"
 #include "core/state.h"
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/op.h"
+#include "core/io_stats.h"
 #include "p2p/p2p.h"
 #include "coll/coll.h"
 #include "coll/hier.h"
@@ -38,7 +41,7 @@
 #include <string.h>
 
 enum what { MSGS_SAME, MSGS_ACROSS, BYTES_SAME, BYTES_ACROSS, PEER_MSGS, PEER_BYTES, UNEXP_NOW, UNEXP_MOST, ALGO,
-            OSC_AM, OSC_DIRECT, DT_LIVE, OP_LIVE, FENCE_FREE };
+            OSC_AM, OSC_DIRECT, DT_LIVE, OP_LIVE, FENCE_FREE, IO_READ, IO_WRITTEN, IO_TIME };
 
 static const struct cm_mpit_pvar fixed[] = {
     {"p2p_msgs_same_level", "messages sent to ranks in this rank's domain at the top level of the hierarchy "
@@ -75,6 +78,14 @@ static const struct cm_mpit_pvar fixed[] = {
      "before it sleeps, so wakers skip their memory fence (with more ranks than cores only on the "
      "collectives' FIFO words); 0 while they fence (shm/wait.h)",
      MPI_T_PVAR_CLASS_LEVEL, MPI_T_BIND_NO_OBJECT, 1, 1, CM_CAT_P2P, FENCE_FREE, 0},
+    /* MPI-IO: counters of the whole process, all files; non-continuous, so a
+     * tool counts between start and stop (a rank's own I/O) */
+    {"io_bytes_read", "bytes read by this process's MPI-IO data access calls (what their statuses count)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 0, 0, CM_CAT_IO, IO_READ, 0},
+    {"io_bytes_written", "bytes written by this process's MPI-IO data access calls (what their statuses count)",
+     MPI_T_PVAR_CLASS_COUNTER, MPI_T_BIND_NO_OBJECT, 0, 0, CM_CAT_IO, IO_WRITTEN, 0},
+    {"io_time_ns", "nanoseconds spent in this process's MPI-IO data access calls and MPI_File_sync",
+     MPI_T_PVAR_CLASS_TIMER, MPI_T_BIND_NO_OBJECT, 0, 0, CM_CAT_IO, IO_TIME, 0},
 };
 #define NFIXED ((int)(sizeof fixed / sizeof fixed[0]))
 
@@ -177,6 +188,9 @@ uint64_t cm_mpit_pvar_value(int i, int world_rank)
     case DT_LIVE: return cm_dt_table ? (uint64_t)cm_dt_live_count() : 0;
     case OP_LIVE: return (uint64_t)cm_op_live_count();
     case FENCE_FREE: return (uint64_t)cm_wait_all_joined();
+    case IO_READ: return __atomic_load_n(&cm_io_stats.bytes_read, __ATOMIC_RELAXED);
+    case IO_WRITTEN: return __atomic_load_n(&cm_io_stats.bytes_written, __ATOMIC_RELAXED);
+    case IO_TIME: return __atomic_load_n(&cm_io_stats.time_ns, __ATOMIC_RELAXED);
     }
     return 0;
 }

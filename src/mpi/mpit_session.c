@@ -213,7 +213,8 @@ int cm_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 
 static int is_counter(const struct MPI_ABI_T_pvar_handle *h)
 {
-    return cm_mpit_pvar(h->index)->var_class == MPI_T_PVAR_CLASS_COUNTER;
+    int c = cm_mpit_pvar(h->index)->var_class;
+    return c == MPI_T_PVAR_CLASS_COUNTER || c == MPI_T_PVAR_CLASS_TIMER;   /* both sum between start and stop */
 }
 
 /* One operation on one handle or, with MPI_T_PVAR_ALL_HANDLES, on every

@@ -252,13 +252,26 @@ def is_collective(f):
     return collective_op(f) and not f.name.endswith("_init") and not f.name.endswith("_init_c")
 
 
+def io_access(f):
+    """A data access call of MPI-IO (chapter 14: a buffer with a scalar count;
+    a split collective's _end has none, its _begin records the bytes)."""
+    return f.spec.chapter == "io" and bool(count_pairs(f))
+
+
+def io_status(f):
+    """The OUT status of a blocking MPI-IO data access: it counts the bytes
+    the call moved (fewer than asked at the end of the file)."""
+    p = f.first(lambda p: p.base == "Status" and p.dir == "out" and p.scalar)
+    return p.name if p and io_access(f) else None
+
+
 def moves_data(f):
     """Its bytes are recorded: a message (a rank and its tag, or a Message
-    handle), a collective operation or MPI_Reduce_local (chapter 6).
-    Pack/Unpack, MPI_Status_set_elements and one-sided calls record 0 bytes
-    (as before the spec)."""
+    handle), a collective operation or MPI_Reduce_local (chapter 6), an
+    MPI-IO data access.  Pack/Unpack, MPI_Status_set_elements and one-sided
+    calls record 0 bytes (as before the spec)."""
     return bool(message_ranks(f)) or bool(f.first(lambda p: p.base == "Message")) \
-        or collective_op(f) or f.spec.chapter == "coll"
+        or collective_op(f) or f.spec.chapter == "coll" or io_access(f)
 
 
 def received(f):
@@ -284,7 +297,9 @@ def gen_plain(f, call_id):
         if f.name.endswith("_init"):
             flags.append("CPT_F_PERSISTENT_INIT")
     status = recv_status(f)
-    if status:
+    iost = io_status(f)
+    if status or iost:
+        status = status or iost
         L.append("    MPI_Status cm_st_;")
         L.append(f"    if ({status} == MPI_STATUS_IGNORE) {status} = &cm_st_;")
     if f.name == "Comm_free" and f.has("comm"):
@@ -341,7 +356,9 @@ def gen_plain(f, call_id):
         L.append(f"    if (cm_rc_ == MPI_SUCCESS) cm_e_->tag = {status}->MPI_TAG;")
     # bytes: a receive that matched reports the matched size
     be = bytes_expr(f)
-    if status and not sender:
+    if iost:
+        L.append(f"    cm_e_->bytes = cm_rc_ == MPI_SUCCESS ? cm_prof_status_bytes({iost}) : 0;")
+    elif status and not sender:
         if f.name in PROBES:
             L.append("    cm_e_->bytes = 0;")
         else:

@@ -180,6 +180,9 @@ int cp_write_summary(const cp_trace *tr, const cp_stats *st, FILE *out)
     }
     if (!st->nsite) fprintf(out, "(no call sites recorded)\n");
 
+    if (cp_io_write_text(tr, out) != 0)
+        return -1;
+
     fprintf(out, "\n---------------------------------------------------------------------------\n");
     fprintf(out, "@--- Messages and profiler\n");
     fprintf(out, "---------------------------------------------------------------------------\n");

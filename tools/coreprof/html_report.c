@@ -172,6 +172,8 @@ int cp_write_html(const cp_trace *tr, const cp_stats *st, const cp_matrices *m, 
     if (!st->nsite) fputs("<tr><td class=\"l\" colspan=\"7\">no call sites recorded</td></tr>\n", f);
     fputs("</table>\n", f);
 
+    cp_io_write_html(tr, f);
+
     fputs("<h2>Communication</h2>\n", f);
     if (tr->msgs_unknown)
         fputs("<p>Matched messages are not known: summary-mode traces keep no tags.</p>\n", f);

@@ -190,6 +190,17 @@ void cp_stats_free(cp_stats *st);
 int  cp_write_summary(const cp_trace *tr, const cp_stats *st, FILE *out);
 #define CP_TOP_SITES 20
 
+/* io_report.c: the I/O section (MPI_File_* calls), text and HTML; nothing
+ * is written when the run made no MPI_File_* call. */
+typedef struct cp_io_rank {
+    uint64_t read, written, calls;   /* bytes of the read / write calls; MPI_File_* calls */
+    int64_t ns, wall_ns;             /* time in MPI_File_* calls; the rank's wall time */
+} cp_io_rank;
+/* io[0..nranks-1] per rank, io[nranks] the sums; 1 if any I/O call was recorded. */
+int  cp_io_compute(const cp_trace *tr, cp_io_rank *io);
+int  cp_io_write_text(const cp_trace *tr, FILE *out);
+int  cp_io_write_html(const cp_trace *tr, FILE *f);
+
 /* comm_matrix.c */
 typedef struct cp_matrices {
     int n;
