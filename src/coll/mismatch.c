@@ -22,7 +22,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 CM_THREAD_LOCAL uint32_t cm_direct_word;
 CM_THREAD_LOCAL struct cm_direct_mismatch cm_direct_mm;
@@ -228,16 +227,11 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
     struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];
-    if ((b & 31u) == 31u) {
-        /* This line names no argument; rank m.peer's does.  When the handler
-         * ends the job, the first line out is often the only one the user
-         * sees: give the rank that saw the difference half a second to print
-         * it first (an error path: the time costs nothing that matters). */
-        struct cm_comm *c = cm_comm_lookup(comm, NULL);
-        if (c && (c->errh == MPI_ERRORS_ARE_FATAL || c->errh == MPI_ERRORS_ABORT))
-            nanosleep(&(struct timespec){ .tv_nsec = 500000000L }, NULL);
-        return cm_error(comm, MPI_ERR_ARG, call,
-                        "rank %d saw the ranks' arguments differ earlier in this call (its error names them)", m.peer);
+    if ((b & 31u) == 31u) {   /* names no argument; rank m.peer's line does: mpirun prints that first */
+        char line[128];
+        snprintf(line, sizeof line,
+                 "rank %d saw the ranks' arguments differ earlier in this call (its error names them)", m.peer);
+        return cm_error_held(comm, MPI_ERR_ARG, call, line);
     }
     if ((diff & 31u) && cm_direct_word_coll(a) == cm_direct_word_coll(b))
         return cm_error(comm, MPI_ERR_ARG, call,
