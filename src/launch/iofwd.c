@@ -312,6 +312,8 @@ static size_t hold_marked(struct cm_iofwd *io, int k, size_t n)
             h->k = k;
             h->n = end - i - 1;
             memcpy(h->text, s->buf + i + 1, h->n);
+            if (!h->n || h->text[h->n - 1] != '\n')
+                h->text[h->n++] = '\n';   /* a partial line: it is written later, after others */
             *io->held_tail = h;
             io->held_tail = &h->next;
             io->held_rank[k / 2] = 1;
