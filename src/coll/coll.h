@@ -77,7 +77,7 @@ enum cm_coll_tag {
                               * algorithm's message for it, nor the other way round */
     CM_TAG_NBC_BASE = 1024   /* nonblocking: base + (sequence % CM_NBC_TAGS) */
 };
-#define CM_NBC_TAGS 16384
+#define CM_NBC_TAGS 4096   /* 1024 + 4096 fit the 13 base bits (p2p/coll_entry.h) */
 #ifdef CM_IN_COREMPI
 _Static_assert(CM_TAG_CHECK == CM_COLL_TAG_PLAIN, "coll/p2p.h: the tags below CM_TAG_CHECK carry the argument word");
 _Static_assert(CM_TAG_NBC_BASE + CM_NBC_TAGS <= CM_P2P_TAG_BASE_MASK + 1, "p2p/coll_entry.h: tags fit the base bits");

@@ -22,7 +22,6 @@
 
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 CM_THREAD_LOCAL uint32_t cm_direct_word;
 CM_THREAD_LOCAL struct cm_direct_mismatch cm_direct_mm;
@@ -39,18 +38,15 @@ int cm_direct_words_agree(uint32_t a, uint32_t b)
         return ((a ^ b) & ~field) == 0;
     /* The class-0 side x has root + 1 in its root field, the other, y, root
      * + 1 + the mixed class (direct.h, CM_DIRECT_CLASS_MIX_ROOTED) whose hash
-     * it carries: they agree if such a class explains the difference.  Only
-     * its low 6 bits are sure in a word rebuilt from a tag. */
+     * it carries: they agree if such a class explains the difference (a word
+     * rebuilt from a tag has the whole field: coll_entry.h). */
     uint32_t x = (a & field) ? b : a, y = (a & field) ? a : b;
     if ((a ^ b) & ~(field | rootf))
         return 0;
     unsigned d = ((y >> 9) - (x >> 9)) & 0xffu, hy = (y >> 5) & 15u;
     if (!hy)
         return d == 0;
-    for (unsigned k = 0; k < 256; k += 64)
-        if (cm_direct_class_hash((((d & 63u) + k) * CM_DIRECT_CLASS_UNMIX_ROOTED) & 0xffu) == hy)
-            return 1;
-    return 0;
+    return cm_direct_class_hash((d * CM_DIRECT_CLASS_UNMIX_ROOTED) & 0xffu) == hy;
 }
 
 void cm_direct_mismatch_seen(int peer, uint32_t mine, uint32_t theirs)
@@ -105,13 +101,9 @@ void cm_coll_word_differs(int source, int their_tag, size_t posted, size_t got)
 int cm_coll_tag_words(uint32_t *mine_io, int their_tag, size_t posted, size_t got, uint32_t *theirs_out)
 {
     uint32_t low = (1u << CM_P2P_TAG_WORD_BITS) - 1, mine = *mine_io;
+    /* The tag holds the word's collective, op and root fields whole (bits
+     * 0-16, coll_entry.h); the bytes field is the message's size. */
     uint32_t theirs = (mine & ~low) | (((uint32_t)their_tag >> CM_P2P_TAG_BASE_BITS) & low);
-    /* The tag holds 6 of the root field's 8 bits: in the collectives whose
-     * field is a signature class (cm_direct_typed), 0 there is MPI_PACKED's
-     * class, which agrees with any (cm_direct_words_agree); a root's field
-     * (root + 1) may have those bits 0 (root 63) and stays as it is. */
-    if (cm_direct_typed(cm_direct_word_coll(mine)) && !(theirs & (0x3fu << 9)))
-        theirs &= ~(0xffu << 9);
     if (theirs != mine && cm_direct_words_agree(mine, theirs))
         theirs = mine;
     if (got != posted) {
@@ -173,10 +165,10 @@ static int known_class(unsigned c)
 }
 
 /* Reduce's root field holds root and class mixed (direct.h,
- * cm_direct_root_field).  Only its low 6 bits are sure (a word rebuilt from
- * a point-to-point tag takes the high 2 from mine), so the other rank's
- * root is mine plus the difference d mod 64, if its class is mine, and its
- * class mine plus d / CM_DIRECT_CLASS_MIX mod 64, if its root is mine: name
+ * cm_direct_root_field; a word rebuilt from a point-to-point tag has the
+ * whole field), so the other rank's root is mine plus the difference d mod
+ * 256, if its class is mine, and its class mine plus d / CM_DIRECT_CLASS_MIX
+ * mod 256, if its root is mine: name
  * the one hypothesis that gives a rank of the communicator or a class a
  * type has, or both when each does. */
 static int reduce_root_or_class(MPI_Comm comm, const char *call, uint32_t a, uint32_t b, int peer, unsigned class_here)
@@ -186,22 +178,19 @@ static int reduce_root_or_class(MPI_Comm comm, const char *call, uint32_t a, uin
     /* bcast, gather(v), scatter(v): the other rank's class has the hash its op bits carry */
     int hashed = cm_direct_typed_op(coll);
     unsigned hash_there = (b >> 5) & 15u;
-    unsigned fa = (a >> 9) & 0xffu, fb = (b >> 9) & 0xffu, d = (fb - fa) & 63u;
+    unsigned fa = (a >> 9) & 0xffu, fb = (b >> 9) & 0xffu, d = (fb - fa) & 0xffu;
     unsigned root_here = (fa - 1u - mix * class_here) & 0xffu;
-    unsigned class_d = (d * unmix) & 63u;
+    unsigned class_d = (d * unmix) & 0xffu;
     int size = 0, roots = 0, classes = 0;
     unsigned root_there = 0, class_there = 0;
     char names[160] = "";
     PMPI_Comm_size(comm, &size);
-    for (unsigned k = 0; k < 256; k += 64) {
-        unsigned r = (root_here + d + k) & 0xffu, c = (class_here + class_d + k) & 0xffu;
-        if (r != root_here && (int)r < size)
-            roots++, root_there = r;
-        if (c != class_here && known_class(c) && (!hashed || cm_direct_class_hash(c) == hash_there)) {
-            size_t used = strlen(names);
-            snprintf(names + used, sizeof names - used, "%s%s", classes ? " or " : "", sig_name(c));
-            classes++, class_there = c;
-        }
+    unsigned r = (root_here + d) & 0xffu, c = (class_here + class_d) & 0xffu;
+    if (r != root_here && (int)r < size)
+        roots++, root_there = r;
+    if (c != class_here && known_class(c) && (!hashed || cm_direct_class_hash(c) == hash_there)) {
+        snprintf(names, sizeof names, "%s", sig_name(c));
+        classes++, class_there = c;
     }
     if (classes && !roots)
         return cm_error(comm, MPI_ERR_TYPE, call, "type signature differs across ranks (same size): %s here, %s on rank %d",
@@ -238,16 +227,11 @@ int cm_coll_mismatch_report(MPI_Comm comm, const char *call, const struct cm_dir
     struct cm_direct_mismatch m = *mm;
     uint32_t a = m.mine, b = m.theirs, diff = a ^ b;
     char x[48], y[48];
-    if ((b & 31u) == 31u) {
-        /* This line names no argument; rank m.peer's does.  When the handler
-         * ends the job, the first line out is often the only one the user
-         * sees: give the rank that saw the difference half a second to print
-         * it first (an error path: the time costs nothing that matters). */
-        struct cm_comm *c = cm_comm_lookup(comm, NULL);
-        if (c && (c->errh == MPI_ERRORS_ARE_FATAL || c->errh == MPI_ERRORS_ABORT))
-            nanosleep(&(struct timespec){ .tv_nsec = 500000000L }, NULL);
-        return cm_error(comm, MPI_ERR_ARG, call,
-                        "rank %d saw the ranks' arguments differ earlier in this call (its error names them)", m.peer);
+    if ((b & 31u) == 31u) {   /* names no argument; rank m.peer's line does: mpirun prints that first */
+        char line[128];
+        snprintf(line, sizeof line,
+                 "rank %d saw the ranks' arguments differ earlier in this call (its error names them)", m.peer);
+        return cm_error_held(comm, MPI_ERR_ARG, call, line);
     }
     if ((diff & 31u) && cm_direct_word_coll(a) == cm_direct_word_coll(b))
         return cm_error(comm, MPI_ERR_ARG, call,

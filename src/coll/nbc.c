@@ -15,7 +15,7 @@
  *
  * Argument agreement (docs/collectives.md, "Nonblocking schedules"): a
  * schedule made by a nonblocking front end that computed the call's word
- * (cm_nbc_word) puts its low 15 bits above the tag, as the blocking
+ * (cm_nbc_word) puts its low 17 bits above the tag, as the blocking
  * algorithms do (coll/p2p.h), so a receive also matches a message of the
  * same call whose sender has other arguments (p2p/match.c, fits).  Each
  * completed round compares what every receive got with what it posted

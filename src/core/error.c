@@ -175,10 +175,19 @@ static int always_available(const char *call)
     return 0;
 }
 
+/* Under mpirun's forwarder (shm/segment.h, held_ranks) a fatal line that
+ * points at another rank's starts with CM_SEG_HOLD_MARK: mpirun holds it
+ * until the others' lines are out. */
+static int line_held(int held)
+{
+    return held && cm_g.hdr && cm_g.rank >= 0 && (uint32_t)cm_g.rank < cm_g.hdr->held_ranks;
+}
+
 /* Record and raise one error on handler e; obj is the handle a user handler
  * receives a pointer to (a communicator, or a session: the two function
- * types differ only in that pointer's type). */
-static int raise_on(MPI_Errhandler e, void *obj, int errclass, const char *call, const char *fmt, va_list ap)
+ * types differ only in that pointer's type); held: cm_error_held's. */
+static int raise_on(MPI_Errhandler e, void *obj, int errclass, const char *call, int held, const char *fmt,
+                    va_list ap)
 {
     /* Outside MPI_Init..MPI_Finalize no object exists, so whatever a call
      * finds wrong there ("invalid communicator 1") hides the real mistake:
@@ -210,28 +219,49 @@ static int raise_on(MPI_Errhandler e, void *obj, int errclass, const char *call,
         user_errh[user_index(e)](obj, &code, call);
         return errclass;
     }
-    fprintf(stderr, "corempi: %s: %s\n", where, msg);
-    cm_abort_job(errclass, 1);
+    held = line_held(held);
+    fprintf(stderr, "%scorempi: %s: %s\n", held ? (char[]){ CM_SEG_HOLD_MARK, 0 } : "", where, msg);
+    cm_abort_job(errclass, held ? 2 : 1);
 }
 
-int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+static int raise_comm(MPI_Comm comm, int errclass, const char *call, int held, const char *fmt, va_list ap)
 {
     struct cm_comm *c = cm_comm_lookup(comm, NULL);
     if (!c)
         c = cm_comm_lookup(MPI_COMM_WORLD, NULL);
     MPI_Comm h = c ? c->handle : MPI_COMM_NULL;
+    return raise_on(c ? c->errh : MPI_ERRORS_ARE_FATAL, &h, errclass, call, held, fmt, ap);
+}
+
+/* Through raise_comm's va_list (cm_error_held has a fixed message). */
+static int raise_comm_v(MPI_Comm comm, int errclass, const char *call, int held, const char *fmt, ...)
+{
     va_list ap;
     va_start(ap, fmt);
-    int rc = raise_on(c ? c->errh : MPI_ERRORS_ARE_FATAL, &h, errclass, call, fmt, ap);
+    int rc = raise_comm(comm, errclass, call, held, fmt, ap);
     va_end(ap);
     return rc;
+}
+
+int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = raise_comm(comm, errclass, call, 0, fmt, ap);
+    va_end(ap);
+    return rc;
+}
+
+int cm_error_held(MPI_Comm comm, int errclass, const char *call, const char *msg)
+{
+    return raise_comm_v(comm, errclass, call, 1, "%s", msg);
 }
 
 int cm_error_on(MPI_Errhandler e, void *obj, int errclass, const char *call, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
-    int rc = raise_on(cm_errh_valid(e) ? e : MPI_ERRORS_ARE_FATAL, obj, errclass, call, fmt, ap);
+    int rc = raise_on(cm_errh_valid(e) ? e : MPI_ERRORS_ARE_FATAL, obj, errclass, call, 0, fmt, ap);
     va_end(ap);
     return rc;
 }
@@ -352,7 +382,8 @@ _Noreturn void cm_abort_job(int code, int already_printed)
 {
     if (cm_g.hdr) {
         uint32_t zero = 0;
-        if (atomic_compare_exchange_strong(&cm_g.hdr->abort_flag, &zero, 1u + (already_printed ? 1u : 0u))) {
+        uint32_t flag = already_printed == 2 ? CM_SEG_ABORT_HELD : 1u + (already_printed ? 1u : 0u);
+        if (atomic_compare_exchange_strong(&cm_g.hdr->abort_flag, &zero, flag)) {
             cm_g.hdr->abort_code = code;
             cm_g.hdr->abort_rank = cm_g.rank;
         }

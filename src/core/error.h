@@ -20,8 +20,15 @@ int cm_error(MPI_Comm comm, int errclass, const char *call, const char *fmt, ...
     __attribute__((format(printf, 4, 5)));
 
 /* End the whole job with code (mpirun reports it); already_printed: the
- * message is out, mpirun need not say more. */
+ * message is out, mpirun need not say more (2: it is out but held by mpirun,
+ * cm_error_held). */
 _Noreturn void cm_abort_job(int code, int already_printed);
+/* cm_error for a message that names no argument but points at another
+ * rank's error (a rank that only got the poison of a mismatched collective):
+ * under mpirun's forwarder a fatal handler's line is held until the other
+ * ranks' first error lines are out, up to a second (launch/watch.c), so that
+ * the line naming the arguments comes first. */
+int cm_error_held(MPI_Comm comm, int errclass, const char *call, const char *msg);
 /* Fatal internal failure (out of memory, broken segment): print and end the job. */
 _Noreturn void cm_fatal(const char *call, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 

@@ -15,8 +15,12 @@
  * -1 once it reached EOF (or mpirun gave up on it); buf holds at most one
  * partial line between calls (everything before its last '\n' is written).
  * A rank blocked on a full pipe is never a deadlock: mpirun reads every
- * stream that poll reports, and only blocks writing to its own stdout. */
+ * stream that poll reports, and only blocks writing to its own stdout.
+ * A stderr line that starts with CM_SEG_HOLD_MARK (a fatal error that only
+ * points at another rank's) is held, without the mark, until
+ * cm_iofwd_release: the watcher lets the other ranks' lines out first. */
 #include "launch/launch.h"
+#include "shm/segment.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -42,6 +46,14 @@ struct stream {
     size_t len, cap;
 };
 
+/* A held line of stream k (without its mark), in arrival order. */
+struct held {
+    struct held *next;
+    int k;
+    size_t n;
+    char text[];
+};
+
 struct cm_iofwd {
     int nstreams;
     enum cm_tag_mode tag;
@@ -50,6 +62,8 @@ struct cm_iofwd {
     int *polled;     /* stream index of each pollfd of the last cm_iofwd_pollfds */
     char *out;       /* assembly buffer for prefixed lines */
     size_t out_cap;
+    struct held *held, **held_tail;
+    unsigned char *held_rank;   /* per rank: 1 once a line of its was held */
 };
 
 static void write_all(int fd, const char *p, size_t n)
@@ -148,15 +162,19 @@ struct cm_iofwd *cm_iofwd_create(const struct cm_launch_opts *o, int nranks, int
         return NULL; /* a terminal writes each line-buffered line whole: no need */
     struct cm_iofwd *io = calloc(1, sizeof *io);
     if (!io || !(io->s = calloc((size_t)nranks * 2, sizeof *io->s)) ||
-        !(io->polled = calloc((size_t)nranks * 2, sizeof *io->polled))) {
-        if (io)
+        !(io->polled = calloc((size_t)nranks * 2, sizeof *io->polled)) ||
+        !(io->held_rank = calloc((size_t)nranks, 1))) {
+        if (io) {
             free(io->s);
+            free(io->polled);
+        }
         free(io);
         fprintf(stderr, "mpirun: out of memory\n");
         *status = 1;
         return NULL;
     }
     io->nstreams = nranks * 2;
+    io->held_tail = &io->held;
     io->tag = o->tag;
     io->copy = 1;
     for (int k = 0; k < io->nstreams; k++)
@@ -236,19 +254,19 @@ static void reserve(char **buf, size_t *cap, size_t need)
     *cap = c;
 }
 
-/* Write bytes [0, n) of stream k's buffer, which end at a line's end (or
- * are a partial line being flushed), then drop them from the buffer. */
-static void emit(struct cm_iofwd *io, int k, size_t n, int partial)
+/* Write p[0, n), which ends at a line's end (or is a partial line being
+ * flushed), as stream k's output. */
+static void write_out(struct cm_iofwd *io, int k, const char *p, size_t n, int partial)
 {
     struct stream *s = &io->s[k];
     if (n == 0)
         return;
     if (s->file_fd >= 0)
-        write_all(s->file_fd, s->buf, n);
+        write_all(s->file_fd, p, n);
     if (io->copy) {
         int fd = k % 2 ? STDERR_FILENO : STDOUT_FILENO;
         if (io->tag == CM_TAG_NONE) {
-            write_all(fd, s->buf, n);
+            write_all(fd, p, n);
         } else {
             char prefix[48];
             int rank = k / 2, plen;
@@ -258,23 +276,65 @@ static void emit(struct cm_iofwd *io, int k, size_t n, int partial)
                 plen = snprintf(prefix, sizeof prefix, "[%d] ", rank);
             size_t lines = 0;
             for (size_t i = 0; i < n; i++)
-                lines += s->buf[i] == '\n';
+                lines += p[i] == '\n';
             reserve(&io->out, &io->out_cap, n + (lines + 1) * (size_t)plen + 1);
             size_t o = 0;
             for (size_t i = 0; i < n;) {
-                const char *nl = memchr(s->buf + i, '\n', n - i);
-                size_t end = nl ? (size_t)(nl - s->buf) + 1 : n;
+                const char *nl = memchr(p + i, '\n', n - i);
+                size_t end = nl ? (size_t)(nl - p) + 1 : n;
                 memcpy(io->out + o, prefix, (size_t)plen);
                 o += (size_t)plen;
-                memcpy(io->out + o, s->buf + i, end - i);
+                memcpy(io->out + o, p + i, end - i);
                 o += end - i;
                 i = end;
             }
-            if (partial && s->buf[n - 1] != '\n')
+            if (partial && p[n - 1] != '\n')
                 io->out[o++] = '\n'; /* the next tag starts a line */
             write_all(fd, io->out, o);
         }
     }
+}
+
+/* Take the lines of stream k's buffer [0, n) that start with the hold mark
+ * out into the held list; the others close up.  Returns what is left. */
+static size_t hold_marked(struct cm_iofwd *io, int k, size_t n)
+{
+    struct stream *s = &io->s[k];
+    if (!(k % 2) || !memchr(s->buf, CM_SEG_HOLD_MARK, n))
+        return n;
+    size_t o = 0;
+    for (size_t i = 0; i < n;) {
+        const char *nl = memchr(s->buf + i, '\n', n - i);
+        size_t end = nl ? (size_t)(nl - s->buf) + 1 : n;
+        struct held *h = s->buf[i] == CM_SEG_HOLD_MARK ? malloc(sizeof *h + end - i) : NULL;
+        if (h) {
+            h->next = NULL;
+            h->k = k;
+            h->n = end - i - 1;
+            memcpy(h->text, s->buf + i + 1, h->n);
+            if (!h->n || h->text[h->n - 1] != '\n')
+                h->text[h->n++] = '\n';   /* a partial line: it is written later, after others */
+            *io->held_tail = h;
+            io->held_tail = &h->next;
+            io->held_rank[k / 2] = 1;
+        } else {
+            memmove(s->buf + o, s->buf + i, end - i);
+            o += end - i;
+        }
+        i = end;
+    }
+    return o;
+}
+
+/* Write bytes [0, n) of stream k's buffer, which end at a line's end (or
+ * are a partial line being flushed), but for held lines, then drop them
+ * from the buffer. */
+static void emit(struct cm_iofwd *io, int k, size_t n, int partial)
+{
+    struct stream *s = &io->s[k];
+    if (n == 0)
+        return;
+    write_out(io, k, s->buf, hold_marked(io, k, n), partial);
     memmove(s->buf, s->buf + n, s->len - n);
     s->len -= n;
 }
@@ -331,10 +391,29 @@ void cm_iofwd_drain_rank(struct cm_iofwd *io, int rank)
         }
 }
 
+int cm_iofwd_held(const struct cm_iofwd *io, int rank)
+{
+    return io && rank < io->nstreams / 2 && io->held_rank[rank];
+}
+
+void cm_iofwd_release(struct cm_iofwd *io)
+{
+    if (!io)
+        return;
+    while (io->held) {
+        struct held *h = io->held;
+        io->held = h->next;
+        write_out(io, h->k, h->text, h->n, 1);
+        free(h);
+    }
+    io->held_tail = &io->held;
+}
+
 void cm_iofwd_free(struct cm_iofwd *io)
 {
     if (!io)
         return;
+    cm_iofwd_release(io);
     for (int k = 0; k < io->nstreams; k++) {
         struct stream *s = &io->s[k];
         if (s->fd >= 0)
@@ -347,6 +426,7 @@ void cm_iofwd_free(struct cm_iofwd *io)
     }
     free(io->s);
     free(io->polled);
+    free(io->held_rank);
     free(io->out);
     free(io);
 }

@@ -229,6 +229,10 @@ void cm_iofwd_pump(struct cm_iofwd *io, const struct pollfd *fds, int n);
 /* Read all a rank has written so far (it is gone) and flush a partial line. */
 void cm_iofwd_drain_rank(struct cm_iofwd *io, int rank);
 void cm_iofwd_free(struct cm_iofwd *io);
+/* 1 once a line of rank's stderr was held (iofwd.c: CM_SEG_HOLD_MARK). */
+int cm_iofwd_held(const struct cm_iofwd *io, int rank);
+/* Write the held lines out, in the order they came. */
+void cm_iofwd_release(struct cm_iofwd *io);
 
 /* Messages. */
 const char *cm_launch_call_name(unsigned id, char *buf, size_t len);

@@ -1,6 +1,7 @@
 /* main.c -- mpirun / mpiexec: start N ranks of a program on this machine. */
 #include "launch/launch.h"
 #include "shm/names_dir.h"
+#include "shm/segment.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -47,6 +48,8 @@ static int run(struct cm_launch_opts *opts, double t0)
     }
     double t_segment = now_ms();
     struct cm_iofwd *io = cm_iofwd_create(opts, job.nranks, &rc);
+    if (io)   /* the world's ranks may mark a line to hold (shm/segment.h) */
+        ((struct cm_seg_header *)job.seg)->held_ranks = (uint32_t)job.nranks;
     if (rc != 0 || (rc = cm_launch_spawn(&job, opts, io)) != 0) {
         cm_iofwd_free(io);
         cm_launch_segment_destroy(&job);

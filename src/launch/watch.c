@@ -4,7 +4,12 @@
  * signalfd polled together with the ranks' output pipes (iofwd.c): no
  * handlers, no races between a signal and the state below.
  * The first failure decides the message and the exit status; the rest of the
- * ranks get SIGTERM, and SIGKILL CM_KILL_GRACE_MS later if still there. */
+ * ranks get SIGTERM, and SIGKILL CM_KILL_GRACE_MS later if still there.
+ * Except when the first failure is a fatal error line that only points at
+ * another rank's (abort flag CM_SEG_ABORT_HELD; its line held by iofwd.c):
+ * then the others keep running up to CM_HOLD_MS, so that the rank whose
+ * line names the arguments can print it, and the held lines follow once
+ * such a rank has ended or the time is up. */
 #include "launch/launch.h"
 #include "launch/deadlock.h"
 
@@ -20,6 +25,7 @@
 
 #define CM_KILL_GRACE_MS 200
 #define CM_DEADLOCK_SAMPLE_MS 100
+#define CM_HOLD_MS 1000
 
 struct watch {
     struct cm_job *job;
@@ -27,6 +33,8 @@ struct watch {
     int status;          /* mpirun's exit status so far */
     int aborting;        /* the job is being ended */
     double kill_at;      /* when to send SIGKILL (ms), 0: not scheduled */
+    double hold_until;   /* a held line ended a rank: end the job then (ms), 0: none */
+    int hold_status;     /* the exit status for then */
     double deadline;     /* --timeout: when to end the job (ms), 0: none */
     long long oom_kills; /* the kernel's out-of-memory kills when the job started (oom.c) */
     int spawn_waits;     /* a spawn request waits for slots: look again soon */
@@ -69,6 +77,14 @@ static void end_job(struct watch *w, int status, int sig)
     w->kill_at = now_ms() + CM_KILL_GRACE_MS;
 }
 
+/* The held lines out (after those that name the arguments), then the end. */
+static void end_hold(struct watch *w)
+{
+    cm_iofwd_release(w->io);
+    w->hold_until = 0;
+    end_job(w, w->hold_status, SIGTERM);
+}
+
 static const struct cm_rank_ctl *ctl_of(const struct watch *w, int rank)
 {
     return cm_seg_ctl(w->job->seg, (uint32_t)rank);
@@ -92,6 +108,20 @@ static void on_mpi_abort(struct watch *w, int rank)
     int code = flag ? h->abort_code : ctl_of(w, rank)->exit_code;
     int who = flag ? h->abort_rank : rank;
     char name[64];
+    if (flag == CM_SEG_ABORT_HELD) {
+        /* Its line points at another rank's: wait for that one (a rank
+         * that ends aborted with no line held printed its own), a while. */
+        if (!w->hold_until) {
+            w->hold_until = now_ms() + CM_HOLD_MS;
+            w->hold_status = code & 0xff ? code & 0xff : 1;
+        }
+        if (rank != who && ctl_of(w, rank)->state == CM_RANK_ABORTED && !cm_iofwd_held(w->io, rank)) {
+            int own = ctl_of(w, rank)->exit_code;   /* the status of the error that names the arguments */
+            w->hold_status = own & 0xff ? own & 0xff : 1;
+            end_hold(w);
+        }
+        return;
+    }
     cm_launch_slot_name(w->job, who, name, sizeof name);
     if (flag != 2) /* 2: the rank has already printed why */
         fprintf(stderr, "mpirun: %s called MPI_Abort with code %d; job aborted\n", name, code);
@@ -186,6 +216,8 @@ static int next_timeout_ms(const struct watch *w, double now)
     double t = -1;
     if (w->aborting && w->kill_at > 0)
         t = w->kill_at - now;
+    else if (w->hold_until > 0)
+        t = w->hold_until > now ? w->hold_until - now : 0;
     else if (w->deadlock.timeout_s > 0)
         t = CM_DEADLOCK_SAMPLE_MS;
     if (!w->aborting && w->deadline > 0 && (t < 0 || w->deadline - now < t))
@@ -262,6 +294,8 @@ int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct c
             signal_live_ranks(&w, SIGKILL);
             w.kill_at = 0;
         }
+        if (!w.aborting && w.hold_until > 0 && now >= w.hold_until)
+            end_hold(&w);
         if (!w.aborting && w.deadline > 0 && now >= w.deadline)
             on_time_limit(&w);
         if (!w.aborting && cm_deadlock_sample(&w.deadlock, job, now / 1e3)) {
@@ -285,6 +319,9 @@ int cm_launch_watch(struct cm_job *job, const struct cm_launch_opts *o, struct c
         serve_spawn(&w);
         reap(&w);
     }
+    if (w.hold_until > 0)   /* every rank ended while a line was held */
+        end_hold(&w);
+    cm_iofwd_release(io);   /* lines held after the job began to end */
     if (sfd >= 0)
         close(sfd);
     free(fds);

@@ -32,7 +32,7 @@
 #include <string.h>
 #include "fe_topo.h"
 
-/* Above every tag the collectives in src/coll use (coll.h: < 1024 + 16384). */
+/* Above every tag the collectives in src/coll use (coll.h: < 1024 + 4096). */
 #define TAG_BASE 0x100000
 
 struct nbrs {

@@ -36,7 +36,7 @@
 
 /* ---- the argument word on a blocking collective's messages ----
  * (docs/collectives.md, "Mismatched arguments"; coll/p2p.h cm_coll_tag.)
- * The algorithms' tags are small (coll/coll.h: below 2^15).  A blocking
+ * The algorithms' tags are small (coll/coll.h: below 2^13).  A blocking
  * collective's send and receive carry the low CM_P2P_TAG_WORD_BITS of the
  * call's argument word above them, so the tag on the wire is
  * base | word << CM_P2P_TAG_BASE_BITS, below 2^30.  Matching (match.c,
@@ -48,8 +48,14 @@
  * nonblocking schedules (coll/nbc.c) carry their own call's word on bases
  * from CM_P2P_TAG_NBC_FIRST.  The receive then compares the two words
  * and its size (cm_p2p_coll_received). */
-#define CM_P2P_TAG_BASE_BITS 15
-#define CM_P2P_TAG_WORD_BITS 15
+/* 13 + 17: the word's collective, op and root fields (bits 0-16: the
+ * signature class or the root's low 8 bits) ride whole, so every class and
+ * every root below 256 is compared exactly; the bytes field (bits 17-31) is
+ * the message's size, which the receive compares itself.  The bases fit 13
+ * bits: the blocking algorithms' below 32, the schedules' below 1024 +
+ * CM_NBC_TAGS (coll/coll.h). */
+#define CM_P2P_TAG_BASE_BITS 13
+#define CM_P2P_TAG_WORD_BITS 17
 #define CM_P2P_TAG_BASE_MASK ((1u << CM_P2P_TAG_BASE_BITS) - 1)
 #define CM_P2P_TAG_LIMIT (1u << (CM_P2P_TAG_BASE_BITS + CM_P2P_TAG_WORD_BITS))
 

@@ -48,6 +48,12 @@
  * parents did not waited forever for a counted release (docs/spawn.md). */
 #define CM_SEG_OVERSUBSCRIBED 0x1u /* more ranks than usable cores: do not spin */
 
+/* The first byte of a fatal error line that names no argument but points at
+ * another rank's line (held_ranks below); abort_flag 3 says such a line ended
+ * the job. */
+#define CM_SEG_HOLD_MARK '\x01'
+#define CM_SEG_ABORT_HELD 3u
+
 /* Rank states (cm_rank_ctl.state). */
 enum cm_rank_state {
     CM_RANK_STARTING = 0, /* forked, MPI_Init not yet done */
@@ -71,7 +77,12 @@ struct cm_seg_header {
     int32_t launcher_pid;  /* 0 for a singleton */
     uint32_t flags;        /* CM_SEG_* */
     uint32_t ncores;       /* cores the job may use */
-    uint32_t pad0;
+    /* Slots [0, held_ranks) write their stderr through mpirun's forwarder
+     * (launch/iofwd.c), which holds a line that starts with CM_SEG_HOLD_MARK
+     * until the ranks' other error lines are out (launch/watch.c); 0: it
+     * does not (terminals, no mpirun), so no rank marks a line.  Written by
+     * mpirun before the ranks start. */
+    uint32_t held_ranks;
     /* Written once by the first rank that aborts (compare-and-swap from 0). */
     _Alignas(CM_CACHELINE) _Atomic uint32_t abort_flag;
     int32_t abort_code;

@@ -244,6 +244,44 @@ static int c_reduce_int_unsigned(MPI_Comm comm, int *must_fail, const char **cal
     return MPI_Reduce(sbuf, rbuf, 4, rank == 0 ? MPI_INT : MPI_UNSIGNED, MPI_MAX, 0, comm);
 }
 
+/* Signature classes 64 apart (dense indices: MPI_INT against MPI_FLOAT16),
+ * 8 bytes each: the point-to-point tags carried 6 of the class field's 8
+ * bits, so on main 0f466a0 these returned MPI_SUCCESS with point-to-point
+ * algorithms and on schedules (the shared-memory syncs' words hold all 8). */
+static int wait_named(MPI_Request *req, int rc);
+static MPI_Datatype int_or_f16(void) { return rank == 0 ? MPI_INT : MPI_FLOAT16; }
+static int n_int_or_f16(void) { return rank == 0 ? 2 : 4; }
+static int c_allreduce_int_f16(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Allreduce";
+    return MPI_Allreduce(sbuf, rbuf, n_int_or_f16(), int_or_f16(), MPI_MAX, comm);
+}
+static int c_reduce_int_f16(MPI_Comm comm, int *must_fail, const char **call)
+{
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Reduce";
+    return MPI_Reduce(sbuf, rbuf, n_int_or_f16(), int_or_f16(), MPI_MAX, 0, comm);
+}
+static int c_iallreduce_int_f16(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = 1;
+    *call = "MPI_Iallreduce";
+    return wait_named(&req, MPI_Iallreduce(sbuf, rbuf, n_int_or_f16(), int_or_f16(), MPI_MAX, comm, &req));
+}
+static int c_ireduce_int_f16(MPI_Comm comm, int *must_fail, const char **call)
+{
+    MPI_Request req;
+    fill(sbuf, 4, rank + 1);
+    *must_fail = rank == 0;
+    *call = "MPI_Ireduce";
+    return wait_named(&req, MPI_Ireduce(sbuf, rbuf, n_int_or_f16(), int_or_f16(), MPI_MAX, 0, comm, &req));
+}
+
 /* 4 MPI_INT at the root against one vector of 4 strided ints elsewhere:
  * equal signatures, but reduce wants the same count and datatype on every
  * rank (MPI 4.1 section 6.9.1), and the two layouts take different paths
@@ -1305,6 +1343,10 @@ static const struct mm_case cases[] = {
     { "reduce_int_float", MM_DEFAULT | MM_P2P, c_reduce_int_float },
     { "reduce_int_float_1900", MM_DEFAULT | MM_P2P, c_reduce_int_float_1900 },
     { "reduce_int_unsigned", MM_DEFAULT | MM_P2P, c_reduce_int_unsigned },
+    { "allreduce_int_f16", MM_DEFAULT | MM_P2P, c_allreduce_int_f16 },
+    { "reduce_int_f16", MM_DEFAULT | MM_P2P, c_reduce_int_f16 },
+    { "iallreduce_int_f16", MM_DEFAULT, c_iallreduce_int_f16 },
+    { "ireduce_int_f16", MM_DEFAULT, c_ireduce_int_f16 },
     { "reduce_int_float_fresh", MM_DEFAULT, c_reduce_int_float },
     { "reduce_layout", MM_DEFAULT | MM_NOT_CHECK, c_reduce_layout },
     { "bcast_int_float", MM_DEFAULT, c_bcast_int_float },

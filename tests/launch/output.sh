@@ -52,6 +52,16 @@ touch "$T/file"
 run ofbad -n 1 --output-filename "$T/file/x" true; expect_rc 2 "--output-filename under a file"
 expect_err ofbad "mpirun: --output-filename: cannot create"
 
+# A stderr line that starts with the hold mark (\001: a fatal error that
+# only points at another rank's, src/core/error.c cm_error_held) waits until
+# the other ranks' lines are out, and loses its mark (on main 0f466a0 it came
+# first, mark and all).
+run held -n 2 sh -c 'if [ $COREMPI_RANK = 0 ]; then printf "\001corempi: X on rank 0: see rank 1\n" >&2;
+    else sleep 0.3; echo "corempi: X on rank 1: names the arguments" >&2; fi'
+expect_rc 0 "held line"
+[ "$(sed -n 1p "$T/held.err")" = "corempi: X on rank 1: names the arguments" ] || fail "held: the naming line is not first"
+[ "$(sed -n 2p "$T/held.err")" = "corempi: X on rank 0: see rank 1" ] || fail "held: the held line is not second, unmarked"
+
 # A crash or an abort still delivers what came before it, ahead of mpirun's line.
 run crash -n 2 --tag-output sh -c 'echo "before $COREMPI_RANK"; [ $COREMPI_RANK = 1 ] && kill -SEGV $$; sleep 1'
 expect_rc 139 "crash"

@@ -1,8 +1,9 @@
 #!/bin/sh
 # expect_fail.sh -- run an MPI job that must fail, and check how it fails.
 #
-# usage: expect_fail.sh [--status N|nonzero] [--stderr ERE] [--max-seconds S]
+# usage: expect_fail.sh [--status N|nonzero] [--stderr ERE] [--first ERE] [--max-seconds S]
 #                       --program PATH -- command [args...]
+# --first: the first "corempi: " line of stderr matches ERE.
 #
 # Passes when the command's exit status is N (or any non-zero status), its
 # stderr has a line matching ERE, it ended within S seconds, and no process
@@ -13,12 +14,14 @@ set -u
 
 status=nonzero
 pattern=
+first=
 max_seconds=10
 program=
 while [ $# -gt 0 ]; do
     case "$1" in
         --status) status=$2; shift 2 ;;
         --stderr) pattern=$2; shift 2 ;;
+        --first) first=$2; shift 2 ;;
         --max-seconds) max_seconds=$2; shift 2 ;;
         --program) program=$2; shift 2 ;;
         --) shift; break ;;
@@ -62,6 +65,10 @@ fi
 
 if [ -n "$pattern" ] && ! grep -Eq -- "$pattern" "$errfile"; then
     fail "no line of stderr matches /$pattern/"
+fi
+
+if [ -n "$first" ] && ! grep -m1 '^corempi: ' "$errfile" | grep -Eq -- "$first"; then
+    fail "the first corempi line of stderr does not match /$first/"
 fi
 
 if [ "$elapsed_ms" -ge $((max_seconds * 1000)) ]; then
