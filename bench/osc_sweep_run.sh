@@ -13,7 +13,7 @@
 sweep_md="$here/results/osc_sweep.md"
 sweep_rounds=${BENCH_SWEEP_ROUNDS:-$([ -n "$quick" ] && echo 1 || echo 3)}
 sweep_limit=$([ -n "$quick" ] && echo 60 || echo 240)
-sweep_ops="put get acc get_acc fop cas"
+sweep_ops=${BENCH_SWEEP_OPS:-put get acc get_acc fop cas}   # e.g. BENCH_SWEEP_OPS="acc fop"
 sweep_flavours="create allocate allocate_shared dynamic"
 
 build_osc_sweep() {
@@ -44,7 +44,7 @@ sweep_report() {
     echo
     echo "### One-sided sweep, 2 ranks (bench/osc_sweep.c; µs per operation as OSU measures it; median of $sweep_rounds round(s))"
     echo
-    echo "$(date -u '+%Y-%m-%d %H:%M UTC'); load average at start: $load_at_start (on $(nproc) cores). Command: \`BENCH_PARTS=osc_sweep${quick:+ BENCH_QUICK=1} bash bench/run.sh\`."
+    echo "$(date -u '+%Y-%m-%d %H:%M UTC'); load average at start: $load_at_start (on $(nproc) cores). Command: \`BENCH_PARTS=osc_sweep${quick:+ BENCH_QUICK=1}${BENCH_SWEEP_OPS:+ BENCH_SWEEP_OPS=\"$sweep_ops\"} bash bench/run.sh\`."
     awk -v st="$statuses" -v ops="$sweep_ops" -v flavs="$sweep_flavours" '
     function med(c, k,   n, i, j, t, a) {
         n = cnt[c, k]; if (!n) return ""
