@@ -43,15 +43,13 @@ static inline int bench_start_pair(int *argc, char ***argv, const char *prog, st
 }
 
 /* Median seconds per iteration of run(ctx, iters), which every rank calls,
- * over batches (5 with -q, else 15) of about 4 ms (-q) or 20 ms each.  warm
- * iterations first double as calibration: the batch length (at most most
- * iterations) adapts to the library's speed, and rank 0's choice is shared so
- * that all sides agree.  The median is rank 0's; other ranks' is their own. */
-static inline double bench_measure(void (*run)(void *ctx, int iters), void *ctx, int warm, int most,
-                                   const struct bench_opts *o)
+ * over `batches` batches of about `target` seconds each.  warm iterations
+ * first double as calibration: the batch length (at most most iterations)
+ * adapts to the library's speed, and rank 0's choice is shared so that all
+ * sides agree.  The median is rank 0's; other ranks' is their own. */
+static inline double bench_measure_batches(void (*run)(void *ctx, int iters), void *ctx, int warm, int most,
+                                           int batches, double target)
 {
-    int batches = o->quick ? 5 : 15;
-    double target = o->quick ? 0.004 : 0.02; /* seconds per batch */
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
     run(ctx, warm);
@@ -59,6 +57,8 @@ static inline double bench_measure(void (*run)(void *ctx, int iters), void *ctx,
     int iters = bench_clamp_iters(target / per, 1, most);
     MPI_Bcast(&iters, 1, MPI_INT, 0, MPI_COMM_WORLD);
     double samples[64];
+    if (batches > 64)
+        batches = 64;
     for (int b = 0; b < batches; b++) {
         MPI_Barrier(MPI_COMM_WORLD);
         double s = MPI_Wtime();
@@ -66,6 +66,13 @@ static inline double bench_measure(void (*run)(void *ctx, int iters), void *ctx,
         samples[b] = (MPI_Wtime() - s) / iters;
     }
     return bench_median(samples, batches);
+}
+
+/* The usual batches: 5 of about 4 ms with -q, else 15 of 20 ms. */
+static inline double bench_measure(void (*run)(void *ctx, int iters), void *ctx, int warm, int most,
+                                   const struct bench_opts *o)
+{
+    return bench_measure_batches(run, ctx, warm, most, o->quick ? 5 : 15, o->quick ? 0.004 : 0.02);
 }
 
 #endif

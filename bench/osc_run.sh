@@ -16,16 +16,7 @@ osc_limit=$([ -n "$quick" ] && echo 60 || echo 120)
 # build_osc: osc_bench with every contender's mpicc (a corempi whose mpi.h
 # has no windows yet fails to build it: its cells say "not built").
 build_osc() {
-    local c
-    for c in "${contenders[@]}"; do
-        command -v "${mpicc[$c]}" >/dev/null 2>&1 || continue
-        if "${mpicc[$c]}" -O2 -std=c11 -o "$work/$c/osc_bench" "$here/osc_bench.c" >>"$work/build-$c.log" 2>&1; then
-            built["$c:osc_bench"]=1
-        else
-            log "${label[$c]}: osc_bench did not build (no one-sided functions in its mpi.h?):"
-            tail -2 "$work/build-$c.log" >&2
-        fi
-    done
+    build_for_all osc_bench
 }
 
 run_osc() {

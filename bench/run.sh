@@ -17,13 +17,17 @@
 #                                           BENCH_PARTS=classic: only the rest;
 #                                           BENCH_PARTS=placement: the cost model's
 #                                           table of --map-by policies and auto,
-#                                           bench/placement.sh, ~20 s)
+#                                           bench/placement.sh, ~20 s;
+#                                           BENCH_PARTS=osc_sweep: the OSU-style
+#                                           one-sided sweep, every op x window
+#                                           flavour x sync mode x size)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
 # runs the contenders in turn (A B C, B C A, ...) for several rounds so they
 # share the machine's noise, and prints Markdown tables of medians and ratios.
 # The tables also go to bench/results/latest.md (the patterns' part also to
-# bench/results/patterns.md, the one-sided part to bench/results/osc.md).  Any contender that is
+# bench/results/patterns.md, the one-sided part to bench/results/osc.md, the sweep to
+# bench/results/osc_sweep.md).  Any contender that is
 # missing, fails or runs out of time gets a note in its cells; the rest go on.
 # shellcheck disable=SC2086  # flag variables ($qflag, $vflag, $pids) split on purpose
 set -u
@@ -34,7 +38,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns osc io placement}
+parts=${BENCH_PARTS:-classic patterns osc osc_sweep io placement}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -110,12 +114,28 @@ ensure_peers() {
 }
 
 declare -A built # "<contender>:<prog>" -> 1
+# build_for_all PROG: bench/PROG.c with every contender's mpicc ("not built"
+# in the cells of a contender whose mpicc or mpi.h cannot).
+build_for_all() {
+    local c
+    for c in "${contenders[@]}"; do
+        command -v "${mpicc[$c]}" >/dev/null 2>&1 || continue
+        if "${mpicc[$c]}" -O2 -std=c11 -o "$work/$c/$1" "$here/$1.c" >>"$work/build-$c.log" 2>&1; then
+            built["$c:$1"]=1
+        else
+            log "${label[$c]}: $1 did not build:"
+            tail -2 "$work/build-$c.log" >&2
+        fi
+    done
+}
 # shellcheck source=bench/patterns/run_patterns.sh
 . "$here/patterns/run_patterns.sh"
 # shellcheck source=bench/osc_run.sh
 . "$here/osc_run.sh"
 # shellcheck source=bench/io/io_run.sh
 . "$here/io/io_run.sh"
+# shellcheck source=bench/osc_sweep_run.sh
+. "$here/osc_sweep_run.sh"
 build_all() {
     local c p
     mkdir -p "$work/floor"
@@ -144,6 +164,7 @@ build_all() {
     want_part patterns && build_patterns
     want_part osc && build_osc
     want_part io && build_io
+    want_part osc_sweep && build_osc_sweep
 }
 
 # run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
@@ -494,6 +515,7 @@ fi
 want_part patterns && run_patterns
 want_part osc && run_osc
 want_part io && run_io
+want_part osc_sweep && run_osc_sweep
 
 mkdir -p "$(dirname "$results_md")"
 saved=""
@@ -522,6 +544,11 @@ if want_part placement; then
       bash "$here/placement.sh" "$corempi_build"; } | tee "$placement_md"
     want_part classic && cat "$placement_md" >>"$results_md"
     saved+=" $placement_md"
+fi
+if want_part osc_sweep; then
+    sweep_report | tee "$sweep_md"
+    want_part classic && cat "$sweep_md" >>"$results_md"
+    saved+=" $sweep_md"
 fi
 log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"

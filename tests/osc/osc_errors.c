@@ -7,7 +7,9 @@
  *   - Win_unlock without Win_lock; Win_complete without Win_start;
  *   - Win_shared_query on a Win_create window (an error, or size 0 / a
  *     pointer to exactly the target's memory: MPI-4.1 allows both);
- *   - Win_lock of a rank that is not in the window's group.
+ *   - Win_lock of a rank that is not in the window's group;
+ *   - Win_start and Win_post with a group that holds a process outside the
+ *     window's group (a window of MPI_COMM_SELF, the group of the world).
  * After each, a valid operation on the same window must still work, and the
  * program ends (ctest's timeout catches a hang).
  */
@@ -142,6 +144,23 @@ int main(int argc, char **argv)
             MPI_Barrier(MPI_COMM_WORLD);
         }
         osc_win_free(&w);
+    }
+    if (n > 1) {
+        MPI_Win self;
+        long long *base, buf = 0;
+        MPI_Group world;
+        CHECK_MPI(MPI_Win_allocate(8, 8, MPI_INFO_NULL, MPI_COMM_SELF, &base, &self));
+        CHECK_MPI(MPI_Win_set_errhandler(self, MPI_ERRORS_RETURN));
+        CHECK_MPI(MPI_Comm_group(MPI_COMM_WORLD, &world));
+        expect_error(MPI_Win_start(world, 0, self), MPI_ERR_GROUP, "MPI_Win_start",
+                     "MPI_Win_start with a group of processes outside the window");
+        expect_error(MPI_Win_post(world, 0, self), MPI_ERR_GROUP, "MPI_Win_post",
+                     "MPI_Win_post with a group of processes outside the window");
+        CHECK_MPI(MPI_Win_fence(0, self));
+        CHECK_MPI(MPI_Put(&buf, 1, MPI_LONG_LONG, 0, 0, 1, MPI_LONG_LONG, self));
+        CHECK_MPI(MPI_Win_fence(0, self));
+        CHECK_MPI(MPI_Group_free(&world));
+        CHECK_MPI(MPI_Win_free(&self));
     }
     return check_done("osc_errors");
 }
