@@ -16,7 +16,8 @@
  * messages of round i carry tag t + 64 (i mod 4096) on the shared
  * communicator (MPI_ANY_SOURCE receives then can only match thread t's
  * messages of that round, from whichever rank), or travel on thread t's own
- * communicator (MPI_ANY_TAG from one source: its messages keep their order).  Every payload word is a function of
+ * communicator (MPI_ANY_TAG from one source: its messages keep their order;
+ * or MPI_ANY_SOURCE with the round's tag, as on the shared one).  Every payload word is a function of
  * (seed, sender, thread, round, index), and so are lengths.
  */
 #include <mpi.h>
@@ -281,7 +282,7 @@ static void nonblocking_coll(struct ctx *c, MPI_Comm comm)
 
 static const char *const op_names[] = {
     "waitall", "testall", "waitany", "any_source", "any_tag_own", "issend", "probe", "mprobe", "cancel",
-    "coll", "coll_dup", "coll_split", "nbc", "burst", "burst",
+    "coll", "coll_dup", "coll_split", "nbc", "burst", "burst", "any_source_own", "any_source_own",
 };
 #define NOPS (int)(sizeof op_names / sizeof op_names[0])
 
@@ -312,6 +313,11 @@ static void *storm(void *arg)
         case 11: collectives(&c, own[c.t], 2); break;
         case 12: nonblocking_coll(&c, own[c.t]); break;
         case 13: case 14: burst(&c, MPI_COMM_WORLD, tag); break;
+        /* MPI_ANY_SOURCE on the thread's own communicator: the threads'
+         * wildcard receives on different contexts run at once (one
+         * matching queue and lock each). */
+        case 15: all_to_all(&c, own[c.t], tag, 1, 0, 0, 2); break;
+        case 16: burst(&c, own[c.t], tag); break;
         }
     }
     return NULL;
@@ -323,12 +329,6 @@ int main(int argc, char **argv)
     const char *s;
     if ((s = getenv("THREAD_STORM_OPS")) && *s)
         ops = (unsigned)strtoul(s, NULL, 0);
-    /* The first collective of the process resolves the selector's table
-     * and hooks (lazily, not yet safe from several threads at once:
-     * docs/threads.md). */
-    MPI_Barrier(MPI_COMM_WORLD);
-    long long one = 1, all;
-    MPI_Allreduce(&one, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     own = malloc((size_t)nthreads * sizeof *own);
     for (int t = 0; t < nthreads; t++)
         MPI_Comm_dup(MPI_COMM_WORLD, &own[t]);
