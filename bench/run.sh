@@ -13,6 +13,8 @@
 #   BENCH_PARTS=patterns bash bench/run.sh (only the application patterns and
 #                                           nonblocking collectives, ~4 minutes;
 #                                           BENCH_PARTS=osc: only one-sided;
+#                                           BENCH_PARTS=threads: only threads
+#                                           against processes, bench/threads_run.sh;
 #                                           BENCH_PARTS=classic: only the rest)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
@@ -30,7 +32,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns osc}
+parts=${BENCH_PARTS:-classic patterns osc threads}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -110,6 +112,8 @@ declare -A built # "<contender>:<prog>" -> 1
 . "$here/patterns/run_patterns.sh"
 # shellcheck source=bench/osc_run.sh
 . "$here/osc_run.sh"
+# shellcheck source=bench/threads_run.sh
+. "$here/threads_run.sh"
 build_all() {
     local c p
     mkdir -p "$work/floor"
@@ -137,6 +141,7 @@ build_all() {
     done
     want_part patterns && build_patterns
     want_part osc && build_osc
+    want_part threads && build_threads
 }
 
 # run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
@@ -486,6 +491,7 @@ if want_part classic; then
 fi
 want_part patterns && run_patterns
 want_part osc && run_osc
+want_part threads && run_threads
 
 mkdir -p "$(dirname "$results_md")"
 saved=""
@@ -502,6 +508,11 @@ if want_part osc; then
     osc_report | tee "$osc_md"
     want_part classic && cat "$osc_md" >>"$results_md"
     saved+=" $osc_md"
+fi
+if want_part threads; then
+    threads_report | tee "$threads_md"
+    want_part classic && cat "$threads_md" >>"$results_md"
+    saved+=" $threads_md"
 fi
 log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"
