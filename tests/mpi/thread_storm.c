@@ -33,6 +33,7 @@
 static int rank, size, nthreads = 4, rounds = 300;
 static unsigned long long seed;
 static MPI_Comm *own;
+static pthread_barrier_t start;   /* the threads' first calls at once */
 static unsigned ops = ~0u;   /* THREAD_STORM_OPS: a mask of op_names (to narrow a failure down) */   /* thread t's communicator (a dup of WORLD, made by the main thread) */
 
 struct ctx {
@@ -289,6 +290,14 @@ static const char *const op_names[] = {
 static void *storm(void *arg)
 {
     struct ctx c = { (int)(intptr_t)arg, 0, "" };
+    /* Every thread's first call is a collective, all at once: the first
+     * collectives of the process race (coll/select.c resolves its table
+     * once; mutation 84). */
+    pthread_barrier_wait(&start);
+    long long one = 1, ranks = 0;
+    MPI_Scan(&one, &ranks, 1, MPI_LONG_LONG, MPI_SUM, own[c.t]);   /* no shortcut: through the selector */
+    if (ranks != rank + 1)
+        fail(&c, "scan", ranks, rank + 1);
     for (c.round = 0; c.round < rounds; c.round++) {
         int op = (int)(mix(seed ^ mix((uint64_t)c.t << 32 | (uint64_t)c.round)) % NOPS);
         if (!(ops >> op & 1))
@@ -333,10 +342,12 @@ int main(int argc, char **argv)
     for (int t = 0; t < nthreads; t++)
         MPI_Comm_dup(MPI_COMM_WORLD, &own[t]);
     pthread_t *th = malloc((size_t)nthreads * sizeof *th);
+    pthread_barrier_init(&start, NULL, (unsigned)nthreads);
     for (int t = 0; t < nthreads; t++)
         pthread_create(&th[t], NULL, storm, (void *)(intptr_t)t);
     for (int t = 0; t < nthreads; t++)
         pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&start);
     for (int t = 0; t < nthreads; t++)
         MPI_Comm_free(&own[t]);
     free(own);
