@@ -20,7 +20,9 @@
 #                                           bench/placement.sh, ~20 s;
 #                                           BENCH_PARTS=osc_sweep: the OSU-style
 #                                           one-sided sweep, every op x window
-#                                           flavour x sync mode x size)
+#                                           flavour x sync mode x size;
+#                                           BENCH_PARTS=threads: only threads
+#                                           against processes, bench/threads_run.sh)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
 # runs the contenders in turn (A B C, B C A, ...) for several rounds so they
@@ -38,7 +40,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns osc osc_sweep io placement}
+parts=${BENCH_PARTS:-classic patterns osc osc_sweep io placement threads}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -136,6 +138,8 @@ build_for_all() {
 . "$here/io/io_run.sh"
 # shellcheck source=bench/osc_sweep_run.sh
 . "$here/osc_sweep_run.sh"
+# shellcheck source=bench/threads_run.sh
+. "$here/threads_run.sh"
 build_all() {
     local c p
     mkdir -p "$work/floor"
@@ -165,6 +169,7 @@ build_all() {
     want_part osc && build_osc
     want_part io && build_io
     want_part osc_sweep && build_osc_sweep
+    want_part threads && build_threads
 }
 
 # run_job CONTENDER GROUP LIMIT NRANKS PROG ARGS... : runs one MPI job, turns
@@ -516,6 +521,7 @@ want_part patterns && run_patterns
 want_part osc && run_osc
 want_part io && run_io
 want_part osc_sweep && run_osc_sweep
+want_part threads && run_threads
 
 mkdir -p "$(dirname "$results_md")"
 saved=""
@@ -549,6 +555,11 @@ if want_part osc_sweep; then
     sweep_report | tee "$sweep_md"
     want_part classic && cat "$sweep_md" >>"$results_md"
     saved+=" $sweep_md"
+fi
+if want_part threads; then
+    threads_report | tee "$threads_md"
+    want_part classic && cat "$threads_md" >>"$results_md"
+    saved+=" $threads_md"
 fi
 log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"

@@ -206,13 +206,6 @@ static inline int api_v_counts(MPI_Comm comm, const char *call, const int *count
 static inline void api_tag_word(void)
 {
     cm_coll_tag_word = (cm_direct_word & ((1u << CM_P2P_TAG_WORD_BITS) - 1)) << CM_P2P_TAG_BASE_BITS;
-    /* stores: no init hook in this layer; only the first (MPI_THREAD_MULTIPLE:
-     * threads racing to store the same pointers).  Tested on word_differs,
-     * which only this stores (coll/direct/area.c stores stalled too). */
-    if (__builtin_expect(cm_p2p_coll_word_differs != cm_coll_word_differs, 0)) {
-        cm_p2p_coll_word_differs = cm_coll_word_differs;
-        cm_p2p_coll_stalled = cm_direct_p2p_stalled;
-    }
 }
 #endif
 

@@ -37,6 +37,12 @@ int cm_coll_op_check(MPI_Op op)
     return !cm_op_is_valid(op);
 }
 
+void cm_coll_start(void)
+{
+    cm_p2p_coll_word_differs = cm_coll_word_differs;
+    cm_p2p_coll_stalled = cm_direct_p2p_stalled;
+}
+
 int cm_coll_oversubscribed(void)
 {
     return cm_g.oversubscribed;

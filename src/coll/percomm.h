@@ -37,6 +37,11 @@ struct cm_coll_state {
  * error (MPI_ERR_ARG), unless a mismatch was raised on comm already; to_stderr:
  * print the line even when the handler returns (MPI_Finalize).  0 if none. */
 int cm_coll_leftovers(MPI_Comm comm, const char *call, int to_stderr);
+/* At MPI_Init (and a first MPI_Session_init): the hooks point-to-point calls
+ * into this layer through (p2p/coll_entry.h, p2p.h), stored before any
+ * thread may run a collective, so that no first collective stores them
+ * while another thread's reads them (MPI_THREAD_MULTIPLE). */
+void cm_coll_start(void);
 /* The same for every communicator still alive (MPI_Finalize): the first error. */
 int cm_coll_leftovers_all(const char *call);
 

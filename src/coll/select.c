@@ -17,6 +17,7 @@
  */
 #include "coll/coll.h"
 
+#include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +177,7 @@ static void check_rows(void)
 
 static void resolve(void)
 {
+    read_env();
     unsigned short next = 0;
     check_rows();
     for (int c = 0; c < CM_COLL_NUM; c++) {
@@ -193,8 +195,12 @@ static void resolve(void)
             warn_unknown((enum cm_coll_id)c);
         resolved.fallback[c] = fallback[c] ? cm_coll_find((enum cm_coll_id)c, fallback[c]) : NULL;
     }
-    resolved.ready = 1;
+    __atomic_store_n(&resolved.ready, 1, __ATOMIC_RELEASE);
 }
+
+/* MPI_THREAD_MULTIPLE: the first collectives of several threads resolve
+ * the table once; a thread that sees it ready sees it whole. */
+static pthread_once_t resolve_once = PTHREAD_ONCE_INIT;
 
 const struct cm_coll_algo *cm_coll_list(enum cm_coll_id coll, int *n)
 {
@@ -319,10 +325,8 @@ static const struct cm_coll_algo *remember(enum cm_coll_id coll, MPI_Comm comm, 
 
 const struct cm_coll_algo *cm_coll_select(enum cm_coll_id coll, MPI_Comm comm, const struct cm_coll_query *q)
 {
-    if (__builtin_expect(!resolved.ready, 0)) {
-        read_env();
-        resolve();
-    }
+    if (__builtin_expect(!__atomic_load_n(&resolved.ready, __ATOMIC_ACQUIRE), 0))
+        pthread_once(&resolve_once, resolve);
     if (env.verbose)       /* chooses every time: kept for cm_coll_last_algo only */
         return remember(coll, comm, q, choose(coll, comm, q));
     if (last_choice[coll].a && same_query(&last_choice[coll].q, q))

@@ -136,6 +136,7 @@ static void setup(int required, const char *call)
     int rc;
     if ((rc = cm_dt_init()) || (rc = cm_comm_init()) || (rc = cm_p2p_init()))
         cm_fatal("MPI_Init", "initialisation failed (error class %d)", rc);
+    cm_coll_start();
     cm_g.initialized = 1;
     cm_fault_start(cm_g.rank, cm_config_text(COREMPI_FAULTS), cm_config_text(COREMPI_FAULT_REFUSE));   /* nothing unless built with COREMPI_FAULTS */
     atomic_store_explicit(&cm_g.self_ctl->state, CM_RANK_RUNNING, memory_order_release);

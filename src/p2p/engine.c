@@ -42,13 +42,13 @@ static pthread_mutex_t incoming_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cm_request **incoming;
 static int nincoming, incoming_cap;
 /* One thread at a time sleeps on the rank's doorbell (the peers' wakes
- * reach one futex waiter); the others sleep on local_bell, which every
- * progress pass that moved something rings while anyone sleeps there. */
-static pthread_mutex_t sleeper_lock = PTHREAD_MUTEX_INITIALIZER;
-static _Atomic uint32_t local_bell;
-static _Atomic int local_sleepers;
+ * reach one futex waiter): the holder of doorbell_lock.  The others sleep
+ * each on a word of its own (struct sleeper, on its stack), listed under
+ * sleepers_lock; see "Sleeping threads" in docs/threads.md. */
+static pthread_mutex_t doorbell_lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic int ngenerics_hint;   /* incoming may hold requests */
 static void add_generic_held(struct cm_request *r);
+static void core_share_init(void);
 
 static void view_init(struct cm_ring_view *v, int src, int dst)
 {
@@ -100,6 +100,7 @@ int cm_p2p_init(void)
          * (which assume nobody else adds work) are never taken.  Counted
          * here rather than tested on those paths: they stay as they were. */
         cm_p2p_am_listeners = 1;
+        core_share_init();
         cm_tx_locks = calloc((size_t)n, sizeof *cm_tx_locks);
         if (!cm_tx_locks)
             return MPI_ERR_NO_MEM;
@@ -181,12 +182,7 @@ static void handle(int src, struct cm_msg_hdr *h)
             p += 8;
             len -= 8;
         }
-        cm_mt_lock(&cm_match_lock);
-        struct cm_request *r = cm_match_posted(h->ctx, src, h->tag);
-        CM_FAULT(mt_match_queue);   /* a receive posted now must find this message */
-        if (!r)
-            cm_unexp_add_eager(src, h->ctx, h->tag, h->flags, token, p, len);
-        cm_mt_unlock(&cm_match_lock);
+        struct cm_request *r = cm_match_eager(src, h->ctx, h->tag, h->flags, token, p, len);
         if (r) {
             cm_recv_deliver(r, src, h->tag, p, len);
             if (h->flags & CM_MSGF_SYNC)
@@ -200,11 +196,7 @@ static void handle(int src, struct cm_msg_hdr *h)
         /* A non-contiguous sender has no address to read from: it streams. */
         if (h->flags & CM_MSGF_STREAM)
             rts.addr = 0;
-        cm_mt_lock(&cm_match_lock);
-        struct cm_request *r = cm_match_posted(h->ctx, src, h->tag);
-        if (!r)
-            cm_unexp_add_rts(src, h->ctx, h->tag, rts.token, rts.addr, (size_t)rts.len);
-        cm_mt_unlock(&cm_match_lock);
+        struct cm_request *r = cm_match_rts(src, h->ctx, h->tag, rts.token, rts.addr, (size_t)rts.len);
         if (r)
             cm_rndv_receive(r, src, h->tag, rts.token, rts.addr, (size_t)rts.len);
         break;
@@ -388,13 +380,48 @@ static void add_generic_held(struct cm_request *r)
 
 static inline int progress_pass(int hint);
 
-void cm_mt_wake_local(void)
+/* A thread asleep on a word of its own (MPI_THREAD_MULTIPLE).  flag: the
+ * completion word of the request it waits for (a waker wakes it once that
+ * is set), or NULL: it waits for something else (a probe, several
+ * requests), and any progress pass that moved something wakes it. */
+struct sleeper {
+    _Atomic uint32_t word;
+    const int *flag;
+    struct sleeper *prev, *next;
+};
+static pthread_mutex_t sleepers_lock = PTHREAD_MUTEX_INITIALIZER;   /* leaf */
+static struct sleeper *sleepers;
+static _Atomic int nsleepers;   /* on the list: a waker with none skips the lock */
+
+static void ring(struct sleeper *z)
+{
+    atomic_fetch_add_explicit(&z->word, 1, memory_order_relaxed);
+    cm_futex_wake((_Atomic uint32_t *)&z->word, 1);
+}
+
+/* Wake the sleepers whose request is complete and those that wait for
+ * anything; handover: also the first, whatever it waits for (the doorbell
+ * is free, one of them must take it).  After the completions: the fence
+ * pairs with the sleeper's registration (a read-modify-write) before it
+ * looks at its flag, so one of the two sees the other. */
+static void wake_sleepers(int handover)
 {
     atomic_thread_fence(memory_order_seq_cst);
-    if (atomic_load_explicit(&local_sleepers, memory_order_relaxed)) {
-        atomic_fetch_add_explicit(&local_bell, 1, memory_order_seq_cst);
-        cm_futex_wake((_Atomic uint32_t *)&local_bell, 0x7fffffff);
-    }
+    if (!atomic_load_explicit(&nsleepers, memory_order_relaxed))
+        return;
+    pthread_mutex_lock(&sleepers_lock);
+    for (struct sleeper *z = sleepers; z; z = z->next)
+        if (!z->flag || __atomic_load_n(z->flag, __ATOMIC_ACQUIRE) || (handover && z == sleepers))
+            ring(z);
+    pthread_mutex_unlock(&sleepers_lock);
+}
+
+void cm_mt_wake_local(void)
+{
+    wake_sleepers(0);
+    /* The doorbell's sleeper may be the one waiting (a generalized
+     * request completed by another thread). */
+    cm_wake_if_sleeping(cm_g.self_ctl);
 }
 
 static CM_THREAD_LOCAL int progressing;   /* this thread holds progress_lock (progress_mt) */
@@ -414,7 +441,7 @@ static __attribute__((noinline)) int progress_mt(int hint)
     progressing = 0;
     pthread_mutex_unlock(&progress_lock);
     if (n)
-        cm_mt_wake_local();
+        wake_sleepers(0);
     return n;
 }
 
@@ -510,26 +537,98 @@ static int pending_mt(void *unused)
     return p;
 }
 
-/* Sleep for at most timeout_us: on the doorbell if no other thread of this
- * process does, else on local_bell until a progress pass moves something
- * (done(arg) is looked at after announcing, so no wake is lost). */
-static void sleep_mt(int (*done)(void *), void *arg, unsigned timeout_us)
+static int flag_set(void *flag);
+
+/* Threads of this process in a blocking wait's back-off, and the cores
+ * this process may count on (those it may run on, shared among the job's
+ * ranks): more waiting threads than that are oversubscribed, and wait as
+ * oversubscribed processes do -- yield at once, sleep soon -- rather than
+ * spin on a core another of them needs. */
+static _Atomic int nwaiting;
+static int core_share = 1;
+
+static void core_share_init(void)
 {
-    if (pthread_mutex_trylock(&sleeper_lock) == 0) {
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    core_share = cores / (cm_g.size > 0 ? cm_g.size : 1);
+    if (core_share < 1)
+        core_share = 1;
+}
+
+static int backoff_mt(struct cm_waiter *w, int *counted)
+{
+    if (!*counted) {
+        *counted = 1;
+        atomic_fetch_add_explicit(&nwaiting, 1, memory_order_relaxed);
+    }
+    if (cm_g.oversubscribed || atomic_load_explicit(&nwaiting, memory_order_relaxed) > core_share)
+        return cm_wait_backoff_crowded(w);
+    return cm_wait_backoff(w);
+}
+
+static void sleepers_add(struct sleeper *z)
+{
+    pthread_mutex_lock(&sleepers_lock);
+    z->prev = NULL;
+    z->next = sleepers;
+    if (sleepers)
+        sleepers->prev = z;
+    sleepers = z;
+    atomic_fetch_add_explicit(&nsleepers, 1, memory_order_seq_cst);
+    pthread_mutex_unlock(&sleepers_lock);
+}
+
+static void sleepers_remove(struct sleeper *z)
+{
+    pthread_mutex_lock(&sleepers_lock);
+    if (z->prev) z->prev->next = z->next; else sleepers = z->next;
+    if (z->next) z->next->prev = z->prev;
+    atomic_fetch_sub_explicit(&nsleepers, 1, memory_order_relaxed);
+    pthread_mutex_unlock(&sleepers_lock);
+}
+
+/* Sleep for at most timeout_us: on the doorbell if no other thread of this
+ * process does, else on a word of its own until its request completes (or,
+ * waiting for something else, until a progress pass moves something).
+ * Returns SLEPT_FOUND when it found done(arg) true: the caller must not
+ * ask again (a matched probe's done takes the message); SLEPT_ON_DOORBELL
+ * when it slept on the doorbell: the caller hands the doorbell over
+ * (wake_sleepers(1)) once it stops waiting, or its wakes would reach no
+ * thread while the others sleep on their words.  leaving: the caller
+ * returns to the program after this sleep whatever it finds (a poll's
+ * nap): handed over here. */
+#define SLEPT_FOUND 1
+#define SLEPT_ON_DOORBELL 2
+static int sleep_mt(int (*done)(void *), void *arg, unsigned timeout_us, int leaving)
+{
+    /* Generic requests need a poll without any message arriving: whoever
+     * sleeps comes back soon to poll them (as cm_progress_until's 1 ms). */
+    if ((CM_RACY_LOAD(ngenerics) || atomic_load_explicit(&ngenerics_hint, memory_order_relaxed)) &&
+        timeout_us > 1000)
+        timeout_us = 1000;
+    struct sleeper z = { .flag = done == flag_set ? arg : NULL };
+    sleepers_add(&z);
+    uint32_t seen = atomic_load_explicit(&z.word, memory_order_relaxed);
+    if (pthread_mutex_trylock(&doorbell_lock) == 0) {
+        /* Tried after joining the list: a holder that leaves after this
+         * try found taken sees this sleeper and hands over. */
+        sleepers_remove(&z);
         cm_wait_sleep_us(cm_g.self_ctl, pending_mt, NULL, timeout_us);
-        pthread_mutex_unlock(&sleeper_lock);
-        return;
+        pthread_mutex_unlock(&doorbell_lock);
+        int found = done && done(arg);
+        if (leaving)
+            wake_sleepers(1);
+        return (found ? SLEPT_FOUND : 0) | SLEPT_ON_DOORBELL;
     }
-    atomic_fetch_add_explicit(&local_sleepers, 1, memory_order_seq_cst);
-    uint32_t seen = atomic_load_explicit(&local_bell, memory_order_seq_cst);
-    if (!done || !done(arg)) {
-        /* Bounded: a sleeper on the doorbell may stay there while a wake
-         * meant for this process reaches no thread that progresses. */
-        unsigned us = timeout_us < 2000 ? timeout_us : 2000;
-        struct timespec ts = { 0, (long)us * 1000L };
-        cm_futex_wait((_Atomic uint32_t *)&local_bell, seen, &ts);
+    int found = done && done(arg);
+    if (!found) {
+        struct timespec ts = { (time_t)(timeout_us / 1000000u), (long)(timeout_us % 1000000u) * 1000L };
+        CM_FAULT(mt_sleep_word);   /* a completion now must still wake this sleeper */
+        cm_futex_wait((_Atomic uint32_t *)&z.word, seen, &ts);
     }
-    atomic_fetch_sub_explicit(&local_sleepers, 1, memory_order_relaxed);
+    sleepers_remove(&z);
+    return found ? SLEPT_FOUND : 0;
 }
 
 void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_id, int peer, int tag,
@@ -539,7 +638,7 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
     cm_progress_stall = NULL;
     struct cm_waiter w;
     struct cm_rank_ctl *me = cm_g.self_ctl;
-    int announced = 0;
+    int announced = 0, slept = 0, counted = 0;
     cm_waiter_reset(&w);
     while (!done(arg)) {
         if (cm_progress(hint)) {
@@ -548,7 +647,7 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
         }
         if (done(arg))
             break;
-        if (cm_wait_backoff(&w))
+        if (__builtin_expect(cm_mt, 0) ? backoff_mt(&w, &counted) : cm_wait_backoff(&w))
             continue;
         if (!announced && call_id) {
             /* Only a rank that is about to sleep tells the deadlock watcher. */
@@ -558,9 +657,11 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
         if (stall && stall(cm_progress_stall_arg))
             break;
         /* Generic requests may need a poll without any message arriving. */
-        if (__builtin_expect(cm_mt, 0))
-            sleep_mt(done, arg, 200000);
-        else
+        if (__builtin_expect(cm_mt, 0)) {
+            slept |= sleep_mt(done, arg, 200000, 0);
+            if (slept & SLEPT_FOUND)
+                break;
+        } else
             cm_wait_sleep(me, cm_progress_pending, NULL, ngenerics ? 1 : 200);
         hint = -1;
         if (cm_remote_n) {
@@ -574,6 +675,10 @@ void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_i
     }
     if (announced)
         cm_blocked_end();
+    if (slept & SLEPT_ON_DOORBELL)
+        wake_sleepers(1);
+    if (counted)
+        atomic_fetch_sub_explicit(&nwaiting, 1, memory_order_relaxed);
 }
 
 int cm_poll_empty(int (*found)(void *), void *arg)
@@ -583,10 +688,15 @@ int cm_poll_empty(int (*found)(void *), void *arg)
     case 0:
         return 0;
     case 2:
-        if (__builtin_expect(cm_mt, 0))
-            sleep_mt(found, arg, nap_us);
-        else
+        if (__builtin_expect(cm_mt, 0)) {
+            if (sleep_mt(found, arg, nap_us, 1) & SLEPT_FOUND) {
+                cm_poll_reset();
+                cm_poll_rested();
+                return 1;
+            }
+        } else {
             cm_wait_sleep_us(cm_g.self_ctl, cm_progress_pending, NULL, nap_us);
+        }
         break;
     }
     /* The core was away: what it waited for may have come meanwhile. */

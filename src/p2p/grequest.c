@@ -14,6 +14,7 @@
  */
 #include "p2p/blocked.h"
 #include "p2p/p2p.h"
+#include "p2p/mt.h"
 #include "p2p/request_wait.h"
 #include "core/state.h"
 #include "core/request.h"
@@ -104,7 +105,9 @@ int cm_Grequest_complete(MPI_Request request)
     if (r->complete)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
                         "generalized request %ld is already complete", (long)(intptr_t)request);
-    r->complete = 1;
+    __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
+    if (cm_mt)
+        cm_mt_wake_local();   /* another thread may be asleep waiting on r */
     cm_grequests_open--;
     int err = MPI_SUCCESS;
     if (r->freed) {     /* Request_free came first: nobody will wait */

@@ -6,14 +6,15 @@
  *                  out-queues' drain, the polled generic requests.  Tried,
  *                  never waited for: a thread that cannot take it waits
  *                  for its own request (the holder completes it).
- *   match lock     match.c: the posted and unexpected queues, held for one
- *                  match-or-insert (a message that finds no receive is
- *                  queued under the same hold, so a receive posted
- *                  meanwhile cannot miss it).
+ *   match[ctx]     match.c: one context's posted and unexpected queues,
+ *                  held for one match-or-insert (a message that finds no
+ *                  receive is queued under the same hold, so a receive
+ *                  posted meanwhile cannot miss it).  One per context id:
+ *                  never two held at once.
  *   tx[dst]        send.c: the ring to dst and its out-queue (one producer
  *                  per ring, and sends to dst keep their order).
  *
- * Order: progress -> match -> tx[dst] -> the out-queues' active list.
+ * Order: progress -> match[ctx] -> tx[dst] -> the out-queues' active list.
  * Nothing waits (or calls progress) while holding match or tx.
  */
 #ifndef CM_P2P_MT_H
@@ -21,7 +22,6 @@
 
 #include "core/thread.h"
 
-extern pthread_mutex_t cm_match_lock;
 extern pthread_mutex_t *cm_tx_locks;   /* [world size], allocated at MULTIPLE only */
 
 static inline void cm_tx_lock(int dst)

@@ -77,6 +77,18 @@ void cm_wait_configure(int oversubscribed, unsigned spins, unsigned poll_spins, 
 
 unsigned cm_wait_spin_limit(void) { return spin_limit; }
 
+/* The oversubscribed rules of cm_wait_configure (no spin, two yields, no
+ * time kept), whatever the job's placement. */
+int cm_wait_backoff_crowded(struct cm_waiter *w)
+{
+    if (w->yields < 2) {
+        w->yields++;
+        sched_yield();
+        return 1;
+    }
+    return 0;
+}
+
 int cm_wait_backoff(struct cm_waiter *w)
 {
     if (w->spins < spin_limit) {

@@ -67,6 +67,9 @@ static inline void cm_waiter_reset(struct cm_waiter *w) { w->spins = 0; w->yield
  * yields at least a few times and, with a core per rank, until the wait is
  * COREMPI_SPIN_TIME old (counted from the end of the spin). */
 int cm_wait_backoff(struct cm_waiter *w);
+/* The same as in a job with more ranks than cores: for a process whose
+ * waiting threads outnumber its share of the cores (MPI_THREAD_MULTIPLE). */
+int cm_wait_backoff_crowded(struct cm_waiter *w);
 
 /*
  * Phase 3: sleep on ctl's doorbell.  `recheck` is called after announcing the

@@ -37,7 +37,13 @@ static unsigned long long mt_start(int *argc, char ***argv, const char *name, co
     const char *s = getenv(env);
     unsigned long long seed =
         s && *s ? strtoull(s, NULL, 10) : (unsigned long long)time(NULL) ^ ((unsigned long long)clock() << 20);
-    MPI_Bcast(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, MPI_COMM_WORLD);
+    /* Point to point, not MPI_Bcast: the threads' first collectives are
+     * then the process's first (thread_storm: mutation 84). */
+    if (*rank == 0)
+        for (int r = 1; r < *size; r++)
+            MPI_Send(&seed, 1, MPI_UNSIGNED_LONG_LONG, r, 0, MPI_COMM_WORLD);
+    else
+        MPI_Recv(&seed, 1, MPI_UNSIGNED_LONG_LONG, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
     return seed;
 }
 

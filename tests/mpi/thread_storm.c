@@ -16,7 +16,8 @@
  * messages of round i carry tag t + 64 (i mod 4096) on the shared
  * communicator (MPI_ANY_SOURCE receives then can only match thread t's
  * messages of that round, from whichever rank), or travel on thread t's own
- * communicator (MPI_ANY_TAG from one source: its messages keep their order).  Every payload word is a function of
+ * communicator (MPI_ANY_TAG from one source: its messages keep their order;
+ * or MPI_ANY_SOURCE with the round's tag, as on the shared one).  Every payload word is a function of
  * (seed, sender, thread, round, index), and so are lengths.
  */
 #include <mpi.h>
@@ -32,6 +33,7 @@
 static int rank, size, nthreads = 4, rounds = 300;
 static unsigned long long seed;
 static MPI_Comm *own;
+static pthread_barrier_t start;   /* the threads' first calls at once */
 static unsigned ops = ~0u;   /* THREAD_STORM_OPS: a mask of op_names (to narrow a failure down) */   /* thread t's communicator (a dup of WORLD, made by the main thread) */
 
 struct ctx {
@@ -281,13 +283,21 @@ static void nonblocking_coll(struct ctx *c, MPI_Comm comm)
 
 static const char *const op_names[] = {
     "waitall", "testall", "waitany", "any_source", "any_tag_own", "issend", "probe", "mprobe", "cancel",
-    "coll", "coll_dup", "coll_split", "nbc", "burst", "burst",
+    "coll", "coll_dup", "coll_split", "nbc", "burst", "burst", "any_source_own", "any_source_own",
 };
 #define NOPS (int)(sizeof op_names / sizeof op_names[0])
 
 static void *storm(void *arg)
 {
     struct ctx c = { (int)(intptr_t)arg, 0, "" };
+    /* Every thread's first call is a collective, all at once: the first
+     * collectives of the process race (coll/select.c resolves its table
+     * once; mutation 84). */
+    pthread_barrier_wait(&start);
+    long long one = 1, ranks = 0;
+    MPI_Scan(&one, &ranks, 1, MPI_LONG_LONG, MPI_SUM, own[c.t]);   /* no shortcut: through the selector */
+    if (ranks != rank + 1)
+        fail(&c, "scan", ranks, rank + 1);
     for (c.round = 0; c.round < rounds; c.round++) {
         int op = (int)(mix(seed ^ mix((uint64_t)c.t << 32 | (uint64_t)c.round)) % NOPS);
         if (!(ops >> op & 1))
@@ -312,6 +322,11 @@ static void *storm(void *arg)
         case 11: collectives(&c, own[c.t], 2); break;
         case 12: nonblocking_coll(&c, own[c.t]); break;
         case 13: case 14: burst(&c, MPI_COMM_WORLD, tag); break;
+        /* MPI_ANY_SOURCE on the thread's own communicator: the threads'
+         * wildcard receives on different contexts run at once (one
+         * matching queue and lock each). */
+        case 15: all_to_all(&c, own[c.t], tag, 1, 0, 0, 2); break;
+        case 16: burst(&c, own[c.t], tag); break;
         }
     }
     return NULL;
@@ -323,20 +338,16 @@ int main(int argc, char **argv)
     const char *s;
     if ((s = getenv("THREAD_STORM_OPS")) && *s)
         ops = (unsigned)strtoul(s, NULL, 0);
-    /* The first collective of the process resolves the selector's table
-     * and hooks (lazily, not yet safe from several threads at once:
-     * docs/threads.md). */
-    MPI_Barrier(MPI_COMM_WORLD);
-    long long one = 1, all;
-    MPI_Allreduce(&one, &all, 1, MPI_LONG_LONG, MPI_SUM, MPI_COMM_WORLD);
     own = malloc((size_t)nthreads * sizeof *own);
     for (int t = 0; t < nthreads; t++)
         MPI_Comm_dup(MPI_COMM_WORLD, &own[t]);
     pthread_t *th = malloc((size_t)nthreads * sizeof *th);
+    pthread_barrier_init(&start, NULL, (unsigned)nthreads);
     for (int t = 0; t < nthreads; t++)
         pthread_create(&th[t], NULL, storm, (void *)(intptr_t)t);
     for (int t = 0; t < nthreads; t++)
         pthread_join(th[t], NULL);
+    pthread_barrier_destroy(&start);
     for (int t = 0; t < nthreads; t++)
         MPI_Comm_free(&own[t]);
     free(own);

@@ -286,8 +286,6 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     s->world_of = c->world_of;
     s->comm_index = c->index;
     s->cc = cc;
-    if (cm_p2p_coll_stalled != cm_direct_p2p_stalled)   /* once: threads would race to store it */
-        cm_p2p_coll_stalled = cm_direct_p2p_stalled;
     s->slot_bytes = slot;
     s->result_bytes = slot;
     s->cma = (int)msg[1];
