@@ -157,3 +157,28 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
     }
     return rc;
 }
+
+/* The data-movement collectives: the engine takes any datatypes (packing
+ * those with holes), so only erroneous arguments go to the host.  1: the
+ * engine takes the call. */
+static int moves(const struct cm_direct *s, const void *sbuf, int scount, MPI_Datatype stype, int rcount,
+                 MPI_Datatype rtype)
+{
+    return s && rcount >= 0 && cm_wing_dt(rtype) && (sbuf == MPI_IN_PLACE || (scount >= 0 && cm_wing_dt(stype)));
+}
+
+int MPI_Allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                  MPI_Comm comm)
+{
+    if (!moves(served(comm, "MPI_Allgather"), sbuf, scount, stype, rcount, rtype))
+        return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return cm_coll_allgather_shm(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+int MPI_Alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount, MPI_Datatype rtype,
+                 MPI_Comm comm)
+{
+    if (!moves(served(comm, "MPI_Alltoall"), sbuf, scount, stype, rcount, rtype))
+        return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+    return cm_coll_alltoall_shm(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}

@@ -25,3 +25,23 @@ int cm_wing_via_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype 
 {
     return PMPI_Allreduce(sbuf == rbuf ? MPI_IN_PLACE : sbuf, rbuf, count, dt, op, comm);
 }
+
+int cm_wing_via_allgather(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm)
+{
+    return PMPI_Allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+int cm_wing_via_alltoall(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                         MPI_Datatype rtype, MPI_Comm comm)
+{
+    return PMPI_Alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+/* A rank's own block from one typed buffer to another (the engine's local
+ * copies): the host moves it to itself. */
+int cm_coll_copy(const void *src, int scount, MPI_Datatype stype, void *dst, int rcount, MPI_Datatype rtype,
+                 MPI_Comm comm)
+{
+    return PMPI_Sendrecv(src, scount, stype, 0, 0, dst, rcount, rtype, 0, 0, MPI_COMM_SELF, MPI_STATUS_IGNORE);
+}

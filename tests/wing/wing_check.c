@@ -189,6 +189,51 @@ static void bcasts(MPI_Comm comm, const char *cname)
         MPI_Barrier(comm);
 }
 
+/* Allgather and alltoall of ints, every block count of the list up to 70000
+ * (past a 256 KiB slot at 2 ranks), in place and not. */
+static void movers(MPI_Comm comm, const char *cname)
+{
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
+    const int blocks[] = { 0, 1, 7, 100, 1000, 70000 };
+    for (int bi = 0; bi < 6; bi++) {
+        int c = blocks[bi];
+        if ((size_t)c * (size_t)n * (size_t)n > 2000000)
+            continue;
+        int *sb = malloc(sizeof(int) * ((size_t)c * n + 1)), *rb = malloc(sizeof(int) * ((size_t)c * n + 1));
+        for (int inplace = 0; inplace < 2; inplace++) {
+            for (int i = 0; i < c * n; i++)
+                rb[i] = -1;
+            for (int i = 0; i < c; i++)
+                (inplace ? rb + (size_t)me * c : sb)[i] = me * 1000003 + i;
+            MPI_Allgather(inplace ? MPI_IN_PLACE : sb, c, MPI_INT, rb, c, MPI_INT, comm);
+            for (int r = 0; r < n; r++)
+                for (int i = 0; i < c; i++)
+                    if (rb[(size_t)r * c + i] != r * 1000003 + i) {
+                        CHECK(0, "%s allgather block %d%s: [%d][%d] = %d", cname, c, inplace ? " in place" : "", r, i,
+                              rb[(size_t)r * c + i]);
+                        r = n;
+                        break;
+                    }
+            for (int r = 0; r < n; r++)
+                for (int i = 0; i < c; i++)
+                    (inplace ? rb : sb)[(size_t)r * c + i] = me * 7919 + r * 131 + i;
+            MPI_Alltoall(inplace ? MPI_IN_PLACE : sb, c, MPI_INT, rb, c, MPI_INT, comm);
+            for (int r = 0; r < n; r++)
+                for (int i = 0; i < c; i++)
+                    if (rb[(size_t)r * c + i] != r * 7919 + me * 131 + i) {
+                        CHECK(0, "%s alltoall block %d%s: [%d][%d] = %d", cname, c, inplace ? " in place" : "", r, i,
+                              rb[(size_t)r * c + i]);
+                        r = n;
+                        break;
+                    }
+        }
+        free(sb);
+        free(rb);
+    }
+}
+
 /* Composition of affine maps x -> m x + c, an element of two ints: associative,
  * not commutative, so the rank order shows.  inout = in o inout (in: the
  * lower ranks'). */
@@ -287,12 +332,14 @@ int main(int argc, char **argv)
 
     reductions(MPI_COMM_WORLD, "world", types, ntypes);
     bcasts(MPI_COMM_WORLD, "world");
+    movers(MPI_COMM_WORLD, "world");
     MPI_Comm dup, split;
     MPI_Comm_dup(MPI_COMM_WORLD, &dup);
     MPI_Comm_split(MPI_COMM_WORLD, rank < (size + 1) / 2, size - rank, &split);
     reductions(split, "split", types, 2);
     bcasts(dup, "dup");
     bcasts(split, "split");
+    movers(split, "split");
     MPI_Comm_free(&split);
     reductions(dup, "dup", types, 1);
     MPI_Comm_free(&dup);

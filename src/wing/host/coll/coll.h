@@ -29,6 +29,11 @@ typedef cm_allreduce_sig *cm_allreduce_fn;
 typedef int cm_gather_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
                           MPI_Datatype rtype, int root, MPI_Comm comm);
 typedef cm_gather_sig *cm_gather_fn;
+typedef int cm_allgather_sig(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                             MPI_Datatype rtype, MPI_Comm comm);
+typedef cm_allgather_sig *cm_allgather_fn;
+typedef cm_allgather_sig cm_alltoall_sig;
+typedef cm_alltoall_sig *cm_alltoall_fn;
 
 enum cm_coll_id {
 #define CM_COLL(coll, COLL) CM_COLL_##COLL,
@@ -49,6 +54,7 @@ int cm_wing_via_barrier(MPI_Comm comm);
 int cm_wing_via_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm);
 int cm_wing_via_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm);
 int cm_wing_via_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
+cm_allgather_sig cm_wing_via_allgather, cm_wing_via_alltoall;
 #define CM_COLL_VIA(coll, name) cm_wing_via_##coll
 #define CM_COLL_NO_SHORTCUT (-1)
 
@@ -61,6 +67,7 @@ int cm_coll_reduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt,
 int cm_coll_allreduce_shm(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_allreduce_meet(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm);
 int cm_coll_allreduce_meet_applies(MPI_Comm cc, const struct cm_coll_query *q);
+cm_allgather_sig cm_coll_allgather_shm, cm_coll_alltoall_shm;
 
 struct cm_dt {
     MPI_Aint lb, extent, true_lb, true_extent;
