@@ -15,7 +15,8 @@ here=$(cd "$(dirname "$0")" && pwd)
 lib=$(cd "$build" && pwd)/lib/libcorempi_coll-$flavour.so
 case $flavour in
     openmpi) cc=mpicc.openmpi; run="mpirun.openmpi --allow-run-as-root --oversubscribe"; pre="-x LD_PRELOAD=$lib" ;;
-    mpich) cc=mpicc.mpich; run=mpirun.mpich; pre="-genv LD_PRELOAD $lib"
+    # MPICH leaves ranks unbound: two may share a core while one spins (docs/wing.md, "Speed").
+    mpich) cc=mpicc.mpich; run="mpirun.mpich -bind-to core"; pre="-genv LD_PRELOAD $lib"
            export MPIR_CVAR_REDUCE_DEVICE_COLLECTIVE=0 ;;   # tests/wing/run.sh: MPICH's own crashes here
 esac
 command -v $cc >/dev/null 2>&1 && [ -f "$lib" ] || { echo "wing_ab.sh: no $cc or no $lib"; exit 77; }
