@@ -128,9 +128,8 @@ static char *create(void)
 
 void cm_wing_start(int thread_level)
 {
-    const char *v = getenv("COREMPI_VERBOSE");
-    verbose = v && *v && strcmp(v, "0") != 0;
     cm_config_load();
+    verbose = cm_config_verbose() != 0;
     if (!cm_config_flag(COREMPI_WING, 1)) {
         cm_wing_say("COREMPI_WING=0: every collective is the host MPI's");
         return;
