@@ -178,17 +178,7 @@ static long create_area(int n, size_t slot)
     if (first < 0)
         return -1;
     char *base = (char *)g + (size_t)first * UNIT;
-    /* Only the sync block and the counters must start from zero: everything
-     * else is written before it is read in each epoch.  The flag lines hold
-     * counters too (`arrived`): a recycled area must not show an old
-     * communicator's epochs. */
-    memset(base, 0, sizeof(struct area_hdr));
-    memset(base + flags_off(), 0, (size_t)n * 2 * LINE2);
-    memset(base + progress_off(n), 0, (size_t)n * LINE2);
-    for (int i = 0; i < CM_DIRECT_BFIFO_ENTRIES; i++)     /* counters only, not the data */
-        memset(base + bfifo_off(n, slot) + i * sizeof(struct cm_direct_bfifo_entry), 0, LINE2);
-    memset(base + backs_off(n, slot), 0, (size_t)n * LINE2);
-    memset(base + rfifo_off(n, slot), 0, (size_t)n * CM_DIRECT_RFIFO_ENTRIES * sizeof(struct cm_direct_rfifo_entry));
+    cm_direct_area_zero(base, n, slot);
     struct area_hdr *a = (struct area_hdr *)base;
     a->units = units;
     a->first = (uint32_t)first;
@@ -276,18 +266,10 @@ struct cm_direct *cm_direct_get(MPI_Comm cc, const char *coll)
     struct cm_direct *s = calloc(1, sizeof *s);
     if (!s)
         cm_fatal(coll, "out of memory");
-    s->base = (char *)region() + msg[0];
-    s->flags = s->base + flags_off();
-    s->slots = s->base + slots_off(c->size, slot);
-    if (c->size == CM_DIRECT_MEET_RANKS)
-        s->meet = &((struct area_hdr *)s->base)->meet;
-    s->n = c->size;
-    s->rank = c->rank;
+    cm_direct_area_view(s, (char *)region() + msg[0], c->size, c->rank, slot);
     s->world_of = c->world_of;
     s->comm_index = c->index;
     s->cc = cc;
-    s->slot_bytes = slot;
-    s->result_bytes = slot;
     s->cma = (int)msg[1];
     pc->direct = s;
     pc->direct_failed = 0;

@@ -15,6 +15,8 @@
 
 #include "coll/direct/direct.h"
 
+#include <string.h>
+
 #define LINE2 CM_DIRECT_FLAG_STRIDE      /* a writer's line plus the gap line */
 
 struct area_hdr {                   /* the sync block: five line pairs */
@@ -69,6 +71,36 @@ static inline struct area_hdr *hdr(struct cm_direct *s) { return (struct area_hd
 static inline _Atomic uint64_t *left_word(struct area_hdr *a, int n, int r)
 {
     return &((struct progress_line *)((char *)a + progress_off(n)))[r].left;
+}
+
+/* A new area at base, as its leader prepares it: only the sync block and
+ * the counters must start from zero, everything else is written before it
+ * is read in each epoch.  The flag lines hold counters too (`arrived`): a
+ * recycled area must not show an old communicator's epochs.  (area.c here;
+ * wing/area.c under a host MPI.) */
+static inline void cm_direct_area_zero(char *base, int n, size_t slot)
+{
+    memset(base, 0, sizeof(struct area_hdr));
+    memset(base + flags_off(), 0, (size_t)n * 2 * LINE2);
+    memset(base + progress_off(n), 0, (size_t)n * LINE2);
+    for (int i = 0; i < CM_DIRECT_BFIFO_ENTRIES; i++)     /* counters only, not the data */
+        memset(base + bfifo_off(n, slot) + i * sizeof(struct cm_direct_bfifo_entry), 0, LINE2);
+    memset(base + backs_off(n, slot), 0, (size_t)n * LINE2);
+    memset(base + rfifo_off(n, slot), 0, (size_t)n * CM_DIRECT_RFIFO_ENTRIES * sizeof(struct cm_direct_rfifo_entry));
+}
+
+/* Member rank of n's view s of the area at base (the rest of s is the caller's). */
+static inline void cm_direct_area_view(struct cm_direct *s, char *base, int n, int rank, size_t slot)
+{
+    s->base = base;
+    s->flags = base + flags_off();
+    s->slots = base + slots_off(n, slot);
+    if (n == CM_DIRECT_MEET_RANKS)
+        s->meet = &((struct area_hdr *)base)->meet;
+    s->n = n;
+    s->rank = rank;
+    s->slot_bytes = slot;
+    s->result_bytes = slot;
 }
 
 #endif

@@ -1,0 +1,1 @@
+/* core/request.h for the wing: nothing (the engine's blocking files need none). */

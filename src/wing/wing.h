@@ -1,0 +1,43 @@
+/*
+ * wing.h -- corempi's shared-memory collective engine inside another MPI's
+ * processes (docs/wing.md).  The library is built with the host's mpicc
+ * only; <mpi.h> is the host's, every handle below is the host's.
+ */
+#ifndef CM_WING_WING_H
+#define CM_WING_WING_H
+
+#include <mpi.h>
+#include "coll/direct/direct.h"
+
+/* Set up at MPI_Init (wing/node.c): the node's ranks and their shared
+ * segment; 0 when the wing serves nothing in this job. */
+void cm_wing_start(int thread_level);
+void cm_wing_stop(void);
+extern int cm_wing_on;
+
+/* The engine's view of comm's area, set up on first use (wing/area.c); NULL
+ * when the wing does not serve comm (an intercommunicator, members on
+ * other nodes, no room), which every member learns alike. */
+struct cm_direct *cm_wing_area(MPI_Comm comm, const char *call);
+
+/* The node's segment: units of CM_WING_UNIT bytes, taken and given back
+ * under its lock; -1: none free. */
+#define CM_WING_UNIT (64u * 1024u)
+long cm_wing_take(size_t bytes);
+void cm_wing_give(long off, size_t bytes);
+char *cm_wing_base(void);
+int cm_wing_node_rank(MPI_Comm comm, int rank);   /* rank's number on this node, -1 elsewhere */
+
+size_t cm_wing_slot_bytes(void);
+
+/* COREMPI_VERBOSE=1: the host serves call (and why), said once per call and reason. */
+void cm_wing_declined(const char *call, const char *why);
+void cm_wing_say(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A type the engine's reductions take: no holes. */
+static inline int cm_wing_contiguous(const struct cm_datatype *t)
+{
+    return t && (MPI_Aint)t->size == t->extent && (MPI_Aint)t->size == t->true_extent;
+}
+
+#endif
