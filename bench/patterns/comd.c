@@ -13,7 +13,10 @@
  * to step.  Every PRINT_RATE steps, CoMD's energy sums: MPI_Allreduce of 2
  * doubles and of 1 int (the atom count).  Each message carries stamps of
  * (step, sender, axis, way) in its first and last word, checked.
- * Prints: comd ranks=N us_per_step=X */
+ * Prints the step, then the halo exchange alone (no force computation: what
+ * the library adds to a step):
+ *   comd ranks=N part=step us_per_step=X
+ *   comd ranks=N part=halo us_per_step=X */
 #include "pattern_bench.h"
 
 enum { ATOM_BYTES = 56, FORCE_UNITS = 3000, PRINT_RATE = 10 };
@@ -23,12 +26,13 @@ struct comd {
     int nb[3][2]; /* [axis][0: minus, 1: plus] */
     char *sbuf, *rbuf;
     int cap;
+    int force_units; /* 0: the halo exchange alone */
 };
 
 static void step(void *ctx, long round)
 {
     struct comd *c = ctx;
-    pat_work(FORCE_UNITS);
+    pat_work(c->force_units);
     for (int axis = 0; axis < 3; axis++)
         for (int way = 0; way < 2; way++) {
             int to = c->nb[axis][way], from = c->nb[axis][!way];
@@ -72,10 +76,14 @@ int main(int argc, char **argv)
     if (pat_rank == 0)
         printf("# comd grid %dx%dx%d, faces of %d/%d/%d atoms of %d B\n", dims[0], dims[1], dims[2], face_atoms[0],
                face_atoms[1], face_atoms[2], ATOM_BYTES);
-    if (pat_wanted(&o, "step")) {
+    static const char *parts[] = {"step", "halo"};
+    for (int i = 0; i < 2; i++) {
+        if (!pat_wanted(&o, parts[i]))
+            continue;
+        c.force_units = i == 0 ? FORCE_UNITS : 0;
         double t = pat_measure(step, &c, &o);
         if (pat_rank == 0)
-            printf("comd ranks=%d us_per_step=%.1f\n", pat_size, t * 1e6);
+            printf("comd ranks=%d part=%s us_per_step=%.1f\n", pat_size, parts[i], t * 1e6);
     }
     free(c.sbuf);
     free(c.rbuf);

@@ -26,7 +26,8 @@ pattern_rows=(
     "sparse:waitsome:us_per_exchange|sparse: the same, Waitsome|µs per exchange"
     "masterworker:us_per_task|master-worker: Recv(ANY_SOURCE), ~1000 flops per task|µs per task"
     "amg_setup:us_per_setup|AMG setup skeleton: 8 levels of Iprobe contacts, Waitall exchanges, Allreduce, uneven work|µs per setup"
-    "comd:us_per_step|CoMD skeleton: work, then 6 Sendrecv of 80-130 KB atom halos (self at 2 ranks)|µs per step"
+    "comd:step:us_per_step|CoMD skeleton: work, then 6 Sendrecv of 80-130 KB atom halos (self at 2 ranks)|µs per step"
+    "comd:halo:us_per_step|CoMD skeleton: the 6 Sendrecv alone, no force computation|µs per exchange"
     "miniamr:us_per_stage|miniAMR skeleton: 3 axes of Irecv/Isend/Waitall of 128 KB faces, stencil, Allreduce|µs per stage"
 )
 
