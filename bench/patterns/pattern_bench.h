@@ -115,6 +115,25 @@ static inline void pat_work(int units)
     pat_sink = x;
 }
 
+/* The neighbours of this rank on a 3-D grid of all ranks (MPI_Dims_create):
+ * nb[axis][0] below, nb[axis][1] above; with periodic 0, -1 at an edge.
+ * Fills dims.  No reordering: grid ranks are world ranks. */
+static inline void pat_grid3(int periodic, int dims[3], int nb[3][2])
+{
+    int periods[3] = {periodic, periodic, periodic};
+    MPI_Comm cart;
+    dims[0] = dims[1] = dims[2] = 0;
+    MPI_Dims_create(pat_size, 3, dims);
+    MPI_Cart_create(MPI_COMM_WORLD, 3, dims, periods, 0, &cart);
+    for (int axis = 0; axis < 3; axis++) {
+        MPI_Cart_shift(cart, axis, 1, &nb[axis][0], &nb[axis][1]);
+        for (int side = 0; side < 2; side++)
+            if (nb[axis][side] == MPI_PROC_NULL)
+                nb[axis][side] = -1;
+    }
+    MPI_Comm_free(&cart);
+}
+
 /* Both rank 0's elapsed time and the batch's slowest per-round time in one
  * reduction, so that every rank takes the same decision to go on. */
 static inline double pat_slowest(double mine, double *elapsed0)

@@ -10,7 +10,7 @@
 # source is missing (consensus.c comes from another change) shows "n/a".
 # shellcheck disable=SC2154,SC2034  # variables shared with run.sh
 
-pattern_programs=(consensus halo sparse masterworker)
+pattern_programs=(consensus halo sparse masterworker amg_setup comd miniamr)
 pattern_ranks=${BENCH_PATTERN_RANKS:-2 4 8}
 nbc_names="ibarrier ibcast ireduce iallreduce igather iscatter iallgather ialltoall ireduce_scatter_block"
 nbc_sizes="8 65536 1048576"
@@ -25,6 +25,10 @@ pattern_rows=(
     "sparse:waitany:us_per_exchange|sparse: the same, Waitany|µs per exchange"
     "sparse:waitsome:us_per_exchange|sparse: the same, Waitsome|µs per exchange"
     "masterworker:us_per_task|master-worker: Recv(ANY_SOURCE), ~1000 flops per task|µs per task"
+    "amg_setup:us_per_setup|AMG setup skeleton: 8 levels of Iprobe contacts, Waitall exchanges, Allreduce, uneven work|µs per setup"
+    "comd:step:us_per_step|CoMD skeleton: work, then 6 Sendrecv of 80-130 KB atom halos (self at 2 ranks)|µs per step"
+    "comd:halo:us_per_step|CoMD skeleton: the 6 Sendrecv alone, no force computation|µs per exchange"
+    "miniamr:us_per_stage|miniAMR skeleton: 3 axes of Irecv/Isend/Waitall of 128 KB faces, stencil, Allreduce|µs per stage"
 )
 
 if [ -n "$quick" ]; then

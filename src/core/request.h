@@ -50,6 +50,7 @@ struct cm_request {
                                  * (p2p/api_wait.c): a second mark is a repeated request */
     unsigned char on_posted;    /* on the posted-receive queue (under the match lock) */
     unsigned char owed;         /* counted in cm_p2p_owed (p2p/p2p.h) until it completes */
+    unsigned char rndv_out;     /* a send counted in cm_rndv_out (p2p/p2p.h) until it completes */
 
     /* Arguments as given (persistent requests restart from them). */
     void *buf;

@@ -265,8 +265,13 @@ int cm_Sendrecv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, int d
     sr.peer = dest;
     sr.tag = sendtag;
     sr.comm = comm;
-    cm_recv_start(&rr);
+    /* The send first: a peer's rendezvous message already waiting for this
+     * receive is then matched with our send in flight, which makes it an
+     * exchange and takes the single copy (rndv.c).  Starting a send never
+     * blocks, and the two go in opposite directions: the order matches
+     * nothing differently. */
     cm_send_start(&sr);
+    cm_recv_start(&rr);
     cm_request_wait(&sr, CM_CALL_Sendrecv);
     cm_request_wait(&rr, CM_CALL_Sendrecv);
     cm_status_out(status, &rr.status);

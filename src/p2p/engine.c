@@ -83,7 +83,8 @@ int cm_p2p_init(void)
     int n = cm_g.size;
     cm_tx = calloc((size_t)n, sizeof *cm_tx);
     cm_rx = calloc((size_t)n, sizeof *cm_rx);
-    if (!cm_tx || !cm_rx)
+    cm_rndv_out = calloc((size_t)n, sizeof *cm_rndv_out);
+    if (!cm_tx || !cm_rx || !cm_rndv_out)
         return MPI_ERR_NO_MEM;
     /* Remote ids (core/remote.h) get their views when a bridge is attached. */
     for (int p = 0; p < cm_g.slots; p++) {
@@ -155,6 +156,8 @@ void cm_p2p_finalize(void)
     cm_outq_finalize();
     free(cm_tx);
     free(cm_rx);
+    free(cm_rndv_out);
+    cm_rndv_out = NULL;
     free(cm_tx_locks);
     cm_tx_locks = NULL;
     free(incoming);
@@ -293,6 +296,7 @@ void cm_progress_consumed(int src, struct cm_msg_hdr *h)
 
 int cm_p2p_am_listeners;
 unsigned cm_p2p_owed;
+unsigned *cm_rndv_out;
 
 int cm_progress_quiet(void)
 {

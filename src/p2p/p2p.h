@@ -101,6 +101,37 @@ static inline void cm_p2p_settle(struct cm_request *r)
     }
 }
 
+/* Per destination world rank: this rank's rendezvous sends whose RTS is
+ * out and that have not completed.  A rendezvous receive from a peer with
+ * one of ours in flight towards it is an exchange (MPI_Sendrecv, a halo's
+ * Isend + Irecv): both cores are busy copying, so streaming, which costs
+ * each side a copy, is slower than the single copy (rndv.c).  Changed only
+ * by this rank inside its own calls; NULL before cm_p2p_init. */
+extern unsigned *cm_rndv_out;
+static inline void cm_rndv_out_mark(struct cm_request *r)
+{
+    r->rndv_out = 1;
+    if (__builtin_expect(cm_mt, 0))
+        __atomic_fetch_add(&cm_rndv_out[r->peer_world], 1, __ATOMIC_RELAXED);
+    else
+        cm_rndv_out[r->peer_world]++;
+}
+/* At completion (before the request may be released). */
+static inline void cm_rndv_out_settle(struct cm_request *r)
+{
+    if (r->rndv_out) {
+        r->rndv_out = 0;
+        if (__builtin_expect(cm_mt, 0))
+            __atomic_fetch_sub(&cm_rndv_out[r->peer_world], 1, __ATOMIC_RELAXED);
+        else
+            cm_rndv_out[r->peer_world]--;
+    }
+}
+static inline int cm_rndv_out_to(int world)
+{
+    return cm_rndv_out && __atomic_load_n(&cm_rndv_out[world], __ATOMIC_RELAXED) != 0;
+}
+
 /* Release a message the caller took from src's ring itself (fast receive). */
 struct cm_msg_hdr;
 void cm_progress_consumed(int src, struct cm_msg_hdr *h);

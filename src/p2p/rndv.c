@@ -164,8 +164,12 @@ void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uin
     /* Below stream_max the sender streams fragments through the ring: both
      * copies stay in cache and overlap (fragment k is copied out while k + 1
      * is copied in), which beats one process_vm_readv whose fixed cost
-     * (page pinning) dominates at these sizes.  Self-messages read directly. */
-    if (len < stream_max_for(r) && src_world != cm_g.rank)
+     * (page pinning) dominates at these sizes.  Self-messages read directly.
+     * Not in an exchange (a send of ours to src_world in flight): there
+     * both cores copy anyway, streaming makes each do two copies per
+     * message instead of one, and a 2-rank Sendrecv both ways of 128 KiB
+     * to 1 MiB took 1.9-2.6x the single copy's time (docs/bench.md). */
+    if (len < stream_max_for(r) && src_world != cm_g.rank && !cm_rndv_out_to(src_world))
         addr = 0;
     if (addr && cm_g.cma_ok && try_split(r, target, src_world, token, addr))
         return;

@@ -121,6 +121,7 @@ int cm_write_first(struct cm_request *r)
     memcpy(cm_msg_payload(h), &rts, sizeof rts);
     r->send_stage = 2;
     cm_p2p_owe(r);      /* before the receiver can see the RTS and ask */
+    cm_rndv_out_mark(r);
     publish_and_wake(dst, h);
     cm_p2p_count(dst, r->bytes);
     return 1;
@@ -191,6 +192,7 @@ void cm_send_stream(struct cm_request *r, uint64_t receiver_token)
 void cm_send_complete(struct cm_request *r)
 {
     cm_p2p_settle(r);
+    cm_rndv_out_settle(r);
     /* Read before the completion: from then on a waiting thread may
      * release r (MPI_THREAD_MULTIPLE). */
     int buffered = r->mode == CM_MODE_BUFFERED && r->internal, freed = r->freed;
