@@ -24,6 +24,7 @@
 #define cm_direct_nbc_alltoall CM_NO_SHM_NBC
 #define cm_direct_iallreduce_lane(...) (-1)
 #define cm_direct_ibarrier_lane(...) (-1)
+#define cm_direct_iallgather_lane(...) (-1)
 #endif
 
 
@@ -267,6 +268,8 @@ int cm_Iallgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, voi
     API_ENTER(Iallgather);
     API_INTER(comm, cm_inter_nb_end(comm, request, (cm_inter_nb_begin(comm, "MPI_Iallgather"), cm_inter_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm))));
     int size, rank, rc;
+    if ((rc = cm_direct_iallgather_lane(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request)) != -1)
+        return rc;
     MPI_Comm cc;
     struct cm_nbc *s;
     if ((rc = api_nbc_begin(comm, call, request, &size, &rank, &cc)))

@@ -1,5 +1,5 @@
 /*
- * nbc_lane -- the 2-rank lane of MPI_Iallreduce and MPI_Ibarrier
+ * nbc_lane -- the 2-rank lane of MPI_Iallreduce, MPI_Ibarrier and MPI_Iallgather
  * (src/coll/direct/nbc_meet.c) against what MPI asks of nonblocking
  * collectives: results in rank order, start order kept with other
  * nonblocking calls pending on the communicator, a start that never waits
@@ -12,7 +12,8 @@
  * the third would reuse the first's parity of the meeting line); 3. a start
  * while the other rank sleeps returns at once, and a Test loop completes
  * it; 4. MPI_IN_PLACE and a non-commutative-looking op (MPI_MAX / MINLOC
- * pairs) of two counts.  Usage: nbc_lane [seed]; prints "nbc_lane ok".
+ * pairs) of two counts; 5-7. Iallgather (the lane's blocks of up to 8
+ * bytes, see below).  Usage: nbc_lane [seed]; prints "nbc_lane ok".
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -25,6 +26,46 @@ static void expect(const char *what, int i, double got, double want)
 {
     if (got != want && bad++ < 10)
         fprintf(stderr, "nbc_lane: rank %d: %s, call %d: got %g, want %g\n", rank, what, i, got, want);
+}
+
+/* Value of element e of rank r's block in call i, as a small integer that
+ * every type in the test holds. */
+static int value(int i, int r, int e) { return (i * 7 + r * 3 + e) % 100; }
+
+static void put(MPI_Datatype t, void *buf, int idx, int v)
+{
+    if (t == MPI_DOUBLE)
+        ((double *)buf)[idx] = v;
+    else if (t == MPI_INT)
+        ((int *)buf)[idx] = v;
+    else
+        ((char *)buf)[idx] = (char)v;
+}
+static int get(MPI_Datatype t, const void *buf, int idx)
+{
+    return t == MPI_DOUBLE ? (int)((const double *)buf)[idx] : t == MPI_INT ? ((const int *)buf)[idx] : ((const char *)buf)[idx];
+}
+
+/* nreq Iallgathers of count elements of t started together, waited in
+ * reverse order, every element checked. */
+static void gather_check(MPI_Comm comm, int size, MPI_Datatype t, int count, int inplace, int i, int nreq)
+{
+    static double sb[3][1001], rb[3][9 * 1001];   /* doubles: room and alignment for every type */
+    MPI_Request r[3];
+    for (int j = 0; j < nreq; j++) {
+        for (int e = 0; e < count * size; e++)
+            put(t, rb[j], e, -1);
+        for (int e = 0; e < count; e++)
+            put(t, inplace ? rb[j] : sb[j], (inplace ? rank * count : 0) + e, value(i + j, rank, e));
+        MPI_Iallgather(inplace ? MPI_IN_PLACE : sb[j], count, t, rb[j], count, t, comm, &r[j]);
+    }
+    for (int j = nreq - 1; j >= 0; j--)
+        MPI_Wait(&r[j], MPI_STATUS_IGNORE);
+    for (int j = 0; j < nreq; j++)
+        for (int q = 0; q < size; q++)
+            for (int e = 0; e < count; e++)
+                expect(inplace ? "iallgather in place" : "iallgather", i * 3 + j, get(t, rb[j], q * count + e),
+                       value(i + j, q, e));
 }
 
 int main(int argc, char **argv)
@@ -98,6 +139,30 @@ int main(int argc, char **argv)
         MPI_Wait(&r[0], MPI_STATUS_IGNORE);
         expect("in place max, first", i, z[0], i * (double)size);
         expect("in place max, second", i, z[1], -(double)i);
+    }
+
+    /* 5-7. Iallgather (its lane takes blocks of up to 8 bytes): immediate
+     * waits with a late rank, in place or not, three types; calls pending
+     * on one rank while the other sleeps (one rank takes the lane, the
+     * other the engine's rounds, which must put the block where the lane
+     * reads it); counts 0 and large (the engine). */
+    const MPI_Datatype types[3] = { MPI_DOUBLE, MPI_INT, MPI_CHAR };
+    const int counts[3] = { 1, 2, 3 };
+    for (int i = 0; i < 1500; i++) {
+        int late = rand() % 16, t = (i / 100) % 3, inplace = (i / 50) & 1;
+        if (late == rank + 1)
+            usleep(200);
+        gather_check(comm, size, types[t], counts[t], inplace, i, 1);
+    }
+    for (int i = 0; i < 40; i++) {
+        if (rank == 0)
+            usleep(2000);
+        gather_check(comm, size, MPI_DOUBLE, 1, i & 1, i, 3);
+    }
+    for (int i = 0; i < 20; i++) {
+        gather_check(comm, size, MPI_DOUBLE, 0, 0, i, 1);
+        gather_check(comm, size, MPI_INT, 1001, i & 1, i, 2);
+        gather_check(comm, size, MPI_DOUBLE, 1, 0, i, 1);
     }
 
     MPI_Comm_free(&comm);

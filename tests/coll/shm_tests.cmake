@@ -179,7 +179,7 @@ endforeach()
 # The 2-rank lane of Iallreduce/Ibarrier (direct/nbc_meet.c); at 3 ranks
 # the same program runs the engine's general path.
 cm_coll_program(nbc_lane)
-foreach(n 2 3)
+foreach(n 1 2 3 5)
   add_test(NAME coll.shm.nbc_lane.n${n} COMMAND ${CM_COLL_MPIRUN} -n ${n} $<TARGET_FILE:colltest_nbc_lane>)
   set_tests_properties(coll.shm.nbc_lane.n${n} PROPERTIES
     TIMEOUT 120 PROCESSORS 2 LABELS coll ENVIRONMENT "COREMPI_DEADLOCK_TIMEOUT=20"

@@ -108,6 +108,13 @@ struct cm_direct {                   /* this rank's view of its communicator's a
     cm_op_kernel3_fn nb_fold;
     uint64_t nb_word_hi, nb_barrier_hi;
     unsigned nb_class;
+    /* The same for the last Iallgather the engine took here (nb_ag_bytes:
+     * its block, 0 if none fits the lane). */
+    size_t nb_ag_bytes;
+    int nb_ag_scount, nb_ag_rcount;
+    MPI_Datatype nb_ag_stype, nb_ag_rtype;
+    uint64_t nb_ag_word_hi;
+    unsigned nb_ag_class;
     /* Nonblocking collectives started here and not yet finished, in start
      * order (direct/nbc.c).  Only the head moves; a blocking collective on the
      * area first finishes them all (cm_direct_get, cm_direct_peek), so every
@@ -797,6 +804,8 @@ int cm_direct_nbc_barrier(MPI_Comm cc, MPI_Request *request);
 int cm_direct_iallreduce_lane(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm,
                               MPI_Request *request);
 int cm_direct_ibarrier_lane(MPI_Comm comm, MPI_Request *request);
+int cm_direct_iallgather_lane(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                              MPI_Datatype rtype, MPI_Comm comm, MPI_Request *request);
 int cm_direct_nbc_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm cc, MPI_Request *request);
 int cm_direct_nbc_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root,
                       MPI_Comm cc, MPI_Request *request);

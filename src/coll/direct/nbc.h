@@ -80,6 +80,7 @@ static inline int cm_direct_nbc_synced(struct cm_direct *s, const struct cm_dire
 /* Note the shape of a call the engine takes (o, with cm_direct_nbc_next)
  * for the 2-rank lane (direct/nbc_meet.c). */
 void cm_direct_nbc_lane_note(struct cm_direct *s, const struct cm_direct_nbc *o);
+void cm_direct_nbc_lane_note_allgather(struct cm_direct *s, const struct cm_direct_nbc *o, size_t b);
 /* A zeroed record of a one-shot call, and its release (direct/nbc.c). */
 struct cm_direct_nbc *cm_direct_nbc_new(void);
 void cm_direct_nbc_free(struct cm_direct_nbc *o);

@@ -1,5 +1,6 @@
 /*
- * direct/nbc_meet.c -- the 2-rank lane of MPI_Iallreduce and MPI_Ibarrier
+ * direct/nbc_meet.c -- the 2-rank lane of MPI_Iallreduce, MPI_Ibarrier and
+ * MPI_Iallgather of a block of up to 8 bytes
  * (issue 38): what the blocking shortcuts (direct/allreduce.c, barrier.c)
  * do for a call waited on at once, cut at the sync into a start that never
  * waits and a step.  The protocol is the one the engine runs anyway on a
@@ -24,6 +25,7 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "core/error.h"
+#include "core/dt_basic.h"
 #include "core/request.h"
 #include "core/state.h"
 #include "shm/copy.h"
@@ -133,6 +135,67 @@ int cm_direct_ibarrier_lane(MPI_Comm comm, MPI_Request *request)
         return done_request(request);
     return queue_rest(s, k, NULL, NULL, 0, MPI_DATATYPE_NULL, MPI_OP_NULL, NULL, 0, s->nb_barrier_hi, 0, comm,
                       CM_COLL_CALL("MPI_Ibarrier"), request);
+}
+
+/* The allgather's "fold": both blocks in rank order (count: a block's
+ * bytes), my own too, so an in-place block is rewritten with itself. */
+static void concat(const void *a, const void *b, void *out, size_t count)
+{
+    cm_copy_small(out, a, count);
+    cm_copy_small((char *)out + count, b, count);
+}
+
+/* As the allreduce's lane, with a block of b <= CM_DIRECT_MEET_BYTES bytes
+ * instead of the vector and concat instead of the fold.  The engine's
+ * Iallgather puts a part that fits in the same half of the meeting line
+ * (direct/nbc_pieces.c part_at), so either rank may run either. */
+int cm_direct_iallgather_lane(const void *sbuf, int scount, MPI_Datatype stype, void *rbuf, int rcount,
+                              MPI_Datatype rtype, MPI_Comm comm, MPI_Request *request)
+{
+    struct cm_direct *s = lane_area(comm);
+    if (!s || !s->nb_ag_bytes || rcount != s->nb_ag_rcount || rtype != s->nb_ag_rtype || !rbuf || !request)
+        return CM_COLL_NO_SHORTCUT;
+    size_t b = s->nb_ag_bytes;
+    char *mine = (char *)rbuf + (size_t)s->rank * b;
+    if (sbuf == MPI_IN_PLACE)
+        sbuf = mine;
+    else if (!sbuf || scount < 0 || scount != s->nb_ag_scount || stype != s->nb_ag_stype ||
+             ((const char *)sbuf < (char *)rbuf + 2 * b && (const char *)sbuf + b > (char *)rbuf))
+        return CM_COLL_NO_SHORTCUT;     /* the checks say what is wrong */
+    int p = cm_direct_parity(s);
+    cm_copy_small(s->meet->inl[s->rank][p], sbuf, b);
+    uint32_t k = cm_direct_meet_arrive(s, s->nb_ag_word_hi);
+    if (__builtin_expect(cm_direct_meet_test(s, k, s->nb_ag_word_hi) == 1, 1)) {
+        concat(s->meet->inl[0][p], s->meet->inl[1][p], rbuf, b);
+        return done_request(request);
+    }
+    return queue_rest(s, k, sbuf, rbuf, (int)b, MPI_BYTE, MPI_OP_NULL, concat, b, s->nb_ag_word_hi, s->nb_ag_class,
+                      comm, CM_COLL_CALL("MPI_Iallgather"), request);
+}
+
+/* The engine took an Iallgather of blocks of b bytes (o: its record, not
+ * yet queued): note its shape for the lane when the lane may run it, as
+ * cm_direct_nbc_lane_note says, with both types predefined and contiguous
+ * and the block in a half of the meeting line. */
+void cm_direct_nbc_lane_note_allgather(struct cm_direct *s, const struct cm_direct_nbc *o, size_t b)
+{
+    s->nb_ag_bytes = 0;
+    if (!s->meet || cm_g.coll_check || cm_mt || cm_coll_capture.on || !cm_direct_flag_syncs(s) || !b ||
+        b > CM_DIRECT_MEET_BYTES || !cm_dt_is_basic(o->rtype) ||
+        (MPI_Aint)b != (MPI_Aint)o->rcount * cm_dt_lookup(o->rtype)->extent)
+        return;
+    if (o->inplace)
+        s->nb_ag_scount = -1;   /* its send side was not checked: only in-place calls match */
+    else if (!cm_dt_is_basic(o->stype) || (MPI_Aint)b != (MPI_Aint)o->scount * cm_dt_lookup(o->stype)->extent)
+        return;
+    else
+        s->nb_ag_scount = o->scount;
+    s->nb_ag_stype = o->stype;
+    s->nb_ag_rcount = o->rcount;
+    s->nb_ag_rtype = o->rtype;
+    s->nb_ag_word_hi = (uint64_t)cm_direct_nb_word(cm_direct_nbc_next.word) << 32;
+    s->nb_ag_class = cm_direct_nbc_next.sig_class;
+    s->nb_ag_bytes = b;
 }
 
 /* The engine took a call (o: its record, cm_direct_nbc_next: its word):

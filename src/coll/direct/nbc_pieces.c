@@ -99,6 +99,15 @@ void cm_direct_nbc_copy_block(const void *src, int scount, MPI_Datatype stype, v
     free(tmp);
 }
 
+/* Where rank r's part of len bytes of parity p sits for allgather and
+ * gather: in the meeting line when it fits there (where the 2-rank lane of
+ * direct/nbc_meet.c puts it too: a rank may take the lane while the other
+ * takes these rounds), else in r's slot.  Fill and drain get the same len. */
+static void *part_at(struct cm_direct *s, int r, int p, size_t len)
+{
+    return len <= CM_DIRECT_MEET_BYTES && s->meet ? s->meet->inl[r][p] : cm_direct_slot(s, r, p);
+}
+
 /* Allgather: each rank fills its own slot, everyone takes the others'. */
 static void allgather_begin(struct cm_direct_nbc *o)
 {
@@ -111,13 +120,13 @@ static void allgather_fill(struct cm_direct_nbc *o, int p, size_t off, size_t le
     int count;
     MPI_Datatype dt;
     const void *buf = own_buf(o, &count, &dt);
-    cm_direct_pack_part(cm_direct_slot(o->s, o->s->rank, p), buf, count, dt, off, len);
+    cm_direct_pack_part(part_at(o->s, o->s->rank, p, len), buf, count, dt, off, len);
 }
 static void allgather_drain(struct cm_direct_nbc *o, int p, size_t off, size_t len)
 {
     for (int i = 0; i < o->s->n; i++)
         if (i != o->s->rank)
-            cm_direct_unpack_part(cm_direct_slot(o->s, i, p), (char *)o->rbuf + (size_t)i * o->rblk, o->rcount, o->rtype,
+            cm_direct_unpack_part(part_at(o->s, i, p, len), (char *)o->rbuf + (size_t)i * o->rblk, o->rcount, o->rtype,
                                off, len, o->nt);
 }
 static const struct nbc_pieces_kind allgather_kind = {"allgather", allgather_begin, 1, {allgather_fill}, {allgather_drain}};
@@ -131,7 +140,7 @@ static void gather_begin(struct cm_direct_nbc *o)
 static void gather_fill(struct cm_direct_nbc *o, int p, size_t off, size_t len)
 {
     if (o->s->rank != o->root)
-        cm_direct_pack_part(cm_direct_slot(o->s, o->s->rank, p), o->sbuf, o->scount, o->stype, off, len);
+        cm_direct_pack_part(part_at(o->s, o->s->rank, p, len), o->sbuf, o->scount, o->stype, off, len);
 }
 static void gather_drain(struct cm_direct_nbc *o, int p, size_t off, size_t len)
 {
@@ -393,6 +402,7 @@ static int symmetric(const struct nbc_pieces_kind *pk, const void *sbuf, int sco
     o->inplace = sbuf == MPI_IN_PLACE;
     if (pk == &allgather_kind) {
         o->nt = cm_direct_out_nt((size_t)(s->n - 1) * b);
+        cm_direct_nbc_lane_note_allgather(s, o, b);
         return start(pk, s, o, b, s->slot_bytes, 1, request);
     }
     return start(pk, s, o, b, s->slot_bytes / (size_t)s->n / 64 * 64, 1, request);
