@@ -48,12 +48,12 @@ int cm_coll_leftovers(MPI_Comm comm, const char *call, int to_stderr)
     unsigned coll = base >= CM_P2P_TAG_NBC_FIRST ? cm_direct_word_coll(((unsigned)tag >> CM_P2P_TAG_BASE_BITS) & 31u)
                                                  : cm_direct_tag_coll((int)base, CM_COLL_NUM);
     const char *name = coll < CM_COLL_NUM ? cm_coll_call_name((long long)coll) : "a collective";
-    char line[320];
+    char line[512];     /* the text below plus a name of MPI_MAX_OBJECT_NAME */
     snprintf(line, sizeof line,
-             "a message rank %d sent in %s%s on communicator %s%#lx was never received here: the ranks' arguments "
+             "a message rank %d sent in %s%s on communicator %s%s%#lx was never received here: the ranks' arguments "
              "of that call differed (a root, or more messages than this rank took)",
              src, base >= CM_P2P_TAG_NBC_FIRST ? "a nonblocking or persistent " : "", name, c->name[0] ? c->name : "",
-             (unsigned long)(uintptr_t)comm);
+             c->name[0] ? " " : "", (unsigned long)(uintptr_t)comm);
     int rc = cm_error(comm, MPI_ERR_ARG, call, "%s", line);
     if (to_stderr)      /* the handler returned: the line is not out yet */
         fprintf(stderr, "corempi: %s on rank %d: %s\n", call, c->rank, line);
