@@ -60,6 +60,8 @@ static void coll_state_free(void *p)
      * one's later rounds may be among them: coll/leftover.c). */
     if (cc)
         cm_unexp_drop_worded(cc->ctx, !cm_nbc_any_live());
+    if (cc)
+        cm_nbc_slots_drop(cc->nbc_slots);
     free(cc);
 }
 

@@ -10,6 +10,12 @@
  * Several schedules may be outstanding on one communicator: each takes the
  * tag CM_TAG_NBC_BASE + (sequence number mod CM_NBC_TAGS), where all ranks
  * number a communicator's nonblocking collectives in the same (call) order.
+ * Two outstanding schedules never share a tag: a start whose tag a schedule
+ * of the same communicator still holds (CM_NBC_TAGS starts ago, or more)
+ * progresses until that one completes first (claim; docs/collectives.md,
+ * "Nonblocking schedules", argues it cannot deadlock).  Otherwise a later
+ * schedule's round could send to a peer before the older one's next round
+ * does, and the peer's older receive would take the message.
  * Reductions keep rank order (binomial tree rooted at rank 0 for
  * non-commutative ops), like the blocking ones.
  *
@@ -29,9 +35,11 @@
 #include "coll/nbc.h"
 #ifdef CM_IN_COREMPI
 #include "coll/direct/direct.h"
+#include "coll/percomm.h"
 #include "core/datatype.h"
 #include "core/op.h"
 #include "core/request.h"
+#include "p2p/p2p.h"
 #endif
 
 #include <stdlib.h>
@@ -60,6 +68,7 @@ struct cm_nbc {
     struct cm_direct_mismatch mm;     /* the first difference a receive saw */
     struct cm_p2p_got *got;           /* per request of the round (reqcap of them) */
     struct cm_request *req;           /* a persistent one's request (coll/persist.c) */
+    struct cm_nbc_slots *slots;       /* its communicator's, referenced once claimed */
     int classes;                      /* each message carries its data's class (cm_nbc_classes) */
 #endif
     struct step *steps;
@@ -84,10 +93,70 @@ static int cm_nbc_live;
 
 int cm_nbc_any_live(void) { return __atomic_load_n(&cm_nbc_live, __ATOMIC_RELAXED) != 0; }
 
+#ifdef CM_IN_COREMPI
+/* A communicator's schedule tags: held[t] is 1 while a started schedule on
+ * tag CM_TAG_NBC_BASE + t is not complete.  Referenced by the communicator's
+ * collective state (percomm.h) and by each schedule that claimed a tag, since
+ * a schedule may outlive MPI_Comm_free. */
+struct cm_nbc_slots {
+    int refs;
+    unsigned char held[CM_NBC_TAGS];
+};
+
+void cm_nbc_slots_drop(struct cm_nbc_slots *t)
+{
+    if (t && __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
+        free(t);
+}
+
+static struct cm_nbc_slots *slots_of(MPI_Comm comm)
+{
+    struct cm_coll_state *cc = cm_coll_state_of(comm, 1);
+    if (!cc)
+        return NULL;
+    if (!cc->nbc_slots && (cc->nbc_slots = calloc(1, sizeof(struct cm_nbc_slots))))
+        cc->nbc_slots->refs = 1;
+    return cc->nbc_slots;
+}
+
+static int slot_open(void *held) { return !__atomic_load_n((unsigned char *)held, __ATOMIC_ACQUIRE); }
+
+/* Take s's tag on its communicator; while an older schedule holds it,
+ * progress (every schedule of the process: the progress engine polls them
+ * all, and sleeps as a Wait would) until that one completes.  The common
+ * path: one load and compare. */
+static void claim(struct cm_nbc *s)
+{
+    if (!s->slots) {
+        if (!(s->slots = slots_of(s->comm)))
+            return;   /* no memory for the table (or no communicator): unguarded */
+        __atomic_add_fetch(&s->slots->refs, 1, __ATOMIC_RELAXED);
+    }
+    unsigned char *h = &s->slots->held[s->base - CM_TAG_NBC_BASE];
+    if (__builtin_expect(__atomic_load_n(h, __ATOMIC_ACQUIRE), 0))
+        cm_progress_until(slot_open, h, -1, 0, -1, s->base, 0);
+    __atomic_store_n(h, 1, __ATOMIC_RELAXED);
+}
+
+static void unclaim(struct cm_nbc *s)
+{
+    if (s->slots)
+        __atomic_store_n(&s->slots->held[s->base - CM_TAG_NBC_BASE], 0, __ATOMIC_RELEASE);
+}
+#else
+#define claim(s) ((void)(s))
+#define unclaim(s) ((void)(s))
+#endif
+
 static void set_live(struct cm_nbc *s, int live)
 {
-    if (s->live != live)
-        __atomic_fetch_add(&cm_nbc_live, live - s->live, __ATOMIC_RELAXED);
+    if (s->live == live)
+        return;
+    if (live)
+        claim(s);
+    else
+        unclaim(s);
+    __atomic_fetch_add(&cm_nbc_live, live - s->live, __ATOMIC_RELAXED);
     s->live = live;
 }
 
@@ -351,6 +420,7 @@ static void destroy_schedule(void *state)
     free(s->reqs);
 #ifdef CM_IN_COREMPI
     free(s->got);
+    cm_nbc_slots_drop(s->slots);
 #endif
     free(s);
 }

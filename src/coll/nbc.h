@@ -115,7 +115,8 @@ struct cm_coll_plan {
     int on;
     const char *call;
     void *plan;
-    int (*begin)(void *plan);      /* MPI_Start: arm; never waits for other ranks */
+    int (*begin)(void *plan);      /* MPI_Start: arm; waits for other ranks only through an
+                                    * older schedule that holds its tag (nbc.c, claim) */
     int (*poll)(void *plan);       /* 1: this start is complete */
     void (*block)(void *plan);     /* may be NULL: returns once poll would say 1 */
     void (*destroy)(void *plan);

@@ -19,9 +19,13 @@
 #include <mpi.h>
 
 struct cm_direct;
+struct cm_nbc_slots;
+/* Drop a reference to a communicator's schedule tags (coll/nbc.c). */
+void cm_nbc_slots_drop(struct cm_nbc_slots *t);
 
 struct cm_coll_state {
     unsigned nbc_seq;           /* nonblocking collectives started (cm_coll_nbc_seq) */
+    struct cm_nbc_slots *nbc_slots;   /* the schedules' tags held (coll/nbc.c); NULL until one starts */
     struct cm_direct *direct;   /* the engine's view of its area; NULL until attached */
     int direct_failed;          /* > 0: no area could be had, calls since then */
     uint16_t ctx;               /* the collective context (freed with the state) */
