@@ -52,4 +52,25 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
+/* A storm's round: thread t, round number, the operation drawn. */
+struct mt_ctx {
+    int t, round;
+    const char *op;
+};
+
+/* A storm's failure: one line naming where, and the seed to rerun. */
+static void mt_fail(const char *name, const char *env, unsigned long long seed, int rank, const struct mt_ctx *c,
+                    const char *what, long long got, long long want)
+{
+    fprintf(stderr, "%s: rank %d thread %d round %d op %s: %s: got %lld, want %lld (rerun with %s=%llu)\n", name,
+            rank, c->t, c->round, c->op, what, got, want, env, seed);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* A storm's value as a function of (seed, src, t, round, k). */
+static uint64_t mt_word(unsigned long long seed, int src, int t, int round, int k)
+{
+    return mix(seed ^ mix(((uint64_t)src << 48) ^ ((uint64_t)t << 40) ^ ((uint64_t)round << 20) ^ (uint64_t)k));
+}
+
 #endif
