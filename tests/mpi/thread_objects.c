@@ -65,13 +65,13 @@ static uint64_t word(int src, int t, int round, int k)
 
 /* A vector type made, committed, duplicated, packed with and freed while
  * the other threads do the same (the datatype table's slots). */
-static void types(struct ctx *c)
+static void one_type(struct ctx *c, int j)
 {
-    int count = 1 + (int)(word(rank, c->t, c->round, 0) % 6), blk = 1 + (int)(word(rank, c->t, c->round, 1) % 3);
-    int stride = blk + (int)(word(rank, c->t, c->round, 2) % 3);
+    int count = 1 + (int)(word(rank, c->t, c->round, 3 * j) % 6), blk = 1 + (int)(word(rank, c->t, c->round, 3 * j + 1) % 3);
+    int stride = blk + (int)(word(rank, c->t, c->round, 3 * j + 2) % 3);
     uint64_t src[64], packed[64];
     for (int k = 0; k < 64; k++)
-        src[k] = word(rank, c->t, c->round, 10 + k);
+        src[k] = word(rank, c->t, c->round, 100 + k);
     MPI_Datatype v, d;
     MPI_Type_vector(count, blk, stride, MPI_UINT64_T, &v);
     MPI_Type_commit(&v);
@@ -82,13 +82,24 @@ static void types(struct ctx *c)
     MPI_Pack(src, 1, d, packed, sizeof packed, &pos, MPI_COMM_SELF);
     EXPECT(c, "pack position", pos, sz);
     for (int i = 0, k = 0; i < count; i++)
-        for (int j = 0; j < blk; j++, k++)
-            EXPECT(c, "packed word", packed[k] == src[i * stride + j], 1);
+        for (int b = 0; b < blk; b++, k++)
+            EXPECT(c, "packed word", packed[k] == src[i * stride + b], 1);
     int ni, na, nd, comb;
     MPI_Type_get_envelope(d, &ni, &na, &nd, &comb);
     EXPECT(c, "combiner", comb, MPI_COMBINER_DUP);
-    MPI_Type_free(&v);
     MPI_Type_free(&d);
+    MPI_Aint lb, extent;
+    MPI_Type_get_extent(v, &lb, &extent);
+    EXPECT(c, "type extent", extent, ((count - 1) * stride + blk) * 8);
+    MPI_Type_free(&v);
+}
+
+/* Vector types made, committed, duplicated, packed with and freed while
+ * the other threads do the same (the datatype table's slots). */
+static void types(struct ctx *c)
+{
+    for (int j = 0; j < 16; j++)
+        one_type(c, j);
     /* The same f90 type for the same arguments, from any thread. */
     MPI_Datatype f1, f2;
     int p = (c->round & 1) ? 6 : 15;
@@ -150,7 +161,30 @@ static int delete_fn(MPI_Comm comm, int keyval, void *value, void *extra)
 /* A keyval of this thread's, set, read, replaced and deleted on
  * MPI_COMM_WORLD while the other threads do the same with theirs; then
  * copied into a dup of the thread's own communicator. */
+static void attrs_once(struct ctx *c);
+
 static void attrs(struct ctx *c)
+{
+    enum { KEYS = 8 };
+    int kv[KEYS], flag;
+    void *val;
+    char base[KEYS];
+    for (int j = 0; j < KEYS; j++) {
+        MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, MPI_COMM_NULL_DELETE_FN, &kv[j], NULL);
+        MPI_Comm_set_attr(MPI_COMM_WORLD, kv[j], base + j);
+    }
+    for (int j = 0; j < KEYS; j++) {
+        MPI_Comm_get_attr(MPI_COMM_WORLD, kv[j], &val, &flag);
+        EXPECT(c, "one of several attributes", flag && val == base + j, 1);
+    }
+    for (int j = 0; j < KEYS; j++) {
+        MPI_Comm_delete_attr(MPI_COMM_WORLD, kv[j]);
+        MPI_Comm_free_keyval(&kv[j]);
+    }
+    attrs_once(c);
+}
+
+static void attrs_once(struct ctx *c)
 {
     struct counts n = { 0, 0 };
     int kv, flag;
@@ -337,6 +371,8 @@ static void greq(struct ctx *c)
 
 /* ---- buffered sends through the one attached buffer ------------------ */
 
+#define BSENDS 8
+
 static void bsend(struct ctx *c)
 {
     int right = (rank + 1) % size, left = (rank + size - 1) % size;
@@ -344,11 +380,11 @@ static void bsend(struct ctx *c)
     uint64_t *out = malloc((size_t)n * 8), *in = malloc((size_t)m * 8);
     for (int k = 0; k < n; k++)
         out[k] = word(rank, c->t, c->round, 1 + k);
-    for (int j = 0; j < 3; j++)
+    for (int j = 0; j < BSENDS; j++)
         MPI_Bsend(out, n, MPI_UINT64_T, right, j, own[c->t]);
     for (int k = 0; k < n; k++)   /* the buffer holds copies: the user's may change */
         out[k] = 0;
-    for (int j = 0; j < 3; j++) {
+    for (int j = 0; j < BSENDS; j++) {
         MPI_Recv(in, m, MPI_UINT64_T, left, j, own[c->t], MPI_STATUS_IGNORE);
         for (int k = 0; k < m; k++)
             EXPECT(c, "Bsend payload", in[k] == word(left, c->t, c->round, 1 + k), 1);
@@ -580,7 +616,7 @@ int main(int argc, char **argv)
         MPI_Comm_dup(MPI_COMM_WORLD, &own[t]);
     /* room for several rounds of each thread's three copies (a thread may
      * start its next round before its right neighbour took the last) */
-    int bsize = nthreads * 3 * 8 * (200 * 8 + MPI_BSEND_OVERHEAD);
+    int bsize = nthreads * BSENDS * 8 * (200 * 8 + MPI_BSEND_OVERHEAD);
     void *bbuf = malloc((size_t)bsize);
     MPI_Buffer_attach(bbuf, bsize);
     MPI_Aint pbytes = (MPI_Aint)nthreads * size * PWORDS * 8;
