@@ -121,8 +121,10 @@ void cm_dt_finalize(void)
 int cm_dt_live_count(void)
 {
     int n = 0;
+    cm_mt_lock(&table_lock);   /* MPI_T reads it while threads make types */
     for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++)
         n += cm_dt_table[i] != NULL;
+    cm_mt_unlock(&table_lock);
     return n;
 }
 

@@ -173,8 +173,11 @@ int cm_bsend_start(struct cm_request *user, const char *call)
     r->tag = user->tag;
     if (bytes)
         cm_dt_pack(user->buf, user->count, t, r->buf);
+    /* Only a send to MPI_PROC_NULL is finished here: any other may be
+     * complete and released by another thread's progress once started. */
+    int to_null = r->peer == MPI_PROC_NULL;
     cm_send_start(r);
-    if (r->complete && r->peer == MPI_PROC_NULL)
+    if (to_null && r->complete)
         cm_bsend_done(r);
     return MPI_SUCCESS;
 }

@@ -163,7 +163,7 @@ static void pump_kick(void)
 static int take_done(MPI_Request *h)
 {
     struct cm_request *q = *h == MPI_REQUEST_NULL ? NULL : cm_request_get(*h);
-    if (q && !q->complete)
+    if (q && !cm_request_done(q))
         return 0;
     if (q)
         cm_request_release(q);
@@ -214,6 +214,7 @@ static void chan_drop_if_idle(struct chan *c)
 /* p (a receive, live or freed) meets the hello h: answer it. */
 static void match_recv(struct cm_part *p, const struct cm_part_hello *h)
 {
+    cm_mt_lock(&p->lock);   /* the owner's Start and Parrived read the match */
     p->matched = 1;
     p->peer_id = h->sid;
     p->peer_parts = h->parts;
@@ -221,6 +222,7 @@ static void match_recv(struct cm_part *p, const struct cm_part_hello *h)
     p->why = !p->self ? CM_PART_PEER_FREED : cm_part_total_mismatch(p) ? CM_PART_SIZE : CM_PART_OK;
     if (p->self)
         cm_part_on_match(p);   /* may refuse too (CM_PART_TOO_BIG) */
+    cm_mt_unlock(&p->lock);
     p->reply = (struct cm_part_reply){ .rid = p->id, .parts = p->partitions, .psize = p->psize, .why = p->why };
     cm_p2p_isend(&p->reply, (int)sizeof p->reply, MPI_BYTE, p->peer, CM_PART_TAG_REPLY(h->sid), p->cc, &p->ctl_rq, 0);
     ctl_add(p);
@@ -326,6 +328,7 @@ static int ctl_progress(struct cm_part *p)
 {
     take_done(&p->ctl_rq);
     if (p->reply_rq != MPI_REQUEST_NULL && take_done(&p->reply_rq)) {
+        cm_mt_lock(&p->lock);   /* a Pready in another thread reads the match */
         p->matched = 1;
         p->peer_id = p->reply.rid;
         p->peer_parts = p->reply.parts;
@@ -334,6 +337,7 @@ static int ctl_progress(struct cm_part *p)
                  : cm_part_total_mismatch(p) ? CM_PART_SIZE : CM_PART_OK;
         if (p->self)
             cm_part_on_match(p);
+        cm_mt_unlock(&p->lock);
     }
     return p->ctl_rq == MPI_REQUEST_NULL && p->reply_rq == MPI_REQUEST_NULL;
 }

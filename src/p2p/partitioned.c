@@ -213,7 +213,7 @@ static int poll_round(struct cm_part *p)
     for (int k = 0; k < p->npend;) {   /* only the messages in flight: a poll costs what is left */
         int i = p->pend[k];
         struct cm_request *q = cm_request_get(p->reqs[i]);
-        if (!q->complete) {
+        if (!cm_request_done(q)) {
             k++;
             continue;
         }
@@ -237,7 +237,7 @@ static void part_destroy(void *state)
 
 static const char *current_call(void)
 {
-    return cm_g.self_ctl ? cm_call_name(cm_g.self_ctl->last_call) : "MPI call";
+    return cm_g.self_ctl ? cm_call_name(__atomic_load_n(&cm_g.self_ctl->last_call, __ATOMIC_RELAXED)) : "MPI call";
 }
 
 /* Why a matched pair moves no data: raised on the request's communicator. */
@@ -536,11 +536,12 @@ int cm_Parrived(MPI_Request request, int partition, int *flag)
     }
     /* The engine polls this request (part_poll) after moving messages. */
     cm_progress(p->peer == MPI_PROC_NULL ? -1 : cm_comm_lookup(p->comm, NULL)->peer_world_of[p->peer]);
-    if (p->why)
-        return report(p, "MPI_Parrived");
+    cm_mt_lock(&p->lock);   /* the progressing thread matches p and lands its messages */
+    enum cm_part_why why = p->why;
     /* A partition of no bytes has arrived once the whole round has. */
-    cm_mt_lock(&p->lock);
     *flag = p->matched && (p->psize ? p->missing[partition] == 0 : p->ndone == p->nmsg);
     cm_mt_unlock(&p->lock);
+    if (why)
+        return report(p, "MPI_Parrived");
     return MPI_SUCCESS;
 }
