@@ -550,10 +550,9 @@ static void *storm(void *arg)
 {
     struct ctx c = { (int)(intptr_t)arg, 0, "" };
     for (c.round = 0; c.round < rounds; c.round++) {
-        int op = (int)(mix(seed ^ mix((uint64_t)c.t << 32 | (uint64_t)c.round)) % NOPS);
-        if (!(ops >> op & 1))
+        int op = mt_draw(seed, &c, op_names, NOPS, ops);
+        if (op < 0)
             continue;
-        c.op = op_names[op];
         switch (op) {
         case 0: types(&c); break;
         case 1: ops_round(&c); break;

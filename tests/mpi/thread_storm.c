@@ -283,10 +283,9 @@ static void *storm(void *arg)
 {
     struct ctx c = { (int)(intptr_t)arg, 0, "" };
     for (c.round = 0; c.round < rounds; c.round++) {
-        int op = (int)(mix(seed ^ mix((uint64_t)c.t << 32 | (uint64_t)c.round)) % NOPS);
-        if (!(ops >> op & 1))
+        int op = mt_draw(seed, &c, op_names, NOPS, ops);
+        if (op < 0)
             continue;
-        c.op = op_names[op];
         /* A rank may run rounds ahead of another (a round of op "cancel"
          * couples neighbours only): the round is in the tag, so an
          * MPI_ANY_SOURCE receive never takes a later round's message. */
