@@ -10,6 +10,13 @@
  * and the list code through struct cm_attr_obj; a keyval belongs to one kind
  * of object and is invalid for the other.
  *
+ * MPI_THREAD_MULTIPLE: the keyval table and every object's list are under
+ * one lock, `attr_lock`, held by the calls below except while a copy or
+ * delete callback runs (callbacks may call MPI, and block: the code above
+ * the callback already holds no pointer across one but the dying node and
+ * a keyval it references).  Recursive: an error handler called with the
+ * lock held (cm_error) may itself call an attribute function.
+ *
  * The predefined attributes (keys 501..507, the standard ABI's values of
  * MPI_TAG_UB..MPI_UNIVERSE_SIZE, always by name here) are not
  * stored on any communicator but answered from static ints, readable on every
@@ -19,6 +26,8 @@
 #include "core/comm.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 #include "fe_comm.h"
 
 #include <stdlib.h>
@@ -53,6 +62,7 @@ struct attr {
     struct attr *next; /* list in the order attributes were set */
 };
 
+static pthread_mutex_t attr_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 static struct keyval **keyvals; /* index = keyval handle */
 static int nkeyvals, keyvals_cap;
 
@@ -130,11 +140,16 @@ static int run_delete(const struct cm_attr_obj *o, int k, void *value)
                         : o->kind == CM_ATTR_WIN ? CM_ATTR_FN(kv->delete_fn.win) : CM_ATTR_FN(kv->delete_fn.type);
     if (!fn || fn == CM_ATTR_FN(MPI_COMM_NULL_DELETE_FN) || fn == CM_ATTR_FN(MPI_TYPE_NULL_DELETE_FN))
         return MPI_SUCCESS;
+    int rc;
+    cm_mt_unlock(&attr_lock);
     if (o->kind == CM_ATTR_COMM)
-        return kv->delete_fn.comm(o->comm, k, value, kv->extra);
-    if (o->kind == CM_ATTR_WIN)
-        return kv->delete_fn.win(o->win, k, value, kv->extra);
-    return kv->delete_fn.type(o->type, k, value, kv->extra);
+        rc = kv->delete_fn.comm(o->comm, k, value, kv->extra);
+    else if (o->kind == CM_ATTR_WIN)
+        rc = kv->delete_fn.win(o->win, k, value, kv->extra);
+    else
+        rc = kv->delete_fn.type(o->type, k, value, kv->extra);
+    cm_mt_lock(&attr_lock);
+    return rc;
 }
 
 /* The copy callback of attribute (k, in) of oldo: *flag 1 with *out to keep it. */
@@ -148,9 +163,14 @@ static int run_copy(const struct cm_attr_obj *oldo, const struct keyval *kv, int
     }
     if (!fn || fn == CM_ATTR_FN(MPI_COMM_NULL_COPY_FN) || fn == CM_ATTR_FN(MPI_TYPE_NULL_COPY_FN))
         return MPI_SUCCESS;
+    int rc;
+    cm_mt_unlock(&attr_lock);
     if (oldo->kind == CM_ATTR_COMM)
-        return kv->copy_fn.comm(oldo->comm, k, kv->extra, in, out, flag);
-    return kv->copy_fn.type(oldo->type, k, kv->extra, in, out, flag);
+        rc = kv->copy_fn.comm(oldo->comm, k, kv->extra, in, out, flag);
+    else
+        rc = kv->copy_fn.type(oldo->type, k, kv->extra, in, out, flag);
+    cm_mt_lock(&attr_lock);
+    return rc;
 }
 
 /* 1 when another live attribute has a's keyval (set while a was dying). */
@@ -221,7 +241,9 @@ static int append(const struct cm_attr_obj *o, int k, void *value)
     return MPI_SUCCESS;
 }
 
-int cm_attr_obj_copy_all(const struct cm_attr_obj *oldo, const struct cm_attr_obj *newo)
+static int obj_delete_all(const struct cm_attr_obj *o);
+
+static int obj_copy_all(const struct cm_attr_obj *oldo, const struct cm_attr_obj *newo)
 {
     /* The attributes of oldo as they were when the copy began; each is looked
      * up again before its callback, since an earlier callback may have
@@ -243,11 +265,11 @@ int cm_attr_obj_copy_all(const struct cm_attr_obj *oldo, const struct cm_attr_ob
     snapshot_free(ks, n);
     /* The copies already made are real (they may hold references): delete them properly. */
     if (rc != MPI_SUCCESS)
-        cm_attr_obj_delete_all(newo);
+        obj_delete_all(newo);
     return rc;
 }
 
-int cm_attr_obj_delete_all(const struct cm_attr_obj *o)
+static int obj_delete_all(const struct cm_attr_obj *o)
 {
     /* Delete the most recently set first (LIFO, MPI-4.1 11.2.4): later
      * attributes may depend on earlier ones.  The list is walked again after
@@ -284,7 +306,7 @@ int cm_attr_delete_all(struct cm_comm *c)
 
 /* ---- the calls, for any kind of object ------------------------------- */
 
-int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(void), int *keyval, void *extra,
+static int keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(void), int *keyval, void *extra,
                         const char *call)
 {
     if (!keyval)
@@ -328,7 +350,7 @@ int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(voi
     return MPI_SUCCESS;
 }
 
-int cm_attr_keyval_free(int kind, int *keyval, const char *call)
+static int keyval_free(int kind, int *keyval, const char *call)
 {
     if (!keyval)
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "%s_keyval is NULL", kind_arg[kind]);
@@ -350,7 +372,7 @@ static MPI_Comm err_comm(const struct cm_attr_obj *o)
     return o->kind == CM_ATTR_COMM ? o->comm : MPI_COMM_WORLD;
 }
 
-int cm_attr_set(const struct cm_attr_obj *o, int k, void *value, const char *call)
+static int attr_set(const struct cm_attr_obj *o, int k, void *value, const char *call)
 {
     MPI_Comm ec = err_comm(o);
     int rc;
@@ -374,7 +396,7 @@ int cm_attr_set(const struct cm_attr_obj *o, int k, void *value, const char *cal
     return rc == MPI_SUCCESS ? MPI_SUCCESS : cm_error(ec, MPI_ERR_NO_MEM, call, "out of memory");
 }
 
-int cm_attr_get(const struct cm_attr_obj *o, int k, void *value, int *flag, const char *call)
+static int attr_get(const struct cm_attr_obj *o, int k, void *value, int *flag, const char *call)
 {
     MPI_Comm ec = err_comm(o);
     if (!value || !flag)
@@ -395,7 +417,7 @@ int cm_attr_get(const struct cm_attr_obj *o, int k, void *value, int *flag, cons
     return MPI_SUCCESS;
 }
 
-int cm_attr_delete(const struct cm_attr_obj *o, int k, const char *call)
+static int attr_delete(const struct cm_attr_obj *o, int k, const char *call)
 {
     MPI_Comm ec = err_comm(o);
     int rc;
@@ -409,6 +431,72 @@ int cm_attr_delete(const struct cm_attr_obj *o, int k, const char *call)
     if ((rc = remove_attr(o, a)) != MPI_SUCCESS)
         return cm_error(ec, rc, call, "the delete callback of keyval %d failed with code %d", k, rc);
     return MPI_SUCCESS;
+}
+
+/* ---- the same under attr_lock (MPI_THREAD_MULTIPLE) ----------------- */
+
+int cm_attr_obj_copy_all(const struct cm_attr_obj *oldo, const struct cm_attr_obj *newo)
+{
+    cm_mt_lock(&attr_lock);
+    CM_FAULT(mt_attr);
+    int rc = obj_copy_all(oldo, newo);
+    cm_mt_unlock(&attr_lock);
+    return rc;
+}
+
+int cm_attr_obj_delete_all(const struct cm_attr_obj *o)
+{
+    cm_mt_lock(&attr_lock);
+    CM_FAULT(mt_attr);
+    int rc = obj_delete_all(o);
+    cm_mt_unlock(&attr_lock);
+    return rc;
+}
+
+int cm_attr_keyval_create(int kind, void (*copy_fn)(void), void (*delete_fn)(void), int *keyval, void *extra,
+                        const char *call)
+{
+    cm_mt_lock(&attr_lock);
+    CM_FAULT(mt_attr);
+    int rc = keyval_create(kind, copy_fn, delete_fn, keyval, extra, call);
+    cm_mt_unlock(&attr_lock);
+    return rc;
+}
+
+int cm_attr_keyval_free(int kind, int *keyval, const char *call)
+{
+    cm_mt_lock(&attr_lock);
+    CM_FAULT(mt_attr);
+    int rc = keyval_free(kind, keyval, call);
+    cm_mt_unlock(&attr_lock);
+    return rc;
+}
+
+int cm_attr_set(const struct cm_attr_obj *o, int k, void *value, const char *call)
+{
+    cm_mt_lock(&attr_lock);
+    CM_FAULT(mt_attr);
+    int rc = attr_set(o, k, value, call);
+    cm_mt_unlock(&attr_lock);
+    return rc;
+}
+
+int cm_attr_get(const struct cm_attr_obj *o, int k, void *value, int *flag, const char *call)
+{
+    cm_mt_lock(&attr_lock);
+    CM_FAULT(mt_attr);
+    int rc = attr_get(o, k, value, flag, call);
+    cm_mt_unlock(&attr_lock);
+    return rc;
+}
+
+int cm_attr_delete(const struct cm_attr_obj *o, int k, const char *call)
+{
+    cm_mt_lock(&attr_lock);
+    CM_FAULT(mt_attr);
+    int rc = attr_delete(o, k, call);
+    cm_mt_unlock(&attr_lock);
+    return rc;
 }
 
 /* ---- communicator calls --------------------------------------------- */

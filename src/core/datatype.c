@@ -7,6 +7,8 @@
 #include "core/state.h"
 #include "core/error.h"
 #include "core/dt_basic.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 #include "fe_dt.h"
 #include "fe_deprecated.h"
 #include "fe_p2p.h"
@@ -22,6 +24,18 @@
 struct cm_datatype **cm_dt_table;
 int cm_dt_table_len;
 static int table_cap;
+/* MPI_THREAD_MULTIPLE: a slot's claim and release and the table's growth
+ * (cm_dt_lookup takes no lock: the array grows by cm_table_grow, stored
+ * before the length, as the request table does). */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
+
+void cm_dt_table_hold(int on)
+{
+    if (on)
+        cm_mt_lock(&table_lock);
+    else
+        cm_mt_unlock(&table_lock);
+}
 
 /* Predefined types: sizes, layouts and names come from core/dt_basic.c (the
  * one table, core/dt_predefined.def).  long double carries 10 bytes of data
@@ -29,23 +43,11 @@ static int table_cap;
 
 MPI_Datatype cm_dt_register(struct cm_datatype *t)
 {
-    for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++) {
-        if (!cm_dt_table[i]) {
-            cm_dt_table[i] = t;
-            return cm_dt_handle(i);
-        }
-    }
-    if (cm_dt_table_len == table_cap) {
-        int cap = 2 * table_cap;
-        struct cm_datatype **n = realloc(cm_dt_table, (size_t)cap * sizeof *n);
-        if (!n)
-            return MPI_DATATYPE_NULL;
-        memset(n + table_cap, 0, (size_t)(cap - table_cap) * sizeof *n);
-        cm_dt_table = n;
-        table_cap = cap;
-    }
-    cm_dt_table[cm_dt_table_len] = t;
-    return cm_dt_handle(cm_dt_table_len++);
+    cm_mt_lock(&table_lock);
+    CM_FAULT(mt_dt_slot);   /* another thread must not claim the same slot */
+    int i = cm_table_claim((void ***)&cm_dt_table, &cm_dt_table_len, &table_cap, CM_DT_NUM_PREDEFINED, 256, t);
+    cm_mt_unlock(&table_lock);
+    return i < 0 ? MPI_DATATYPE_NULL : cm_dt_handle(i);
 }
 
 int cm_dt_init(void)
@@ -119,8 +121,10 @@ void cm_dt_finalize(void)
 int cm_dt_live_count(void)
 {
     int n = 0;
+    cm_mt_lock(&table_lock);   /* MPI_T reads it while threads make types */
     for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++)
         n += cm_dt_table[i] != NULL;
+    cm_mt_unlock(&table_lock);
     return n;
 }
 
@@ -147,7 +151,9 @@ void cm_dt_release(MPI_Datatype dt)
     if (!t || t->predefined)
         return;
     if (__atomic_sub_fetch(&t->refcount, 1, __ATOMIC_ACQ_REL) == 0) {
-        cm_dt_table[cm_dt_index(dt)] = NULL;
+        cm_mt_lock(&table_lock);
+        __atomic_store_n(&cm_dt_table[cm_dt_index(dt)], NULL, __ATOMIC_RELAXED);
+        cm_mt_unlock(&table_lock);
         cm_dt_destroy(t); /* releases the types it was built from */
     }
 }

@@ -28,6 +28,7 @@
 #include <stdint.h>
 #include "mpi.h"
 #include "core/handle.h"
+#include "core/thread.h"
 
 struct cm_dt_block {        /* one contiguous run of a flattened type */
     MPI_Aint disp;          /* from the element's start (buf) */
@@ -95,9 +96,9 @@ extern int cm_dt_table_len;
 static inline struct cm_datatype *cm_dt_lookup(MPI_Datatype h)
 {
     int i = cm_dt_index(h);
-    if (i <= 0 || i >= cm_dt_table_len)
+    if (i <= 0 || i >= CM_RACY_LOAD(cm_dt_table_len))
         return NULL;
-    return cm_dt_table[i];
+    return CM_RACY_LOAD(CM_RACY_LOAD(cm_dt_table)[i]);
 }
 
 /* A NULL buffer is MPI_BOTTOM: legal when the datatype's displacements are
@@ -124,6 +125,9 @@ void cm_dt_finalize(void);
 
 /* Register a new datatype object; returns its handle (MPI_DATATYPE_NULL when out of memory). */
 MPI_Datatype cm_dt_register(struct cm_datatype *t);
+/* Holds the table still (on = 1) or lets it go (0): a scan of cm_dt_table
+ * from another file under MPI_THREAD_MULTIPLE (no slot claimed or freed). */
+void cm_dt_table_hold(int on);
 
 /* Pack count elements at buf into out (size*count bytes). */
 void cm_dt_pack(const void *buf, int count, const struct cm_datatype *t, void *out);

@@ -45,23 +45,36 @@ static int usable_size(MPI_Datatype t)
 static int f90_type(const char *call, int combiner, int ni, const int *ints, MPI_Datatype base,
                     MPI_Datatype *newtype)
 {
+    /* MPI_THREAD_MULTIPLE: one thread at a time finds or makes the type
+     * (two would make two); the scan holds the table still. */
+    static pthread_mutex_t f90_lock = PTHREAD_MUTEX_INITIALIZER;
+    cm_mt_lock(&f90_lock);
+    cm_dt_table_hold(1);
     for (int i = CM_DT_NUM_PREDEFINED; i < cm_dt_table_len; i++) {
         struct cm_datatype *t = cm_dt_table[i];
-        if (t && t->fixed && cm_dt_contents_are(t, combiner, ni, ints))
+        if (t && t->fixed && cm_dt_contents_are(t, combiner, ni, ints)) {
+            cm_dt_table_hold(0);
+            cm_mt_unlock(&f90_lock);
             return *newtype = cm_dt_handle(i), MPI_SUCCESS;
+        }
     }
+    cm_dt_table_hold(0);
     MPI_Datatype h;
     int rc = PMPI_Type_dup(base, &h);
-    if (rc != MPI_SUCCESS)
+    if (rc != MPI_SUCCESS) {
+        cm_mt_unlock(&f90_lock);
         return rc;
+    }
     struct cm_datatype *t = cm_dt_lookup(h);
     cm_dt_free_contents(t); /* the Type_dup record */
     if (cm_dt_set_contents(t, combiner, ni, ints, 0, NULL, 0, NULL) != MPI_SUCCESS) {
         cm_dt_release(h);
+        cm_mt_unlock(&f90_lock);
         return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "out of memory");
     }
-    t->fixed = 1;
     t->committed = 1;
+    __atomic_store_n(&t->fixed, 1, __ATOMIC_RELEASE);
+    cm_mt_unlock(&f90_lock);
     *newtype = h;
     return MPI_SUCCESS;
 }

@@ -8,6 +8,8 @@
 #include "core/error.h"
 #include "core/handle.h"
 #include "core/state.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 #include "core/comm.h"
 #include "fe_env.h"
 
@@ -102,6 +104,10 @@ static MPI_Comm_errhandler_function *user_errh[ERRH_MAX];
  * (MPI_Errhandler_free on an attached handler only drops the handle). */
 static int errh_refs[ERRH_MAX];
 static int errh_used = ERRH_USER;
+/* MPI_THREAD_MULTIPLE: a slot's claim, its count and its release (a
+ * handler is attached and freed by several threads at once; none of this
+ * is on a communication path). */
+static pthread_mutex_t errh_lock = PTHREAD_MUTEX_INITIALIZER;
 
 /* The index of a user handler's handle, or -1 for a predefined or invalid one. */
 static int user_index(MPI_Errhandler e)
@@ -113,15 +119,23 @@ static int user_index(MPI_Errhandler e)
 void cm_errh_retain(MPI_Errhandler e)
 {
     int i = user_index(e);
-    if (i >= 0)
+    if (i >= 0) {
+        cm_mt_lock(&errh_lock);
         errh_refs[i]++;
+        cm_mt_unlock(&errh_lock);
+    }
 }
 
 void cm_errh_release(MPI_Errhandler e)
 {
     int i = user_index(e);
-    if (i >= 0 && --errh_refs[i] == 0)
-        user_errh[i] = NULL;
+    if (i < 0)
+        return;
+    cm_mt_lock(&errh_lock);
+    CM_FAULT(mt_errh);
+    if (--errh_refs[i] == 0)
+        __atomic_store_n(&user_errh[i], NULL, __ATOMIC_RELAXED);
+    cm_mt_unlock(&errh_lock);
 }
 
 int cm_world_rank_for_messages(void) { return cm_g.rank - cm_g.world_first; }
@@ -129,7 +143,7 @@ int cm_world_rank_for_messages(void) { return cm_g.rank - cm_g.world_first; }
 static int valid_errh(MPI_Errhandler e)
 {
     int i = cm_errh_index(e);
-    return i >= 1 && i < errh_used && (i < ERRH_USER || user_errh[i]);
+    return i >= 1 && i < CM_RACY_LOAD(errh_used) && (i < ERRH_USER || CM_RACY_LOAD(user_errh[i]));
 }
 
 int cm_errh_valid(MPI_Errhandler e) { return valid_errh(e); }
@@ -312,16 +326,20 @@ static int create_errh(MPI_Comm_errhandler_function *fn, MPI_Errhandler *errhand
     if (!fn)
         return cm_error(MPI_COMM_WORLD, MPI_ERR_ARG, call, "the handler function is NULL");
     CM_ARG_NOT_NULL(MPI_COMM_WORLD, errhandler, call);
+    cm_mt_lock(&errh_lock);
     for (int i = ERRH_USER; i < ERRH_MAX; i++) {
         if (!user_errh[i]) {
-            user_errh[i] = fn;
+            CM_FAULT(mt_errh);   /* another thread must not claim the same slot */
             errh_refs[i] = 1;
+            __atomic_store_n(&user_errh[i], fn, __ATOMIC_RELEASE);
             if (i >= errh_used)
-                errh_used = i + 1;
+                __atomic_store_n(&errh_used, i + 1, __ATOMIC_RELEASE);
+            cm_mt_unlock(&errh_lock);
             *errhandler = cm_errh_handle(i);
             return MPI_SUCCESS;
         }
     }
+    cm_mt_unlock(&errh_lock);
     return cm_error(MPI_COMM_WORLD, MPI_ERR_NO_MEM, call, "too many error handlers (%d)", ERRH_MAX);
 }
 

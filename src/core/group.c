@@ -9,6 +9,8 @@
 #include "core/comm.h"
 #include "core/state.h"
 #include "core/error.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 #include "fe_comm.h"
 
 #include <stdlib.h>
@@ -16,6 +18,9 @@
 
 static struct cm_group **table;
 static int table_len, table_cap;
+/* MPI_THREAD_MULTIPLE: a slot's claim and release and the table's growth;
+ * lookups take none (core/thread.h). */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct cm_group empty_group = { 0, NULL, 1, 0 };
 
 struct cm_group *cm_group_lookup(MPI_Group h)
@@ -23,9 +28,9 @@ struct cm_group *cm_group_lookup(MPI_Group h)
     if (h == MPI_GROUP_EMPTY)
         return &empty_group;
     int i = cm_group_index(h);
-    if (i <= cm_group_index(MPI_GROUP_EMPTY) || i >= table_len)
+    if (i <= cm_group_index(MPI_GROUP_EMPTY) || i >= CM_RACY_LOAD(table_len))
         return NULL;
-    return table[i];
+    return CM_RACY_LOAD(CM_RACY_LOAD(table)[i]);
 }
 
 void cm_group_set_session(MPI_Group h, int session)
@@ -50,29 +55,15 @@ int cm_group_make(const int *world, int n, MPI_Group *out)
     }
     memcpy(w, world, (size_t)n * sizeof(int));
     *g = (struct cm_group){ n, w, 1, 0 };
-    int h = 0;
-    for (int i = 2; i < table_len; i++)
-        if (!table[i]) {
-            h = i;
-            break;
-        }
-    if (!h) {
-        if (table_len < 2)
-            table_len = 2;
-        if (table_len >= table_cap) {
-            int cap = table_cap ? 2 * table_cap : 64;
-            struct cm_group **t = realloc(table, (size_t)cap * sizeof *t);
-            if (!t) {
-                free(w);
-                free(g);
-                return MPI_ERR_NO_MEM;
-            }
-            table = t;
-            table_cap = cap;
-        }
-        h = table_len++;
+    cm_mt_lock(&table_lock);
+    CM_FAULT(mt_group);   /* another thread must not claim the same slot */
+    int h = cm_table_claim((void ***)&table, &table_len, &table_cap, 2, 64, g);
+    cm_mt_unlock(&table_lock);
+    if (h < 0) {
+        free(w);
+        free(g);
+        return MPI_ERR_NO_MEM;
     }
-    table[h] = g;
     *out = cm_group_handle(h);
     return MPI_SUCCESS;
 }
@@ -348,9 +339,11 @@ int cm_Group_free(MPI_Group *group)
         return MPI_SUCCESS;
     }
     GET_GROUP(g, *group, "MPI_Group_free");
+    cm_mt_lock(&table_lock);
+    __atomic_store_n(&table[cm_group_index(*group)], NULL, __ATOMIC_RELAXED);
+    cm_mt_unlock(&table_lock);
     free(g->world);
     free(g);
-    table[cm_group_index(*group)] = NULL;
     *group = MPI_GROUP_NULL;
     return MPI_SUCCESS;
 }

@@ -13,6 +13,8 @@
 #include "core/handle.h"
 #include "core/error.h"
 #include "core/state.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 #include "fe_info.h"
 
 #include <stdio.h>
@@ -34,6 +36,10 @@ struct cm_info {
 static struct cm_info **table; /* index = handle; [0] unused, [1] = MPI_INFO_ENV */
 static int table_len, table_cap;
 static struct cm_info *env_info; /* MPI_INFO_ENV, built on first use */
+/* MPI_THREAD_MULTIPLE: a slot's claim and release, the table's growth and
+ * MPI_INFO_ENV's first build; lookups take none (core/thread.h).  An info
+ * object itself is the program's: two threads may not change one at once. */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static struct cm_info *lookup(MPI_Info h);
 
@@ -94,26 +100,12 @@ static void destroy(struct cm_info *in)
 /* Slots 0 (NULL) and 1 (ENV) are never handed out by table_add. */
 static MPI_Info table_add(struct cm_info *in)
 {
-    for (int i = 2; i < table_len; i++)
-        if (!table[i]) {
-            in->outside = !cm_g.initialized || cm_g.finalized;
-            table[i] = in;
-            return cm_info_handle(i);
-        }
-    if (table_len < 2)
-        table_len = 2;
-    if (table_len >= table_cap) {
-        int cap = table_cap ? 2 * table_cap : 32;
-        struct cm_info **t = realloc(table, (size_t)cap * sizeof *t);
-        if (!t)
-            return MPI_INFO_NULL;
-        memset(t + table_cap, 0, (size_t)(cap - table_cap) * sizeof *t);
-        table = t;
-        table_cap = cap;
-    }
     in->outside = !cm_g.initialized || cm_g.finalized;
-    table[table_len] = in;
-    return cm_info_handle(table_len++);
+    cm_mt_lock(&table_lock);
+    CM_FAULT(mt_info);   /* another thread must not claim the same slot */
+    int i = cm_table_claim((void ***)&table, &table_len, &table_cap, 2, 32, in);
+    cm_mt_unlock(&table_lock);
+    return i < 0 ? MPI_INFO_NULL : cm_info_handle(i);
 }
 
 /* The whole command line from /proc: argv[0] and the arguments joined by spaces. */
@@ -199,23 +191,30 @@ static struct cm_info *build_env(void)
 static struct cm_info *lookup(MPI_Info h)
 {
     if (h == MPI_INFO_ENV) {
-        if (!env_info)
-            env_info = build_env();
-        return env_info;
+        struct cm_info *e = __atomic_load_n(&env_info, __ATOMIC_ACQUIRE);
+        if (!e) {
+            cm_mt_lock(&table_lock);
+            if (!(e = env_info))
+                __atomic_store_n(&env_info, e = build_env(), __ATOMIC_RELEASE);
+            cm_mt_unlock(&table_lock);
+        }
+        return e;
     }
     int i = cm_info_index(h);
-    if (i <= cm_info_index(MPI_INFO_ENV) || i >= table_len)
+    if (i <= cm_info_index(MPI_INFO_ENV) || i >= CM_RACY_LOAD(table_len))
         return NULL;
-    return table[i];
+    return CM_RACY_LOAD(CM_RACY_LOAD(table)[i]);
 }
 
 void cm_info_release(MPI_Info info)
 {
     int i = cm_info_index(info);
-    if (i > cm_info_index(MPI_INFO_ENV) && i < table_len && table[i]) {
-        destroy(table[i]);
-        table[i] = NULL;
-    }
+    struct cm_info *in = NULL;
+    cm_mt_lock(&table_lock);
+    if (i > cm_info_index(MPI_INFO_ENV) && i < table_len && (in = table[i]))
+        __atomic_store_n(&table[i], NULL, __ATOMIC_RELAXED);
+    cm_mt_unlock(&table_lock);
+    destroy(in);
 }
 
 /* Info objects made inside Init..Finalize go with Finalize (the library's

@@ -31,6 +31,11 @@ static int *free_handles;
 static int nfree_handles, free_handles_cap;
 static struct cm_request *free_list;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* MPI_THREAD_MULTIPLE: requests the program freed while in flight, kept
+ * until they are complete (cm_request_orphan); linked by `next`, under
+ * orphans_lock. */
+static struct cm_request *orphans;
+static pthread_mutex_t orphans_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct cm_request *cm_request_new(enum cm_req_kind kind)
 {
@@ -114,6 +119,50 @@ void cm_request_release(struct cm_request *r)
     r->next = free_list;
     free_list = r;
     cm_mt_unlock(&lock);
+}
+
+/* Below MULTIPLE the completing code releases a request marked `freed`
+ * (it reads the mark before publishing the completion, since a waiter may
+ * then release the request).  With another thread completing it, that
+ * read can come before Request_free's mark while the completion comes
+ * after Request_free's look at `complete`: neither side would release it.
+ * So under MULTIPLE Request_free never marks it: the request goes on the
+ * orphans, and each MPI_Request_free releases the orphans
+ * found complete -- nobody else holds a complete orphan. */
+void cm_request_orphan(struct cm_request *r)
+{
+    cm_request_release_handle(r);
+    if (!cm_mt) {
+        r->freed = 1;
+        return;
+    }
+    cm_mt_lock(&orphans_lock);
+    r->next = orphans;
+    CM_FAULT(mt_orphans);
+    orphans = r;
+    cm_mt_unlock(&orphans_lock);
+}
+
+void cm_request_reap(void)
+{
+    struct cm_request *done = NULL;
+    cm_mt_lock(&orphans_lock);
+    for (struct cm_request **p = &orphans; *p;) {
+        struct cm_request *r = *p;
+        if (cm_request_done(r)) {
+            *p = r->next;
+            r->next = done;
+            done = r;
+        } else {
+            p = &r->next;
+        }
+    }
+    cm_mt_unlock(&orphans_lock);
+    while (done) {
+        struct cm_request *r = done;
+        done = r->next;
+        cm_request_release(r);
+    }
 }
 
 void cm_request_status(const struct cm_request *r, MPI_Status *status)

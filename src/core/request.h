@@ -126,6 +126,11 @@ struct cm_request *cm_request_get(MPI_Request h);
 void cm_request_release_handle(struct cm_request *r);
 /* Drop handle and memory. */
 void cm_request_release(struct cm_request *r);
+/* MPI_Request_free of a request still in flight (not generalized, not
+ * persistent): its handle goes now, its memory once it completes. */
+void cm_request_orphan(struct cm_request *r);
+/* Release the orphans that have completed (MPI_THREAD_MULTIPLE). */
+void cm_request_reap(void);
 
 /* Fill a user status from a completed request (honours MPI_STATUS_IGNORE). */
 void cm_request_status(const struct cm_request *r, MPI_Status *status);

@@ -44,3 +44,26 @@ void *cm_table_grow(void *old, size_t old_bytes, size_t new_bytes)
     }
     return t;
 }
+
+int cm_table_claim(void ***arr, int *len, int *cap, int first, int mincap, void *obj)
+{
+    int n = *len < first ? first : *len;
+    for (int i = first; i < *len; i++)
+        if (!(*arr)[i]) {
+            __atomic_store_n(&(*arr)[i], obj, __ATOMIC_RELEASE);
+            return i;
+        }
+    if (n >= *cap) {
+        int c = *cap ? 2 * *cap : mincap;
+        while (c <= n)
+            c *= 2;
+        void **t = cm_table_grow(*arr, (size_t)*cap * sizeof *t, (size_t)c * sizeof *t);
+        if (!t)
+            return -1;
+        __atomic_store_n(arr, t, __ATOMIC_RELEASE);
+        *cap = c;
+    }
+    __atomic_store_n(&(*arr)[n], obj, __ATOMIC_RELEASE);
+    __atomic_store_n(len, n + 1, __ATOMIC_RELEASE);
+    return n;
+}

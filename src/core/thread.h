@@ -41,6 +41,14 @@ static inline void cm_mt_unlock(pthread_mutex_t *m)
  * pointer still reads valid memory.  NULL when out of memory (old stays). */
 void *cm_table_grow(void *old, size_t old_bytes, size_t new_bytes);
 
+/* Claims a slot of a table of pointers that lookups read without a lock:
+ * the first empty one from index first on, else the next past *len (the
+ * array grown by cm_table_grow when *cap is reached, to mincap at first),
+ * stores obj there (release) and returns its index; -1 when out of
+ * memory.  The array is stored before the length.  The caller holds the
+ * table's lock (under MPI_THREAD_MULTIPLE). */
+int cm_table_claim(void ***arr, int *len, int *cap, int first, int mincap, void *obj);
+
 /* A lock-free lookup's load of a word another thread may store meanwhile
  * (a table's array or length, grown by cm_table_grow).  The lookup of a
  * handle happens after the handle's creation (the caller got the handle

@@ -10,6 +10,8 @@
 #ifndef CM_MPI_MPIT_H
 #define CM_MPI_MPIT_H
 
+#include <pthread.h>
+
 #include "mpi.h"
 #include "core/state.h"
 
@@ -19,6 +21,14 @@
 extern int cm_mpit_depth;
 
 /* MPI_T_ERR_NOT_INITIALIZED unless MPI_T is initialized. */
+/* MPI_T's lists (pvar sessions and their handles, cvar handles) and its
+ * init count: a tool's threads may call MPI_T at once (it grants the
+ * level MPI_Init_thread would).  Recursive (a call that holds it may look
+ * a session up again); taken at every level: nothing here is hot. */
+extern pthread_mutex_t cm_mpit_lock;
+#define CM_MPIT_LOCKED(expr) \
+    ({ pthread_mutex_lock(&cm_mpit_lock); __typeof__(expr) v_ = (expr); pthread_mutex_unlock(&cm_mpit_lock); v_; })
+
 #define CM_MPIT_CHECK() \
     do { if (cm_mpit_depth <= 0) return MPI_T_ERR_NOT_INITIALIZED; } while (0)
 /* CM_MPIT_CHECK, then MPI_T_ERR_INVALID when bad (an argument the call

@@ -193,12 +193,17 @@ struct MPI_ABI_T_cvar_handle {
 };
 static struct MPI_ABI_T_cvar_handle *live;
 
-static struct MPI_ABI_T_cvar_handle *lookup(MPI_T_cvar_handle h)
+static struct MPI_ABI_T_cvar_handle *lookup_locked(MPI_T_cvar_handle h)
 {
     for (struct MPI_ABI_T_cvar_handle *p = live; p; p = p->next)
         if (p == h)
             return p;
     return NULL;
+}
+
+static struct MPI_ABI_T_cvar_handle *lookup(MPI_T_cvar_handle h)
+{
+    return CM_MPIT_LOCKED(lookup_locked(h));
 }
 
 int cm_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *handle, int *count)
@@ -213,8 +218,10 @@ int cm_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *
     if (!h)
         return MPI_T_ERR_MEMORY;
     h->index = cvar_index;
+    pthread_mutex_lock(&cm_mpit_lock);
     h->next = live;
     live = h;
+    pthread_mutex_unlock(&cm_mpit_lock);
     int coll;
     *count = row_of(cvar_index, &coll)->kind == FLAG ? 1 : CVAR_TEXT;
     *handle = h;
@@ -224,13 +231,17 @@ int cm_T_cvar_handle_alloc(int cvar_index, void *obj_handle, MPI_T_cvar_handle *
 int cm_T_cvar_handle_free(MPI_T_cvar_handle *handle)
 {
     CM_MPIT_CHECK();
-    if (!handle || !lookup(*handle))
+    pthread_mutex_lock(&cm_mpit_lock);
+    if (!handle || !lookup_locked(*handle)) {
+        pthread_mutex_unlock(&cm_mpit_lock);
         return MPI_T_ERR_INVALID_HANDLE;
+    }
     for (struct MPI_ABI_T_cvar_handle **pp = &live; *pp; pp = &(*pp)->next)
         if (*pp == *handle) {
             *pp = (*pp)->next;
             break;
         }
+    pthread_mutex_unlock(&cm_mpit_lock);
     free(*handle);
     *handle = MPI_T_CVAR_HANDLE_NULL;
     return MPI_SUCCESS;

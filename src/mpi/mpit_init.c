@@ -11,12 +11,14 @@
 #include "mpi/mpit.h"
 #include "core/state.h"
 #include "coll/coll.h"
+#include "core/thread.h"
 #include "fe_tool.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 int cm_mpit_depth;
+pthread_mutex_t cm_mpit_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 void cm_mpit_str(const char *s, char *out, int *len)
 {
@@ -82,21 +84,26 @@ int cm_T_init_thread(int required, int *provided)
     if (required != MPI_THREAD_SINGLE && required != MPI_THREAD_FUNNELED &&
         required != MPI_THREAD_SERIALIZED && required != MPI_THREAD_MULTIPLE)
         return MPI_T_ERR_INVALID;
+    pthread_mutex_lock(&cm_mpit_lock);
     cm_config_load();   /* a tool may start before MPI_Init: the settings it reads are the library's */
     int rc = build_enums();
+    if (rc == MPI_SUCCESS)
+        cm_mpit_depth++;
+    pthread_mutex_unlock(&cm_mpit_lock);
     if (rc != MPI_SUCCESS)
         return MPI_T_ERR_CANNOT_INIT;
-    /* As MPI_Init_thread: no MPI_THREAD_MULTIPLE (its own issue). */
-    *provided = required > MPI_THREAD_SERIALIZED ? MPI_THREAD_SERIALIZED : required;
-    cm_mpit_depth++;
+    /* As MPI_Init_thread (MULTIPLE on the same terms). */
+    *provided = cm_thread_level_for(required);
     return MPI_SUCCESS;
 }
 
 int cm_T_finalize(void)
 {
-    CM_MPIT_CHECK();
-    cm_mpit_depth--;
-    return MPI_SUCCESS;
+    pthread_mutex_lock(&cm_mpit_lock);
+    int rc = cm_mpit_depth > 0 ? MPI_SUCCESS : MPI_T_ERR_NOT_INITIALIZED;
+    cm_mpit_depth -= rc == MPI_SUCCESS;
+    pthread_mutex_unlock(&cm_mpit_lock);
+    return rc;
 }
 
 int cm_T_enum_get_info(MPI_T_enum enumtype, int *num, char *name, int *name_len)

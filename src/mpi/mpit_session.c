@@ -33,7 +33,7 @@ struct MPI_ABI_T_pvar_session {
 };
 static struct MPI_ABI_T_pvar_session *sessions;
 
-static struct MPI_ABI_T_pvar_session *find_session(MPI_T_pvar_session s)
+static struct MPI_ABI_T_pvar_session *find_session_locked(MPI_T_pvar_session s)
 {
     for (struct MPI_ABI_T_pvar_session *p = sessions; p; p = p->next)
         if (p == s)
@@ -41,12 +41,23 @@ static struct MPI_ABI_T_pvar_session *find_session(MPI_T_pvar_session s)
     return NULL;
 }
 
-static struct MPI_ABI_T_pvar_handle *find_handle(struct MPI_ABI_T_pvar_session *s, MPI_T_pvar_handle h)
+static struct MPI_ABI_T_pvar_handle *find_handle_locked(struct MPI_ABI_T_pvar_session *s, MPI_T_pvar_handle h)
 {
     for (struct MPI_ABI_T_pvar_handle *p = s->handles; p; p = p->next)
         if (p == h)
             return p;
     return NULL;
+}
+
+/* The lists change under cm_mpit_lock: a walk holds it too. */
+static struct MPI_ABI_T_pvar_session *find_session(MPI_T_pvar_session s)
+{
+    return CM_MPIT_LOCKED(find_session_locked(s));
+}
+
+static struct MPI_ABI_T_pvar_handle *find_handle(struct MPI_ABI_T_pvar_session *s, MPI_T_pvar_handle h)
+{
+    return CM_MPIT_LOCKED(find_handle_locked(s, h));
 }
 
 static int datatype_is_int(const struct cm_mpit_pvar *v)
@@ -101,7 +112,7 @@ int cm_T_pvar_get_index(const char *name, int var_class, int *pvar_index)
     return MPI_T_ERR_INVALID_NAME;
 }
 
-int cm_T_pvar_session_create(MPI_T_pvar_session *session)
+static int locked_pvar_session_create(MPI_T_pvar_session *session)
 {
     CM_MPIT_CHECK_ARGS(!session);
     struct MPI_ABI_T_pvar_session *s = calloc(1, sizeof *s);
@@ -121,7 +132,7 @@ static void handle_destroy(struct MPI_ABI_T_pvar_handle *h)
     free(h);
 }
 
-int cm_T_pvar_session_free(MPI_T_pvar_session *session)
+static int locked_pvar_session_free(MPI_T_pvar_session *session)
 {
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_session *s = session ? find_session(*session) : NULL;
@@ -148,7 +159,7 @@ static uint64_t now_of(const struct MPI_ABI_T_pvar_handle *h, int k)
     return cm_mpit_pvar_value(h->index, h->world_of ? h->world_of[k] : 0);
 }
 
-int cm_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+static int locked_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
                            MPI_T_pvar_handle *handle, int *count)
 {
     CM_MPIT_CHECK();
@@ -192,7 +203,7 @@ int cm_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj
     return MPI_SUCCESS;
 }
 
-int cm_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+static int locked_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
 {
     CM_MPIT_CHECK();
     struct MPI_ABI_T_pvar_session *s = find_session(session);
@@ -357,4 +368,25 @@ int cm_T_pvar_readreset(MPI_T_pvar_session session, MPI_T_pvar_handle handle, vo
     if (rc == MPI_SUCCESS)
         rc = apply(h, RESET, 0);
     return rc;
+}
+
+int cm_T_pvar_session_create(MPI_T_pvar_session *session)
+{
+    return CM_MPIT_LOCKED(locked_pvar_session_create(session));
+}
+
+int cm_T_pvar_session_free(MPI_T_pvar_session *session)
+{
+    return CM_MPIT_LOCKED(locked_pvar_session_free(session));
+}
+
+int cm_T_pvar_handle_alloc(MPI_T_pvar_session session, int pvar_index, void *obj_handle,
+                           MPI_T_pvar_handle *handle, int *count)
+{
+    return CM_MPIT_LOCKED(locked_pvar_handle_alloc(session, pvar_index, obj_handle, handle, count));
+}
+
+int cm_T_pvar_handle_free(MPI_T_pvar_session session, MPI_T_pvar_handle *handle)
+{
+    return CM_MPIT_LOCKED(locked_pvar_handle_free(session, handle));
 }

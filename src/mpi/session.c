@@ -25,6 +25,7 @@
 #include "mpi/process.h"
 #include "mpi/session.h"
 #include "p2p/bsend.h"
+#include "shm/fault.h"
 #include "fe_env.h"
 #include "fe_proc.h"
 
@@ -42,6 +43,11 @@ struct cm_session {
     MPI_Info info;          /* a copy of Session_init's, or MPI_INFO_NULL */
 };
 static struct cm_session table[SESSIONS_MAX];
+/* A slot's claim and release and the process's count of users
+ * (cm_process_up/_down): MPI-4.1 11.3.1 lets threads start and end
+ * sessions at once, before any of them has a thread level, so this lock is
+ * taken at every level (neither call is on a communication path). */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static const char *const pset_names[] = { "mpi://WORLD", "mpi://SELF" };
 #define NPSETS ((int)(sizeof pset_names / sizeof pset_names[0]))
@@ -100,23 +106,27 @@ int cm_Session_init(MPI_Info info, MPI_Errhandler errhandler, MPI_Session *sessi
         return cm_error(MPI_COMM_SELF, MPI_ERR_ARG, call, "invalid error handler %ld", (long)(intptr_t)errhandler);
     if (!session)
         return cm_error_on(errhandler, &none, MPI_ERR_ARG, call, "session is NULL");
-    int i = 1;
-    while (i < SESSIONS_MAX && table[i].used)
-        i++;
-    if (i == SESSIONS_MAX)
-        return cm_error_on(errhandler, &none, MPI_ERR_SESSION, call, "too many sessions (%d)", SESSIONS_MAX - 1);
     MPI_Info copy = MPI_INFO_NULL;
     if (info != MPI_INFO_NULL && cm_info_copy(info, &copy))
         return cm_error_on(errhandler, &none, MPI_ERR_INFO, call, "invalid info %ld", (long)(intptr_t)info);
     int level = requested_level(info);
-    int rc = cm_process_up(level, call);
+    pthread_mutex_lock(&lock);
+    int i = 1;
+    while (i < SESSIONS_MAX && table[i].used)
+        i++;
+    int rc = i == SESSIONS_MAX ? MPI_ERR_SESSION : cm_process_up(level, call);
     if (rc) {
+        pthread_mutex_unlock(&lock);
         if (copy != MPI_INFO_NULL)
             cm_info_release(copy);
+        if (rc == MPI_ERR_SESSION)
+            return cm_error_on(errhandler, &none, MPI_ERR_SESSION, call, "too many sessions (%d)", SESSIONS_MAX - 1);
         return rc;
     }
+    CM_FAULT(mt_session);   /* another thread must not claim the same slot */
     table[i] = (struct cm_session){ .used = 1, .errh = errhandler, .info = copy,
                                     .thread_level = level < cm_g.thread_level ? level : cm_g.thread_level };
+    pthread_mutex_unlock(&lock);
     cm_errh_retain(errhandler);
     *session = cm_session_handle(i);
     return MPI_SUCCESS;
@@ -136,9 +146,11 @@ int cm_Session_finalize(MPI_Session *session)
     if (s->info != MPI_INFO_NULL)
         cm_info_release(s->info);
     cm_errh_release(s->errh);
+    pthread_mutex_lock(&lock);
     *s = (struct cm_session){ 0 };
     *session = MPI_SESSION_NULL;
     cm_process_down(CM_CALL_Session_finalize);
+    pthread_mutex_unlock(&lock);
     return MPI_SUCCESS;
 }
 

@@ -45,6 +45,8 @@
 #include "core/remote.h"
 #include "p2p/p2p.h"
 #include "shm/wait.h"
+#include "shm/fault.h"
+#include "core/thread.h"
 
 #include <sched.h>
 #include <stdlib.h>
@@ -80,15 +82,21 @@ struct reply {
 static struct cm_win **live;
 static int nlive, live_cap;
 static int nlisten;   /* live windows that expect messages (am_listen) */
+/* MPI_THREAD_MULTIPLE: the list above, changed by windows created and
+ * freed in any thread and read by the progressing one's handler.  Leaf. */
+static pthread_mutex_t live_lock = PTHREAD_MUTEX_INITIALIZER;
 
 uint64_t cm_osc_am_ops;   /* operations sent as active messages (tests read it) */
 
 static struct cm_win *find_live(uint64_t p)
 {
-    for (int i = 0; i < nlive; i++)
+    struct cm_win *w = NULL;
+    cm_mt_lock(&live_lock);
+    for (int i = 0; i < nlive && !w; i++)
         if ((uint64_t)(uintptr_t)live[i] == p)
-            return live[i];
-    return NULL;
+            w = live[i];
+    cm_mt_unlock(&live_lock);
+    return w;
 }
 
 /* ---- the target's side ------------------------------------------------------ */
@@ -233,9 +241,11 @@ static void handler(int src, const void *payload, uint32_t len)
 
 void cm_osc_am_open(struct cm_win *w)
 {
-    cm_p2p_am_handler = handler;
+    __atomic_store_n(&cm_p2p_am_handler, handler, __ATOMIC_RELEASE);
     w->am_sent = calloc((size_t)w->size, sizeof *w->am_sent);
     w->am_acked = calloc((size_t)w->size, sizeof *w->am_acked);
+    cm_mt_lock(&live_lock);
+    CM_FAULT(mt_osc_live);
     if (nlive == live_cap) {
         live_cap = live_cap ? 2 * live_cap : 8;
         live = realloc(live, (size_t)live_cap * sizeof *live);
@@ -247,21 +257,24 @@ void cm_osc_am_open(struct cm_win *w)
      * same kernel settings): this process will be a target of messages. */
     if (!cm_g.cma_ok) {
         w->am_listen = 1;
-        cm_p2p_am_listeners++;
+        __atomic_fetch_add(&cm_p2p_am_listeners, 1, __ATOMIC_RELAXED);
         nlisten++;
     }
+    cm_mt_unlock(&live_lock);
 }
 
 void cm_osc_am_close(struct cm_win *w)
 {
+    cm_mt_lock(&live_lock);
     for (int i = 0; i < nlive; i++)
         if (live[i] == w)
             live[i] = live[--nlive];
     if (w->am_listen) {
-        cm_p2p_am_listeners--;
+        __atomic_fetch_sub(&cm_p2p_am_listeners, 1, __ATOMIC_RELAXED);
         nlisten--;
         w->am_listen = 0;
     }
+    cm_mt_unlock(&live_lock);
     free(w->am_sent);
     free(w->am_acked);
     w->am_sent = w->am_acked = NULL;

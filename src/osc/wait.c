@@ -54,7 +54,7 @@ void cm_osc_wait(_Atomic uint32_t *word, _Atomic uint32_t *sleepers, int (*cond)
             continue;
         }
         if (!announced) {   /* about to sleep: tell mpirun's deadlock watcher */
-            cm_blocked_begin(cm_g.self_ctl->last_call, peer, MPI_ANY_TAG, 0);
+            cm_blocked_begin(__atomic_load_n(&cm_g.self_ctl->last_call, __ATOMIC_RELAXED), peer, MPI_ANY_TAG, 0);
             announced = 1;
         }
         uint32_t seen = atomic_load(word);

@@ -2,58 +2,51 @@
  * win.c -- the window handle table and raising errors on a window.
  *
  * Handles are core/handle.h's kind CM_H_WIN: index 0 is MPI_WIN_NULL, and a
- * freed slot is reused.  Only this process's calls touch the table (thread
- * levels above SERIALIZED do not apply to windows here; docs/osc.md).
+ * freed slot is reused.
  */
 #include "osc/osc.h"
 #include "core/error.h"
 #include "core/handle.h"
 #include "core/state.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 
 static struct cm_win **table;   /* [0] stays NULL: MPI_WIN_NULL */
-static int table_len;
+static int table_len, table_cap;
+/* MPI_THREAD_MULTIPLE: windows created and freed by several threads (on
+ * different communicators); lookups take no lock (core/thread.h). */
+static pthread_mutex_t table_lock = PTHREAD_MUTEX_INITIALIZER;
 
 struct cm_win *cm_win_lookup(MPI_Win h)
 {
     int i = cm_win_index(h);
-    if (i <= 0 || i >= table_len)
+    if (i <= 0 || i >= CM_RACY_LOAD(table_len))
         return NULL;
-    return table[i];
+    return CM_RACY_LOAD(CM_RACY_LOAD(table)[i]);
 }
 
 MPI_Win cm_win_register(struct cm_win *w)
 {
-    int i;
-    for (i = 1; i < table_len; i++)
-        if (!table[i])
-            break;
-    if (i >= table_len) {
-        int n = table_len ? 2 * table_len : 16;
-        if (n > CM_H_INDEX_MAX)
-            return MPI_WIN_NULL;
-        struct cm_win **t = realloc(table, (size_t)n * sizeof *t);
-        if (!t)
-            return MPI_WIN_NULL;
-        for (int j = table_len; j < n; j++)
-            t[j] = NULL;
-        table = t;
-        i = table_len ? table_len : 1;
-        table_len = n;
-    }
-    table[i] = w;
-    w->handle = cm_win_handle(i);
-    return w->handle;
+    cm_mt_lock(&table_lock);
+    CM_FAULT(mt_win);   /* another thread must not claim the same slot */
+    int i = table_len < CM_H_INDEX_MAX ? cm_table_claim((void ***)&table, &table_len, &table_cap, 1, 16, w) : -1;
+    if (i >= 0)
+        w->handle = cm_win_handle(i);
+    cm_mt_unlock(&table_lock);
+    return i < 0 ? MPI_WIN_NULL : w->handle;
 }
 
 void cm_win_unregister(struct cm_win *w)
 {
     int i = cm_win_index(w->handle);
+    cm_mt_lock(&table_lock);
     if (i > 0 && i < table_len && table[i] == w)
-        table[i] = NULL;
+        __atomic_store_n(&table[i], NULL, __ATOMIC_RELAXED);
+    cm_mt_unlock(&table_lock);
 }
 
 struct cm_win *cm_win_check(MPI_Win h, const char *call, int *rc)

@@ -8,6 +8,7 @@
 #include "core/state.h"
 #include "core/comm.h"
 #include "core/request.h"
+#include "core/thread.h"
 #include "core/error.h"
 #include "shm/wait.h"
 #include "p2p/coll_entry.h"
@@ -427,12 +428,22 @@ int cm_Request_free(MPI_Request *request)
     if (cm_request_done(r) || (r->persistent && !r->active)) {
         err = cm_grequest_free(r, "MPI_Request_free");
         cm_request_release(r);
-    } else {
-        /* Still in flight: the engine (or Grequest_complete) releases it when it completes. */
-        cm_grequest_orphan(r);
+    } else if (r->query == cm_grequest_query) {
+        /* Still in flight: Grequest_complete releases it, unless it came
+         * first after all (another thread's). */
+        if (!cm_grequest_orphan(r)) {
+            err = cm_grequest_free(r, "MPI_Request_free");
+            cm_request_release(r);
+        }
+    } else if (r->persistent) {
         cm_request_release_handle(r);
         r->freed = 1;
+    } else {
+        /* Still in flight: released when it completes. */
+        cm_request_orphan(r);
     }
+    if (cm_mt)   /* the requests freed before that have completed since */
+        cm_request_reap();
     *request = MPI_REQUEST_NULL;
     return err;
 }

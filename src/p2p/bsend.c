@@ -13,6 +13,12 @@
  * process's (Buffer_attach).  MPI_BUFFER_AUTOMATIC instead of an address
  * means no limit: each message gets a malloc'd copy, freed when it has left.
  * Invariant: every in-flight copy is on the list of the buffer it came from.
+ *
+ * MPI_THREAD_MULTIPLE: `lock` guards the slots, every buffer's fields and
+ * its in-flight list (a send reserving space while the progressing thread
+ * unlinks a copy that has left, or another thread reserves too); the copy
+ * into the reserved space and the send itself run outside it.  A leaf:
+ * nothing is called while it is held.
  */
 #include "p2p/bsend.h"
 #include "p2p/request_wait.h"
@@ -21,6 +27,8 @@
 #include "core/comm.h"
 #include "core/datatype.h"
 #include "p2p/p2p.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 #include "fe_p2p.h"
 
 #include <limits.h>
@@ -49,8 +57,9 @@ static struct bbuf process = { MPI_COMM_NULL, 0, NULL, 0, 0, NULL };
  * when the table grows. */
 static struct bbuf **comm_bufs;
 static int ncomm_bufs;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-static struct bbuf *slot(MPI_Comm comm, int session, int create)
+static struct bbuf *slot_locked(MPI_Comm comm, int session, int create)
 {
     for (int i = 0; i < ncomm_bufs; i++)
         if (comm_bufs[i]->comm == comm && comm_bufs[i]->session == session)
@@ -73,6 +82,14 @@ static struct bbuf *slot(MPI_Comm comm, int session, int create)
     b->comm = comm;
     b->session = session;
     return comm_bufs[ncomm_bufs++] = b;
+}
+
+static struct bbuf *slot(MPI_Comm comm, int session, int create)
+{
+    cm_mt_lock(&lock);
+    struct bbuf *b = slot_locked(comm, session, create);
+    cm_mt_unlock(&lock);
+    return b;
 }
 
 static struct bbuf *comm_slot(MPI_Comm comm, int create)
@@ -127,21 +144,28 @@ int cm_bsend_start(struct cm_request *user, const char *call)
         return cm_error(user->comm, MPI_ERR_BUFFER, call,
                         "no buffer attached (use MPI_Buffer_attach or MPI_Comm_attach_buffer before buffered sends)");
     struct cm_request **link;
+    struct cm_request *r = cm_request_new(CM_REQ_SEND);
+    cm_mt_lock(&lock);
     char *space = reserve(b, need, &link);
     if (!space) {
         size_t used = 0;
-        for (struct cm_request *r = b->inflight; r; r = r->bsend_next)
-            used += r->bsend_bytes;
+        for (struct cm_request *q = b->inflight; q; q = q->bsend_next)
+            used += q->bsend_bytes;
+        cm_mt_unlock(&lock);
+        cm_request_release(r);
         return cm_error(user->comm, b->automatic ? MPI_ERR_NO_MEM : MPI_ERR_BUFFER, call,
                         "attached buffer too small: message needs %zu bytes (with overhead), buffer has %zu, %zu in use",
                         need, b->size, used);
     }
-    struct cm_request *r = cm_request_new(CM_REQ_SEND);
+    r->buf = space;
+    r->bsend_bytes = need;
+    CM_FAULT(mt_bsend);   /* the space is another thread's too until linked */
+    r->bsend_next = *link;
+    *link = r;
+    cm_mt_unlock(&lock);
     r->internal = 1;
     r->mode = CM_MODE_BUFFERED;
-    r->buf = space;
     r->state = b;   /* the buffer it came from (not a generic request) */
-    r->bsend_bytes = need;
     r->count = (int)bytes;
     r->dtype = MPI_BYTE;
     r->comm = user->comm;
@@ -149,10 +173,11 @@ int cm_bsend_start(struct cm_request *user, const char *call)
     r->tag = user->tag;
     if (bytes)
         cm_dt_pack(user->buf, user->count, t, r->buf);
-    r->bsend_next = *link;
-    *link = r;
+    /* Only a send to MPI_PROC_NULL is finished here: any other may be
+     * complete and released by another thread's progress once started. */
+    int to_null = r->peer == MPI_PROC_NULL;
     cm_send_start(r);
-    if (r->complete && r->peer == MPI_PROC_NULL)
+    if (to_null && r->complete)
         cm_bsend_done(r);
     return MPI_SUCCESS;
 }
@@ -160,13 +185,16 @@ int cm_bsend_start(struct cm_request *user, const char *call)
 void cm_bsend_done(struct cm_request *r)
 {
     struct bbuf *b = r->state;
+    cm_mt_lock(&lock);
     for (struct cm_request **link = &b->inflight; *link; link = &(*link)->bsend_next) {
         if (*link == r) {
             *link = r->bsend_next;
             break;
         }
     }
-    if (b->automatic)
+    int automatic = b->automatic;
+    cm_mt_unlock(&lock);
+    if (automatic)
         free(r->buf);
     cm_request_release(r);
 }
@@ -175,12 +203,17 @@ void cm_bsend_done(struct cm_request *r)
 static int all_left(void *arg)
 {
     const struct bbuf *b = arg;
+    int left = 1;
+    cm_mt_lock(&lock);
     if (b)
-        return b->inflight == NULL;
-    for (int i = 0; i < ncomm_bufs; i++)
-        if (comm_bufs[i]->inflight)
-            return 0;
-    return process.inflight == NULL;
+        left = b->inflight == NULL;
+    else {
+        for (int i = 0; i < ncomm_bufs && left; i++)
+            left = !comm_bufs[i]->inflight;
+        left = left && process.inflight == NULL;
+    }
+    cm_mt_unlock(&lock);
+    return left;
 }
 
 static void flush(struct bbuf *b, unsigned call_id)

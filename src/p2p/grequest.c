@@ -8,9 +8,16 @@
  * released (after query in Wait/Test; at Grequest_complete when the user
  * freed the request before), and MPI_Cancel calls the cancel function.
  *
- * Invariant: a request freed by the user before completion has no handle
- * any more (its number may be reused), so such requests are kept on
- * `orphans` under the handle they were born with for Grequest_complete.
+ * Invariant: a request freed by the user before completion keeps its
+ * handle until Grequest_complete (which names it by that handle): were the
+ * number reused meanwhile -- by another thread's generalized request, say
+ * -- the completion would find the wrong request.
+ *
+ * MPI_THREAD_MULTIPLE: Grequest_complete is typically another thread's
+ * (MPI-4.1 13.2).  `lock` orders it against Request_free (one of the two
+ * finds the other's mark and releases the request);
+ * a completion wakes this process's sleeping threads, since no progress
+ * pass sees a generalized request complete.  Callbacks run outside it.
  */
 #include "p2p/blocked.h"
 #include "p2p/p2p.h"
@@ -19,6 +26,10 @@
 #include "core/state.h"
 #include "core/request.h"
 #include "core/error.h"
+#include "core/thread.h"
+#include "p2p/mt.h"
+#include "shm/fault.h"
+#include "shm/wait.h"
 
 #include <stdlib.h>
 #include "fe_ext.h"
@@ -28,12 +39,9 @@ struct greq {
     MPI_Grequest_free_function *free_fn;
     MPI_Grequest_cancel_function *cancel_fn;
     void *extra_state;
-    MPI_Request born;           /* the handle given at start */
-    struct cm_request *self;
-    struct greq *next_orphan;
 };
 
-static struct greq *orphans;
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 int cm_grequest_query(struct cm_request *r)
 {
@@ -51,11 +59,6 @@ static int greq_cancel(struct cm_request *r)
 static void greq_destroy(void *state)
 {
     struct greq *g = state;
-    for (struct greq **link = &orphans; *link; link = &(*link)->next_orphan)
-        if (*link == g) {
-            *link = g->next_orphan;
-            break;
-        }
     if (g->free_fn)
         g->free_fn(g->extra_state);
     free(g);
@@ -84,35 +87,38 @@ int cm_Grequest_start(MPI_Grequest_query_function *query_fn, MPI_Grequest_free_f
     r->query = cm_grequest_query;
     r->cancel = greq_cancel;
     r->comm = MPI_COMM_WORLD;
-    g->self = r;
-    *request = g->born = cm_request_handle(r);
-    cm_grequests_open++;
+    *request = cm_request_handle(r);
+    __atomic_fetch_add(&cm_grequests_open, 1, __ATOMIC_RELAXED);
     return MPI_SUCCESS;
 }
 
 int cm_Grequest_complete(MPI_Request request)
 {
+    cm_mt_lock(&lock);
     struct cm_request *r = cm_request_get(request);
-    if (!r || r->query != cm_grequest_query) {
+    if (r && r->query != cm_grequest_query)
         r = NULL;
-        for (struct greq *g = orphans; g; g = g->next_orphan)
-            if (g->born == request)
-                r = g->self;
-    }
-    if (!r)
-        return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
-                        "request %ld is not a generalized request", (long)(intptr_t)request);
-    if (r->complete)
+    if (!r || r->complete) {
+        cm_mt_unlock(&lock);
+        if (!r)
+            return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
+                            "request %ld is not a generalized request", (long)(intptr_t)request);
         return cm_error(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Grequest_complete",
                         "generalized request %ld is already complete", (long)(intptr_t)request);
+    }
+    int freed = r->freed;   /* before: a waiting thread may then release r */
+    CM_FAULT(mt_greq);
     __atomic_store_n(&r->complete, 1, __ATOMIC_RELEASE);
-    if (cm_mt)
-        cm_mt_wake_local();   /* another thread may be asleep waiting on r */
-    cm_grequests_open--;
+    __atomic_fetch_sub(&cm_grequests_open, 1, __ATOMIC_RELAXED);
+    cm_mt_unlock(&lock);
     int err = MPI_SUCCESS;
-    if (r->freed) {     /* Request_free came first: nobody will wait */
+    if (freed) {     /* Request_free came first: nobody will wait */
         err = cm_grequest_free(r, "MPI_Grequest_complete");
         cm_request_release(r);
+    } else if (cm_mt) {
+        /* A thread of this process may sleep waiting for it. */
+        cm_mt_wake_local();
+        cm_wake_if_sleeping(cm_g.self_ctl);
     }
     return err;
 }
@@ -140,14 +146,15 @@ int cm_grequest_raise(struct cm_request *r, int err, const char *call, const cha
     return cm_error(r->comm, err, call, "the generalized request's %s returned error %d", callback, err);
 }
 
-/* Request_free of a pending generalized request (api_wait.c): remember it
- * under its birth handle.  Returns 1 if r is one. */
+/* Request_free of a generalized request not seen complete (api_wait.c):
+ * marked for Grequest_complete to release (1), or 0 when it completed
+ * meanwhile. */
 int cm_grequest_orphan(struct cm_request *r)
 {
-    if (r->query != cm_grequest_query)
-        return 0;
-    struct greq *g = r->state;
-    g->next_orphan = orphans;
-    orphans = g;
-    return 1;
+    cm_mt_lock(&lock);
+    int pending = !r->complete;   /* else Grequest_complete came first after all */
+    if (pending)
+        r->freed = 1;
+    cm_mt_unlock(&lock);
+    return pending;
 }

@@ -322,7 +322,9 @@ void cm_rndv_receive(struct cm_request *r, int src_world, int tag, uint64_t toke
 /* Receiver side: one DATA fragment. */
 void cm_rndv_data(const void *payload, uint32_t len);
 
-/* Request_free of a pending generalized request (grequest.c); 1 if r is one. */
+/* Request_free of a generalized request not seen complete (grequest.c):
+ * 1 when kept for Grequest_complete, 0 when it completed meanwhile (the
+ * caller frees it as a complete one). */
 int cm_grequest_orphan(struct cm_request *r);
 /* The query hook of generalized requests: query_fn fills r->status, returns its error. */
 int cm_grequest_query(struct cm_request *r);

@@ -15,6 +15,7 @@
 #ifndef CM_P2P_PART_H
 #define CM_P2P_PART_H
 
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include "mpi.h"
@@ -89,6 +90,11 @@ struct cm_part {
     int *missing;                  /* receive: per own partition, its messages not landed yet */
     enum cm_part_land land;
     char *stage;                   /* CM_LAND_STAGED: the packed bytes, unpacked as messages land */
+    /* MPI_THREAD_MULTIPLE: a round's state above (ready, pend, ndone, the
+     * match) is changed by Pready in any thread and by the progressing
+     * one (match, poll).  Recursive: a Pready's send may progress, and
+     * the progress may match this very request. */
+    pthread_mutex_t lock;
 };
 
 /* part_match.c */

@@ -37,6 +37,8 @@
 #include "core/datatype.h"
 #include "core/comm.h"
 #include "core/error.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 
@@ -62,6 +64,13 @@ static struct cm_request *pump;
 static int pump_listed;
 static unsigned char sid_used[CM_PART_SIDS], rid_used[CM_PART_RIDS];
 static int sid_next, rid_next;
+/* MPI_THREAD_MULTIPLE: everything above (channels, the control list, the
+ * pump, the ids), changed by the owners' calls in any thread and by the
+ * progressing one.  Order: before a request's own lock (part.h); the
+ * progress path only tries it (pump_poll), since a Pready holding its
+ * request's lock may progress.  Recursive: a call that holds it may send,
+ * and the send may progress into the pump. */
+static pthread_mutex_t part_lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 /* ---- ids: next fit, so a freed id comes back as late as possible ------- */
 
@@ -78,13 +87,13 @@ static int take_id(unsigned char *used, int n, int *next)
     return -1;
 }
 
-int cm_part_alloc_id(struct cm_part *p)
+static int alloc_id(struct cm_part *p)
 {
     p->id = p->send ? take_id(sid_used, CM_PART_SIDS, &sid_next) : take_id(rid_used, CM_PART_RIDS, &rid_next);
     return p->id < 0 ? -1 : 0;
 }
 
-void cm_part_free(struct cm_part *p)
+static void part_free(struct cm_part *p)
 {
     if (p->id >= 0)
         (p->send ? sid_used : rid_used)[p->id] = 0;
@@ -104,16 +113,31 @@ void cm_part_free(struct cm_part *p)
     free(p);
 }
 
+static void part_progress(void);
+
 /* ---- the pump ------------------------------------------------------------ */
 
 static int in_progress;   /* cm_part_progress is running: a send it makes may poll the engine */
 
+static int pump_poll_locked(void);
+
 static int pump_poll(void *unused)
 {
     (void)unused;
+    if (!cm_mt)
+        return pump_poll_locked();
+    if (pthread_mutex_trylock(&part_lock) != 0)
+        return 0;   /* its holder moves the control traffic; the next poll looks again */
+    int done = pump_poll_locked();
+    pthread_mutex_unlock(&part_lock);
+    return done;
+}
+
+static int pump_poll_locked(void)
+{
     if (in_progress)
         return 0;   /* the outer pass decides, and kicks the pump for what it starts */
-    cm_part_progress();
+    part_progress();
     int busy = ctl_list != NULL;
     for (struct chan *c = chans; c && !busy; c = c->next)
         busy = c->rq != MPI_REQUEST_NULL;
@@ -139,7 +163,7 @@ static void pump_kick(void)
 static int take_done(MPI_Request *h)
 {
     struct cm_request *q = *h == MPI_REQUEST_NULL ? NULL : cm_request_get(*h);
-    if (q && !q->complete)
+    if (q && !cm_request_done(q))
         return 0;
     if (q)
         cm_request_release(q);
@@ -190,6 +214,7 @@ static void chan_drop_if_idle(struct chan *c)
 /* p (a receive, live or freed) meets the hello h: answer it. */
 static void match_recv(struct cm_part *p, const struct cm_part_hello *h)
 {
+    cm_mt_lock(&p->lock);   /* the owner's Start and Parrived read the match */
     p->matched = 1;
     p->peer_id = h->sid;
     p->peer_parts = h->parts;
@@ -197,6 +222,7 @@ static void match_recv(struct cm_part *p, const struct cm_part_hello *h)
     p->why = !p->self ? CM_PART_PEER_FREED : cm_part_total_mismatch(p) ? CM_PART_SIZE : CM_PART_OK;
     if (p->self)
         cm_part_on_match(p);   /* may refuse too (CM_PART_TOO_BIG) */
+    cm_mt_unlock(&p->lock);
     p->reply = (struct cm_part_reply){ .rid = p->id, .parts = p->partitions, .psize = p->psize, .why = p->why };
     cm_p2p_isend(&p->reply, (int)sizeof p->reply, MPI_BYTE, p->peer, CM_PART_TAG_REPLY(h->sid), p->cc, &p->ctl_rq, 0);
     ctl_add(p);
@@ -283,7 +309,7 @@ static void send_match_init(struct cm_part *p)
     ctl_add(p);
 }
 
-void cm_part_match_init(struct cm_part *p)
+static void match_init(struct cm_part *p)
 {
     p->ctl_rq = p->reply_rq = MPI_REQUEST_NULL;
     if (p->peer == MPI_PROC_NULL) {   /* nothing to match: a send goes nowhere, a receive gets nothing */
@@ -302,6 +328,7 @@ static int ctl_progress(struct cm_part *p)
 {
     take_done(&p->ctl_rq);
     if (p->reply_rq != MPI_REQUEST_NULL && take_done(&p->reply_rq)) {
+        cm_mt_lock(&p->lock);   /* a Pready in another thread reads the match */
         p->matched = 1;
         p->peer_id = p->reply.rid;
         p->peer_parts = p->reply.parts;
@@ -310,11 +337,12 @@ static int ctl_progress(struct cm_part *p)
                  : cm_part_total_mismatch(p) ? CM_PART_SIZE : CM_PART_OK;
         if (p->self)
             cm_part_on_match(p);
+        cm_mt_unlock(&p->lock);
     }
     return p->ctl_rq == MPI_REQUEST_NULL && p->reply_rq == MPI_REQUEST_NULL;
 }
 
-void cm_part_progress(void)
+static void part_progress(void)
 {
     if (in_progress)
         return;
@@ -333,26 +361,26 @@ void cm_part_progress(void)
         p->on_ctl = 0;
         p->next = NULL;
         if (!p->self)
-            cm_part_free(p);
+            part_free(p);
     }
     in_progress = 0;
 }
 
-void cm_part_release(struct cm_part *p)
+static void part_release(struct cm_part *p)
 {
     p->self = NULL;
     /* An unmatched receive stays in its channel and a part with control
      * traffic out stays on the list: each is freed when that is over. */
     int waiting = !p->send && !p->matched;
     if (!waiting && !p->on_ctl)
-        cm_part_free(p);
+        part_free(p);
 }
 
 /* At finalize: the communicators are gone already (cm_comm_finalize). */
 static void forget(struct cm_part *p)
 {
     p->held = NULL;
-    cm_part_free(p);
+    part_free(p);
 }
 
 void cm_part_finalize(void)
@@ -383,4 +411,46 @@ void cm_part_finalize(void)
         cm_request_release(pump);
     pump = NULL;
     pump_listed = 0;
+}
+
+/* ---- the entry points, under part_lock --------------------------------- */
+
+int cm_part_alloc_id(struct cm_part *p)
+{
+    cm_mt_lock(&part_lock);
+    int rc = alloc_id(p);
+    cm_mt_unlock(&part_lock);
+    return rc;
+}
+
+void cm_part_free(struct cm_part *p)
+{
+    cm_mt_lock(&part_lock);
+    CM_FAULT(mt_part_match);
+    part_free(p);
+    cm_mt_unlock(&part_lock);
+}
+
+void cm_part_match_init(struct cm_part *p)
+{
+    cm_mt_lock(&part_lock);
+    CM_FAULT(mt_part_match);
+    match_init(p);
+    cm_mt_unlock(&part_lock);
+}
+
+void cm_part_progress(void)
+{
+    cm_mt_lock(&part_lock);
+    CM_FAULT(mt_part_match);
+    part_progress();
+    cm_mt_unlock(&part_lock);
+}
+
+void cm_part_release(struct cm_part *p)
+{
+    cm_mt_lock(&part_lock);
+    CM_FAULT(mt_part_match);
+    part_release(p);
+    cm_mt_unlock(&part_lock);
 }

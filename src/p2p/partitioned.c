@@ -31,6 +31,8 @@
 #include "core/request.h"
 #include "core/status.h"
 #include "core/error.h"
+#include "core/thread.h"
+#include "shm/fault.h"
 #include "fe_part.h"
 
 #include <limits.h>
@@ -148,7 +150,16 @@ static void make_ready(struct cm_part *p, int i)
     }
 }
 
+static void on_match(struct cm_part *p);
+
 void cm_part_on_match(struct cm_part *p)
+{
+    cm_mt_lock(&p->lock);
+    on_match(p);
+    cm_mt_unlock(&p->lock);
+}
+
+static void on_match(struct cm_part *p)
 {
     struct cm_request *r = p->self;
     if (p->send) {
@@ -176,10 +187,25 @@ void cm_part_on_match(struct cm_part *p)
         post_round(p);
 }
 
-/* Retire the round's finished messages; 1 when the round is over. */
+static int poll_round(struct cm_part *p);
+
+/* Retire the round's finished messages; 1 when the round is over.  A poll
+ * that finds the round's lock taken (a Pready in another thread, or this
+ * thread's own Pready that progresses) leaves it for the next one. */
 static int part_poll(void *state)
 {
     struct cm_part *p = state;
+    if (!cm_mt)
+        return poll_round(p);
+    if (pthread_mutex_trylock(&p->lock) != 0)
+        return 0;
+    int done = poll_round(p);
+    pthread_mutex_unlock(&p->lock);
+    return done;
+}
+
+static int poll_round(struct cm_part *p)
+{
     if (!p->matched)
         return 0;
     if (p->why)
@@ -187,7 +213,7 @@ static int part_poll(void *state)
     for (int k = 0; k < p->npend;) {   /* only the messages in flight: a poll costs what is left */
         int i = p->pend[k];
         struct cm_request *q = cm_request_get(p->reqs[i]);
-        if (!q->complete) {
+        if (!cm_request_done(q)) {
             k++;
             continue;
         }
@@ -211,7 +237,7 @@ static void part_destroy(void *state)
 
 static const char *current_call(void)
 {
-    return cm_g.self_ctl ? cm_call_name(cm_g.self_ctl->last_call) : "MPI call";
+    return cm_g.self_ctl ? cm_call_name(__atomic_load_n(&cm_g.self_ctl->last_call, __ATOMIC_RELAXED)) : "MPI call";
 }
 
 /* Why a matched pair moves no data: raised on the request's communicator. */
@@ -255,6 +281,9 @@ static int part_start(struct cm_request *r, const char *call)
 {
     struct cm_part *p = r->state;
     (void)call;
+    /* Under the round's lock: another thread's progress may match p
+     * meanwhile (cm_part_on_match posts the round of an active receive). */
+    cm_mt_lock(&p->lock);
     r->active = 1;
     r->complete = 0;
     p->ndone = 0;
@@ -266,6 +295,7 @@ static int part_start(struct cm_request *r, const char *call)
         count_missing(p);
         post_round(p);
     }
+    cm_mt_unlock(&p->lock);
     cm_part_progress();   /* may match it now, which posts the round (cm_part_on_match) */
     if (part_poll(p))
         r->complete = 1;
@@ -294,6 +324,7 @@ static int part_init(int send, const void *buf, int partitions, MPI_Count count,
     struct cm_part *p = calloc(1, sizeof *p);
     if (!p)
         return cm_error(comm, MPI_ERR_NO_MEM, call, "out of memory");
+    p->lock = (pthread_mutex_t)PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
     p->send = send;
     p->buf = (char *)buf;
     p->partitions = partitions;
@@ -437,11 +468,22 @@ static int ready_all(struct cm_part *p, int n, int low, const int *list, const c
     return MPI_SUCCESS;
 }
 
+/* Under MPI_THREAD_MULTIPLE several threads make partitions of one
+ * request ready at once (MPI-4.1 4.1's purpose): one at a time. */
+static int ready_locked(struct cm_part *p, int n, int low, const int *list, const char *call)
+{
+    cm_mt_lock(&p->lock);
+    CM_FAULT(mt_part);
+    int rc = ready_all(p, n, low, list, call);
+    cm_mt_unlock(&p->lock);
+    return rc;
+}
+
 int cm_Pready(int partition, MPI_Request request)
 {
     int rc;
     struct cm_part *p = get_send(request, "MPI_Pready", &rc);
-    return p ? ready_all(p, 1, partition, NULL, "MPI_Pready") : rc;
+    return p ? ready_locked(p, 1, partition, NULL, "MPI_Pready") : rc;
 }
 
 int cm_Pready_range(int partition_low, int partition_high, MPI_Request request)
@@ -456,7 +498,7 @@ int cm_Pready_range(int partition_low, int partition_high, MPI_Request request)
     if (partition_low < 0 || partition_high >= p->partitions)
         return cm_error(p->comm, MPI_ERR_ARG, "MPI_Pready_range", "partitions %d..%d out of range 0..%d",
                         partition_low, partition_high, p->partitions - 1);
-    return ready_all(p, partition_high - partition_low + 1, partition_low, NULL, "MPI_Pready_range");
+    return ready_locked(p, partition_high - partition_low + 1, partition_low, NULL, "MPI_Pready_range");
 }
 
 int cm_Pready_list(int length, const int array_of_partitions[], MPI_Request request)
@@ -469,7 +511,7 @@ int cm_Pready_list(int length, const int array_of_partitions[], MPI_Request requ
         return cm_error(p->comm, MPI_ERR_ARG, "MPI_Pready_list", "length is negative (%d)", length);
     if (length > 0 && !array_of_partitions)
         return cm_error(p->comm, MPI_ERR_ARG, "MPI_Pready_list", "array_of_partitions is NULL");
-    return ready_all(p, length, 0, array_of_partitions, "MPI_Pready_list");
+    return ready_locked(p, length, 0, array_of_partitions, "MPI_Pready_list");
 }
 
 /* MPI-4.1 section 4.2.2: a null or inactive request has arrived. */
@@ -494,9 +536,12 @@ int cm_Parrived(MPI_Request request, int partition, int *flag)
     }
     /* The engine polls this request (part_poll) after moving messages. */
     cm_progress(p->peer == MPI_PROC_NULL ? -1 : cm_comm_lookup(p->comm, NULL)->peer_world_of[p->peer]);
-    if (p->why)
-        return report(p, "MPI_Parrived");
+    cm_mt_lock(&p->lock);   /* the progressing thread matches p and lands its messages */
+    enum cm_part_why why = p->why;
     /* A partition of no bytes has arrived once the whole round has. */
     *flag = p->matched && (p->psize ? p->missing[partition] == 0 : p->ndone == p->nmsg);
+    cm_mt_unlock(&p->lock);
+    if (why)
+        return report(p, "MPI_Parrived");
     return MPI_SUCCESS;
 }

@@ -58,4 +58,34 @@ static uint64_t mix(uint64_t x)
     return x ^ (x >> 33);
 }
 
+/* A storm's round: thread t, round number, the operation drawn. */
+struct mt_ctx {
+    int t, round;
+    const char *op;
+};
+
+/* A storm's failure: one line naming where, and the seed to rerun. */
+static inline void mt_fail(const char *name, const char *env, unsigned long long seed, int rank, const struct mt_ctx *c,
+                    const char *what, long long got, long long want)
+{
+    fprintf(stderr, "%s: rank %d thread %d round %d op %s: %s: got %lld, want %lld (rerun with %s=%llu)\n", name,
+            rank, c->t, c->round, c->op, what, got, want, env, seed);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* The operation c's thread runs in its round (the same on every rank),
+ * named in c->op; -1 when mask leaves it out. */
+static inline int mt_draw(unsigned long long seed, struct mt_ctx *c, const char *const *names, int n, unsigned mask)
+{
+    int op = (int)(mix(seed ^ mix((uint64_t)c->t << 32 | (uint64_t)c->round)) % (unsigned)n);
+    c->op = names[op];
+    return mask >> op & 1 ? op : -1;
+}
+
+/* A storm's value as a function of (seed, src, t, round, k). */
+static inline uint64_t mt_word(unsigned long long seed, int src, int t, int round, int k)
+{
+    return mix(seed ^ mix(((uint64_t)src << 48) ^ ((uint64_t)t << 40) ^ ((uint64_t)round << 20) ^ (uint64_t)k));
+}
+
 #endif

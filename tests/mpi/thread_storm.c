@@ -36,22 +36,16 @@ static MPI_Comm *own;
 static pthread_barrier_t start;   /* the threads' first calls at once */
 static unsigned ops = ~0u;   /* THREAD_STORM_OPS: a mask of op_names (to narrow a failure down) */   /* thread t's communicator (a dup of WORLD, made by the main thread) */
 
-struct ctx {
-    int t, round;
-    const char *op;
-};
+#define ctx mt_ctx
 
 static void fail(const struct ctx *c, const char *what, long long got, long long want)
 {
-    fprintf(stderr, "thread_storm: rank %d thread %d round %d op %s: %s: got %lld, want %lld "
-                    "(rerun with THREAD_STORM_SEED=%llu)\n",
-            rank, c->t, c->round, c->op, what, got, want, seed);
-    MPI_Abort(MPI_COMM_WORLD, 1);
+    mt_fail("thread_storm", "THREAD_STORM_SEED", seed, rank, c, what, got, want);
 }
 
 static uint64_t word(int src, int t, int round, int k)
 {
-    return mix(seed ^ mix(((uint64_t)src << 48) ^ ((uint64_t)t << 40) ^ ((uint64_t)round << 20) ^ (uint64_t)k));
+    return mt_word(seed, src, t, round, k);
 }
 
 /* Length in words of src's message of (t, round): 0 .. 40 (eager) or, one
@@ -299,10 +293,9 @@ static void *storm(void *arg)
     if (ranks != rank + 1)
         fail(&c, "scan", ranks, rank + 1);
     for (c.round = 0; c.round < rounds; c.round++) {
-        int op = (int)(mix(seed ^ mix((uint64_t)c.t << 32 | (uint64_t)c.round)) % NOPS);
-        if (!(ops >> op & 1))
+        int op = mt_draw(seed, &c, op_names, NOPS, ops);
+        if (op < 0)
             continue;
-        c.op = op_names[op];
         /* A rank may run rounds ahead of another (a round of op "cancel"
          * couples neighbours only): the round is in the tag, so an
          * MPI_ANY_SOURCE receive never takes a later round's message. */
