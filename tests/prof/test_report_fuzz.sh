@@ -9,7 +9,7 @@ ROOT=$1 SECS=${2:-20}
 T=$(mktemp -d /tmp/coreprof-fuzz.XXXXXX)
 trap 'rm -rf "$T"' EXIT INT TERM
 SRCS="$ROOT/tests/prof/fuzz_cpt_read.c $ROOT/src/prof/cpt_read.c"
-for f in trace_dir trace_load agg msg_match call_stats comm_matrix fmt_units; do SRCS="$SRCS $ROOT/tools/coreprof/$f.c"; done
+for f in trace_dir trace_load agg msg_match call_stats comm_matrix fmt_units io_report; do SRCS="$SRCS $ROOT/tools/coreprof/$f.c"; done
 INC="-I$ROOT/src/prof -I$ROOT/tools/coreprof"
 CORPUS=$ROOT/tests/prof/corpus
 if command -v clang > /dev/null 2>&1 &&

@@ -182,12 +182,6 @@ static uint16_t kind_flags(uint32_t info, uint16_t flags)
     return flags;
 }
 
-static void add_sat(int64_t *acc, int64_t v)
-{
-    if (v > 0 && *acc > INT64_MAX - v) *acc = INT64_MAX;
-    else *acc += v;
-}
-
 static void agg_add(cp_rank *r, uint32_t info, uint16_t flags, unsigned bin, int32_t peer, uint32_t comm,
                     uint64_t caller, uint64_t calls, uint64_t bytes, uint64_t total, uint64_t lo, uint64_t hi)
 {
@@ -229,7 +223,7 @@ static void agg_add(cp_rank *r, uint32_t info, uint16_t flags, unsigned bin, int
     cp_agg *g = &r->agg[idx];
     g->calls += calls;
     g->bytes += bytes;
-    add_sat(&g->total_ns, total > INT64_MAX ? INT64_MAX : (int64_t)total);
+    cp_add_sat(&g->total_ns, total > INT64_MAX ? INT64_MAX : (int64_t)total);
     if ((int64_t)lo < g->min_ns) g->min_ns = lo > INT64_MAX ? INT64_MAX : (int64_t)lo;
     if (hi > INT64_MAX) hi = INT64_MAX;
     if ((int64_t)hi > g->max_ns) g->max_ns = (int64_t)hi;
@@ -255,7 +249,7 @@ void cp_acc_events(cp_trace *tr, cp_rank *r, const cpt_event *ev, size_t n)
         a->have_any = 1;
         if (s->call == CPT_CALL_FLUSH) {
             r->flushes++;
-            if (s->flags & CPT_F_FLUSH_WAITED) { r->flush_waits++; add_sat(&r->flush_wait_ns, s->duration_ns); }
+            if (s->flags & CPT_F_FLUSH_WAITED) { r->flush_waits++; cp_add_sat(&r->flush_wait_ns, s->duration_ns); }
             continue;
         }
         uint32_t info = call_info(tr, r, s->call);

@@ -13,15 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Sums saturate both ways: a damaged file may claim durations, negative ones
- * too, that would overflow them. */
-static void add_sat(int64_t *acc, int64_t v)
-{
-    if (v > 0 && *acc > INT64_MAX - v) *acc = INT64_MAX;
-    else if (v < 0 && *acc < INT64_MIN - v) *acc = INT64_MIN;
-    else *acc += v;
-}
-
 static int cmp_call(const void *a, const void *b)
 {
     const cp_call_stat *x = a, *y = b;
@@ -54,7 +45,7 @@ void cp_stats_compute(const cp_trace *tr, cp_stats *st)
         rs->wall_ns = rk->wall_ns;
         st->flushes += rk->flushes;
         st->flush_waits += rk->flush_waits;
-        add_sat(&st->flush_wait_ns, rk->flush_wait_ns);
+        cp_add_sat(&st->flush_wait_ns, rk->flush_wait_ns);
         for (size_t i = 0; i < rk->nagg; i++) {
             const cp_agg *a = &rk->agg[i];
             if (!a->is_slice || !a->calls || a->name >= nn) continue;
@@ -63,10 +54,10 @@ void cp_stats_compute(const cp_trace *tr, cp_stats *st)
             if (a->max_ns > c->max_ns) c->max_ns = a->max_ns;
             c->calls += a->calls;
             c->bytes += a->bytes;
-            add_sat(&c->total_ns, a->total_ns);
+            cp_add_sat(&c->total_ns, a->total_ns);
             c->name = a->name;
             c->outside_mpi_time = a->is_init_fini;
-            if (!a->is_init_fini) { add_sat(&rs->mpi_ns, a->total_ns); rs->calls += a->calls; }
+            if (!a->is_init_fini) { cp_add_sat(&rs->mpi_ns, a->total_ns); rs->calls += a->calls; }
             if (a->site >= 0 && (size_t)a->site < nsites) {
                 size_t k = (size_t)a->name * nsites + (size_t)a->site;
                 cp_site_stat *s = &sites[k];
@@ -74,13 +65,13 @@ void cp_stats_compute(const cp_trace *tr, cp_stats *st)
                 s->site = a->site;
                 s->calls += a->calls;
                 s->bytes += a->bytes;
-                add_sat(&s->total_ns, a->total_ns);
+                cp_add_sat(&s->total_ns, a->total_ns);
                 if (a->max_ns > s->max_ns) s->max_ns = a->max_ns;
                 if (site_last_rank[k] != r) { site_last_rank[k] = r; s->nranks++; }
             }
         }
-        add_sat(&st->wall_ns, rs->wall_ns);
-        add_sat(&st->mpi_ns, rs->mpi_ns);
+        cp_add_sat(&st->wall_ns, rs->wall_ns);
+        cp_add_sat(&st->mpi_ns, rs->mpi_ns);
         st->dropped += rk->dropped;
     }
     /* compact: keep only calls / sites that occurred */

@@ -49,19 +49,19 @@ int cp_io_compute(const cp_trace *tr, cp_io_rank *io)
                 continue;
             any = 1;
             cp_io_rank *x = &io[r];
-            x->calls += a->calls;
-            x->ns += a->total_ns;
+            cp_add_sat_u(&x->calls, a->calls);
+            cp_add_sat(&x->ns, a->total_ns);
             if (k == 'r')
-                x->read += a->bytes;
+                cp_add_sat_u(&x->read, a->bytes);
             else if (k == 'w')
-                x->written += a->bytes;
+                cp_add_sat_u(&x->written, a->bytes);
         }
-        all->calls += io[r].calls;
-        all->ns += io[r].ns;
-        all->read += io[r].read;
-        all->written += io[r].written;
+        cp_add_sat_u(&all->calls, io[r].calls);
+        cp_add_sat(&all->ns, io[r].ns);
+        cp_add_sat_u(&all->read, io[r].read);
+        cp_add_sat_u(&all->written, io[r].written);
         io[r].wall_ns = rk->wall_ns;
-        all->wall_ns += rk->wall_ns;
+        cp_add_sat(&all->wall_ns, rk->wall_ns);
     }
     return any;
 }

@@ -17,6 +17,19 @@
 
 #include "cpt_read.h"
 
+/* Sums saturate both ways: a damaged file may claim durations, byte counts
+ * or negative values that would overflow them (report_fuzz feeds such files). */
+static inline void cp_add_sat(int64_t *acc, int64_t v)
+{
+    if (v > 0 && *acc > INT64_MAX - v) *acc = INT64_MAX;
+    else if (v < 0 && *acc < INT64_MIN - v) *acc = INT64_MIN;
+    else *acc += v;
+}
+static inline void cp_add_sat_u(uint64_t *acc, uint64_t v)
+{
+    *acc = *acc > UINT64_MAX - v ? UINT64_MAX : *acc + v;
+}
+
 typedef struct cp_event {
     int64_t  t0, t1;       /* aligned ns: entry and exit */
     uint64_t bytes;
