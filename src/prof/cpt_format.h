@@ -77,6 +77,15 @@ enum cpt_block_kind {
     CPT_BLOCK_SUMMARY = 4,   /* payload = count * cpt_summary_entry (summary mode, at Finalize) */
 };
 
+/* An EVENTS block holds the records of one thread of the rank: the thread's
+ * number (0: the thread that called MPI_Init, then 1, 2... in the order the
+ * threads first recorded) is in the high 16 bits of `kind`, so the files of
+ * single-threaded programs are unchanged.  Each thread's records are in time
+ * order; the blocks of different threads interleave. */
+#define CPT_BLOCK_THREAD_SHIFT 16
+static inline uint32_t cpt_block_kind(uint32_t kind)   { return kind & 0xffffu; }
+static inline uint32_t cpt_block_thread(uint32_t kind) { return kind >> CPT_BLOCK_THREAD_SHIFT; }
+
 /* A block is never larger than this; a header claiming more is corruption. */
 #define CPT_MAX_BLOCK_PAYLOAD (64u << 20)
 

@@ -407,6 +407,12 @@ int cpt_stream_next(cpt_stream *s, cpt_block *out)
             break;
         }
         s->expect_seq++;
+        uint32_t thread = cpt_block_thread(b.kind);
+        if (thread && cpt_block_kind(b.kind) != CPT_BLOCK_EVENTS) {
+            set_error(t, off, "block %u: kind %u with a thread number (corrupted)", b.seq, b.kind);
+            break;
+        }
+        b.kind = cpt_block_kind(b.kind);
         switch (b.kind) {
         case CPT_BLOCK_EVENTS:
         case CPT_BLOCK_SUMMARY: {
@@ -421,8 +427,9 @@ int cpt_stream_next(cpt_stream *s, cpt_block *out)
             if (ev) {
                 s->events_seen += b.count;
                 t->n_event_blocks++;
+                if (thread >= t->n_threads) t->n_threads = thread + 1;
             }
-            *out = (cpt_block){ b.kind, b.count, payload, off };
+            *out = (cpt_block){ b.kind, b.count, payload, off, thread };
             return 1;
         }
         case CPT_BLOCK_META:
@@ -448,6 +455,30 @@ int cpt_stream_next(cpt_stream *s, cpt_block *out)
     return 0;
 }
 
+static int by_start(const void *a, const void *b)
+{
+    const cpt_event *x = *(const cpt_event *const *)a, *y = *(const cpt_event *const *)b;
+    if (x->start_ns != y->start_ns) return x->start_ns < y->start_ns ? -1 : 1;
+    return x < y ? -1 : x > y;    /* file order breaks ties: stable */
+}
+
+static void merge_threads(cpt_trace *t)
+{
+    size_t n = t->n_events;
+    const cpt_event **idx = malloc(n * sizeof *idx);
+    cpt_event *out = malloc(n * sizeof *out);
+    if (idx && out) {
+        for (size_t i = 0; i < n; i++) idx[i] = &t->events[i];
+        qsort(idx, n, sizeof *idx, by_start);
+        for (size_t i = 0; i < n; i++) out[i] = *idx[i];
+        free(t->events);
+        t->events = out;
+        out = NULL;
+    }
+    free(idx);
+    free(out);
+}
+
 /* Whole-file reading on top of the stream: events and summary entries kept. */
 static int read_all(cpt_stream *s, cpt_trace *t)
 {
@@ -459,6 +490,9 @@ static int read_all(cpt_stream *s, cpt_trace *t)
                         b.offset);
         if (rc != 0) break;
     }
+    /* several threads: their blocks interleave, so merge them into one
+     * time order (stable: a thread's records keep their order at equal times) */
+    if (t->n_threads > 1 && t->n_events > 1) merge_threads(t);
     return 0;
 }
 

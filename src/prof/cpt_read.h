@@ -40,9 +40,11 @@ typedef struct cpt_trace {
     char path[512];
     cpt_file_header header;
 
-    cpt_event *events;           /* all events of all whole blocks, in file order (cpt_read_*) */
+    cpt_event *events;           /* all events of all whole blocks, in file order (cpt_read_*);
+                                    with several threads, merged into start-time order */
     size_t n_events;
     size_t n_event_blocks;
+    uint32_t n_threads;          /* 1 + the highest thread number of an EVENTS block */
     cpt_summary_entry *summary;  /* summary-mode files: the SUMMARY entries (cpt_read_*) */
     size_t n_summary;
 
@@ -99,6 +101,7 @@ typedef struct cpt_block {
     uint32_t count;              /* records / entries */
     const void *payload;
     uint64_t offset;             /* of the block header in the file */
+    uint32_t thread;             /* EVENTS: the rank's thread that recorded them (0: MPI_Init's) */
 } cpt_block;
 
 typedef struct cpt_stream {

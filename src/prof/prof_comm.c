@@ -7,6 +7,7 @@
  */
 #include "prof_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,8 +19,14 @@ static int n_comms;
 static int comm_index[CM_PROF_INDEX_SLOTS];     /* 0 empty, -1 tombstone, else entry + 1 */
 static uintptr_t unknown_key_seen;
 
-const cm_prof_comm_t *cm_prof_last_comm;
-uintptr_t cm_prof_last_comm_key = (uintptr_t)-1;  /* matches no handle until the first lookup */
+/* the key (uintptr_t)-1 matches no handle until a thread's first lookup */
+__thread cm_prof_thread_t cm_prof_thread = { .last_comm_key = (uintptr_t)-1 };
+int cm_prof_mt;
+/* Under MPI_THREAD_MULTIPLE the table is changed and searched under this lock
+ * (slow path only: each thread's last lookup is its own). */
+static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
+#define TABLE_LOCK() do { if (cm_prof_mt) pthread_mutex_lock(&table_mu); } while (0)
+#define TABLE_UNLOCK() do { if (cm_prof_mt) pthread_mutex_unlock(&table_mu); } while (0)
 
 static unsigned slot_of(uintptr_t k)
 {
@@ -85,10 +92,9 @@ void cm_prof_comm_init(int world_rank, int world_size)
     cm_prof_last_comm_key = CM_PROF_KEY(MPI_COMM_WORLD);
 }
 
-const cm_prof_comm_t *cm_prof_comm_slow(MPI_Comm comm)
+static const cm_prof_comm_t *comm_lookup(MPI_Comm comm)
 {
     uintptr_t key = CM_PROF_KEY(comm);
-    if (comm == MPI_COMM_NULL) return NULL;
     cm_prof_comm_t *c = find_entry(key);
     if (!c && key != unknown_key_seen) {
         int inter = 0, size = 0, rsize = 0;
@@ -119,9 +125,19 @@ const cm_prof_comm_t *cm_prof_comm_slow(MPI_Comm comm)
     return c;
 }
 
+const cm_prof_comm_t *cm_prof_comm_slow(MPI_Comm comm)
+{
+    if (comm == MPI_COMM_NULL) return NULL;
+    TABLE_LOCK();
+    const cm_prof_comm_t *c = comm_lookup(comm);
+    TABLE_UNLOCK();
+    return c;
+}
+
 void cm_prof_comm_forget(MPI_Comm comm)
 {
     uintptr_t key = CM_PROF_KEY(comm);
+    TABLE_LOCK();
     for (unsigned s = slot_of(key), n = 0; n < CM_PROF_INDEX_SLOTS; s = (s + 1) & (CM_PROF_INDEX_SLOTS - 1), n++) {
         int v = comm_index[s];
         if (v == 0) break;
@@ -133,6 +149,7 @@ void cm_prof_comm_forget(MPI_Comm comm)
     }
     if (cm_prof_last_comm_key == key) { cm_prof_last_comm_key = (uintptr_t)-1; cm_prof_last_comm = NULL; }
     if (unknown_key_seen == key) unknown_key_seen = 0;
+    TABLE_UNLOCK();
 }
 
 const cm_prof_comm_t *cm_prof_comm_unknown(void) { return NULL; }

@@ -195,15 +195,9 @@ static void start(int provided, unsigned call, uint64_t t0, uint64_t t1, void *c
     cm_prof_write_meta(CPT_PHASE_INIT);
     cm_prof_state.active = 1;
     atexit(flush_at_exit);
-    if (provided == MPI_THREAD_MULTIPLE) {
-        cm_prof_state.thread_disabled = 1;
-        if (cm_prof_state.rank == 0)
-            fprintf(stderr, "coreprof: warning: MPI_THREAD_MULTIPLE is provided; coreprof supports "
-                            "SINGLE/FUNNELED/SERIALIZED only, so records could be lost or garbled: "
-                            "recording is disabled (traces hold metadata only)\n");
-        cm_prof_set_recording();
-        return;
-    }
+    /* MPI_THREAD_MULTIPLE: each thread records into its own buffer; the
+     * shared tables lock on their slow paths */
+    cm_prof_mt = provided == MPI_THREAD_MULTIPLE;
     if (cm_prof_buffer_start(half_bytes(), cm_prof_state.mode) != 0) {
         cm_prof_state.thread_disabled = 1;
         cm_prof_set_recording();

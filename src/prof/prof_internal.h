@@ -11,7 +11,7 @@
 typedef struct cm_prof_state {
     int active;            /* files open, buffers running */
     int paused;            /* by MPI_Pcontrol(0) */
-    int thread_disabled;   /* MPI_THREAD_MULTIPLE: metadata only */
+    int thread_disabled;   /* the buffers could not start: metadata only */
     int rank, size;
     int64_t clock_offset_ns;
     uint64_t clock_rtt_ns, clock_measured_ns;

@@ -28,13 +28,38 @@
 typedef struct cm_prof_call_name { int id; const char *name; } cm_prof_call_name_t;
 extern const cm_prof_call_name_t cm_prof_call_names[] CM_PROF_HIDDEN;
 
-/* Recording is on: initialized, not disabled (THREAD_MULTIPLE), not paused by Pcontrol(0). */
+/* Recording is on: initialized, buffers running, not paused by Pcontrol(0). */
 extern int cm_prof_on CM_PROF_HIDDEN;
 
-/* The half being filled: [cur, end). */
+/* The half being filled: [cur, end).  Each thread fills its own buffer
+ * (prof_buffer.c); a thread's first record finds cur == end == NULL and
+ * registers its buffer on the slow path. */
 typedef struct cm_prof_fill { cpt_event *cur, *end; } cm_prof_fill_t;
-extern cm_prof_fill_t cm_prof_fill CM_PROF_HIDDEN;
 cpt_event *cm_prof_switch_half(void) CM_PROF_HIDDEN;   /* slow path: hand the full half to the writer */
+
+typedef struct cm_prof_fold_key { uint64_t w[4]; } cm_prof_fold_key_t;
+typedef struct cm_prof_fold { cpt_event *e; cm_prof_fold_key_t key; } cm_prof_fold_t;
+typedef struct cm_prof_comm cm_prof_comm_t;
+
+/* ---- per-thread state ------------------------------------------------
+ * What a record touches is one thread-local block, so that threads under
+ * MPI_THREAD_MULTIPLE never share it and a wrapper reaches all of it through
+ * one TLS offset (initial-exec: the library is loaded at start-up, and a
+ * record costs no __tls_get_addr call). */
+typedef struct cm_prof_thread {
+    cm_prof_fill_t fill;
+    uintptr_t last_comm_key;           /* the communicator last looked up by this thread */
+    const cm_prof_comm_t *last_comm;
+    cm_prof_fold_t fold;
+} cm_prof_thread_t;
+extern __thread cm_prof_thread_t cm_prof_thread CM_PROF_HIDDEN __attribute__((tls_model("initial-exec")));
+#define cm_prof_fill (cm_prof_thread.fill)
+#define cm_prof_fold (cm_prof_thread.fold)
+#define cm_prof_last_comm (cm_prof_thread.last_comm)
+#define cm_prof_last_comm_key (cm_prof_thread.last_comm_key)
+/* 1 when the program was granted MPI_THREAD_MULTIPLE: the shared tables
+ * (communicators, types, requests) take their locks on their slow paths. */
+extern int cm_prof_mt CM_PROF_HIDDEN;
 
 /* ---- clock ----------------------------------------------------------- */
 typedef struct cm_prof_clock {
@@ -102,9 +127,7 @@ CM_PROF_INLINE void cm_prof_begin_commit(unsigned call, unsigned flags, uint64_t
  * wherever a half changes hands and by Pcontrol. */
 /* The key is compared word by word (no hashing on the hot path): call, call
  * site and two words of arguments; only polls over request arrays hash them. */
-typedef struct cm_prof_fold_key { uint64_t w[4]; } cm_prof_fold_key_t;
-typedef struct cm_prof_fold { cpt_event *e; cm_prof_fold_key_t key; } cm_prof_fold_t;
-extern cm_prof_fold_t cm_prof_fold CM_PROF_HIDDEN;
+/* (cm_prof_fold_key_t and cm_prof_fold_t: see the per-thread state above) */
 
 CM_PROF_INLINE void cm_prof_fold_end(void) { cm_prof_fold.e = NULL; }
 
@@ -182,15 +205,13 @@ CM_PROF_INLINE void cm_prof_idle_poll(unsigned call, cm_prof_fold_key_t key, uin
 }
 
 /* ---- communicators --------------------------------------------------- */
-typedef struct cm_prof_comm {
+struct cm_prof_comm {
     uintptr_t key;         /* handle; 0 and free slots never match a live lookup */
     uint32_t id;           /* profiler id (CPT_COMM_WORLD, CPT_COMM_SELF, 3, ...) */
     int32_t size, remote_size;
     int32_t *world_ranks;  /* NULL: identity (MPI_COMM_WORLD) */
-} cm_prof_comm_t;
+};
 
-extern const cm_prof_comm_t *cm_prof_last_comm CM_PROF_HIDDEN;
-extern uintptr_t cm_prof_last_comm_key CM_PROF_HIDDEN;
 const cm_prof_comm_t *cm_prof_comm_slow(MPI_Comm comm) CM_PROF_HIDDEN;
 void cm_prof_comm_forget(MPI_Comm comm) CM_PROF_HIDDEN;
 const cm_prof_comm_t *cm_prof_comm_unknown(void) CM_PROF_HIDDEN;

@@ -6,6 +6,7 @@
  */
 #include "prof_internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #define REQ_SLOTS (1u << 14)
@@ -24,6 +25,11 @@ typedef struct req_entry {
 static req_entry reqs[REQ_SLOTS];
 static uint32_t next_req_id = 1;
 static unsigned live;                 /* entries in use: keep the table at most 3/4 full */
+/* MPI_THREAD_MULTIPLE: the table is shared by the threads (a request may be
+ * started in one and completed in another), so it is used under this lock. */
+static pthread_mutex_t req_mu = PTHREAD_MUTEX_INITIALIZER;
+#define REQ_LOCK() do { if (cm_prof_mt) pthread_mutex_lock(&req_mu); } while (0)
+#define REQ_UNLOCK() do { if (cm_prof_mt) pthread_mutex_unlock(&req_mu); } while (0)
 
 static unsigned slot_of(uintptr_t k)
 {
@@ -57,9 +63,8 @@ static void erase(req_entry *e)
     }
 }
 
-uint32_t cm_prof_req_add(MPI_Request r, const cpt_event *init, int persistent)
+static uint32_t req_add(MPI_Request r, const cpt_event *init, int persistent)
 {
-    if (r == MPI_REQUEST_NULL) return 0;
     uintptr_t key = CM_PROF_KEY(r);
     req_entry *e = find(key);
     if (!e) {
@@ -86,11 +91,22 @@ uint32_t cm_prof_req_add(MPI_Request r, const cpt_event *init, int persistent)
     return e->id;
 }
 
+uint32_t cm_prof_req_add(MPI_Request r, const cpt_event *init, int persistent)
+{
+    if (r == MPI_REQUEST_NULL) return 0;
+    REQ_LOCK();
+    uint32_t id = req_add(r, init, persistent);
+    REQ_UNLOCK();
+    return id;
+}
+
 void cm_prof_req_forget(MPI_Request r)
 {
     if (r == MPI_REQUEST_NULL) return;
+    REQ_LOCK();
     req_entry *e = find(CM_PROF_KEY(r));
     if (e) { erase(e); live--; }
+    REQ_UNLOCK();
 }
 
 /* The event of a call on a tracked request says what the request is. */
@@ -108,6 +124,7 @@ void cm_prof_completed(unsigned call, MPI_Request r, MPI_Status *st, uint64_t t0
                        void *caller)
 {
     if (r == MPI_REQUEST_NULL) return;         /* was inactive: nothing completed */
+    REQ_LOCK();
     req_entry *q = find(CM_PROF_KEY(r));
     cpt_event *e = cm_prof_begin(call, CPT_F_COMPLETION, t0, t1, caller);
     if (q)
@@ -131,6 +148,7 @@ void cm_prof_completed(unsigned call, MPI_Request r, MPI_Status *st, uint64_t t0
     }
     cm_prof_commit(e);
     if (q && !q->persistent) { erase(q); live--; }
+    REQ_UNLOCK();
 }
 
 void cm_prof_started(unsigned call, MPI_Request r, int rc, int secondary, uint64_t t0, uint64_t t1,
@@ -138,15 +156,20 @@ void cm_prof_started(unsigned call, MPI_Request r, int rc, int secondary, uint64
 {
     unsigned flags = CPT_F_NONBLOCKING | (secondary ? CPT_F_SECONDARY : 0) | (rc != MPI_SUCCESS ? CPT_F_ERROR : 0);
     cpt_event *e = cm_prof_begin(call, flags, t0, t1, caller);
+    REQ_LOCK();
     req_entry *q = r == MPI_REQUEST_NULL ? NULL : find(CM_PROF_KEY(r));
     if (q)
         describe(e, q);
+    REQ_UNLOCK();
     cm_prof_commit(e);
 }
 
-static MPI_Request *scratch_reqs;
-static MPI_Status *scratch_statuses;
-static int scratch_reqs_n, scratch_statuses_n;
+/* per thread: two threads may be in Waitall at once (never freed: a thread's
+ * few kilobytes, kept until it exits -- and then leaked, which is cheaper
+ * than a destructor for every thread) */
+static __thread MPI_Request *scratch_reqs;
+static __thread MPI_Status *scratch_statuses;
+static __thread int scratch_reqs_n, scratch_statuses_n;
 
 MPI_Request *cm_prof_scratch_reqs(int n)
 {

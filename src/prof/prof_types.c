@@ -5,9 +5,11 @@
  */
 #include "prof_record.h"
 
+#include <pthread.h>
 #include <string.h>
 
 cm_prof_type_slot_t cm_prof_types[CM_PROF_TYPE_SLOTS];
+static pthread_mutex_t types_mu = PTHREAD_MUTEX_INITIALIZER;
 
 int cm_prof_type_size_slow(MPI_Datatype t)
 {
@@ -15,9 +17,21 @@ int cm_prof_type_size_slow(MPI_Datatype t)
     if (PMPI_Type_size(t, &size) != MPI_SUCCESS || size < 0) return 0;
     uintptr_t k = CM_PROF_KEY(t);
     cm_prof_type_slot_t *s = &cm_prof_types[(k ^ (k >> 6)) & (CM_PROF_TYPE_SLOTS - 1)];
-    s->key = k;
-    s->size = size;
-    s->valid = 1;
+    if (!cm_prof_mt) {
+        s->key = k;
+        s->size = size;
+        s->valid = 1;
+        return size;
+    }
+    /* MPI_THREAD_MULTIPLE: a slot is filled once (key and size before valid)
+     * and never overwritten, so a reader that sees it valid sees its size. */
+    pthread_mutex_lock(&types_mu);
+    if (!__atomic_load_n(&s->valid, __ATOMIC_RELAXED)) {
+        s->key = k;
+        s->size = size;
+        __atomic_store_n(&s->valid, 1, __ATOMIC_RELEASE);
+    }
+    pthread_mutex_unlock(&types_mu);
     return size;
 }
 

@@ -406,12 +406,41 @@ static void check_bytes(cpt_trace *tr, int n)
     }
 }
 
+/* thread_multiple.c with its default 4000 iterations on 2 ranks: per rank, 3
+ * threads each on its own communicator, 4000 sends, 4000 receives and 1000
+ * allreduces; the records of each thread in their own blocks, merged. */
 static void check_thread_multiple(cpt_trace *tr, int n)
 {
+    enum { THREADS = 3, ITERS = 4000, ALLREDUCES = 1000 };
     for (int r = 0; r < n; r++) {
         cpt_trace *t = &tr[r];
-        CHECK(t->complete, "%s", t->error);
-        CHECK(t->n_events == 0, "rank %d: %zu events recorded under THREAD_MULTIPLE", r, t->n_events);
+        check_common(t, r, n);
+        /* thread 0 called MPI_Init; the three workers are 1..3 */
+        CHECK(t->n_threads == THREADS + 1, "rank %d: records of %u threads, expected %d", r, t->n_threads,
+              THREADS + 1);
+        int send = call_id(t, "MPI_Send"), recv = call_id(t, "MPI_Recv"), allr = call_id(t, "MPI_Allreduce");
+        int sends[8] = {0}, recvs[8] = {0}, allrs[8] = {0}, bad = 0, unordered = 0;
+        for (size_t i = 0; i < t->n_events; i++) {
+            const cpt_event *e = &t->events[i];
+            if (i && e->start_ns < t->events[i - 1].start_ns) unordered++;
+            if (e->call != send && e->call != recv && e->call != allr) continue;
+            /* the three communicators are the first after world and self */
+            uint32_t k = e->comm - 3;
+            if (k >= THREADS || e->tag != (e->call == allr ? CPT_TAG_NONE : 7) ||
+                (e->call != allr && e->peer != 1 - r) || e->bytes != sizeof(int)) {
+                bad++;
+                continue;
+            }
+            (e->call == send ? sends : e->call == recv ? recvs : allrs)[k]++;
+        }
+        CHECK(bad == 0, "rank %d: %d garbled records", r, bad);
+        CHECK(unordered == 0, "rank %d: %d records out of time order after the merge", r, unordered);
+        for (int k = 0; k < THREADS; k++)
+            CHECK(sends[k] == ITERS && recvs[k] == ITERS && allrs[k] == ALLREDUCES,
+                  "rank %d, communicator %d: %d sends, %d receives, %d allreduces; expected %d, %d, %d", r, k + 3,
+                  sends[k], recvs[k], allrs[k], ITERS, ITERS, ALLREDUCES);
+        CHECK(t->have_counters && t->counters.dropped == 0, "rank %d: %llu records dropped", r,
+              (unsigned long long)t->counters.dropped);
     }
 }
 
