@@ -1,6 +1,7 @@
 /* thread.c -- the thread level (thread.h). */
 #include "core/thread.h"
 #include "core/state.h"
+#include "shm/fault.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,6 +51,7 @@ int cm_table_claim(void ***arr, int *len, int *cap, int first, int mincap, void 
     int n = *len < first ? first : *len;
     for (int i = first; i < *len; i++)
         if (!(*arr)[i]) {
+            CM_FAULT(mt_table_claim);   /* the caller's lock keeps others from this slot */
             __atomic_store_n(&(*arr)[i], obj, __ATOMIC_RELEASE);
             return i;
         }
@@ -63,6 +65,7 @@ int cm_table_claim(void ***arr, int *len, int *cap, int first, int mincap, void 
         __atomic_store_n(arr, t, __ATOMIC_RELEASE);
         *cap = c;
     }
+    CM_FAULT(mt_table_claim);
     __atomic_store_n(&(*arr)[n], obj, __ATOMIC_RELEASE);
     __atomic_store_n(len, n + 1, __ATOMIC_RELEASE);
     return n;

@@ -392,6 +392,7 @@ struct sleeper {
     _Atomic uint32_t word;
     const int *flag;
     struct sleeper *prev, *next;
+    int heir;   /* rung to take the doorbell over: under sleepers_lock */
 };
 static pthread_mutex_t sleepers_lock = PTHREAD_MUTEX_INITIALIZER;   /* leaf */
 static struct sleeper *sleepers;
@@ -404,19 +405,33 @@ static void ring(struct sleeper *z)
 }
 
 /* Wake the sleepers whose request is complete and those that wait for
- * anything; handover: also the first, whatever it waits for (the doorbell
- * is free, one of them must take it).  After the completions: the fence
- * pairs with the sleeper's registration (a read-modify-write) before it
- * looks at its flag, so one of the two sees the other. */
+ * anything; handover: the doorbell is free and one of them must take it,
+ * so also an heir -- one whose request is not complete, else the first.
+ * Not simply the first: one woken for its completion leaves at once, and
+ * the threads still waiting slept on with nobody on the doorbell (the
+ * leaving rounds of thread_wake: 2-3 waits of 200 ms in 60).  The heir
+ * carries the duty on: if it stops waiting without having taken the
+ * doorbell, it hands over in turn (sleep_mt).  After the completions: the
+ * fence pairs with the sleeper's registration (a read-modify-write) before
+ * it looks at its flag, so one of the two sees the other. */
 static void wake_sleepers(int handover)
 {
     atomic_thread_fence(memory_order_seq_cst);
     if (!atomic_load_explicit(&nsleepers, memory_order_relaxed))
         return;
     pthread_mutex_lock(&sleepers_lock);
+    struct sleeper *heir = NULL;
     for (struct sleeper *z = sleepers; z; z = z->next)
-        if (!z->flag || __atomic_load_n(z->flag, __ATOMIC_ACQUIRE) || (handover && z == sleepers))
+        if (!z->flag || __atomic_load_n(z->flag, __ATOMIC_ACQUIRE))
             ring(z);
+        else if (!heir)
+            heir = z;
+    if (handover && !heir)
+        heir = sleepers;   /* every one rung: the first carries the duty */
+    if (handover && heir) {
+        heir->heir = 1;
+        ring(heir);
+    }
     pthread_mutex_unlock(&sleepers_lock);
 }
 
@@ -597,9 +612,10 @@ static void sleepers_remove(struct sleeper *z)
  * waiting for something else, until a progress pass moves something).
  * Returns SLEPT_FOUND when it found done(arg) true: the caller must not
  * ask again (a matched probe's done takes the message); SLEPT_ON_DOORBELL
- * when it slept on the doorbell: the caller hands the doorbell over
- * (wake_sleepers(1)) once it stops waiting, or its wakes would reach no
- * thread while the others sleep on their words.  leaving: the caller
+ * when it slept on the doorbell or was rung as the heir of a thread that
+ * left it: the caller hands the doorbell over (wake_sleepers(1)) once it
+ * stops waiting, or its wakes would reach no thread while the others sleep
+ * on their words.  leaving: the caller
  * returns to the program after this sleep whatever it finds (a poll's
  * nap): handed over here. */
 #define SLEPT_FOUND 1
@@ -631,8 +647,10 @@ static int sleep_mt(int (*done)(void *), void *arg, unsigned timeout_us, int lea
         CM_FAULT(mt_sleep_word);   /* a completion now must still wake this sleeper */
         cm_futex_wait((_Atomic uint32_t *)&z.word, seen, &ts);
     }
-    sleepers_remove(&z);
-    return found ? SLEPT_FOUND : 0;
+    sleepers_remove(&z);   /* takes the lock: z.heir is final */
+    if (z.heir && leaving)
+        wake_sleepers(1);
+    return (found ? SLEPT_FOUND : 0) | (z.heir ? SLEPT_ON_DOORBELL : 0);
 }
 
 void cm_progress_until(int (*done)(void *), void *arg, int hint, unsigned call_id, int peer, int tag,

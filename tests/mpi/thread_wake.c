@@ -5,12 +5,17 @@
  * Rank 0 runs T threads (argv[1], default 3), each blocked in turn in an
  * MPI_Recv on its own communicator, an MPI_Probe on it (a wait for
  * "anything moved", not for one request), or an MPI_Wait on a generalized
- * request that rank 0's main thread completes.  Rank 1 (one thread) sends
+ * request that rank 0's main thread completes; or it leaves MPI while
+ * another thread waits (below).  Rank 1 (one thread) sends
  * to one of them at a time, in a seeded order, after a pause of 1-3 ms: by
  * then every waiter has given up spinning (COREMPI_SPIN=0) and sleeps, one
  * on the rank's doorbell, the others each on its own word.  A lost wake
  * does not corrupt anything: the sleeper stays asleep until its 200 ms
- * timeout.  So each message carries its send time and the receiver fails
+ * timeout.  The leaving rounds test the doorbell's hand-over: every
+ * thread but one leaves MPI and stays away until that one's receive is
+ * done, so if the doorbell's holder left without waking a sleeper, nobody
+ * is on the doorbell when the message comes (protocols.md mutation 82).
+ * So each message carries its send time and the receiver fails
  * the test if more than STALLS_OK of them took 150 ms or more (a loaded
  * machine may delay one or two).  THREAD_WAKE_SEED reruns a seed.
  */
@@ -72,12 +77,15 @@ static int cancel_fn(void *extra, int complete) { (void)extra, (void)complete; r
 static MPI_Request greq[MAXT];
 static double greq_sent[MAXT];
 static int greq_ready[MAXT];
+static int handed;   /* 1 + the last round whose timed receive is done */
 
 /* Rank 0's thread t: a round's kind (the tag of a first message, whose
  * payload -1 says stop), then the timed wait: 1 a receive, 2 a probe (a
  * wait for "anything moved", not for one request), 3 a generalized
- * request that the main thread completes; or 5: leave MPI for 20 ms while
- * another thread waits for its receive (kind 1). */
+ * request that the main thread completes; or 5: leave MPI while another
+ * thread waits for its receive (kind 1), until that receive is done or
+ * for at most 400 ms.  A kind's first message carries its round, which
+ * a receive of kind 1 publishes in `handed` once it is done. */
 static void *waiter(void *arg)
 {
     int t = (int)(intptr_t)arg;
@@ -88,8 +96,10 @@ static void *waiter(void *arg)
         if (sent < 0)
             return NULL;
         if (st.MPI_TAG == 1) {
+            int round = (int)sent;
             MPI_Recv(&sent, 1, MPI_DOUBLE, 1, 4, own[t], MPI_STATUS_IGNORE);
             took(sent, now(), "receive", t);
+            __atomic_store_n(&handed, round + 1, __ATOMIC_RELEASE);
         } else if (st.MPI_TAG == 2) {
             MPI_Probe(1, 4, own[t], MPI_STATUS_IGNORE);
             double woke = now();
@@ -98,7 +108,10 @@ static void *waiter(void *arg)
         } else if (st.MPI_TAG == 5) {
             /* Away from MPI for a while: if this thread slept on the
              * doorbell, it must have handed it over to a sleeper. */
-            usleep(20000);
+            int round = (int)sent;
+            double until = now() + 0.4;
+            while (__atomic_load_n(&handed, __ATOMIC_ACQUIRE) <= round && now() < until)
+                usleep(500);
         } else {
             MPI_Grequest_start(query, free_fn, cancel_fn, NULL, &greq[t]);
             __atomic_store_n(&greq_ready[t], 1, __ATOMIC_RELEASE);
@@ -122,22 +135,27 @@ int main(int argc, char **argv)
             pthread_create(&th[t], NULL, waiter, (void *)(intptr_t)t);
     for (int i = 0; i < rounds; i++) {
         int t = (int)(mix(seed ^ (uint64_t)i) % (uint64_t)nthreads), kind = 1 + (int)(mix(seed + (uint64_t)i) % 4);
-        int u = (t + 1) % nthreads;   /* kind 4: t leaves (5), u receives (1) */
+        int u = (t + 1) % nthreads;   /* kind 4: all but u leave (5), u receives (1) */
         if (kind == 4 && nthreads == 1)
             kind = 1;
         useconds_t pause = 1000 + (useconds_t)(mix(seed * 3 + (uint64_t)i) % 2000);
         double sent;
         if (rank == 1 && kind == 4) {
-            double dummy = 0;
-            MPI_Send(&dummy, 1, MPI_DOUBLE, 0, 1, own[u]);
-            MPI_Send(&dummy, 1, MPI_DOUBLE, 0, 5, own[t]);
+            /* u first goes to sleep on its timed receive; then the others,
+             * the doorbell's holder among them unless u took it, leave */
+            double round = i;
+            MPI_Send(&round, 1, MPI_DOUBLE, 0, 1, own[u]);
+            usleep(pause);
+            for (int v = 0; v < nthreads; v++)
+                if (v != u)
+                    MPI_Send(&round, 1, MPI_DOUBLE, 0, 5, own[v]);
             usleep(pause);
             sent = now();
             MPI_Send(&sent, 1, MPI_DOUBLE, 0, 4, own[u]);
-            MPI_Recv(&sent, 1, MPI_DOUBLE, 0, 9, own[u], MPI_STATUS_IGNORE);
-            MPI_Recv(&sent, 1, MPI_DOUBLE, 0, 9, own[t], MPI_STATUS_IGNORE);
+            for (int v = 0; v < nthreads; v++)
+                MPI_Recv(&sent, 1, MPI_DOUBLE, 0, 9, own[v], MPI_STATUS_IGNORE);
         } else if (rank == 1) {
-            double dummy = 0;
+            double dummy = i;   /* the round */
             MPI_Send(&dummy, 1, MPI_DOUBLE, 0, kind, own[t]);   /* the round's kind */
             if (kind != 3) {
                 usleep(pause);
