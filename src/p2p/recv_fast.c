@@ -97,8 +97,10 @@ static __attribute__((noinline)) int recv_fast_mt(void *buf, size_t bytes, int s
         if (polls >= limit)
             return 0;
         poll_gap();
-        if (polls % SWEEP_EVERY == SWEEP_EVERY - 1)
-            cm_progress(-1);
+        /* A sweep that moved anything may have taken our message to the
+         * unexpected queue, which the polls do not look at: give way. */
+        if (polls % SWEEP_EVERY == SWEEP_EVERY - 1 && cm_progress(-1))
+            return 0;
     }
 }
 
