@@ -304,6 +304,16 @@ int cm_progress_quiet(void)
            !(cm_g.self_ctl && atomic_load_explicit(&cm_g.self_ctl->am_wanted, memory_order_relaxed));
 }
 
+/* MULTIPLE: the same test, but cm_p2p_am_listeners counts the 1 that
+ * cm_p2p_init added to keep cm_progress_quiet false (the receive fast path
+ * asks this one only when it holds what makes it safe: recv_fast.c). */
+int cm_progress_quiet_mt(void)
+{
+    return !CM_RACY_LOAD(ngenerics) && !atomic_load_explicit(&ngenerics_hint, memory_order_relaxed) &&
+           !cm_outq_active() && __atomic_load_n(&cm_p2p_am_listeners, __ATOMIC_RELAXED) == 1 &&
+           !(cm_g.self_ctl && atomic_load_explicit(&cm_g.self_ctl->am_wanted, memory_order_relaxed));
+}
+
 /* The progress holder takes in the generic requests other threads added. */
 static void take_incoming(void)
 {
@@ -462,6 +472,22 @@ static __attribute__((noinline)) int progress_mt(int hint)
     if (n)
         wake_sleepers(0);
     return n;
+}
+
+/* MULTIPLE: the progress lock tried for a step that is not a pass (the
+ * receive fast path's peek and take of one message for its own caller). */
+int cm_progress_hold(void)
+{
+    if (pthread_mutex_trylock(&progress_lock) != 0)
+        return 0;
+    progressing = 1;
+    return 1;
+}
+
+void cm_progress_unhold(void)
+{
+    progressing = 0;
+    pthread_mutex_unlock(&progress_lock);
 }
 
 void cm_progress_fence(void)

@@ -137,6 +137,24 @@ int cm_match_idle(void)
     return nposted == 0 && unexp_now == 0;
 }
 
+/* MULTIPLE, for the receive fast path (recv_fast.c): ctx's queue locked and
+ * 1 when it holds no posted receive and no unexpected message, else 0 and
+ * unlocked.  The caller holds the progress lock (progress -> match[ctx]). */
+int cm_match_hold_idle(uint16_t ctx)
+{
+    struct match_q *q = queue_of(ctx);
+    pthread_mutex_lock(&q->lock);
+    if (!q->posted_head && !q->unexp_head)
+        return 1;
+    pthread_mutex_unlock(&q->lock);
+    return 0;
+}
+
+void cm_match_unhold(uint16_t ctx)
+{
+    pthread_mutex_unlock(&queues[ctx]->lock);
+}
+
 /* The oldest receive posted on q that the message fits, taken off. */
 static struct cm_request *match_posted(struct match_q *q, uint16_t ctx, int src_world, int tag)
 {

@@ -17,6 +17,8 @@
 /* No receive is posted and no message waits unmatched: the next arrival can
  * only be for a receive made now (the blocking fast path's condition). */
 int cm_match_idle(void);
+int cm_match_hold_idle(uint16_t ctx);   /* MULTIPLE: see match.c */
+void cm_match_unhold(uint16_t ctx);
 /* An arrival: the oldest receive posted on its context that it fits, taken
  * off the posted queue; or NULL, the message then queued as unexpected
  * (under one hold of the context's lock: a receive posted meanwhile finds

@@ -72,6 +72,9 @@ static inline void cm_p2p_reuse_check(void)
  * asked: cm_rank_ctl's am_wanted): a blocking receive may watch one ring
  * alone for a while, a collective's waiter sleep on its word alone. */
 int cm_progress_quiet(void);
+int cm_progress_quiet_mt(void);
+int cm_progress_hold(void);
+void cm_progress_unhold(void);
 /* Rendezvous transfers in which a peer waits for this rank's progress: a
  * send from its RTS until it completes (the receiver's CTS or WCTS needs the
  * sender to stream or write its part) and a streamed receive from its CTS

@@ -13,8 +13,9 @@
  * the ring untouched for the general path, which handles every case.  While
  * it spins it sweeps the other rings now and then so that their senders are
  * never starved of room; should that sweep queue anything, the fast path
- * gives way (progress is never quiet under MPI_THREAD_MULTIPLE, asked
- * first: the queues are then another thread's too).  It never sleeps: past the spin budget the general path takes
+ * gives way.  Under MPI_THREAD_MULTIPLE, where other threads share the
+ * rings and queues, a variant holds the locks that make the same argument
+ * hold (recv_fast_mt).  It never sleeps: past the spin budget the general path takes
  * over the waiting, with its yield, futex sleep and deadlock report.
  */
 #include "p2p/p2p.h"
@@ -52,11 +53,64 @@ static inline int takes(const struct cm_msg_hdr *h, uint16_t ctx, int tag, size_
            (tag == MPI_ANY_TAG || h->tag == tag) && h->len <= bytes;
 }
 
+/* The message h, which takes() accepted, copied out and consumed. */
+static inline __attribute__((always_inline)) void take(struct cm_msg_hdr *h, void *buf, int src_world,
+                                                       struct cm_comm *c, MPI_Status *status)
+{
+    uint32_t len = h->len;
+    int msg_tag = h->tag;
+    cm_copy_small(buf, cm_msg_payload(h), len);
+    cm_progress_consumed(src_world, h);
+    if (status != MPI_STATUS_IGNORE)
+        cm_status_set(status, c, src_world, msg_tag, len);
+}
+
+/* MPI_THREAD_MULTIPLE (docs/threads.md, "The receive fast path under
+ * MULTIPLE").  Each poll holds the progress lock (tried: a thread that
+ * cannot take it leaves the waiting to the general path), so nobody else
+ * consumes a ring or adds an unexpected message; a message found is taken
+ * only under its context's matching lock too, with that context holding no
+ * posted receive and no unexpected message, so nobody posts a receive or
+ * finds a message there meanwhile.  The first message in src's ring is
+ * then, as below MULTIPLE, the oldest unmatched one from src in ctx.  The
+ * other contexts' queues do not matter: a message matches only its own. */
+static __attribute__((noinline)) int recv_fast_mt(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag,
+                                                  struct cm_comm *c, MPI_Status *status)
+{
+    struct cm_ring_rx *rx = &cm_rx[src_world];
+    unsigned limit = cm_wait_spin_limit();
+    for (unsigned polls = 0;; polls++) {
+        if (!cm_progress_quiet_mt() || !cm_progress_hold())
+            return 0;
+        int done = -1;   /* -1: no message yet; 0: give way; 1: taken */
+        struct cm_msg_hdr *h = cm_ring_peek(rx);
+        if (h) {
+            done = takes(h, ctx, tag, bytes) && cm_match_hold_idle(ctx);
+            if (done) {
+                take(h, buf, src_world, c, status);
+                cm_match_unhold(ctx);
+            }
+        }
+        cm_progress_unhold();
+        if (done >= 0)
+            return done;
+        if (polls >= limit)
+            return 0;
+        poll_gap();
+        /* A sweep that moved anything may have taken our message to the
+         * unexpected queue, which the polls do not look at: give way. */
+        if (polls % SWEEP_EVERY == SWEEP_EVERY - 1 && cm_progress(-1))
+            return 0;
+    }
+}
+
 int cm_recv_fast(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag, struct cm_comm *c,
                  MPI_Status *status)
 {
+    /* Never quiet under MULTIPLE (cm_p2p_init): the test costs the other
+     * levels nothing. */
     if (!cm_progress_quiet() || !cm_match_idle())
-        return 0;
+        return __builtin_expect(cm_mt, 0) ? recv_fast_mt(buf, bytes, src_world, ctx, tag, c, status) : 0;
     struct cm_ring_rx *rx = &cm_rx[src_world];
     unsigned limit = cm_wait_spin_limit();
     for (unsigned polls = 0;; polls++) {
@@ -64,12 +118,7 @@ int cm_recv_fast(void *buf, size_t bytes, int src_world, uint16_t ctx, int tag, 
         if (h) {
             if (!takes(h, ctx, tag, bytes))
                 return 0;
-            uint32_t len = h->len;
-            int msg_tag = h->tag;
-            cm_copy_small(buf, cm_msg_payload(h), len);
-            cm_progress_consumed(src_world, h);
-            if (status != MPI_STATUS_IGNORE)
-                cm_status_set(status, c, src_world, msg_tag, len);
+            take(h, buf, src_world, c, status);
             return 1;
         }
         if (polls >= limit)

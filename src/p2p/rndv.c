@@ -93,6 +93,32 @@ static int read_peer_scatter(struct cm_request *r, int src_world, uint64_t addr)
  * copies, so a refusal is found on a message that can still fall back. */
 static unsigned char *cma_verified;
 
+/* Under MPI_THREAD_MULTIPLE a receive started from an unexpected RTS (its
+ * caller, outside the progress lock) and the progress holder both read and
+ * set these flags: atomic bytes, the array made once (the loser frees). */
+static int cma_verified_of(int src_world)
+{
+    unsigned char *v = __atomic_load_n(&cma_verified, __ATOMIC_ACQUIRE);
+    return v && __atomic_load_n(&v[src_world], __ATOMIC_RELAXED);
+}
+
+static void cma_verify(int src_world)
+{
+    unsigned char *v = __atomic_load_n(&cma_verified, __ATOMIC_ACQUIRE);
+    if (!v) {
+        unsigned char *n = calloc((size_t)cm_g.size, 1), *none = NULL;
+        if (!n)
+            return;
+        if (__atomic_compare_exchange_n(&cma_verified, &none, n, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            v = n;
+        else {
+            free(n);
+            v = none;
+        }
+    }
+    __atomic_store_n(&v[src_world], 1, __ATOMIC_RELAXED);
+}
+
 /* Messages from this size on are copied by both sides (COREMPI_SPLIT_MIN). */
 static size_t split_min(void)
 {
@@ -101,7 +127,7 @@ static size_t split_min(void)
 
 static int try_split(struct cm_request *r, void *target, int src_world, uint64_t token, uint64_t addr)
 {
-    if (!target || src_world == cm_g.rank || r->expected < split_min() || !cma_verified || !cma_verified[src_world])
+    if (!target || src_world == cm_g.rank || r->expected < split_min() || !cma_verified_of(src_world))
         return 0;
     /* The receiver takes the first part, the sender writes the rest: both
      * cores copy at once.  Cut on a page so neither side splits a page. */
@@ -177,10 +203,7 @@ void cm_rndv_receive_into(struct cm_request *r, void *target, int src_world, uin
         (r->expected == 0 ||
          (target ? read_peer(src_world, target, addr, r->expected) : read_peer_scatter(r, src_world, addr)) == 0)) {
         if (addr && src_world != cm_g.rank && r->expected) {
-            if (!cma_verified)
-                cma_verified = calloc((size_t)cm_g.size, 1);
-            if (cma_verified)
-                cma_verified[src_world] = 1;
+            cma_verify(src_world);
         }
         cm_send_ctrl(src_world, CM_MSG_FIN, &token, 8);
         cm_recv_complete(r);
