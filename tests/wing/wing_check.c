@@ -271,14 +271,16 @@ static void user_op(MPI_Comm comm, const char *name)
     MPI_Type_commit(&two);
     MPI_Op op;
     MPI_Op_create(user_compose, 0, &op);
+    /* x -> (2 + r % 3) x + 2 r + 1: no two ranks' maps commute (with
+     * c = r + 1 those of ranks 0-2 would, and a wrong order pass). */
     for (int c = 1; c <= 3; c++) {
-        int x[6], y[6], want[2] = { 2 + (n - 1) % 3, n };
+        int x[6], y[6], want[2] = { 2 + (n - 1) % 3, 2 * n - 1 };
         for (int i = 0; i < c; i++) {
             x[2 * i] = 2 + me % 3;
-            x[2 * i + 1] = me + 1;
+            x[2 * i + 1] = 2 * me + 1;
         }
         for (int r = n - 2; r >= 0; r--) {
-            int xr[2] = { 2 + r % 3, r + 1 };
+            int xr[2] = { 2 + r % 3, 2 * r + 1 };
             compose(xr, want);
         }
         MPI_Allreduce(x, y, c, two, op, comm);
