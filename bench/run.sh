@@ -22,7 +22,11 @@
 #                                           one-sided sweep, every op x window
 #                                           flavour x sync mode x size;
 #                                           BENCH_PARTS=threads: only threads
-#                                           against processes, bench/threads_run.sh)
+#                                           against processes, bench/threads_run.sh;
+#                                           BENCH_PARTS=wing: corempi's collectives
+#                                           inside Open MPI and MPICH, with and
+#                                           without libcorempi_coll-<peer>.so,
+#                                           bench/wing_run.sh)
 #
 # Builds every benchmark with each contender's mpicc into a temporary folder,
 # runs the contenders in turn (A B C, B C A, ...) for several rounds so they
@@ -40,7 +44,7 @@ quick=${BENCH_QUICK:-0}
 [ "$quick" = 0 ] && quick=""
 verbose=${BENCH_VERBOSE:-}
 results_md="$here/results/latest.md"
-parts=${BENCH_PARTS:-classic patterns osc osc_sweep io placement threads}
+parts=${BENCH_PARTS:-classic patterns osc osc_sweep io placement threads wing}
 want_part() { case " $parts " in *" $1 "*) return 0 ;; esac; return 1; }
 
 if [ -n "$quick" ]; then
@@ -560,6 +564,13 @@ if want_part threads; then
     threads_report | tee "$threads_md"
     want_part classic && cat "$threads_md" >>"$results_md"
     saved+=" $threads_md"
+fi
+if want_part wing; then
+    wing_md="$here/results/wing.md"
+    { echo "### corempi's collectives inside Open MPI and MPICH (docs/wing.md)"; echo
+      sh "$here/wing_run.sh" "$corempi_build"; } | tee "$wing_md"
+    want_part classic && cat "$wing_md" >>"$results_md"
+    saved+=" $wing_md"
 fi
 log "[${SECONDS}s] done; tables saved to$saved"
 log "seconds spent per benchmark and contender (all rounds): $(awk '{ t[$1 " " $2] += $3 } END { for (k in t) printf "%s %ds; ", k, t[k] }' "$work/durations" 2>/dev/null)"

@@ -32,6 +32,7 @@ int MPI_Init_thread(int *argc, char ***argv, int required, int *provided)
 
 int MPI_Finalize(void)
 {
+    cm_wing_hier_free();
     cm_wing_areas_free();
     cm_wing_stop();
     return PMPI_Finalize();
@@ -90,15 +91,17 @@ static int as_elements(int *count, MPI_Datatype *dt, MPI_Op op)
     return 1;
 }
 
-int MPI_Barrier(MPI_Comm comm)
+int cm_wing_barrier(MPI_Comm comm)
 {
     if (recent(comm)) {
         int rc = cm_coll_barrier_meet(comm);
         if (rc != CM_COLL_NO_SHORTCUT)
             return rc;
     }
-    if (!served(comm, "MPI_Barrier"))
-        return PMPI_Barrier(comm);
+    if (!served(comm, "MPI_Barrier")) {
+        struct cm_wing_hier *h = cm_wing_hier(comm);
+        return h ? cm_wing_hier_barrier(h) : PMPI_Barrier(comm);
+    }
     int rc = cm_coll_barrier_shm(comm);
     struct cm_coll_query q = { 0 };
     if (rc == MPI_SUCCESS)
@@ -106,31 +109,51 @@ int MPI_Barrier(MPI_Comm comm)
     return rc;
 }
 
-int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+int cm_wing_bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
 {
     struct cm_direct *s = served(comm, "MPI_Bcast");
-    if (!s || count < 0 || root < 0 || root >= s->n || !cm_wing_dt(dt))
+    struct cm_wing_hier *h = s ? NULL : cm_wing_hier(comm);
+    int n = s ? s->n : h ? h->n : 0;
+    if (count < 0 || root < 0 || root >= n || !cm_wing_dt(dt))
         return PMPI_Bcast(buf, count, dt, root, comm);
-    return cm_coll_bcast_shm(buf, count, dt, root, comm);
+    return s ? cm_coll_bcast_shm(buf, count, dt, root, comm) : cm_wing_hier_bcast(buf, count, dt, root, h);
 }
 
-int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
+/* Why a reduction on a served (s) or hierarchical (h) communicator goes to
+ * the host, or NULL, with count and dt then in the elements it runs on. */
+static const char *reduction_path(const struct cm_direct *s, const struct cm_wing_hier *h, int *count,
+                                  MPI_Datatype *dt, MPI_Op op, const void *rbuf, int rbuf_used)
+{
+    const char *why = reduction_declined(*count, *dt, op, rbuf, rbuf_used);
+    if (!why && !as_elements(count, dt, op))
+        why = "too many elements for the host's reduction loop";
+    /* Across nodes the order of the folds is node, then leaders: rank
+     * order only when each node's ranks are one run of comm's. */
+    if (!why && h && !h->ordered && !cm_op_is_commutative(op))
+        why = "a non-commutative op on a communicator whose nodes' ranks interleave";
+    return why;
+}
+
+int cm_wing_reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
 {
     struct cm_direct *s = served(comm, "MPI_Reduce");
-    const char *why = s ? reduction_declined(count, dt, op, rbuf, 0) : NULL;
-    if (!why && s && !as_elements(&count, &dt, op))
-        why = "too many elements for the host's reduction loop";
-    if (!s || why || root < 0 || root >= s->n) {
+    struct cm_wing_hier *h = s ? NULL : cm_wing_hier(comm);
+    int n = s ? s->n : h ? h->n : 0, c = count;
+    MPI_Datatype t = dt;
+    const char *why = s || h ? reduction_path(s, h, &c, &t, op, rbuf, 0) : NULL;
+    if (!(s || h) || why || root < 0 || root >= n) {
         if (why)
             cm_wing_declined("MPI_Reduce", why);
         return PMPI_Reduce(sbuf, rbuf, count, dt, op, root, comm);
     }
+    if (h)
+        return cm_wing_hier_reduce(sbuf, rbuf, c, t, op, root, h);
     if (s->rank == root && sbuf == MPI_IN_PLACE)
         sbuf = rbuf;
-    return cm_coll_reduce_shm(sbuf, rbuf, count, dt, op, root, comm);
+    return cm_coll_reduce_shm(sbuf, rbuf, c, t, op, root, comm);
 }
 
-int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+int cm_wing_allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
 {
     if (recent(comm)) {
         int rc = cm_coll_allreduce_meet(sbuf, rbuf, count, dt, op, comm);
@@ -138,24 +161,40 @@ int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_
             return rc;
     }
     struct cm_direct *s = served(comm, "MPI_Allreduce");
-    const char *why = s ? reduction_declined(count, dt, op, rbuf, 1) : NULL;
-    if (!why && s && !as_elements(&count, &dt, op))
-        why = "too many elements for the host's reduction loop";
-    if (!s || why) {
+    struct cm_wing_hier *h = s ? NULL : cm_wing_hier(comm);
+    int c = count;
+    MPI_Datatype t = dt;
+    const char *why = s || h ? reduction_path(s, h, &c, &t, op, rbuf, 1) : NULL;
+    if (!(s || h) || why) {
         if (why)
             cm_wing_declined("MPI_Allreduce", why);
         return PMPI_Allreduce(sbuf, rbuf, count, dt, op, comm);
     }
+    if (h)
+        return cm_wing_hier_allreduce(sbuf, rbuf, c, t, op, h);
     if (sbuf == MPI_IN_PLACE)
         sbuf = rbuf;
-    int rc = cm_coll_allreduce_shm(sbuf, rbuf, count, dt, op, comm);
+    int rc = cm_coll_allreduce_shm(sbuf, rbuf, c, t, op, comm);
     if (rc == MPI_SUCCESS) {
         /* As corempi's selector offers a shape that ran here to the shortcut. */
-        const struct cm_datatype *t = cm_wing_dt(dt);
-        struct cm_coll_query q = { s->n, count, (size_t)count * t->size, cm_op_is_commutative(op), 1 };
+        struct cm_coll_query q = { s->n, c, (size_t)c * cm_wing_dt(t)->size, cm_op_is_commutative(op), 1 };
         cm_coll_allreduce_meet_applies(comm, &q);
     }
     return rc;
+}
+
+int MPI_Barrier(MPI_Comm comm) { return cm_wing_barrier(comm); }
+int MPI_Bcast(void *buf, int count, MPI_Datatype dt, int root, MPI_Comm comm)
+{
+    return cm_wing_bcast(buf, count, dt, root, comm);
+}
+int MPI_Reduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, int root, MPI_Comm comm)
+{
+    return cm_wing_reduce(sbuf, rbuf, count, dt, op, root, comm);
+}
+int MPI_Allreduce(const void *sbuf, void *rbuf, int count, MPI_Datatype dt, MPI_Op op, MPI_Comm comm)
+{
+    return cm_wing_allreduce(sbuf, rbuf, count, dt, op, comm);
 }
 
 /* The data-movement collectives: the engine takes any datatypes (packing

@@ -32,7 +32,7 @@ struct seg_header {
 };
 _Static_assert(sizeof(struct seg_header) <= CM_WING_UNIT, "the header fits unit 0");
 
-int cm_wing_on;
+int cm_wing_on, cm_wing_hier_on, cm_wing_node_id = -1;
 static char *seg;
 static MPI_Comm node = MPI_COMM_NULL;
 static MPI_Group node_group = MPI_GROUP_NULL;
@@ -126,7 +126,24 @@ static char *create(void)
     return p;
 }
 
-void cm_wing_start(int thread_level)
+/* COREMPI_COLL_NODES=k: the node's ranks in k blocks of consecutive node
+ * ranks, each a pretend node with its own segment, so that the
+ * hierarchical paths across nodes (wing/hier.c) run on one machine. */
+static void pretend_nodes(void)
+{
+    int k = cm_config_int(COREMPI_COLL_NODES, 1), me, n;
+    if (k <= 1)
+        return;
+    PMPI_Comm_rank(node, &me);
+    PMPI_Comm_size(node, &n);
+    MPI_Comm sub;
+    if (PMPI_Comm_split(node, (int)((long)me * k / n), me, &sub) == MPI_SUCCESS) {
+        PMPI_Comm_free(&node);
+        node = sub;
+    }
+}
+
+static void start_node(int thread_level)
 {
     cm_config_load();
     verbose = cm_config_verbose() != 0;
@@ -138,8 +155,13 @@ void cm_wing_start(int thread_level)
         cm_wing_say("MPI_THREAD_MULTIPLE: every collective is the host MPI's (the wing serves one thread)");
         return;
     }
-    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS)
+    if (PMPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) != MPI_SUCCESS) {
+        node = MPI_COMM_NULL;
         return;
+    }
+    pretend_nodes();
+    PMPI_Comm_rank(MPI_COMM_WORLD, &cm_wing_node_id);
+    PMPI_Bcast(&cm_wing_node_id, 1, MPI_INT, 0, node);
     int me, n;
     PMPI_Comm_rank(node, &me);
     PMPI_Comm_size(node, &n);
@@ -186,6 +208,15 @@ void cm_wing_start(int thread_level)
     cm_wing_on = 1;
     cm_wing_say("serving collectives from corempi's shared-memory engine (%d ranks on this node%s)", n,
                 msg[2] ? ", oversubscribed" : "");
+}
+
+void cm_wing_start(int thread_level)
+{
+    start_node(thread_level);
+    /* Across nodes every member must take the same way, so the
+     * hierarchical paths need the engine on every node of the job. */
+    int on = cm_wing_on && node != MPI_COMM_NULL;
+    PMPI_Allreduce(&on, &cm_wing_hier_on, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
 }
 
 void cm_wing_stop(void)

@@ -257,35 +257,50 @@ static void vec_sum(void *in, void *inout, int *len, MPI_Datatype *dt)
     }
 }
 
-static void fallbacks(void)
+/* A user op on a derived type (two ints, decoded through the host's
+ * envelope): served by the engine through the host's PMPI_Reduce_local, in
+ * comm's rank order (across pretend nodes: hierarchically when each node's
+ * ranks are one run of comm's, else by the host). */
+static void user_op(MPI_Comm comm, const char *name)
 {
-    /* A user op on a derived type (two ints, decoded through the host's
-     * envelope): served by the engine through the host's PMPI_Reduce_local,
-     * in rank order. */
+    int me, n;
+    MPI_Comm_rank(comm, &me);
+    MPI_Comm_size(comm, &n);
     MPI_Datatype two;
     MPI_Type_contiguous(2, MPI_INT, &two);
     MPI_Type_commit(&two);
     MPI_Op op;
     MPI_Op_create(user_compose, 0, &op);
+    /* x -> (2 + r % 3) x + 2 r + 1: no two ranks' maps commute (with
+     * c = r + 1 those of ranks 0-2 would, and a wrong order pass). */
     for (int c = 1; c <= 3; c++) {
-        int x[6], y[6], want[2] = { 2 + (size - 1) % 3, size };
+        int x[6], y[6], want[2] = { 2 + (n - 1) % 3, 2 * n - 1 };
         for (int i = 0; i < c; i++) {
-            x[2 * i] = 2 + rank % 3;
-            x[2 * i + 1] = rank + 1;
+            x[2 * i] = 2 + me % 3;
+            x[2 * i + 1] = 2 * me + 1;
         }
-        for (int r = size - 2; r >= 0; r--) {
-            int xr[2] = { 2 + r % 3, r + 1 };
+        for (int r = n - 2; r >= 0; r--) {
+            int xr[2] = { 2 + r % 3, 2 * r + 1 };
             compose(xr, want);
         }
-        MPI_Allreduce(x, y, c, two, op, MPI_COMM_WORLD);
-        CHECK(y[2 * c - 2] == want[0] && y[2 * c - 1] == want[1], "user op allreduce: (%d %d), want (%d %d)",
-              y[2 * c - 2], y[2 * c - 1], want[0], want[1]);
-        MPI_Reduce(x, y, c, two, op, size - 1, MPI_COMM_WORLD);
-        CHECK(rank != size - 1 || (y[2 * c - 2] == want[0] && y[2 * c - 1] == want[1]),
-              "user op reduce: (%d %d), want (%d %d)", y[2 * c - 2], y[2 * c - 1], want[0], want[1]);
+        MPI_Allreduce(x, y, c, two, op, comm);
+        CHECK(y[2 * c - 2] == want[0] && y[2 * c - 1] == want[1], "%s: user op allreduce: (%d %d), want (%d %d)",
+              name, y[2 * c - 2], y[2 * c - 1], want[0], want[1]);
+        for (int root = 0; root < n; root++) {
+            y[2 * c - 2] = y[2 * c - 1] = -1;
+            MPI_Reduce(x, y, c, two, op, root, comm);
+            CHECK(me != root || (y[2 * c - 2] == want[0] && y[2 * c - 1] == want[1]),
+                  "%s: user op reduce to %d: (%d %d), want (%d %d)", name, root, y[2 * c - 2], y[2 * c - 1],
+                  want[0], want[1]);
+        }
     }
     MPI_Type_free(&two);
     MPI_Op_free(&op);
+}
+
+static void fallbacks(void)
+{
+    user_op(MPI_COMM_WORLD, "world");
     /* An intercommunicator: the host's. */
     if (size >= 2) {
         MPI_Comm half, inter;
@@ -341,6 +356,15 @@ int main(int argc, char **argv)
     bcasts(split, "split");
     movers(split, "split");
     MPI_Comm_free(&split);
+    /* Even ranks, then odd: across pretend nodes (COREMPI_COLL_NODES) a
+     * node's ranks interleave with another's. */
+    MPI_Comm mixed;
+    MPI_Comm_split(MPI_COMM_WORLD, 0, (rank % 2) * size + rank, &mixed);
+    reductions(mixed, "mixed", types, 2);
+    bcasts(mixed, "mixed");
+    user_op(mixed, "mixed");
+    MPI_Barrier(mixed);
+    MPI_Comm_free(&mixed);
     reductions(dup, "dup", types, 1);
     MPI_Comm_free(&dup);
     for (int k = 0; k < 20; k++) {  /* communicators come and go: areas are given back */
