@@ -6,13 +6,15 @@
 # the share of calls that wait in MPI_Wait, dearer, follows the load);
 # 1963-2003 and 1100-1387 on main d9c0950, before the 2-rank lane.  An 8-byte
 # MPI_Iallgather + MPI_Wait too: 640 with its lane (blocking 772), 1764-1894
-# on main 6dc5f2a.  Exit 77 (skip) without valgrind.
+# on main 6dc5f2a; 1150 in a CI run with a parallel HDF5 test beside it (more
+# calls finish in MPI_Wait), hence its bound 1400, still below the engine's
+# rounds.  Exit 77 (skip) without valgrind.
 build=${1:?BUILD_DIR}
 src=${2:?SOURCE_DIR}
 command -v valgrind >/dev/null 2>&1 && command -v callgrind_annotate >/dev/null 2>&1 ||
     { echo "valgrind not found: skipped"; exit 77; }
 fail=0
-for case in "allreduce 1100" "barrier 850" "allgather 1100"; do
+for case in "allreduce 1100" "barrier 850" "allgather 1400"; do
     set -- $case
     out=$(bash "$src/bench/iallreduce_instr.sh" "$build" 2 "$1" 8) || fail=1
     echo "$out"
