@@ -44,14 +44,14 @@ static void compute_shapes(struct search *S)
         for (int a = 0; a < s; a++) {
             if (g[l * s + a] != a)
                 continue;
-            int sig = 0;
+            unsigned sig = 0;     /* a hash: wraps by design (unsigned, no overflow) */
             for (int k = 0; k <= l; k++) {
-                int count = 0;
+                unsigned count = 0;
                 for (int t = 0; t < s; t++)
                     count += g[l * s + t] == a && g[k * s + t] == t;
-                sig = sig * 131 + count;
+                sig = sig * 131u + count;
             }
-            S->shape[l * s + a] = sig;
+            S->shape[l * s + a] = (int)(sig & 0x7fffffffu);
         }
 }
 

@@ -189,7 +189,8 @@ static void critical_path(const cp_trace *tr, waits *W, FILE *out)
         const cp_rank *rk = &tr->ranks[r];
         if (rk->nev && rk->ev[rk->nev - 1].t1 > t) t = rk->ev[rk->nev - 1].t1, rank = r;
     }
-    qsort(W->w, W->n, sizeof *W->w, by_end);
+    if (W->n)       /* qsort of a NULL array is undefined even for 0 items */
+        qsort(W->w, W->n, sizeof *W->w, by_end);
     fprintf(out, "\nCritical path (ranks, latest first; a step is a wait for the next rank):\n  %d", rank);
     int steps = 0;
     for (size_t i = W->n; i-- > 0 && steps < 40;) {
