@@ -192,11 +192,13 @@ static void make_window(enum flav f, void **mem)
         break;
     case ALLOCATE:
         MPI_Win_allocate(sz, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-        memset(base, 0, (size_t)sz);
+        if (sz)     /* a rank with no memory may get a NULL base: memset(NULL, 0, 0) is undefined */
+            memset(base, 0, (size_t)sz);
         break;
     case SHARED:
         MPI_Win_allocate_shared(sz, 1, MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
-        memset(base, 0, (size_t)sz);
+        if (sz)
+            memset(base, 0, (size_t)sz);
         break;
     default:
         break;
