@@ -154,7 +154,11 @@ static void pump_kick(void)
         pump = cm_request_generic_new(pump_poll, NULL, NULL);
         pump->internal = 1;
     }
-    pump->complete = 0;
+    /* Atomic: the progress holder may still be storing the last round's
+     * completion (poll_generics) after pump_poll cleared pump_listed.  Nobody
+     * waits on the pump, so which store lands last decides nothing; the
+     * engine polls it again either way (check-tsan, mpi.thread_objects.n3). */
+    __atomic_store_n(&pump->complete, 0, __ATOMIC_RELAXED);
     cm_progress_add_generic(pump);
     pump_listed = 1;
 }
